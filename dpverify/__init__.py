@@ -1,0 +1,1 @@
+"""dpverify: a general auditor for differential-privacy claims."""
