@@ -1,1 +1,49 @@
-"""dpverify: a general auditor for differential-privacy claims."""
+"""dpverify: a general auditor for differential-privacy claims.
+
+It knows nothing about any particular algorithm. Given a mechanism (any
+callable ``mechanism(data, rng)``) and neighbouring inputs it
+
+- certifies a lower confidence bound on the privacy loss (:func:`audit`),
+- computes the loss exactly where output distributions are computable
+  (:func:`exact_privacy_loss`),
+- tests whether samplers share a distribution (:func:`equal_distributions`,
+  :func:`goodness_of_fit`),
+
+with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
+"""
+
+from .audit import AuditResult, EventEstimate, audit
+from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
+from .errors import (
+    DPVerifyError,
+    IdenticalInputsError,
+    InsufficientSamplesError,
+    InvalidClaimError,
+    InvalidDistributionError,
+    InvalidParameterError,
+    MechanismError,
+    OutputTypeError,
+)
+from .exact import ExactPrivacyLoss, exact_privacy_loss
+
+__all__ = [
+    "audit",
+    "AuditResult",
+    "EventEstimate",
+    "exact_privacy_loss",
+    "ExactPrivacyLoss",
+    "equal_distributions",
+    "goodness_of_fit",
+    "chi_square_power",
+    "DistributionTestResult",
+    "DPVerifyError",
+    "InvalidClaimError",
+    "InvalidParameterError",
+    "InsufficientSamplesError",
+    "MechanismError",
+    "OutputTypeError",
+    "IdenticalInputsError",
+    "InvalidDistributionError",
+]
+
+__version__ = "0.1.0"

@@ -1,0 +1,258 @@
+"""Do two samplers have the same distribution? Does a sampler match a pmf?
+
+A *sampler* is a callable ``sampler(rng) -> output`` (``rng`` a numpy
+Generator), optionally with a vectorized ``sample(size, rng)``. Outputs are
+counted by value (hashable discrete values; see :mod:`dpverify.outputs`).
+
+Both tests are Pearson chi-square (or G) tests on counts, with categories of
+expected count below ``min_expected`` pooled into one, as scipy's and
+networkx's own sampler tests do (auditing.md, "Distribution equality"). Their
+false-alarm rate is the p-value threshold the caller uses; their power against
+a given alternative can be computed with :func:`chi_square_power`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats
+
+from . import _validation as check
+from .errors import InvalidParameterError, OutputTypeError
+from .exact import _as_pmf
+from .outputs import encode_outputs
+from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+
+__all__ = [
+    "equal_distributions",
+    "goodness_of_fit",
+    "DistributionTestResult",
+    "chi_square_power",
+]
+
+_METHODS = {"chi2": "pearson", "g-test": "log-likelihood"}
+
+
+@dataclass(frozen=True)
+class DistributionTestResult:
+    """Outcome of :func:`equal_distributions` or :func:`goodness_of_fit`.
+
+    Attributes
+    ----------
+    statistic : float
+        Chi-square (or G) statistic; ``inf`` when an output is impossible under the pmf.
+    pvalue : float
+        P-value of "same distribution".
+    df : int
+        Degrees of freedom after pooling.
+    n_samples_a, n_samples_b : int
+        Sample sizes (``n_samples_b`` is 0 for goodness of fit).
+    n_categories : int
+        Categories after pooling.
+    n_pooled : int
+        Categories merged into the pooled one.
+    method : str
+        ``"chi2"`` or ``"g-test"``.
+    seed : int or list of int
+        Replays the test.
+    unexpected_outputs : tuple
+        Up to five outputs seen but impossible under the pmf (goodness of fit).
+    """
+
+    statistic: float
+    pvalue: float
+    df: int
+    n_samples_a: int
+    n_samples_b: int
+    n_categories: int
+    n_pooled: int
+    method: str
+    seed: object = None
+    unexpected_outputs: tuple = ()
+
+    def to_dict(self) -> dict:
+        d = asdict(self)
+        d["unexpected_outputs"] = [repr(o) for o in self.unexpected_outputs]
+        return d
+
+
+class _SamplerMechanism:
+    """Adapts a sampler ``f(rng)`` (optionally ``f.sample(size, rng)``) to a mechanism."""
+
+    def __init__(self, sampler):
+        if not callable(sampler):
+            raise InvalidParameterError(
+                f"a sampler must be callable as sampler(rng), got {type(sampler).__name__}"
+            )
+        self.sampler = sampler
+        if callable(getattr(sampler, "sample", None)):
+            self.sample = self._sample
+
+    def __call__(self, data, rng):
+        return self.sampler(rng)
+
+    def _sample(self, data, size, rng):
+        return self.sampler.sample(size, rng)
+
+
+def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
+    sequence, entropy = resolve_seed(seed)
+    seeds = sequence.spawn(len(samplers))
+    raws = [
+        draw(_SamplerMechanism(s), None, n_samples, child, label=f"sampler {i}",
+             executor=executor, n_chunks=n_chunks, progress=progress)
+        for i, (s, child) in enumerate(zip(samplers, seeds))
+    ]
+    outputs = encode_outputs(*raws)
+    if outputs.kind != "discrete":
+        raise OutputTypeError(
+            "distribution tests count outputs by value: samplers must return hashable "
+            "discrete values (int, str, tuple, frozenset), not real numbers"
+        )
+    return outputs, entropy
+
+
+def _pool(expected: np.ndarray, min_expected: float) -> np.ndarray:
+    """Group index per category: categories with expected < min_expected share one group."""
+    rare = expected < min_expected
+    groups = np.empty(len(expected), dtype=np.int64)
+    groups[~rare] = np.arange(np.count_nonzero(~rare))
+    pooled_group = np.count_nonzero(~rare)
+    groups[rare] = pooled_group
+    if rare.any() and expected[rare].sum() < min_expected and pooled_group > 0:
+        # the pooled category is still too rare: merge it into the smallest kept one
+        kept = np.flatnonzero(~rare)
+        smallest = groups[kept[np.argmin(expected[kept])]]
+        groups[rare] = smallest
+    return groups
+
+
+def equal_distributions(
+    sampler_a,
+    sampler_b,
+    *,
+    n_samples: int = 100_000,
+    seed=None,
+    executor=None,
+    method: str = "chi2",
+    min_expected: float = 5.0,
+    n_chunks: int = DEFAULT_CHUNKS,
+    progress: bool = False,
+) -> DistributionTestResult:
+    """Two-sample test that two samplers have the same output distribution.
+
+    Draws ``n_samples`` from each and runs a chi-square (``method="chi2"``)
+    or G-test (``"g-test"``) on the 2 x k contingency table (scipy's
+    ``chi2_contingency``, no continuity correction), pooling categories whose
+    expected count is below ``min_expected``.
+
+    Parameters
+    ----------
+    sampler_a, sampler_b : callable
+        ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
+    n_samples : int
+        Samples per sampler.
+    seed, executor, n_chunks, progress
+        As in :func:`dpverify.audit`.
+
+    Returns
+    -------
+    DistributionTestResult
+    """
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=1)
+    if method not in _METHODS:
+        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, executor, n_chunks, progress)
+    k = len(outputs.labels)
+    table = np.vstack([np.bincount(g, minlength=k) for g in outputs.groups]).astype(float)
+    expected = table.sum(axis=0) * table.sum(axis=1).min() / table.sum()
+    groups = _pool(expected, min_expected)
+    pooled = np.zeros((2, groups.max() + 1))
+    np.add.at(pooled.T, groups, table.T)
+    pooled = pooled[:, pooled.sum(axis=0) > 0]
+    n_pooled = int(np.count_nonzero(expected < min_expected))
+    if pooled.shape[1] < 2:
+        return DistributionTestResult(0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
+    statistic, pvalue, df, _ = stats.chi2_contingency(pooled, correction=False, lambda_=_METHODS[method])
+    return DistributionTestResult(
+        float(statistic), float(pvalue), int(df), n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy
+    )
+
+
+def goodness_of_fit(
+    sampler,
+    pmf,
+    *,
+    n_samples: int = 100_000,
+    seed=None,
+    executor=None,
+    method: str = "chi2",
+    min_expected: float = 5.0,
+    n_chunks: int = DEFAULT_CHUNKS,
+    progress: bool = False,
+) -> DistributionTestResult:
+    """Test that a sampler's outputs follow an exact pmf.
+
+    Chi-square (or G) goodness of fit (scipy's ``power_divergence``) with
+    categories of expected count below ``min_expected`` pooled. An output that
+    the pmf gives probability 0 is decisive: the statistic is ``inf`` and the
+    p-value 0, with the offending outputs listed.
+
+    Parameters
+    ----------
+    sampler : callable
+        ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
+    pmf : dict
+        Output -> probability (must sum to 1).
+    n_samples, seed, executor, method, min_expected, n_chunks, progress
+        As in :func:`equal_distributions`.
+    """
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=1)
+    if method not in _METHODS:
+        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    pmf = _as_pmf(pmf, "pmf")
+    outputs, entropy = _draw_samples([sampler], n_samples, seed, executor, n_chunks, progress)
+    counts = np.bincount(outputs.groups[0], minlength=len(outputs.labels))
+    probability = np.array([float(pmf.get(label, 0.0)) for label in outputs.labels])
+    impossible = np.flatnonzero((probability == 0) & (counts > 0))
+    if impossible.size:
+        return DistributionTestResult(
+            np.inf, 0.0, 0, n_samples, 0, len(pmf), 0, method, entropy,
+            tuple(outputs.labels[i] for i in impossible[:5]),
+        )
+    seen = set(outputs.labels)
+    unseen_mass = [float(v) for key, v in pmf.items() if key not in seen]
+    observed = np.concatenate([counts, np.zeros(len(unseen_mass))])
+    expected = n_samples * np.concatenate([probability, unseen_mass])
+    keep = expected > 0
+    observed, expected = observed[keep], expected[keep]
+    groups = _pool(expected, min_expected)
+    obs = np.bincount(groups, weights=observed)
+    exp = np.bincount(groups, weights=expected)
+    n_pooled = int(np.count_nonzero(expected < min_expected))
+    if len(obs) < 2:
+        return DistributionTestResult(0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
+    exp = exp * obs.sum() / exp.sum()  # guard against pmf round-off
+    statistic, pvalue = stats.power_divergence(obs, exp, lambda_=_METHODS[method])
+    return DistributionTestResult(
+        float(statistic), float(pvalue), len(obs) - 1, n_samples, 0, len(obs), n_pooled, method, entropy
+    )
+
+
+def chi_square_power(pmf_null, pmf_alternative, n_samples: int, alpha: float) -> float:
+    """Power of the goodness-of-fit chi-square test of ``pmf_null`` when samples follow ``pmf_alternative``.
+
+    Uses the noncentral chi-square approximation with noncentrality
+    ``n * sum (p_alt - p_null)^2 / p_null`` (no pooling); for planning sample sizes.
+    """
+    keys = list(dict.fromkeys([*pmf_null, *pmf_alternative]))
+    p0 = np.array([pmf_null.get(k, 0.0) for k in keys])
+    p1 = np.array([pmf_alternative.get(k, 0.0) for k in keys])
+    if np.any((p0 == 0) & (p1 > 0)):
+        return 1.0
+    mask = p0 > 0
+    nc = n_samples * float(np.sum((p1[mask] - p0[mask]) ** 2 / p0[mask]))
+    df = int(mask.sum()) - 1
+    critical = stats.chi2.ppf(1 - alpha, df)
+    return float(stats.ncx2.sf(critical, df, nc))
