@@ -1,0 +1,230 @@
+"""Bit-level randomized response on integer edge weights (seed 002, Sections 4.1-4.3).
+
+An integer weight ``0 < w < k`` is written with ``l = ceil(log2 k)`` bits
+(Definition 4.1); each bit is kept with probability ``t = e^eps0 / (e^eps0 + 1)``
+and flipped otherwise (Definition 3.10, Algorithm 4 lines 5-8); the noisy weight
+is ``w~ = sum_i 2^i b~_i`` (Definition 4.3). Everything here works on plain
+integer arrays; the exact probability mass function of a noisy weight is
+``P[w~ = y] = t^(l - h) (1 - t)^h`` with ``h`` the Hamming distance of the bit
+patterns of ``w`` and ``y``.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from algorithms.errors import InvalidPrivacyParameterError, InvalidWeightsError
+
+__all__ = [
+    "bit_count",
+    "keep_probability",
+    "validate_weight_bound",
+    "validate_bit_epsilon",
+    "validate_integer_weights",
+    "decompose_bits",
+    "randomized_response_bits",
+    "reconstruct_weights",
+    "perturb_weights",
+    "perturb_weights_batch",
+    "noisy_weight_pmf",
+    "noisy_weight_pmf_dict",
+    "probability_exact_reconstruction",
+    "hamming_distance",
+]
+
+
+def validate_weight_bound(k) -> int:
+    """Return ``k`` as an int after checking it is an integer ``>= 2``.
+
+    Raises
+    ------
+    InvalidWeightsError
+        If ``k`` is not an integer or ``k < 2`` (weights ``0 < w < k`` need ``k >= 2``).
+    """
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        if isinstance(k, numbers.Real) and float(k).is_integer():
+            k = int(k)
+        else:
+            raise InvalidWeightsError(
+                f"the weight bound k must be an integer >= 2 (weights satisfy 0 < w < k), got {k!r}"
+            )
+    k = int(k)
+    if k < 2:
+        raise InvalidWeightsError(
+            f"the weight bound k must be an integer >= 2 (weights satisfy 0 < w < k), got {k}"
+        )
+    return k
+
+
+def bit_count(k) -> int:
+    """Number of bits ``l = ceil(log2 k)`` of a weight ``0 < w < k`` (seed 002, Definition 4.1).
+
+    Computed exactly with integers: ``(k - 1).bit_length()``, which equals
+    ``ceil(log2 k)`` for every integer ``k >= 2``.
+    """
+    k = validate_weight_bound(k)
+    return (k - 1).bit_length()
+
+
+def validate_bit_epsilon(eps0) -> float:
+    """Return ``eps0`` as a float after checking ``0 < eps0 < inf``.
+
+    Raises
+    ------
+    InvalidPrivacyParameterError
+        If ``eps0`` is not a finite number > 0. (The seed allows ``eps0 >= 0``;
+        ``eps0 = 0`` makes every bit a fair coin and the output independent of the
+        data, which this implementation rejects as a likely mistake.)
+    """
+    if isinstance(eps0, bool) or not isinstance(eps0, numbers.Real):
+        raise InvalidPrivacyParameterError(f"eps0 must be a finite number > 0, got {eps0!r}")
+    eps0 = float(eps0)
+    if not (math.isfinite(eps0) and eps0 > 0):
+        raise InvalidPrivacyParameterError(f"eps0 must be a finite number > 0, got {eps0}")
+    return eps0
+
+
+def keep_probability(eps0) -> float:
+    """Probability ``t = e^eps0 / (e^eps0 + 1)`` that a bit is kept (seed 002, Definition 5.1)."""
+    eps0 = validate_bit_epsilon(eps0)
+    return 1.0 / (1.0 + math.exp(-eps0))
+
+
+def validate_integer_weights(weights, k) -> np.ndarray:
+    """Return ``weights`` as a 1-D int64 array after checking ``0 < w < k`` and integrality.
+
+    Parameters
+    ----------
+    weights : array_like
+        Edge weights; integer dtype, or floats that are exact integers.
+    k : int
+        Exclusive upper bound, ``k >= 2``.
+
+    Raises
+    ------
+    InvalidWeightsError
+        On a non-1-D array, non-numeric, NaN/inf, non-integer, ``w <= 0`` or ``w >= k``
+        entries; the message names the first offending edge index and value.
+    """
+    k = validate_weight_bound(k)
+    arr = np.asarray(weights)
+    if arr.ndim != 1:
+        raise InvalidWeightsError(f"weights must be a 1-D array (one per edge), got shape {arr.shape}")
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise InvalidWeightsError(
+            f"weights must be integers with 0 < w < k = {k}, got dtype {arr.dtype}"
+        )
+    if np.issubdtype(arr.dtype, np.floating):
+        bad = ~np.isfinite(arr) | (arr != np.round(arr))
+        if bad.any():
+            i = int(np.flatnonzero(bad)[0])
+            raise InvalidWeightsError(
+                f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}"
+            )
+    if arr.size and (arr.min() <= 0 or arr.max() >= k):
+        bad = (arr <= 0) | (arr >= k)
+        i = int(np.flatnonzero(bad)[0])
+        raise InvalidWeightsError(
+            f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}"
+        )
+    return arr.astype(np.int64)
+
+
+def decompose_bits(weights, l: int) -> np.ndarray:
+    """Bits ``b_i(e)``, shape ``(..., l)``, with ``w = sum_i 2^i b_i`` (seed 002, Definition 4.1).
+
+    Column ``i`` holds bit ``i`` (least significant first).
+    """
+    arr = np.asarray(weights, dtype=np.int64)
+    shifts = np.arange(l, dtype=np.int64)
+    return ((arr[..., None] >> shifts) & 1).astype(np.uint8)
+
+
+def reconstruct_weights(bits) -> np.ndarray:
+    """Weights ``sum_i 2^i b_i`` from bits of shape ``(..., l)`` (seed 002, Definition 4.3)."""
+    b = np.asarray(bits, dtype=np.int64)
+    powers = np.left_shift(np.int64(1), np.arange(b.shape[-1], dtype=np.int64))
+    return b @ powers
+
+
+def randomized_response_bits(bits, eps0, rng=None) -> np.ndarray:
+    """Keep each bit with probability ``e^eps0/(e^eps0+1)``, flip it otherwise (seed 002, Definition 3.10).
+
+    Parameters
+    ----------
+    bits : array_like of {0, 1}
+    eps0 : float
+        Per-bit privacy parameter, ``> 0``.
+    rng : None, int, SeedSequence or Generator
+    """
+    t = keep_probability(eps0)
+    rng = np.random.default_rng(rng)
+    b = np.asarray(bits, dtype=np.uint8)
+    flips = rng.random(b.shape) >= t
+    return b ^ flips.astype(np.uint8)
+
+
+def perturb_weights(weights, k, eps0, rng=None) -> np.ndarray:
+    """Noisy weights ``w~`` of seed 002, Algorithm 4 lines 2-9 (one draw per edge).
+
+    Validates ``0 < w < k`` (integers), ``k >= 2`` and ``eps0 > 0``; returns an
+    int64 array of values in ``[0, 2^l - 1]``. A noisy weight can be ``0`` (the
+    edge becomes unusable) and can exceed ``k - 1`` (all ``l``-bit patterns occur).
+    """
+    return perturb_weights_batch(weights, k, eps0, None, rng)
+
+
+def perturb_weights_batch(weights, k, eps0, size, rng=None) -> np.ndarray:
+    """``size`` independent noisy weight vectors, shape ``(size, m)`` (or ``(m,)`` if size is None).
+
+    Vectorized form of :func:`perturb_weights`: the bit flips of all draws are one
+    Bernoulli array, equivalently a per-bit XOR mask.
+    """
+    w = validate_integer_weights(weights, k)
+    eps0 = validate_bit_epsilon(eps0)
+    l = bit_count(k)
+    t = keep_probability(eps0)
+    rng = np.random.default_rng(rng)
+    shape = (l, w.size) if size is None else (int(size), l, w.size)
+    flips = rng.random(shape) >= t
+    powers = np.left_shift(np.int64(1), np.arange(l, dtype=np.int64))
+    mask = np.tensordot(flips.astype(np.int64), powers, axes=([-2], [0]))
+    return w ^ mask
+
+
+def hamming_distance(a, b) -> np.ndarray:
+    """Number of differing bits of non-negative integers ``a`` and ``b`` (broadcast)."""
+    x = np.bitwise_xor(np.asarray(a, dtype=np.int64), np.asarray(b, dtype=np.int64))
+    count = np.zeros(x.shape, dtype=np.int64)
+    while np.any(x):
+        count += x & 1
+        x = x >> 1
+    return count
+
+
+def noisy_weight_pmf(w, k, eps0) -> np.ndarray:
+    """Exact pmf of the noisy weight of one edge: entry ``y`` is ``P[w~ = y]``, ``y < 2^l``.
+
+    ``P[w~ = y] = t^(l - h) (1 - t)^h``, ``h`` = Hamming distance of ``w`` and ``y``
+    (the ``l`` bits are flipped independently; seed 002, Algorithm 4).
+    """
+    w = int(validate_integer_weights([w], k)[0])
+    l = bit_count(k)
+    t = keep_probability(eps0)
+    h = hamming_distance(w, np.arange(2**l))
+    # log space keeps tiny probabilities accurate for large eps0
+    log_p = (l - h) * math.log(t) + h * math.log1p(-t)
+    return np.exp(log_p)
+
+
+def noisy_weight_pmf_dict(w, k, eps0) -> dict[int, float]:
+    """:func:`noisy_weight_pmf` as a dict ``{y: P[w~ = y]}`` (the form dpverify takes)."""
+    return {int(y): float(p) for y, p in enumerate(noisy_weight_pmf(w, k, eps0))}
+
+
+def probability_exact_reconstruction(k, eps0) -> float:
+    """``P[w~(e) = w(e)] = t^l`` (seed 002, Lemma 5.2 / Lemma B.1)."""
+    return keep_probability(eps0) ** bit_count(k)
