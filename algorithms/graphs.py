@@ -59,6 +59,7 @@ __all__ = [
     "is_spanning_forest",
     "number_of_components",
     "connected_gnp_graph",
+    "incidence_lists",
 ]
 
 #: Names accepted by ``backend=`` in :func:`minimum_spanning_tree`.
@@ -208,16 +209,41 @@ def _validate_edges(edges, n: int) -> np.ndarray:
         raise InvalidGraphError(
             f"self-loop at vertex {int(arr[loops[0], 0])} (edge {int(loops[0])}): only simple graphs are allowed"
         )
-    out = np.sort(arr, axis=1)
-    codes = out[:, 0] * n + out[:, 1]
-    uniq, first, counts = np.unique(codes, return_index=True, return_counts=True)
-    if uniq.size != codes.size:
-        dup = int(uniq[np.argmax(counts > 1)])
+    out = np.empty(arr.shape, dtype=np.int64)
+    np.minimum(arr[:, 0], arr[:, 1], out=out[:, 0])
+    np.maximum(arr[:, 0], arr[:, 1], out=out[:, 1])
+    dup = _first_repeated_pair(n, out)
+    if dup >= 0:
         raise InvalidGraphError(
-            f"multi-edge: the pair ({dup // n}, {dup % n}) appears more than once (in either orientation); "
-            "only simple graphs are allowed"
+            f"multi-edge: the pair ({out[dup, 0]}, {out[dup, 1]}) appears more than once (in either "
+            "orientation); only simple graphs are allowed"
         )
-    return np.ascontiguousarray(out)
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_repeated_pair(n, edges):
+    # O(n + m): bucket the edges by smaller endpoint, then mark larger endpoints per bucket.
+    m = edges.shape[0]
+    indptr = np.zeros(n + 1, dtype=np.int64)
+    for e in range(m):
+        indptr[edges[e, 0] + 1] += 1
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    fill = indptr[:-1].copy()
+    bucket = np.empty(m, dtype=np.int64)
+    for e in range(m):
+        bucket[fill[edges[e, 0]]] = e
+        fill[edges[e, 0]] += 1
+    mark = np.full(n, -1, dtype=np.int64)
+    for a in range(n):
+        for p in range(indptr[a], indptr[a + 1]):
+            e = bucket[p]
+            b = edges[e, 1]
+            if mark[b] == a:
+                return e
+            mark[b] = a
+    return -1
 
 
 def _validate_weights(weights, m: int) -> np.ndarray:
@@ -430,16 +456,38 @@ def _heap_pop(hkey, hedge, hvert, size):
     return key, e, v, size
 
 
-def _adjacency(n: int, edges: np.ndarray):
-    """CSR adjacency: (indptr, neighbour, edge index) with each edge listed at both ends."""
+def incidence_lists(n: int, edges: np.ndarray):
+    """Incidence lists in CSR form: ``(indptr, neighbour, edge_index)``, each edge listed at both ends.
+
+    The entries of vertex v are ``indptr[v]:indptr[v+1]``; ``neighbour[p]`` is the other endpoint
+    of edge ``edge_index[p]``.
+    """
+    return _incidence_lists(int(n), np.ascontiguousarray(edges, dtype=np.int64))
+
+
+@numba.njit(cache=True, nogil=True)
+def _incidence_lists(n, edges):
+    # Counting sort by endpoint, O(n + m); within a vertex, edges appear in index order.
     m = edges.shape[0]
-    src = np.concatenate([edges[:, 0], edges[:, 1]])
-    dst = np.concatenate([edges[:, 1], edges[:, 0]])
-    eid = np.concatenate([np.arange(m), np.arange(m)])
-    order = np.argsort(src, kind="stable")
     indptr = np.zeros(n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=n), out=indptr[1:])
-    return indptr, dst[order].astype(np.int64), eid[order].astype(np.int64)
+    for e in range(m):
+        indptr[edges[e, 0] + 1] += 1
+        indptr[edges[e, 1] + 1] += 1
+    for i in range(n):
+        indptr[i + 1] += indptr[i]
+    fill = indptr[:-1].copy()
+    nbr = np.empty(2 * m, dtype=np.int64)
+    eid = np.empty(2 * m, dtype=np.int64)
+    for e in range(m):
+        a = edges[e, 0]
+        b = edges[e, 1]
+        nbr[fill[a]] = b
+        eid[fill[a]] = e
+        fill[a] += 1
+        nbr[fill[b]] = a
+        eid[fill[b]] = e
+        fill[b] += 1
+    return indptr, nbr, eid
 
 
 @numba.njit(cache=True, nogil=True)
@@ -534,7 +582,7 @@ def _mst_kruskal(n: int, edges: np.ndarray, weights: np.ndarray) -> np.ndarray:
 
 
 def _mst_prim(n: int, edges: np.ndarray, weights: np.ndarray) -> np.ndarray:
-    indptr, nbr, eid = _adjacency(n, edges)
+    indptr, nbr, eid = incidence_lists(n, edges)
     return _prim(n, indptr, nbr, eid, weights)
 
 

@@ -1,0 +1,232 @@
+"""Privacy accounting for private spanning trees: (eps, delta) <-> rho <-> per-step eps0.
+
+Seed 004, Section 3 (Theorem 3.2 and Fact 2.7) and notes/algorithms.md section 1:
+
+- one exponential-mechanism step with budget ``eps0`` is ``eps0``-DP, hence
+  ``c * eps0**2``-zCDP with ``c = 1/2`` (**generic** conversion, pure DP -> zCDP; the
+  authors' public code uses it) or ``c = 1/8`` (**bounded-range**: the exponential
+  mechanism is eps0-bounded-range, which gives the tighter eps0**2/8). **Choice** (as in the
+  notes): both are supported by name and ``"generic"`` is the default;
+- zCDP composes additively over the ``steps`` selections (``n - c`` for a spanning forest of a
+  graph with ``c`` components; ``n - 1`` for a spanning tree);
+- ``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP, and for a target
+  ``(eps, delta)`` the largest admissible rho is ``(sqrt(eps + ln(1/delta)) - sqrt(ln(1/delta)))**2``.
+
+A mechanism exposes its guarantee as a :class:`PrivacyClaim`, which dpverify can read
+(OpenDP-style "privacy map" as data).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from algorithms.errors import InvalidPrivacyParameterError
+
+__all__ = [
+    "CONVERSIONS",
+    "PrivacyClaim",
+    "check_epsilon",
+    "check_delta",
+    "check_rho",
+    "check_sensitivity",
+    "zcdp_of_pure_step",
+    "epsilon_from_rho",
+    "rho_from_epsilon",
+    "epsilon0_from_rho",
+    "rho_from_epsilon0",
+    "claim_from_epsilon0",
+    "claim_from_rho",
+    "claim_from_epsilon_delta",
+]
+
+#: zCDP constant c in rho = c * eps0**2 for one eps0-DP exponential-mechanism step.
+CONVERSIONS = {"generic": 0.5, "bounded-range": 0.125}
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """The privacy guarantee a mechanism claims, as data.
+
+    Attributes
+    ----------
+    epsilon0_per_step : float
+        Pure-DP budget of each exponential-mechanism selection (inf if not applicable).
+    steps : int
+        Number of selections composed (``n - c`` for a spanning forest).
+    rho : float
+        Total zCDP parameter (``steps * c * eps0**2`` for the named conversion).
+    epsilon : float
+        Claimed epsilon at ``delta`` (from rho, or the pure epsilon when ``delta == 0``).
+    delta : float
+        The delta of the claim (0 for a pure claim).
+    conversion : str
+        ``"generic"`` (eps0**2/2), ``"bounded-range"`` (eps0**2/8), ``"pure"`` (a pure-DP
+        claim, e.g. Laplace input privatization) or ``"gaussian"`` (rho from a Gaussian).
+    sensitivity : float
+        The neighbouring distance D the claim is for (``max_e |w_e - w'_e| <= D`` by default).
+    neighbouring : str
+        ``"linf"`` (every weight moves by at most D; seed 004's relation) or ``"l1"``.
+    """
+
+    epsilon0_per_step: float
+    steps: int
+    rho: float
+    epsilon: float
+    delta: float
+    conversion: str
+    sensitivity: float = 1.0
+    neighbouring: str = "linf"
+
+    @property
+    def basic_composition_epsilon(self) -> float:
+        """Pure epsilon by basic composition, ``steps * eps0`` (valid with delta = 0)."""
+        return self.steps * self.epsilon0_per_step
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def _as_real(x):
+    """``float(x)`` for a real number, else None (bools and strings are not numbers here)."""
+    if isinstance(x, (bool, str, bytes)) or type(x).__name__ == "bool_":
+        return None
+    try:
+        return float(x)
+    except (TypeError, ValueError):
+        return None
+
+
+def check_epsilon(epsilon, name: str = "epsilon") -> float:
+    """Return ``float(epsilon)`` or raise: allowed is a finite real > 0."""
+    value = _as_real(epsilon)
+    if value is None or not math.isfinite(value) or value <= 0:
+        raise InvalidPrivacyParameterError(f"{name} must be a finite real > 0, got {epsilon!r}")
+    return value
+
+
+def check_delta(delta, name: str = "delta") -> float:
+    """Return ``float(delta)`` or raise: allowed is a real in the open interval (0, 1)."""
+    value = _as_real(delta)
+    if value is None or not (0.0 < value < 1.0):
+        raise InvalidPrivacyParameterError(f"{name} must be a real in the open interval (0, 1), got {delta!r}")
+    return value
+
+
+def check_rho(rho, name: str = "rho") -> float:
+    """Return ``float(rho)`` or raise: allowed is a finite real > 0."""
+    return check_epsilon(rho, name)
+
+
+def check_sensitivity(sensitivity, name: str = "sensitivity") -> float:
+    """Return ``float(sensitivity)`` or raise: allowed is a finite real > 0 (the distance D)."""
+    return check_epsilon(sensitivity, name)
+
+
+def _check_steps(steps) -> int:
+    if isinstance(steps, bool) or not isinstance(steps, int) and not hasattr(steps, "__index__"):
+        raise InvalidPrivacyParameterError(f"steps must be a positive integer, got {steps!r}")
+    steps = int(steps)
+    if steps < 1:
+        raise InvalidPrivacyParameterError(f"steps must be a positive integer, got {steps}")
+    return steps
+
+
+def _check_conversion(conversion: str) -> float:
+    try:
+        return CONVERSIONS[conversion]
+    except KeyError:
+        raise InvalidPrivacyParameterError(
+            f"conversion must be one of {sorted(CONVERSIONS)}, got {conversion!r}"
+        ) from None
+
+
+# ----------------------------------------------------------------------------- conversions
+
+
+def zcdp_of_pure_step(epsilon0: float, conversion: str = "generic") -> float:
+    """zCDP rho of one eps0-DP exponential-mechanism step: eps0**2/2 (generic) or eps0**2/8."""
+    return _check_conversion(conversion) * check_epsilon(epsilon0, "epsilon0") ** 2
+
+
+def epsilon_from_rho(rho: float, delta: float) -> float:
+    """rho-zCDP implies (rho + 2 sqrt(rho ln(1/delta)), delta)-DP (Bun & Steinke 2016, Prop. 1.3)."""
+    rho = check_rho(rho)
+    delta = check_delta(delta)
+    return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))
+
+
+def rho_from_epsilon(epsilon: float, delta: float) -> float:
+    """Largest rho with ``epsilon_from_rho(rho, delta) <= epsilon``: (sqrt(eps + L) - sqrt(L))**2, L = ln(1/delta)."""
+    epsilon = check_epsilon(epsilon)
+    log_inv = math.log(1.0 / check_delta(delta))
+    return (math.sqrt(epsilon + log_inv) - math.sqrt(log_inv)) ** 2
+
+
+def epsilon0_from_rho(rho: float, steps: int, conversion: str = "generic") -> float:
+    """Per-step eps0 whose ``steps``-fold composition is rho-zCDP: sqrt(rho / (c * steps))."""
+    return math.sqrt(check_rho(rho) / (_check_conversion(conversion) * _check_steps(steps)))
+
+
+def rho_from_epsilon0(epsilon0: float, steps: int, conversion: str = "generic") -> float:
+    """Total rho of ``steps`` eps0-DP steps: steps * c * eps0**2."""
+    return _check_steps(steps) * zcdp_of_pure_step(epsilon0, conversion)
+
+
+# ----------------------------------------------------------------------------- claims
+
+
+def claim_from_epsilon0(
+    epsilon0: float,
+    steps: int,
+    delta: float,
+    *,
+    conversion: str = "generic",
+    sensitivity: float = 1.0,
+) -> PrivacyClaim:
+    """The claim of ``steps`` exponential-mechanism selections of budget eps0 each, at ``delta``."""
+    rho = rho_from_epsilon0(epsilon0, steps, conversion)
+    return PrivacyClaim(
+        epsilon0_per_step=float(epsilon0),
+        steps=int(steps),
+        rho=rho,
+        epsilon=epsilon_from_rho(rho, delta),
+        delta=float(delta),
+        conversion=conversion,
+        sensitivity=check_sensitivity(sensitivity),
+    )
+
+
+def claim_from_rho(
+    rho: float,
+    steps: int,
+    delta: float,
+    *,
+    conversion: str = "generic",
+    sensitivity: float = 1.0,
+) -> PrivacyClaim:
+    """Calibrate eps0 for a total rho over ``steps`` selections; the claim at ``delta``."""
+    eps0 = epsilon0_from_rho(rho, steps, conversion)
+    return PrivacyClaim(
+        epsilon0_per_step=eps0,
+        steps=int(steps),
+        rho=float(rho),
+        epsilon=epsilon_from_rho(rho, delta),
+        delta=float(delta),
+        conversion=conversion,
+        sensitivity=check_sensitivity(sensitivity),
+    )
+
+
+def claim_from_epsilon_delta(
+    epsilon: float,
+    delta: float,
+    steps: int,
+    *,
+    conversion: str = "generic",
+    sensitivity: float = 1.0,
+) -> PrivacyClaim:
+    """Calibrate eps0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
+    rho = rho_from_epsilon(epsilon, delta)
+    claim = claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
+    return claim
