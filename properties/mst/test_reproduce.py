@@ -1,0 +1,106 @@
+"""The Appendix H reproductions of seed 004 run at their quick size and write sane files.
+
+Deterministic checks only (fixed seeds): files exist, CSV columns are the
+documented ones, values are in the ranges the mathematics forces (a private
+tree of a positive-weight graph weighs at least the MST: ratio >= 1; with the
+negated mutual informations the ratio lies in [0, 1]), and the mutual
+information formula of Claim H.4 matches a direct computation from the joint
+distribution of two bits of the chain.
+"""
+
+import csv
+import math
+
+import numpy as np
+import pytest
+
+from algorithms.mst import experiments as ex
+from algorithms.mst.reproduce import reproductions
+from dpverify.reproduce import registered_reproductions
+
+
+def _read_csv(path):
+    with open(path, newline="") as fh:
+        rows = list(csv.reader(fh))
+    return rows[0], rows[1:]
+
+
+def test_both_reproductions_are_registered():
+    names = {r.name for r in reproductions()}
+    assert names == {"private-mst-density", "private-mst-mutual-information"}
+    registered = registered_reproductions()
+    assert names <= set(registered)
+
+
+@pytest.mark.parametrize(
+    "name, x_name",
+    [("private-mst-density", "p"), ("private-mst-mutual-information", "rho")],
+)
+def test_quick_run_writes_png_and_csvs(tmp_path, name, x_name):
+    reproduction = {r.name: r for r in reproductions()}[name]
+    paths = reproduction.run(tmp_path, quick=True, seed=1, progress=False)
+    assert sorted(p.name for p in paths) == sorted([f"{name}.png", f"{name}.csv", f"{name}-runs.csv"])
+    for p in paths:
+        assert p.exists() and p.stat().st_size > 0
+    assert (tmp_path / f"{name}.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+    header, summary = _read_csv(tmp_path / f"{name}.csv")
+    assert header == [x_name, "method", "runs", "ratio_median", "ratio_min", "ratio_max"]
+    methods = {"algorithm1", "pamst", "sealfon_gaussian"}
+    assert {row[1] for row in summary} == methods
+    for row in summary:
+        lo, med, hi = float(row[4]), float(row[3]), float(row[5])
+        assert lo <= med <= hi
+
+    header, runs = _read_csv(tmp_path / f"{name}-runs.csv")
+    assert header == [x_name, "run", "method", "n", "m", "weight_true", "weight_private", "ratio"]
+    settings = ex.DensitySettings.quick() if x_name == "p" else ex.MutualInformationSettings.quick()
+    n_x = settings.n_densities if x_name == "p" else len(settings.rhos)
+    assert len(runs) == n_x * settings.runs * len(methods)
+    for row in runs:
+        n, m = int(row[3]), int(row[4])
+        true, private, ratio = float(row[5]), float(row[6]), float(row[7])
+        assert n == settings.n and n - 1 <= m <= n * (n - 1) // 2
+        assert math.isclose(ratio, private / true)
+        if x_name == "p":
+            # positive weights: the MST is lightest, so private / true >= 1
+            assert true > 0 and ratio >= 1.0 - 1e-12
+        else:
+            # negated mutual informations (<= 0): the MST is the most negative tree
+            assert true < 0 and -1e-12 <= ratio <= 1.0 + 1e-12
+            assert m == n * (n - 1) // 2
+
+
+def test_quick_run_is_deterministic_given_the_seed(tmp_path):
+    settings = ex.MutualInformationSettings.quick()
+    a = ex.mutual_information_experiment(settings, 7)
+    b = ex.mutual_information_experiment(settings, 7)
+    c = ex.mutual_information_experiment(settings, 8)
+    assert a == b
+    assert a != c
+
+
+def test_density_sweep_matches_the_paper():
+    p = ex.DensitySettings.paper().densities()
+    assert len(p) == 50
+    assert math.isclose(p[0], 2 * math.log(1000) / 1000) and math.isclose(p[-1], 1.0)
+    assert np.allclose(np.diff(np.log(p)), np.log(p[1] / p[0]))
+    assert math.isclose(ex.MutualInformationSettings.paper().sensitivity, math.log2(10_000) / 10_000)
+
+
+@pytest.mark.parametrize("flip", [0.05, 0.2, 0.5])
+@pytest.mark.parametrize("k", [1, 2, 7, 40])
+def test_chain_mutual_information_matches_the_joint_distribution(flip, k):
+    # X_j = X_i xor B with P[B = 1] = q = (1 - (1 - 2 flip)^k) / 2 (parity of k flips, Lemma H.3);
+    # X_i uniform, so I(X_i; X_j) = 1 - H(q) bits.
+    q = (1 - (1 - 2 * flip) ** k) / 2
+    entropy = 0.0 if q in (0.0, 1.0) else -(q * math.log2(q) + (1 - q) * math.log2(1 - q))
+    assert math.isclose(float(ex.chain_mutual_information(k, flip)), 1 - entropy, rel_tol=1e-9, abs_tol=1e-15)
+
+
+def test_chow_liu_graph_mst_is_the_chain():
+    from algorithms.graphs import minimum_spanning_tree
+
+    n, edges, weights = ex.chow_liu_chain_graph(30, 0.05)
+    tree = minimum_spanning_tree((n, edges, weights))
+    assert sorted(map(tuple, edges[tree])) == [(i, i + 1) for i in range(n - 1)]
