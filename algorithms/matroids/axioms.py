@@ -88,6 +88,18 @@ def check_matroid_axioms(matroid: Matroid, rng=None, n_trials: int = 200) -> Non
                 raise MatroidAxiomError(
                     f"(I3) violated: independent {A} cannot be extended by any element of the larger independent set {B}"
                 )
+        # (I2) and consistency on an arbitrary random subset (not only tracker-built ones)
+        S = np.flatnonzero(rng.random(n) < rng.random()).tolist()
+        indep = matroid.is_independent(S)
+        if indep != (matroid.rank_of(S) == len(S)):
+            raise MatroidAxiomError(
+                f"is_independent({S}) = {indep} disagrees with rank_of({S}) = {matroid.rank_of(S)}"
+            )
+        if indep:
+            for i in range(len(S)):
+                sub = S[:i] + S[i + 1:]
+                if not matroid.is_independent(sub):
+                    raise MatroidAxiomError(f"(I2) violated: {S} is independent but its subset {sub} is not")
         # maximality: B + e dependent for every e outside B
         tr = matroid.tracker()
         for e in B:
