@@ -22,6 +22,7 @@ Indices here are 0-based: ``pi[k] = i`` pairs ``played[k]`` with ``optimal[i]``.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from algorithms.errors import AlgorithmInputError
 from algorithms.matroids.base import Matroid, as_element_array
@@ -33,6 +34,9 @@ __all__ = [
     "check_regret_permutation",
     "regret_decomposition",
     "lemma22_violations",
+    "check_pairs_on_table",
+    "greedy_on_table",
+    "PAIR_CHECK_FIELDS",
 ]
 
 
@@ -170,3 +174,121 @@ def lemma22_violations(matroid: Matroid, played, optimal, pi) -> list[int]:
         if np.unique(swapped).size != K or not matroid.is_independent(swapped):
             bad.append(k)
     return bad
+
+
+# ---- bitmask kernel for exhaustive catalogues (small ground sets) ---------------------------
+
+#: Order of the counters returned by :func:`check_pairs_on_table`.
+PAIR_CHECK_FIELDS = ("pairs", "not_permutation", "property1", "property2", "property3",
+                     "lemma22_rounds", "case2_failed")
+
+
+@njit(cache=True)
+def _pairs_kernel(table, P, J, O, K):
+    """Run pi_t (eq. 4.5) on a bitmask independence table for every (P[r], O[s]) pair.
+
+    P : (N_P, K) ordered bases (by J descending); J : (N_P, m) the index vector of row r;
+    O : (N_O, K) ordered bases (by mean descending). Returns counts (see PAIR_CHECK_FIELDS).
+    """
+    m = J.shape[1]
+    out = np.zeros(7, dtype=np.int64)
+    pos = np.full(m, -1, dtype=np.int64)
+    pi = np.empty(K, dtype=np.int64)
+    inv = np.empty(K, dtype=np.int64)
+    prefix = np.zeros(K + 1, dtype=np.int64)
+    for r in range(P.shape[0]):
+        for k in range(K):
+            prefix[k + 1] = prefix[k] | (1 << P[r, k])
+        full = prefix[K]
+        for s in range(O.shape[0]):
+            out[0] += 1
+            for i in range(K):
+                pos[O[s, i]] = i
+            failed = False
+            for k in range(K - 1, -1, -1):
+                a = P[r, k]
+                if pos[a] >= 0:
+                    pi[k] = pos[a]
+                    continue
+                B = prefix[k]
+                for j in range(k + 1, K):
+                    B |= 1 << O[s, pi[j]]
+                found = -1
+                for i in range(K):
+                    c = O[s, i]
+                    if (B >> c) & 1 == 0 and table[B | (1 << c)]:
+                        found = i
+                        break
+                if found < 0:
+                    failed = True
+                    break
+                pi[k] = found
+            if failed:
+                out[6] += 1
+                for i in range(K):
+                    pos[O[s, i]] = -1
+                continue
+            # permutation?
+            seen = 0
+            for k in range(K):
+                seen |= 1 << pi[k]
+            if seen != (1 << K) - 1:
+                out[1] += 1
+            else:
+                for k in range(K):
+                    inv[pi[k]] = k
+                bad22 = False
+                for k in range(K):
+                    i = inv[k]
+                    mask = (full & ~(1 << P[r, i])) | (1 << O[s, k])
+                    if mask == (full & ~(1 << P[r, i])) or not table[mask]:
+                        bad22 = True
+                if bad22:
+                    out[5] += 1
+            for k in range(K):
+                a = P[r, k]
+                partner = O[s, pi[k]]
+                if pos[a] >= 0 and partner != a:
+                    out[2] += 1
+                if (prefix[k] >> partner) & 1 or not table[prefix[k] | (1 << partner)] \
+                        or not table[prefix[k] | (1 << a)]:
+                    out[3] += 1
+                if pos[a] < 0 and J[r, a] < J[r, partner]:
+                    out[4] += 1
+            for i in range(K):
+                pos[O[s, i]] = -1
+    return out
+
+
+@njit(cache=True)
+def _greedy_on_table(table, order, K):
+    out = np.empty(K, dtype=np.int64)
+    mask = 0
+    k = 0
+    for idx in range(order.size):
+        e = order[idx]
+        if k < K and table[mask | (1 << e)]:
+            mask |= 1 << e
+            out[k] = e
+            k += 1
+    return out
+
+
+def check_pairs_on_table(table, P, J, O) -> dict[str, int]:
+    """Counts of pi_t property failures over all pairs of rows of P (with index J) and O.
+
+    ``table`` is the independence table of a matroid (bool, length 2^m, see
+    :func:`algorithms.matroids.independence_table`); this is an independent bitmask
+    implementation of eq. (4.5) for exhaustive catalogues (agreement with
+    :func:`regret_permutation` is tested).
+    """
+    P = np.ascontiguousarray(P, dtype=np.int64)
+    O = np.ascontiguousarray(O, dtype=np.int64)
+    J = np.ascontiguousarray(J, dtype=np.float64)
+    counts = _pairs_kernel(np.asarray(table, dtype=np.bool_), P, J, O, P.shape[1])
+    return dict(zip(PAIR_CHECK_FIELDS, counts.tolist()))
+
+
+def greedy_on_table(table, order, K: int) -> np.ndarray:
+    """Greedy basis (selection order) of an independence table scanned in ``order``."""
+    return _greedy_on_table(np.asarray(table, dtype=np.bool_), np.asarray(order, dtype=np.int64), K)
