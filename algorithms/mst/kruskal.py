@@ -30,10 +30,16 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from algorithms.graphs import incidence_lists, as_graph_arrays, kruskal_order
+from algorithms.graphs import _kruskal_on_order, as_graph_arrays, incidence_lists, kruskal_order, number_of_components
 from algorithms.mst.exponential import gumbel_scale, selection_log_weights
 
-__all__ = ["private_kruskal", "one_pass_kruskal", "one_pass_kruskal_keys"]
+__all__ = [
+    "private_kruskal",
+    "private_kruskal_batch",
+    "one_pass_kruskal",
+    "one_pass_kruskal_batch",
+    "one_pass_kruskal_keys",
+]
 
 _NEG_INF = -np.inf
 
@@ -190,3 +196,48 @@ def one_pass_kruskal(
     keys = one_pass_kruskal_keys(g, epsilon0, rng, sensitivity=sensitivity)
     order = kruskal_order(g.n, g.edges, np.argsort(keys, kind="stable"))
     return order if return_order else np.sort(order)
+
+
+@numba.njit(cache=True, nogil=True)
+def _private_kruskal_batch(n, edges, logw, indptr, nbr, eid, rng, size, k):
+    out = np.empty((size, k), dtype=np.int64)
+    for s in range(size):
+        out[s] = np.sort(_private_kruskal(n, edges, logw, indptr, nbr, eid, rng))
+    return out
+
+
+def private_kruskal_batch(data, epsilon0: float, size: int, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
+    """``size`` independent runs of :func:`private_kruskal` as a ``(size, n - c)`` array (rows sorted).
+
+    Same draws as ``size`` successive calls of :func:`private_kruskal` with one Generator.
+    """
+    g = as_graph_arrays(data)
+    logw = selection_log_weights(g.weights, epsilon0, sensitivity)
+    rng = np.random.default_rng(rng)
+    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    k = g.n - number_of_components(g)
+    return _private_kruskal_batch(g.n, g.edges, logw, indptr, nbr, eid, rng, int(size), k)
+
+
+@numba.njit(cache=True, nogil=True)
+def _one_pass_kruskal_batch(n, edges, keys, k):
+    size = keys.shape[0]
+    out = np.empty((size, k), dtype=np.int64)
+    for s in range(size):
+        order = np.argsort(keys[s], kind="mergesort")
+        out[s] = np.sort(_kruskal_on_order(n, edges, order))
+    return out
+
+
+def one_pass_kruskal_batch(data, epsilon0: float, size: int, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
+    """``size`` independent runs of :func:`one_pass_kruskal` as a ``(size, n - c)`` array (rows sorted).
+
+    Keys are drawn as one ``(size, m)`` Gumbel matrix; row ``s`` equals the keys of the
+    ``s``-th call of :func:`one_pass_kruskal_keys` with the same Generator.
+    """
+    g = as_graph_arrays(data)
+    beta = gumbel_scale(epsilon0, sensitivity)
+    rng = np.random.default_rng(rng)
+    keys = g.weights[None, :] - beta * rng.gumbel(size=(int(size), g.m))
+    k = g.n - number_of_components(g)
+    return _one_pass_kruskal_batch(g.n, g.edges, keys, k)

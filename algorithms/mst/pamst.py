@@ -26,12 +26,11 @@ from __future__ import annotations
 
 import numba
 import numpy as np
-from scipy.special import logsumexp
 
-from algorithms.graphs import as_graph_arrays, incidence_lists
+from algorithms.graphs import as_graph_arrays, incidence_lists, number_of_components
 from algorithms.mst.exponential import selection_log_weights
 
-__all__ = ["pamst_naive", "pamst_fast"]
+__all__ = ["pamst_naive", "pamst_fast", "pamst_fast_batch"]
 
 
 def pamst_naive(
@@ -71,8 +70,8 @@ def pamst_naive(
             cut = np.flatnonzero(reached[u] != reached[v])
             if cut.size == 0:
                 break
-            logp = logw[cut] - logsumexp(logw[cut])
-            e = int(cut[rng.choice(cut.size, p=np.exp(logp) / np.exp(logp).sum())])
+            # exponential-mechanism step over the cut, fresh randomness: Gumbel-max on log weights
+            e = int(cut[np.argmax(logw[cut] + rng.gumbel(size=cut.size))])
             order.append(e)
             reached[u[e]] = True
             reached[v[e]] = True
@@ -212,3 +211,26 @@ def pamst_fast(
     out = _pamst_fast(g.n, clock_offsets, indptr, nbr, eid)
     return out if return_order else np.sort(out)
 
+
+
+@numba.njit(cache=True, nogil=True)
+def _pamst_fast_batch(n, clock_offsets, indptr, nbr, eid, k):
+    size = clock_offsets.shape[0]
+    out = np.empty((size, k), dtype=np.int64)
+    for s in range(size):
+        out[s] = np.sort(_pamst_fast(n, clock_offsets[s], indptr, nbr, eid))
+    return out
+
+
+def pamst_fast_batch(data, epsilon0: float, size: int, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
+    """``size`` independent runs of :func:`pamst_fast` as a ``(size, n - c)`` array (rows sorted).
+
+    Row ``s`` uses the ``s``-th row of one ``(size, m)`` Exp(1) matrix, i.e. the same draws as
+    ``size`` successive calls of :func:`pamst_fast` with one Generator.
+    """
+    g = as_graph_arrays(data)
+    logw = selection_log_weights(g.weights, epsilon0, sensitivity)
+    rng = np.random.default_rng(rng)
+    offsets = np.log(rng.standard_exponential(size=(int(size), g.m))) - logw[None, :]
+    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    return _pamst_fast_batch(g.n, offsets, indptr, nbr, eid, g.n - number_of_components(g))
