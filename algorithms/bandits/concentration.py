@@ -16,9 +16,11 @@ Q_n its survival function). Two independent evaluations:
 - :func:`laplace_sum_tail_mixture` (default; closed form): the density of a sum of n unit
   Laplaces on x > 0 is sum_{k<n} w_k x^k e^-x / k! with w_k = C(2n-2-k, n-1) 2^(k-2n+1)
   (sum w_k = 1/2), so P(S > s) = sum_k w_k Q(k+1, s/b), with Q the regularized upper
-  incomplete gamma function. Every term is positive, so evaluating it in log space
-  (log-sum-exp of log w_k + log Q) loses no digits to cancellation: relative accuracy ~1e-12
-  for any n (limited by scipy's ``gammaincc``), and tails down to ~1e-300.
+  incomplete gamma function, Q(k+1, x) = P(Poisson(x) <= k). Every term is positive, so
+  evaluating it in log space (cumulative log-sum-exp of the Poisson log-pmf, then log-sum-exp
+  of log w_k + log Q) loses no digits to cancellation: O(n) operations, relative error about
+  n * 1e-16 (<= 1e-12 for n <= 1000; checked against the quadrature to 1e-9), tails down to
+  ~1e-300.
 - :func:`laplace_sum_tail_quad`: the difference-of-Gammas integral above with
   ``scipy.integrate.quad`` on exp(logpdf + logsf) (log space), break points at the Gamma mode,
   ``epsrel = 1e-10``; used to cross-check the closed form.
@@ -95,9 +97,13 @@ def laplace_sum_tail_mixture(n: int, b: float, s: float, *, log: bool = False) -
         raise AlgorithmInputError("s must be >= 0 (use symmetry for negative thresholds)")
     x = s / b
     k = np.arange(n)
-    # log Q(k+1, x); gammaincc underflows for large x, so use the log of the upper tail via
-    # the Gamma log survival function (accurate in the far tail)
-    logQ = stats.gamma.logsf(x, a=k + 1)
+    # Q(k+1, x) = P(Poisson(x) <= k): cumulative log-sum of the Poisson log-pmf (all terms
+    # positive, so no cancellation); for x = 0 every Q is 1
+    if x == 0.0:
+        logQ = np.zeros(n)
+    else:
+        log_pmf = k * np.log(x) - x - special.gammaln(k + 1.0)
+        logQ = np.logaddexp.accumulate(log_pmf)
     val = special.logsumexp(_log_weights(n) + logQ)
     return float(val if log else np.exp(val))
 
