@@ -1,0 +1,264 @@
+"""Likelihood-ratio level sets learned by a classifier (DP-Sniper style).
+
+By Neyman-Pearson the most telling events are the level sets of the
+likelihood ratio ``P[M(x) = o] / P[M(x') = o]`` (auditing.md, DP-Sniper).
+For rich outputs -- real vectors, sequences, mixed tuples -- the ratio is
+estimated by a logistic regression of "which input produced this output" on
+features of the output, fitted on the *selection* split only; the candidate
+events are thresholds on its score ``{o : s(o) >= t}`` and ``{o : s(o) < t}``.
+The posterior log-odds of a logistic model is an estimate of the log
+likelihood ratio, so these thresholds approximate the level sets; how good
+the approximation is only affects power, never validity, since the audit
+certifies the one selected event on fresh samples.
+
+Features (:func:`output_features`), chosen so a linear score can express the
+ratios of the textbook mechanisms: the coordinates and their squares; for
+vectors also the sorted coordinates, max, min, sum and a one-hot argmax
+(report-noisy-max and its broken variants); discrete outputs are featurized
+from their labels (numbers, tuples of numbers or bools of varying length with
+a length feature, so sparse-vector answer sequences work).
+
+The logistic regression is a ridge-penalized Newton/IRLS fit in numpy on at
+most :data:`MAX_FIT_SAMPLES` samples per input. Thresholds sit at pooled score
+quantiles, with extra points in the tails (DP-Sniper fixes P[M(x') in S] =
+0.01; rare events matter for large losses). The candidate count stays modest
+(:data:`THRESHOLD_QUANTILES`, two directions) because selection pays a
+winner's-curse penalty per candidate.
+
+References
+----------
+B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box
+Discovery of Differential Privacy Violations using Classifiers", IEEE S&P 2021
+(Section IV: the threshold attack on a classifier's posterior).
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+
+import numpy as np
+
+from .events import Candidates, Event, register_event_family
+
+__all__ = [
+    "MAX_FIT_SAMPLES",
+    "THRESHOLD_QUANTILES",
+    "output_features",
+    "label_features",
+    "LogisticScore",
+    "fit_logistic_score",
+    "classifier_events",
+]
+
+#: Samples per input used to fit the classifier (the first ones of the split).
+MAX_FIT_SAMPLES = 100_000
+#: Pooled-score quantiles at which thresholds are placed.
+THRESHOLD_QUANTILES = np.unique(
+    np.concatenate(
+        [
+            np.linspace(0.04, 0.96, 24),
+            [1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 2e-2],
+            1 - np.array([1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 2e-2]),
+        ]
+    )
+)
+#: Rows scored at once (bounds the memory of the feature matrix).
+SCORE_BLOCK = 500_000
+#: Ridge penalty on standardized coefficients (keeps separable fits finite).
+RIDGE = 1e-3
+MAX_NEWTON_STEPS = 30
+#: Discrete outputs with at most this many distinct values are left to the
+#: count-based level sets, which are exact there.
+MIN_DISCRETE_LABELS = 32
+
+
+def output_features(group: np.ndarray) -> np.ndarray:
+    """Features of real outputs of shape (n, d): see the module docstring."""
+    g = np.asarray(group, dtype=np.float64)
+    if g.ndim == 1:
+        g = g[:, None]
+    parts = [g, g * g]
+    d = g.shape[1]
+    if d > 1:
+        s = np.sort(g, axis=1)
+        parts += [s, s * s, g.sum(axis=1, keepdims=True)]
+        if d <= 64:
+            parts.append(np.eye(d)[np.argmax(g, axis=1)])
+    return np.concatenate(parts, axis=1)
+
+
+def _entry_value(v):
+    if isinstance(v, (bool, np.bool_, numbers.Real)):
+        return float(v)
+    return None
+
+
+def label_features(labels) -> np.ndarray | None:
+    """Features of discrete labels, one row per label, or None if not featurizable.
+
+    Numbers give one coordinate; tuples of numbers/bools (of any lengths) give
+    their entries padded with 0, a presence indicator per position and the
+    length; other labels (strings, frozensets) are not featurized.
+    """
+    rows = []
+    for label in labels:
+        if isinstance(label, tuple):
+            values = [_entry_value(v) for v in label]
+            if any(v is None for v in values):
+                return None
+            rows.append(values)
+        else:
+            v = _entry_value(label)
+            if v is None:
+                return None
+            rows.append([v])
+    if not rows:
+        return None
+    width = max(len(r) for r in rows)
+    lengths = np.array([len(r) for r in rows], dtype=float)
+    values = np.zeros((len(rows), width))
+    present = np.zeros((len(rows), width))
+    for i, r in enumerate(rows):
+        values[i, : len(r)] = r
+        present[i, : len(r)] = 1.0
+    if np.all(lengths == width):
+        base = values
+    else:
+        base = np.concatenate([values, present, lengths[:, None]], axis=1)
+    if not np.all(np.isfinite(base)):
+        return None
+    return base
+
+
+@dataclass(frozen=True)
+class LogisticScore:
+    """A fitted score ``s(o) = w . standardize(features(o)) + b`` (log posterior odds of x)."""
+
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    intercept: float
+
+    def __call__(self, features: np.ndarray) -> np.ndarray:
+        z = (features - self.mean) / self.scale
+        return z @ self.weights + self.intercept
+
+
+def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> LogisticScore:
+    """Ridge-penalized logistic regression of "input was x" by Newton's method (IRLS).
+
+    Parameters
+    ----------
+    features_x, features_x_prime : numpy.ndarray
+        Feature rows of outputs of M(x) (label 1) and of M(x') (label 0).
+
+    Returns
+    -------
+    LogisticScore
+        Constant features get weight 0; a fit that fails to converge returns
+        the last iterate (only the power of the audit depends on the fit).
+    """
+    X = np.concatenate([features_x, features_x_prime], axis=0)
+    y = np.concatenate([np.ones(len(features_x)), np.zeros(len(features_x_prime))])
+    mean = X.mean(axis=0)
+    scale = X.std(axis=0)
+    keep = scale > 1e-12 * np.maximum(1.0, np.abs(mean))
+    scale = np.where(keep, scale, 1.0)
+    Z = (X - mean) / scale
+    Z[:, ~keep] = 0.0
+    A = np.concatenate([Z, np.ones((len(Z), 1))], axis=1)
+    k = A.shape[1]
+    beta = np.zeros(k)
+    penalty = RIDGE * len(A) * np.ones(k)
+    penalty[-1] = 0.0
+    penalty[:-1][~keep] = 1.0  # pins constant features at 0
+    for _ in range(MAX_NEWTON_STEPS):
+        eta = np.clip(A @ beta, -30, 30)
+        p = 1.0 / (1.0 + np.exp(-eta))
+        w = p * (1 - p)
+        gradient = A.T @ (y - p) - penalty * beta
+        hessian = (A * w[:, None]).T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
+        try:
+            step = np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            break
+        beta = beta + step
+        if np.max(np.abs(step)) < 1e-8:
+            break
+    weights = np.where(keep, beta[:-1], 0.0)
+    return LogisticScore(mean, scale, weights, float(beta[-1]))
+
+
+def _blocked(score_rows, n: int) -> np.ndarray:
+    out = np.empty(n)
+    for start in range(0, n, SCORE_BLOCK):
+        stop = min(n, start + SCORE_BLOCK)
+        out[start:stop] = score_rows(start, stop)
+    return out
+
+
+def _featurizer(outputs, sel_x):
+    """A function rows -> features for this output kind, or None."""
+    if outputs.kind == "real":
+        if sel_x.ndim != 2:
+            return None
+        return output_features
+    if outputs.labels is None or len(outputs.labels) <= MIN_DISCRETE_LABELS:
+        return None  # few outputs: the exact level sets of dpverify.events cover them
+    table = label_features(outputs.labels)
+    if table is None:
+        return None
+
+    def features(codes):
+        return table[np.asarray(codes, dtype=np.int64)]
+
+    return features
+
+
+def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Thresholds on a logistic-regression estimate of the log likelihood ratio.
+
+    Fitted on (at most :data:`MAX_FIT_SAMPLES` of) the selection samples;
+    candidates ``{score >= t}`` and ``{score < t}`` at the pooled quantiles
+    :data:`THRESHOLD_QUANTILES`. Family ``"classifier"``. No events for
+    outputs that cannot be featurized or when fewer than 20 samples per input
+    are available.
+    """
+    featurize = _featurizer(outputs, sel_x)
+    if featurize is None or len(sel_x) < 20 or len(sel_x_prime) < 20:
+        return Candidates.empty()
+    m = MAX_FIT_SAMPLES
+    model = fit_logistic_score(featurize(sel_x[:m]), featurize(sel_x_prime[:m]))
+    if not np.any(model.weights):
+        return Candidates.empty()
+
+    def score(group):
+        return _blocked(lambda a, b: model(featurize(group[a:b])), len(group))
+
+    sx, sxp = score(sel_x), score(sel_x_prime)
+    pooled = np.concatenate([sx, sxp])
+    thresholds = np.unique(np.quantile(pooled, THRESHOLD_QUANTILES, method="nearest"))
+    sx.sort()
+    sxp.sort()
+    below_x = np.searchsorted(sx, thresholds, side="left")
+    below_xp = np.searchsorted(sxp, thresholds, side="left")
+    events = []
+    for t in thresholds:
+        events.append(Event(f"classifier score >= {t:.6g}", "classifier", _at_least(score, t)))
+    for t in thresholds:
+        events.append(Event(f"classifier score < {t:.6g}", "classifier", _below(score, t)))
+    counts_x = np.concatenate([len(sx) - below_x, below_x])
+    counts_xp = np.concatenate([len(sxp) - below_xp, below_xp])
+    return Candidates(events, counts_x, counts_xp)
+
+
+def _at_least(score, t):
+    return lambda group: score(group) >= t
+
+
+def _below(score, t):
+    return lambda group: score(group) < t
+
+
+register_event_family("classifier", "any", classifier_events)

@@ -1,0 +1,254 @@
+"""A simultaneous lower confidence curve on delta(eps) for one pair of inputs.
+
+For neighbouring ``x ~ x'`` the privacy profile of the pair is
+
+    delta(eps) = max over S and both directions of  P[M(x) in S] - e^eps P[M(x') in S]
+
+(the hockey-stick divergence, :meth:`dpverify.ExactPrivacyLoss.delta`); a
+mechanism claiming (eps, delta)-DP needs ``delta(eps) <= delta``.
+:func:`delta_lower_bound_curve` estimates it from below, following the
+select-then-certify design of :func:`dpverify.audit`:
+
+1. draw ``n_samples`` outputs of M(x) and M(x') (same seeding as ``audit``);
+2. on the selection split, for every ``eps`` of the grid pick the candidate
+   event and direction with the largest selection-split bound
+   ``p_lo - e^eps q_hi`` (Clopper-Pearson, shrunk by ``max(1, sqrt(2 ln M))``
+   standard errors against the winner's curse among M candidates); the distinct
+   picks form a list of ``m <= len(grid)`` events fixed before step 3;
+3. on the fresh certification split compute, for each of the ``m`` events,
+   one-sided Clopper-Pearson bounds ``p_lo_j`` and ``q_hi_j`` at level
+   ``alpha / (2m)`` each (Bonferroni over the ``2m`` statements).
+
+With probability at least ``1 - alpha`` all ``2m`` bounds hold together, and
+then *every* event gives a valid bound at *every* eps, so
+
+    curve(eps) = max_j max(0, p_lo_j - e^eps q_hi_j)
+
+is a lower bound on delta(eps) simultaneously for all eps (on and off the
+grid). **Choice**: Bonferroni over the distinct selected events rather than
+Holm; the bounds are confidence bounds, not tests, and the max over events
+recovers most of what a finer correction would. Likewise
+``epsilon_at(delta) = max_j ln((p_lo_j - delta) / q_hi_j)`` is a simultaneous
+lower bound on the eps needed at every delta.
+
+References: auditing.md ("The question an audit answers"); Balle and Wang,
+ICML 2018 (the privacy profile of the Gaussian mechanism the tests use).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from . import _validation as check
+from scipy import stats
+
+from .audit import _inputs_equal
+from .bounds import clopper_pearson_lower, clopper_pearson_upper
+from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from .events import candidate_events
+from .outputs import encode_outputs
+from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+
+__all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
+
+
+@dataclass(frozen=True)
+class CertifiedEvent:
+    """One selected event with its simultaneous certification bounds.
+
+    ``p_lower`` bounds P[M(direction) in S] from below and ``q_upper`` bounds
+    P[M(other) in S] from above, each at one-sided level ``alpha / (2m)``.
+    """
+
+    description: str
+    family: str
+    direction: str
+    count_p: int
+    count_q: int
+    p_lower: float
+    q_upper: float
+    selected_for: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class DeltaCurve:
+    """Outcome of :func:`delta_lower_bound_curve`.
+
+    Attributes
+    ----------
+    epsilons : numpy.ndarray
+        The grid.
+    delta_lower_bounds : numpy.ndarray
+        ``curve(eps)`` on the grid (see the module docstring).
+    events : list of CertifiedEvent
+        The ``m`` certified events behind the curve.
+    alpha : float
+        The curve holds at every eps with probability >= 1 - alpha.
+    n_samples, n_selection : int
+        Samples per input, and how many chose the events.
+    seed : int or list of int
+        Replays the run.
+    """
+
+    epsilons: np.ndarray
+    delta_lower_bounds: np.ndarray
+    events: list
+    alpha: float
+    n_samples: int
+    n_selection: int
+    seed: object = None
+
+    def delta_at(self, epsilon) -> float | np.ndarray:
+        """Simultaneous lower bound on delta(eps), at any eps (scalar or array)."""
+        eps = np.asarray(epsilon, dtype=float)
+        if not self.events:
+            out = np.zeros_like(eps)
+        else:
+            p = np.array([e.p_lower for e in self.events])
+            q = np.array([e.q_upper for e in self.events])
+            out = np.maximum(0.0, (p - np.exp(eps)[..., None] * q).max(axis=-1))
+        return float(out) if out.ndim == 0 else out
+
+    def epsilon_at(self, delta: float) -> float:
+        """Simultaneous lower bound on the eps needed at ``delta`` (0 if none certified)."""
+        best = 0.0
+        for e in self.events:
+            if e.p_lower - delta > 0 and e.q_upper > 0:
+                best = max(best, math.log((e.p_lower - delta) / e.q_upper))
+        return best
+
+    def violates(self, epsilon: float, delta: float) -> bool:
+        """Whether the curve certifies that an (epsilon, delta) claim is false (level alpha)."""
+        return bool(self.delta_at(epsilon) > delta)
+
+    def to_dict(self) -> dict:
+        data = asdict(self)
+        data["epsilons"] = [float(v) for v in self.epsilons]
+        data["delta_lower_bounds"] = [float(v) for v in self.delta_lower_bounds]
+        return data
+
+
+def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):
+    """For each eps, the (index, direction) maximizing ``p_lo - e^eps q_hi`` on the selection split."""
+    a, b = candidates.counts_x, candidates.counts_x_prime
+    picks = []
+    shrink = max(1.0, math.sqrt(2 * math.log(max(2, 2 * len(a)))))
+    level = 2 * stats.norm.sf(shrink)
+    bounds = {
+        "x": (clopper_pearson_lower(a, n_selection, level), clopper_pearson_upper(b, n_selection, level)),
+        "x_prime": (clopper_pearson_lower(b, n_selection, level), clopper_pearson_upper(a, n_selection, level)),
+    }
+    for eps in epsilons:
+        best = None
+        for direction, (p_lo, q_hi) in bounds.items():
+            score = p_lo - math.exp(eps) * q_hi
+            i = int(np.argmax(score))
+            if best is None or score[i] > best[0]:
+                best = (score[i], i, direction)
+        picks.append((best[1], best[2]))
+    return picks
+
+
+def delta_lower_bound_curve(
+    mechanism,
+    x,
+    x_prime,
+    *,
+    epsilons,
+    n_samples: int = 100_000,
+    alpha: float = 0.05,
+    seed=None,
+    executor=None,
+    selection_fraction: float = 0.1,
+    n_chunks: int = DEFAULT_CHUNKS,
+    event_families=None,
+    progress: bool = False,
+) -> DeltaCurve:
+    """A ``1 - alpha`` simultaneous lower confidence curve on delta(eps) of the pair.
+
+    Parameters
+    ----------
+    mechanism, x, x_prime, n_samples, seed, executor, selection_fraction, n_chunks, event_families, progress
+        As in :func:`dpverify.audit`.
+    epsilons : array_like
+        Grid of eps >= 0 at which events are selected (1 to 1000 points).
+    alpha : float
+        The whole curve holds with probability >= 1 - alpha.
+
+    Returns
+    -------
+    DeltaCurve
+
+    Raises
+    ------
+    InvalidParameterError
+        Empty, negative or non-finite grid; bad alpha or sample sizes.
+    IdenticalInputsError, MechanismError, OutputTypeError
+        As in :func:`dpverify.audit`.
+
+    Examples
+    --------
+    >>> from dpverify.mechanisms import GaussianMechanism
+    >>> m = GaussianMechanism(1.0, 1e-3, sigma_multiplier=0.5)
+    >>> c = delta_lower_bound_curve(m, 0.0, 1.0, epsilons=[0.5, 1.0], n_samples=200_000, seed=3)
+    >>> c.violates(1.0, 1e-3)
+    True
+    """
+    grid = np.asarray(epsilons, dtype=float).reshape(-1)
+    if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+        raise InvalidParameterError(
+            f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}"
+        )
+    grid = np.unique(grid)
+    alpha = check.check_alpha(alpha)
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
+    selection_fraction = check.check_fraction(selection_fraction, "selection_fraction")
+    n_chunks = check.check_positive_int(n_chunks, "n_chunks")
+    if _inputs_equal(x, x_prime):
+        raise IdenticalInputsError(f"x and x_prime are equal ({x!r}); compare two different inputs")
+    n_selection = max(1, int(selection_fraction * n_samples))
+    n_cert = n_samples - n_selection
+
+    sequence, entropy = resolve_seed(seed)
+    seed_x, seed_x_prime = sequence.spawn(2)
+    raw_x = draw(mechanism, x, n_samples, seed_x, label="x", executor=executor, n_chunks=n_chunks,
+                 progress=progress)
+    raw_xp = draw(mechanism, x_prime, n_samples, seed_x_prime, label="x_prime", executor=executor,
+                  n_chunks=n_chunks, progress=progress)
+    outputs = encode_outputs(raw_x, raw_xp)
+    ex, exp_ = outputs.groups
+    candidates = candidate_events(ex[:n_selection], exp_[:n_selection], outputs, event_families,
+                                  inputs=(x, x_prime))
+    if not candidates.events:
+        raise InsufficientSamplesError("no candidate event could be formed; draw more samples",
+                                       required=2 * n_samples)
+    picks = _select_for_grid(candidates, n_selection, grid)
+    distinct: dict = {}
+    for eps, pick in zip(grid, picks):
+        distinct.setdefault(pick, []).append(float(eps))
+    m = len(distinct)
+    level = alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
+    events = []
+    cert_x, cert_xp = ex[n_selection:], exp_[n_selection:]
+    for (index, direction), chosen_for in distinct.items():
+        event = candidates.events[index]
+        cx, cxp = event.count(cert_x), event.count(cert_xp)
+        p, q = (cx, cxp) if direction == "x" else (cxp, cx)
+        events.append(
+            CertifiedEvent(
+                description=event.description,
+                family=event.family,
+                direction=direction,
+                count_p=p,
+                count_q=q,
+                p_lower=float(clopper_pearson_lower(p, n_cert, level)),
+                q_upper=float(clopper_pearson_upper(q, n_cert, level)),
+                selected_for=chosen_for,
+            )
+        )
+    curve = DeltaCurve(grid, np.zeros(0), events, alpha, n_samples, n_selection, entropy)
+    return DeltaCurve(grid, np.atleast_1d(curve.delta_at(grid)), events, alpha, n_samples, n_selection,
+                      entropy)

@@ -1,0 +1,226 @@
+"""Events that see floating-point leaks (Mironov 2012) in real outputs.
+
+A textbook ``x + numpy.random.laplace(scale)`` is not differentially private
+on doubles: the rounding of ``x + Z`` leaves marks in the low bits of the
+output, and some outputs are reachable from one input and not from the other
+(auditing.md, "Floating point": with scale 10 and inputs 0 vs 1, outputs in
+[0.25, 0.5) with an odd last mantissa bit occur about 0.5% of the time from 0
+and never from 1). Value histograms and thresholds cannot see this; the two
+families here can, and the certified bound then grows like ``ln(n)`` with the
+sample size ``n`` because the event has probability 0 under the other input.
+
+``mantissa`` (no knowledge of the inputs)
+    Each scalar output is coded by its sign, binade (exponent) and the number
+    of trailing zero bits of its mantissa (capped at :data:`MAX_TRAILING_ZEROS`);
+    candidate events are the estimated likelihood-ratio level sets over these
+    codes (the level sets of :mod:`dpverify.events`). A rounded sum ``fl(1 + z)``
+    landing in [0.25, 0.5) always has an even last bit: its code
+    ``(+, [0.25, 0.5), 0 trailing zeros)`` is never produced from input 1.
+``reachability`` (uses the audited inputs)
+    Whether ``y - x`` and ``y - x'`` are exactly representable (an error-free
+    transformation, TwoSum, decides it). An additive-noise output
+    ``y = fl(o + z)`` with ``|z|`` of the order of ``|o|`` has ``y - o`` exact
+    (Sterbenz), so ``{y : y - x' is not exact}`` is (nearly) impossible from
+    ``x'`` and common from ``x``. This is the question "is ``y - x`` an output
+    of the noise sampler from the other input?" asked of every output.
+
+Both families are ordinary candidate families: the audit selects one event on
+the selection split and certifies it on fresh samples, so they cannot raise
+the false-alarm rate above ``alpha``; on a mechanism whose outputs carry no
+such marks (a discrete mechanism, Mironov's snapping mechanism, noise rounded
+to a coarse grid) every code has the same likelihood ratio structure as the
+value itself and nothing is certified beyond the true loss.
+
+References
+----------
+I. Mironov, "On significance of the least significant bits for differential
+privacy", CCS 2012 (Section 3: the attack; Section 5: the snapping mechanism).
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from .events import Candidates, Event, _CodeBook, _concat, level_set_events, register_event_family
+
+__all__ = [
+    "FLOATING_FAMILIES",
+    "MAX_TRAILING_ZEROS",
+    "binade",
+    "trailing_zero_bits",
+    "difference_is_exact",
+    "mantissa_codes",
+    "mantissa_events",
+    "reachability_events",
+]
+
+#: Names of the families registered here (pass the others to ``audit(event_families=...)``
+#: to audit the value distribution alone).
+FLOATING_FAMILIES = ("mantissa", "reachability")
+#: Trailing-zero counts above this are pooled into one class.
+MAX_TRAILING_ZEROS = 3
+#: Binades more than this many below the largest seen are pooled (values near 0).
+BINADE_SPAN = 64
+
+
+def binade(values: np.ndarray) -> np.ndarray:
+    """The biased exponent field of float64 ``values`` (0 for 0 and subnormals)."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    return ((bits >> np.uint64(52)) & np.uint64(0x7FF)).astype(np.int64)
+
+
+def trailing_zero_bits(values: np.ndarray) -> np.ndarray:
+    """Number of trailing zero bits of the 52-bit mantissa field (52 for a zero field)."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    mantissa = bits & np.uint64((1 << 52) - 1)
+    lowest = mantissa & (~mantissa + np.uint64(1))  # lowest set bit (0 when mantissa is 0)
+    out = np.full(mantissa.shape, 52, dtype=np.int64)
+    nonzero = lowest != 0
+    out[nonzero] = np.log2(lowest[nonzero].astype(np.float64)).astype(np.int64)
+    return out
+
+
+def difference_is_exact(y: np.ndarray, o) -> np.ndarray:
+    """Whether ``y - o`` is exactly representable in float64 (elementwise).
+
+    Knuth's TwoSum: ``s = fl(y - o)`` and its rounding error ``e`` satisfy
+    ``s + e = y - o`` exactly, so the difference is exact iff ``e == 0``.
+    Infinite values count as not exact.
+    """
+    y = np.asarray(y, dtype=np.float64)
+    c = -np.asarray(o, dtype=np.float64)
+    with np.errstate(invalid="ignore", over="ignore"):
+        s = y + c
+        bb = s - y
+        err = (y - (s - bb)) + (c - bb)
+        return np.isfinite(s) & (err == 0)
+
+
+def mantissa_codes(values: np.ndarray, top_binade: int) -> np.ndarray:
+    """Integer code of (sign, binade, min(trailing zeros, MAX_TRAILING_ZEROS)) per value.
+
+    Binades below ``top_binade - BINADE_SPAN`` are pooled into one.
+    """
+    values = np.asarray(values, dtype=np.float64)
+    sign = (np.signbit(values)).astype(np.int64)
+    e = np.clip(binade(values) - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1)
+    tz = np.minimum(trailing_zero_bits(values), MAX_TRAILING_ZEROS)
+    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
+
+
+def _describe_code(code: int, top_binade: int) -> str:
+    tz = code % (MAX_TRAILING_ZEROS + 1)
+    rest = code // (MAX_TRAILING_ZEROS + 1)
+    sign, e = divmod(rest, BINADE_SPAN + 2)
+    exponent = e + top_binade - BINADE_SPAN - 1023
+    tz_text = f">= {MAX_TRAILING_ZEROS}" if tz == MAX_TRAILING_ZEROS else f"= {tz}"
+    where = f"|y| in [2^{exponent}, 2^{exponent + 1})" if e > 0 else f"|y| < 2^{exponent + 1}"
+    return f"({'-' if sign else '+'}, {where}, trailing zero bits {tz_text})"
+
+
+def _scalar_real(outputs, sel_x) -> bool:
+    return outputs.kind == "real" and sel_x.ndim == 2 and sel_x.shape[1] == 1
+
+
+def _relabel(parts: Candidates, encode, family: str) -> Candidates:
+    """Rewrap level-set events over dense codes as events on raw output arrays."""
+    parts.events = [
+        Event(
+            e.description.replace("output in", f"{family} code in"),
+            family,
+            (lambda ind: lambda g: ind(encode(g)))(e.indicator),
+        )
+        for e in parts.events
+    ]
+    return parts
+
+
+def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Level sets over (sign, binade, trailing zeros) codes of scalar real outputs.
+
+    Parameters
+    ----------
+    sel_x, sel_x_prime : numpy.ndarray
+        Selection samples, float arrays of shape (n, 1).
+    outputs : EncodedOutputs
+        Only its kind is used; vectors and discrete outputs give no events.
+
+    Returns
+    -------
+    Candidates
+        Family ``"mantissa"``: for each k, the k codes most in favour of x
+        (and of x'), ranked by the estimated ratio (Mironov 2012, Section 3).
+    """
+    if not _scalar_real(outputs, sel_x):
+        return Candidates.empty()
+    pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
+    finite = pooled[np.isfinite(pooled)]
+    if finite.size == 0:
+        return Candidates.empty()
+    top = int(binade(np.array([np.abs(finite).max()]))[0])
+    seen = np.unique(mantissa_codes(finite, top))
+    if seen.size < 2:
+        return Candidates.empty()
+
+    def encode(group):
+        codes = mantissa_codes(group[:, 0], top)
+        idx = np.clip(np.searchsorted(seen, codes), 0, len(seen) - 1)
+        return np.where(seen[idx] == codes, idx, -1)
+
+    view = _CodeBook([_describe_code(int(c), top) for c in seen])
+    found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
+    return _relabel(found, encode, "mantissa")
+
+
+def _real_input(value, d: int):
+    """``value`` as a float array broadcastable against (n, d) outputs, or None."""
+    if isinstance(value, bool) or isinstance(value, np.bool_):
+        return None
+    if isinstance(value, numbers.Real):
+        return np.full(d, float(value))
+    try:
+        arr = np.asarray(value)
+    except Exception:
+        return None
+    if arr.dtype.kind not in "fiu" or arr.ndim != 1 or arr.shape[0] != d:
+        return None
+    return arr.astype(np.float64)
+
+
+def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
+    """Events on whether ``y - x`` and ``y - x'`` are exactly representable.
+
+    For real outputs of the same dimension as real inputs (additive-noise
+    mechanisms), each output is coded by ``(all coordinates of y - x exact,
+    all coordinates of y - x' exact)``; candidates are the level sets over
+    these four cells, e.g. ``{y : y - x' is not exact}`` ("y is not reachable
+    by adding a double to x'"). No events when the inputs are unknown or not
+    real scalars/vectors matching the output dimension.
+    """
+    if inputs is None or outputs.kind != "real" or sel_x.ndim != 2:
+        return Candidates.empty()
+    d = sel_x.shape[1]
+    x, x_prime = (_real_input(v, d) for v in inputs)
+    if x is None or x_prime is None or np.array_equal(x, x_prime):
+        return Candidates.empty()
+
+    def encode(group):
+        exact_x = difference_is_exact(group, x).all(axis=1)
+        exact_xp = difference_is_exact(group, x_prime).all(axis=1)
+        return exact_x.astype(np.int64) * 2 + exact_xp.astype(np.int64)
+
+    names = [
+        "y - x and y - x' both inexact",
+        "y - x inexact, y - x' exact (reachable from x' only)",
+        "y - x exact, y - x' inexact (reachable from x only)",
+        "y - x and y - x' both exact",
+    ]
+    view = _CodeBook(names)
+    found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
+    return _relabel(found, encode, "reachability")
+
+
+register_event_family("mantissa", "real", mantissa_events)
+register_event_family("reachability", "real", reachability_events, uses_inputs=True)

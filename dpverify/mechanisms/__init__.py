@@ -1,0 +1,37 @@
+"""The issue-6 zoo of textbook mechanisms, correct and broken, for auditing the auditor.
+
+Randomized response, the textbook (float) Laplace, geometric and exponential
+mechanisms live in :mod:`dpverify.zoo` and are re-exported here; this package
+adds floating-point-safe Laplace (fine grid, Mironov snapping), the Gaussian
+mechanism with analytic calibration, report-noisy-max, noisy histograms, and
+the sparse vector technique, with the broken variants StatDP and DP-Sniper
+audit. :func:`zoo_entries` lists them on their audit pairs.
+"""
+
+from ..zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
+from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
+from .histogram import NoisyHistogram
+from .selection import NoisyMaxValue, ReportNoisyMax
+from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
+
+__all__ = [
+    "RandomizedResponse",
+    "LaplaceMechanism",
+    "GeometricMechanism",
+    "ExponentialMechanism",
+    "GridLaplace",
+    "SnappingLaplace",
+    "GaussianMechanism",
+    "analytic_gaussian_sigma",
+    "gaussian_delta",
+    "NoisyHistogram",
+    "ReportNoisyMax",
+    "NoisyMaxValue",
+    "SparseVector",
+    "SparseVectorNoQueryNoise",
+    "interleaved_pair",
+    "ZooEntry",
+    "zoo_entries",
+    "CLAIMED_EPSILON",
+]

@@ -1,0 +1,181 @@
+"""Additive-noise mechanisms on real query answers (scalars or vectors).
+
+- :class:`GridLaplace`: x + Lap(sensitivity/eps), rounded to a fine power-of-two
+  grid and clamped (floating-point safe, see :mod:`.noise`); eps-DP (Dwork-Roth 3.3).
+- :class:`SnappingLaplace`: Mironov's snapping mechanism (Mironov 2012, 5.2).
+- :class:`GaussianMechanism`: x + N(0, sigma^2) on the same fine grid, sigma from
+  the analytic calibration of Balle and Wang (ICML 2018, Theorem 8) or given.
+
+The textbook float Laplace is :class:`dpverify.zoo.LaplaceMechanism`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from scipy.optimize import brentq
+from scipy.stats import norm
+
+from .._validation import check_delta, check_epsilon
+from ..errors import InvalidParameterError
+from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid, snap, snapping_grid
+
+__all__ = [
+    "GridLaplace",
+    "SnappingLaplace",
+    "GaussianMechanism",
+    "gaussian_delta",
+    "analytic_gaussian_sigma",
+]
+
+
+def _positive(value, name: str) -> float:
+    v = float(value)
+    if not math.isfinite(v) or v <= 0:
+        raise InvalidParameterError(f"{name} must be finite and > 0, got {value!r}")
+    return v
+
+
+def _draw_shape(data, size):
+    arr = np.asarray(data, dtype=np.float64)
+    return arr, (arr.shape if size is None else (size,) + arr.shape)
+
+
+def _as_output(arr):
+    return float(arr) if np.ndim(arr) == 0 else arr
+
+
+class GridLaplace:
+    """x + Lap(sensitivity/eps) on a fine grid, clamped to +-bound: eps-DP on doubles.
+
+    Parameters
+    ----------
+    epsilon : float
+        Claim.
+    sensitivity : float
+        l1 sensitivity of the query (vectors: of the whole vector).
+    noise_multiplier : float
+        Scales the noise; < 1 gives a broken variant (true eps = eps / multiplier).
+    bound : float, optional
+        Clamp; default ``30 * scale`` (inputs must lie within half of it).
+    """
+
+    def __init__(self, epsilon, sensitivity=1.0, noise_multiplier=1.0, bound=None, grid_bits=10):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.scale = _positive(noise_multiplier, "noise_multiplier") * self.sensitivity / self.epsilon
+        self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.scale
+        self.grid = fine_grid(self.scale, grid_bits)
+
+    def sample(self, data, size, rng):
+        arr, shape = _draw_shape(data, size)
+        check_inside(arr, self.bound)
+        return round_to_grid(arr + rng.laplace(scale=self.scale, size=shape), self.grid, self.bound)
+
+    def __call__(self, data, rng):
+        return _as_output(self.sample(data, None, rng))
+
+    def true_epsilon(self, x, x_prime) -> float:
+        """Loss of the ideal mechanism on the pair: ||x - x'||_1 / scale."""
+        return float(np.abs(np.asarray(x, float) - np.asarray(x_prime, float)).sum()) / self.scale
+
+
+class SnappingLaplace:
+    """Mironov's snapping mechanism for a scalar: claimed (1/lambda + 2^-49 B/lambda)-DP.
+
+    ``lambda = sensitivity / epsilon`` (the noise scale); outputs are multiples
+    of the smallest power of two >= lambda, clamped to [-B, B] (Mironov 2012,
+    Section 5.2, Theorem 1). ``epsilon`` (the attribute) is the full claim.
+    """
+
+    def __init__(self, epsilon, sensitivity=1.0, bound=None):
+        eps = check_epsilon(epsilon)
+        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.scale = self.sensitivity / eps
+        self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.scale
+        if not (self.scale < self.bound < 2.0**46 * self.scale):
+            raise InvalidParameterError(
+                f"snapping needs scale < bound < 2^46 scale, got bound={self.bound!r}, scale={self.scale!r}"
+            )
+        self.grid = snapping_grid(self.scale)
+        self.epsilon = eps + 2.0**-49 * self.bound / self.scale
+        self.delta = 0.0
+
+    def sample(self, data, size, rng):
+        arr, shape = _draw_shape(data, size)
+        if arr.ndim != 0:
+            raise InvalidParameterError("the snapping mechanism takes a scalar query answer")
+        return snap(arr, rng.laplace(scale=self.scale, size=shape), self.scale, self.bound)
+
+    def __call__(self, data, rng):
+        return _as_output(self.sample(data, None, rng))
+
+
+def gaussian_delta(epsilon, sigma, sensitivity=1.0):
+    """Exact delta(eps) of x + N(0, sigma^2) for |x - x'| = sensitivity (Balle-Wang 2018, Thm 8).
+
+    ``Phi(D/(2 s) - eps s/D) - e^eps Phi(-D/(2 s) - eps s/D)``; vectorized over eps.
+    """
+    eps = np.asarray(epsilon, dtype=float)
+    a = sensitivity / (2 * sigma)
+    b = eps * sigma / sensitivity
+    out = norm.cdf(a - b) - np.exp(eps) * norm.cdf(-a - b)
+    out = np.maximum(out, 0.0)
+    return float(out) if out.ndim == 0 else out
+
+
+def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0) -> float:
+    """Smallest sigma with ``gaussian_delta(epsilon, sigma) <= delta`` (Balle-Wang 2018, Alg. 1).
+
+    Found by root finding on ``log sigma`` (delta(eps) is decreasing in sigma).
+    """
+    epsilon = check_epsilon(epsilon)
+    delta = check_delta(delta)
+    if delta <= 0:
+        raise InvalidParameterError("the Gaussian mechanism needs delta > 0")
+    sensitivity = _positive(sensitivity, "sensitivity")
+
+    def gap(log_sigma):
+        return gaussian_delta(epsilon, math.exp(log_sigma), sensitivity) - delta
+
+    lo, hi = math.log(sensitivity) - 20, math.log(sensitivity) + 20
+    return math.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14))
+
+
+class GaussianMechanism:
+    """x + N(0, sigma^2) on a fine grid, clamped: (eps, delta)-DP with the analytic sigma.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        Claim.
+    sensitivity : float
+        l2 sensitivity.
+    sigma : float, optional
+        Noise standard deviation; default :func:`analytic_gaussian_sigma`.
+        ``sigma_multiplier`` < 1 (e.g. 0.7) gives a mis-calibrated variant.
+    """
+
+    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, sigma_multiplier=1.0, bound=None,
+                 grid_bits=10):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = check_delta(delta)
+        self.sensitivity = _positive(sensitivity, "sensitivity")
+        base = analytic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity) if sigma is None else sigma
+        self.sigma = _positive(base, "sigma") * _positive(sigma_multiplier, "sigma_multiplier")
+        self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.sigma
+        self.grid = fine_grid(self.sigma, grid_bits)
+
+    def sample(self, data, size, rng):
+        arr, shape = _draw_shape(data, size)
+        check_inside(arr, self.bound)
+        return round_to_grid(arr + rng.normal(scale=self.sigma, size=shape), self.grid, self.bound)
+
+    def __call__(self, data, rng):
+        return _as_output(self.sample(data, None, rng))
+
+    def true_delta(self, epsilon):
+        """delta(eps) of the ideal mechanism for a pair at distance ``sensitivity``."""
+        return gaussian_delta(epsilon, self.sigma, self.sensitivity)

@@ -1,0 +1,127 @@
+"""Report-noisy-max and its broken "return the value" variant (StatDP/DP-Sniper setups).
+
+The data is a vector of query answers (counts), each of sensitivity 1.
+
+- :class:`ReportNoisyMax` returns the index of the largest noisy answer, noise
+  Laplace(2/eps) or Exponential(2/eps): eps-DP (Dwork-Roth 3.3, claim 3.9; the
+  scale 2/eps is StatDP's and DP-Sniper's setting).
+- :class:`NoisyMaxValue` returns the largest noisy *value* instead: with
+  Laplace(2/eps) noise and k queries its true loss is k*eps/2 (0.25 for k = 5,
+  eps = 0.1: the lower-tail event ``max < t`` has ratio ``e^(k/scale)`` when all
+  answers move by one). Broken for k > 2. The value is rounded to a fine grid
+  (:mod:`.noise`) so audits measure the algorithmic flaw, not float bits.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import integrate, stats
+
+from .._validation import check_epsilon
+from ..errors import InvalidParameterError
+from ..exact import exact_privacy_loss
+from .noise import CLAMP_SCALES, fine_grid, round_to_grid
+
+__all__ = ["ReportNoisyMax", "NoisyMaxValue"]
+
+NOISES = ("laplace", "exponential")
+
+
+def _queries(data) -> np.ndarray:
+    q = np.asarray(data, dtype=np.float64)
+    if q.ndim != 1 or q.size < 1 or not np.all(np.isfinite(q)):
+        raise InvalidParameterError(f"the data must be a non-empty 1-D vector of finite query answers, got {data!r}")
+    return q
+
+
+def _noise(kind: str, scale: float, shape, rng):
+    if kind == "laplace":
+        return rng.laplace(scale=scale, size=shape)
+    return rng.exponential(scale=scale, size=shape)
+
+
+def _check_noise(noise: str) -> str:
+    if noise not in NOISES:
+        raise InvalidParameterError(f"noise must be one of {NOISES}, got {noise!r}")
+    return noise
+
+
+class ReportNoisyMax:
+    """Index of the largest ``q_i + noise_i``, noise Laplace or Exponential of scale 2/eps: eps-DP.
+
+    Parameters
+    ----------
+    epsilon : float
+        Claim.
+    noise : {"laplace", "exponential"}
+    noise_multiplier : float
+        Scales the noise scale 2/eps (the claim is unchanged).
+    """
+
+    def __init__(self, epsilon, noise="laplace", noise_multiplier=1.0):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.noise = _check_noise(noise)
+        self.scale = 2.0 * float(noise_multiplier) / self.epsilon
+
+    def sample(self, data, size, rng):
+        q = _queries(data)
+        return np.argmax(q + _noise(self.noise, self.scale, (size, q.size), rng), axis=1)
+
+    def __call__(self, data, rng):
+        return int(self.sample(data, 1, rng)[0])
+
+    def pmf(self, data) -> dict:
+        """P[index = i] by quadrature of ``f(t - q_i) prod_{j != i} F(t - q_j)``."""
+        q = _queries(data)
+        dist = (stats.laplace if self.noise == "laplace" else stats.expon)(scale=self.scale)
+        lo = q.min() + dist.ppf(1e-15)
+        hi = q.max() + dist.ppf(1 - 1e-15)
+        probs = []
+        for i in range(q.size):
+            others = np.delete(q, i)
+
+            def density(t, i=i, others=others):
+                return dist.pdf(t - q[i]) * np.prod(dist.cdf(t - others))
+
+            points = sorted(set(np.clip(q, lo, hi)))
+            value, _ = integrate.quad(density, lo, hi, points=points, limit=500, epsabs=1e-14, epsrel=1e-12)
+            probs.append(value)
+        probs = np.asarray(probs)
+        return {i: float(p) for i, p in enumerate(probs / probs.sum())}
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
+
+
+class NoisyMaxValue:
+    """max_i (q_i + noise_i), noise of scale 2/eps, claimed eps-DP: BROKEN (true k*eps/2 for Laplace).
+
+    The output is rounded to a fine power-of-two grid and clamped (see :mod:`.noise`).
+    """
+
+    def __init__(self, epsilon, noise="laplace"):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.noise = _check_noise(noise)
+        self.scale = 2.0 / self.epsilon
+        self.grid = fine_grid(self.scale)
+        self.bound = CLAMP_SCALES * self.scale
+
+    def sample(self, data, size, rng):
+        q = _queries(data)
+        values = np.max(q + _noise(self.noise, self.scale, (size, q.size), rng), axis=1)
+        return round_to_grid(values, self.grid, self.bound)
+
+    def __call__(self, data, rng):
+        return float(self.sample(data, 1, rng)[0])
+
+    def true_epsilon(self, x, x_prime) -> float:
+        """Loss on a pair where every answer moves by at most one, all in the same direction.
+
+        ``k / scale`` (the lower tail); infinite for exponential noise (supports differ).
+        """
+        q, qp = _queries(x), _queries(x_prime)
+        if self.noise == "exponential":
+            return float("inf") if q.max() != qp.max() else 0.0
+        return float(np.abs(q - qp).sum()) / self.scale

@@ -1,0 +1,143 @@
+"""The sparse vector technique: Lyu, Su, Li (VLDB 2017) Algorithm 1 and the broken Algorithm 5.
+
+The data is a vector of query answers ``q`` (each of sensitivity 1); each
+query is answered "above" (1) or "below" (0) a threshold ``T``.
+
+Algorithm 1 (correct, eps-DP): ``eps1 = eps2 = eps/2``, threshold noise
+``rho = Lap(1/eps1)``, query noise ``nu_i = Lap(2c/eps2)``; answer 1 iff
+``q_i + nu_i >= T + rho``; stop after ``c`` answers 1.
+
+Algorithm 5 (Stoddard et al.; broken, infinite loss): ``rho = Lap(2/eps)``,
+no query noise, no cutoff: answer 1 iff ``q_i >= T + rho`` for every query.
+The answers are then a deterministic function of ``rho``; two inputs whose
+answers order differently have disjoint sets of possible answer vectors.
+
+Outputs. ``output="answers"`` gives the answer sequence as an int8 vector
+(1 above, 0 below, -1 not answered after the cutoff), which the auditor sees
+as tuples of ints. ``output="mask"`` (default) gives the same information as
+one integer, the bitmask ``sum_i 2^i [answer i is 1]``: the answered prefix
+ends at the c-th 1 (or runs to the end), so the mask determines the sequence
+(:func:`answers_from_mask`). Masks are much faster to encode for millions of
+samples (the auditor's row encoding sorts whole rows); the audit is the same
+because the two outputs are in bijection.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .._validation import check_epsilon
+from ..errors import InvalidParameterError
+
+__all__ = ["SparseVector", "SparseVectorNoQueryNoise", "interleaved_pair", "answers_from_mask", "MAX_MASK_QUERIES"]
+
+#: Masks are int64: at most this many queries with ``output="mask"``.
+MAX_MASK_QUERIES = 62
+OUTPUTS = ("mask", "answers")
+
+
+def _queries(data) -> np.ndarray:
+    q = np.asarray(data, dtype=np.float64)
+    if q.ndim != 1 or q.size < 1 or not np.all(np.isfinite(q)):
+        raise InvalidParameterError(f"the data must be a non-empty 1-D vector of query answers, got {data!r}")
+    return q
+
+
+def _check_output(output: str) -> str:
+    if output not in OUTPUTS:
+        raise InvalidParameterError(f"output must be one of {OUTPUTS}, got {output!r}")
+    return output
+
+
+def _finish(above: np.ndarray, answered: np.ndarray, output: str):
+    """Answers (1/0, -1 where unanswered) as int8 rows or as int64 masks of the 1s."""
+    if output == "answers":
+        out = above.astype(np.int8)
+        out[~answered] = -1
+        return out
+    if above.shape[1] > MAX_MASK_QUERIES:
+        raise InvalidParameterError(
+            f"output='mask' supports at most {MAX_MASK_QUERIES} queries, got {above.shape[1]}; "
+            "use output='answers'"
+        )
+    weights = np.left_shift(np.int64(1), np.arange(above.shape[1], dtype=np.int64))
+    return (above & answered).astype(np.int64) @ weights
+
+
+def answers_from_mask(mask: int, n_queries: int, cutoff=None) -> tuple:
+    """The answer sequence (1, 0, -1 after the cutoff) encoded by ``mask``."""
+    answers = [(int(mask) >> i) & 1 for i in range(n_queries)]
+    if cutoff is not None and sum(answers) >= cutoff:
+        last = [i for i, a in enumerate(answers) if a][cutoff - 1]
+        answers = answers[: last + 1] + [-1] * (n_queries - last - 1)
+    return tuple(answers)
+
+
+class SparseVector:
+    """Lyu et al. Algorithm 1 with cutoff ``c``: eps-DP."""
+
+    def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
+        self.output = _check_output(output)
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
+            raise InvalidParameterError(f"cutoff must be an integer >= 1, got {cutoff!r}")
+        self.cutoff = int(cutoff)
+        self.threshold = float(threshold)
+        eps1 = eps2 = self.epsilon / 2
+        self.threshold_scale = 1.0 / eps1
+        self.query_scale = 2.0 * self.cutoff / eps2
+
+    def sample(self, data, size, rng):
+        q = _queries(data)
+        rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
+        nu = rng.laplace(scale=self.query_scale, size=(size, q.size))
+        above = q + nu >= self.threshold + rho
+        answered = (np.cumsum(above, axis=1) - above) < self.cutoff  # fewer than c 1s before i
+        return _finish(above, answered, self.output)
+
+    def __call__(self, data, rng):
+        out = self.sample(data, 1, rng)[0]
+        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
+
+
+class SparseVectorNoQueryNoise:
+    """Lyu et al. Algorithm 5: no query noise, no cutoff; claimed eps-DP, true loss infinite."""
+
+    def __init__(self, epsilon, threshold=0.0, output: str = "mask"):
+        self.output = _check_output(output)
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.threshold = float(threshold)
+        self.threshold_scale = 2.0 / self.epsilon
+
+    def sample(self, data, size, rng):
+        q = _queries(data)
+        rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
+        above = q >= self.threshold + rho
+        return _finish(above, np.ones_like(above), self.output)
+
+    def __call__(self, data, rng):
+        out = self.sample(data, 1, rng)[0]
+        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
+
+
+def interleaved_pair(n_queries: int):
+    """Neighbouring answers whose possible answer vectors under Algorithm 5 are almost disjoint.
+
+    ``x = (0, 0, 2, 2, 4, 4, ...)`` and ``x' = x + (-1, +1, -1, +1, ...)``
+    (every answer moves by one). Under x the answer vectors are the suffixes
+    ``{i >= 2j}``, under x' the suffixes ``{i >= 2j + 1}``; they share only the
+    all-1 and all-0 vectors, so the event "a suffix starting at an even index
+    2 <= 2j <= n-2" has probability ``P[T + rho in (0, n-2]]`` under x and 0
+    under x'. Centre the threshold at ``(n-2)/2`` to maximize it.
+
+    Returns
+    -------
+    x, x_prime : tuple of float
+    """
+    if n_queries < 4 or n_queries % 2:
+        raise InvalidParameterError(f"n_queries must be an even integer >= 4, got {n_queries!r}")
+    x = np.repeat(np.arange(0, n_queries, 2, dtype=float), 2)
+    shift = np.where(np.arange(n_queries) % 2 == 0, -1.0, 1.0)
+    return tuple(x.tolist()), tuple((x + shift).tolist())
