@@ -40,6 +40,7 @@ aggregation of the K-sparse vector stream); notes/algorithms.md Section 2.
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 
 from algorithms.counters.laplace_tails import laplace_sum_deviation_bound
 from algorithms.counters.structure import (
@@ -72,6 +73,69 @@ __all__ = [
 ]
 
 _MAX_LEVELS = 63
+
+
+@njit(cache=True)
+def _binary_step(alpha, alpha_hat, t, v, noise):
+    """One binary-mechanism step (Chan, Shi, Song 2011, Alg. 2) for one counter at local time t >= 1.
+
+    alpha / alpha_hat: the counter's exact and noisy p-sums per level; returns the noisy sum.
+    """
+    i = 0
+    while (t >> i) & 1 == 0:
+        i += 1
+    new = v
+    for j in range(i):
+        new += alpha[j]
+        alpha[j] = 0.0
+        alpha_hat[j] = 0.0
+    alpha[i] = new
+    alpha_hat[i] = new + noise
+    total = 0.0
+    for j in range(alpha_hat.size):
+        total += alpha_hat[j]
+    return total
+
+
+@njit(cache=True)
+def _binary_add(flat, v, t, noise, alpha, alpha_hat, out):
+    for j in range(flat.size):
+        c = flat[j]
+        out[j] = _binary_step(alpha[c], alpha_hat[c], t[j], v[j], noise[j])
+
+
+@njit(cache=True)
+def _hybrid_add(flat, v, t, std, epsilon, release, block, alpha, alpha_hat, out):
+    for j in range(flat.size):
+        c = flat[j]
+        n = t[j]
+        k = 0
+        while (n >> (k + 1)) > 0:
+            k += 1
+        s = n - (1 << k)
+        block[c] += v[j]
+        if s == 0:
+            release[c] += block[c] + std[j] * (2.0 / epsilon)
+            block[c] = 0.0
+            for lv in range(alpha.shape[1]):
+                alpha[c, lv] = 0.0
+                alpha_hat[c, lv] = 0.0
+            out[j] = release[c]
+        else:
+            out[j] = release[c] + _binary_step(alpha[c], alpha_hat[c], s, v[j],
+                                               std[j] * (2.0 * (k + 1) / epsilon))
+
+
+@njit(cache=True)
+def _logarithmic_add(flat, v, t, noise, release, block, out):
+    for j in range(flat.size):
+        c = flat[j]
+        n = t[j]
+        block[c] += v[j]
+        if n & (n - 1) == 0:
+            release[c] += block[c] + noise[j]
+            block[c] = 0.0
+        out[j] = release[c]
 
 
 def _check_epsilon(epsilon) -> float:
@@ -160,10 +224,10 @@ class CounterBank:
 
     def add(self, index, values) -> np.ndarray:
         """Append one item to each selected counter; return their new noisy sums."""
-        flat = self._flat(index)
+        flat = np.ascontiguousarray(self._flat(index), dtype=np.int64)
         if flat.size == 0:
             return np.zeros(0)
-        if np.unique(flat).size != flat.size:
+        if flat.size > 1 and np.bincount(flat, minlength=self.n_counters).max() > 1:
             raise AlgorithmInputError("add() got the same counter twice in one call; add its items in separate calls")
         v = self._values(values, flat.size)
         self._true[flat] += v
@@ -211,20 +275,9 @@ class BinaryCounterBank(CounterBank):
             self._true[flat] -= v
             raise InvalidHorizonError(f"a counter received more than its horizon of {self.horizon} items")
         noise = self.rng.laplace(0.0, self.scale, size=flat.size)
-        i = _trailing_zeros(t)
-        levels = np.arange(self.levels)
-        below = levels[None, :] < i[:, None]
-        alpha = self._alpha[flat]
-        new = np.where(below, alpha, 0.0).sum(axis=1) + v
-        alpha[below] = 0.0
-        alpha_hat = self._alpha_hat[flat]
-        alpha_hat[below] = 0.0
-        rows = np.arange(flat.size)
-        alpha[rows, i] = new
-        alpha_hat[rows, i] = new + noise
-        self._alpha[flat] = alpha
-        self._alpha_hat[flat] = alpha_hat
-        return alpha_hat.sum(axis=1)
+        out = np.empty(flat.size)
+        _binary_add(flat, v, t, noise, self._alpha, self._alpha_hat, out)
+        return out
 
     def _current(self, flat):
         return self._alpha_hat[flat].sum(axis=1)
@@ -256,13 +309,9 @@ class LogarithmicCounterBank(CounterBank):
 
     def _add(self, flat, v, t):
         noise = self.rng.laplace(0.0, 1.0 / self.epsilon, size=flat.size)
-        block = self._block[flat] + v
-        power = (t & (t - 1)) == 0
-        release = self._release[flat]
-        release = np.where(power, release + block + noise, release)
-        self._release[flat] = release
-        self._block[flat] = np.where(power, 0.0, block)
-        return release
+        out = np.empty(flat.size)
+        _logarithmic_add(flat, v, t, noise, self._release, self._block, out)
+        return out
 
     def _current(self, flat):
         return self._release[flat]
@@ -306,45 +355,16 @@ class HybridCounterBank(CounterBank):
         if levels > self._alpha.shape[1]:
             extra = max(levels, 2 * self._alpha.shape[1]) - self._alpha.shape[1]
             pad = np.zeros((self.n_counters, extra))
-            self._alpha = np.hstack([self._alpha, pad])
-            self._alpha_hat = np.hstack([self._alpha_hat, pad])
+            self._alpha = np.ascontiguousarray(np.hstack([self._alpha, pad]))
+            self._alpha_hat = np.ascontiguousarray(np.hstack([self._alpha_hat, pad]))
 
     def _add(self, flat, v, t):
         std = self.rng.laplace(0.0, 1.0, size=flat.size)
-        k = _floor_log2(t)
-        s = t - np.left_shift(1, k)
-        power = s == 0
-        block = self._block[flat] + v
-        # logarithmic part at powers of two
-        release = self._release[flat]
-        release = np.where(power, release + block + std * (2.0 / self.epsilon), release)
-        self._release[flat] = release
-        self._block[flat] = np.where(power, 0.0, block)
-        # binary part (reset at powers of two)
-        self._grow(int(k.max()) + 1)
-        L = self._alpha.shape[1]
-        alpha = self._alpha[flat]
-        alpha_hat = self._alpha_hat[flat]
-        alpha[power] = 0.0
-        alpha_hat[power] = 0.0
-        nb = ~power
-        if nb.any():
-            sb = s[nb]
-            i = _trailing_zeros(sb)
-            below = np.arange(L)[None, :] < i[:, None]
-            a = alpha[nb]
-            ah = alpha_hat[nb]
-            new = np.where(below, a, 0.0).sum(axis=1) + v[nb]
-            a[below] = 0.0
-            ah[below] = 0.0
-            rows = np.arange(sb.size)
-            a[rows, i] = new
-            ah[rows, i] = new + std[nb] * (2.0 * (k[nb] + 1) / self.epsilon)
-            alpha[nb] = a
-            alpha_hat[nb] = ah
-        self._alpha[flat] = alpha
-        self._alpha_hat[flat] = alpha_hat
-        return release + alpha_hat.sum(axis=1)
+        self._grow(int(t.max()).bit_length())
+        out = np.empty(flat.size)
+        _hybrid_add(flat, v, t, std, self.epsilon, self._release, self._block, self._alpha,
+                     self._alpha_hat, out)
+        return out
 
     def _current(self, flat):
         return self._release[flat] + self._alpha_hat[flat].sum(axis=1)
