@@ -1,0 +1,261 @@
+"""Matroids in the flat-array form the compiled simulator consumes.
+
+The simulator (``algorithms.bandits._kernels``) runs a whole bandit run inside
+one numba function, so it cannot call a Python matroid object each round. It
+needs a matroid as plain arrays plus a *kind* code, and an independence test it
+can run incrementally in the greedy algorithm (sort descending, add if
+independent; seed 001, Algorithm 1):
+
+graphic (kind 0)
+    ``edges (m, 2)`` on ``n_vertices``; incremental independence by union-find.
+uniform (kind 1)
+    any ``rank`` elements are a basis.
+partition (kind 2)
+    ``parts (m,)`` block labels and ``capacities (p,)``.
+linear (kind 3)
+    ``vectors (m, d)`` over the reals; incremental rank by Gram-Schmidt with
+    a relative tolerance ``1e-9``.
+
+:func:`as_kernel_matroid` also accepts the matroid objects of
+``algorithms.matroids`` (duck-typed by their attributes), so the public API
+takes either.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numba
+import numpy as np
+
+from algorithms.errors import AlgorithmInputError, InvalidGraphError
+
+__all__ = [
+    "KernelMatroid",
+    "ZeroRankMatroidError",
+    "GRAPHIC",
+    "UNIFORM",
+    "PARTITION",
+    "LINEAR",
+    "graphic_matroid",
+    "uniform_matroid",
+    "partition_matroid",
+    "linear_matroid",
+    "as_kernel_matroid",
+    "greedy_basis",
+    "greedy_order_basis",
+]
+
+GRAPHIC, UNIFORM, PARTITION, LINEAR = 0, 1, 2, 3
+LINEAR_TOLERANCE = 1e-9
+
+
+class ZeroRankMatroidError(AlgorithmInputError):
+    """A matroid of rank 0 (every element a loop): no bandit can be played on it."""
+
+
+@dataclass(frozen=True, eq=False)
+class KernelMatroid:
+    """A matroid as arrays for the compiled greedy algorithm (see module docstring)."""
+
+    kind: int
+    n_elements: int
+    n_vertices: int
+    edges: np.ndarray
+    vectors: np.ndarray
+    parts: np.ndarray
+    capacities: np.ndarray
+    uniform_rank: int
+
+    @property
+    def rank(self) -> int:
+        """The rank K (size of every basis)."""
+        return int(greedy_basis(self, np.zeros(self.n_elements)).size)
+
+    def arrays(self):
+        return (
+            np.int64(self.kind),
+            np.int64(self.n_vertices),
+            self.edges,
+            self.vectors,
+            self.parts,
+            self.capacities,
+            np.int64(self.uniform_rank),
+        )
+
+
+def _empty_int(shape=(0,)):
+    return np.zeros(shape, dtype=np.int64)
+
+
+def _empty_float(shape=(0, 1)):
+    return np.zeros(shape, dtype=np.float64)
+
+
+def graphic_matroid(edges, n_vertices: int | None = None) -> KernelMatroid:
+    """Graphic matroid of an undirected graph: independent sets are forests."""
+    edges = np.ascontiguousarray(np.asarray(edges, dtype=np.int64).reshape(-1, 2))
+    if edges.shape[0] == 0:
+        raise InvalidGraphError("a graphic matroid needs at least one edge")
+    if n_vertices is None:
+        n_vertices = int(edges.max()) + 1
+    if edges.min() < 0 or edges.max() >= n_vertices:
+        raise InvalidGraphError(f"edge endpoints must lie in [0, {n_vertices})")
+    return KernelMatroid(GRAPHIC, edges.shape[0], int(n_vertices), edges, _empty_float(), _empty_int(),
+                         _empty_int(), 0)
+
+
+def uniform_matroid(n_elements: int, rank: int) -> KernelMatroid:
+    """Uniform matroid U(rank, n_elements): every set of at most ``rank`` elements is independent."""
+    if not (1 <= int(n_elements)) or not (0 <= int(rank) <= int(n_elements)):
+        raise AlgorithmInputError(f"uniform matroid needs 0 <= rank <= n_elements, n_elements >= 1; got "
+                                  f"rank={rank}, n_elements={n_elements}")
+    return KernelMatroid(UNIFORM, int(n_elements), 0, _empty_int((0, 2)), _empty_float(), _empty_int(),
+                         _empty_int(), int(rank))
+
+
+def partition_matroid(parts, capacities) -> KernelMatroid:
+    """Partition matroid: at most ``capacities[p]`` elements from block ``p`` (``parts[e] = p``)."""
+    parts = np.ascontiguousarray(np.asarray(parts, dtype=np.int64))
+    capacities = np.ascontiguousarray(np.asarray(capacities, dtype=np.int64))
+    if parts.ndim != 1 or parts.size == 0 or parts.min() < 0 or parts.max() >= capacities.size:
+        raise AlgorithmInputError("partition labels must lie in [0, len(capacities))")
+    if (capacities < 0).any():
+        raise AlgorithmInputError("partition capacities must be >= 0")
+    return KernelMatroid(PARTITION, parts.size, 0, _empty_int((0, 2)), _empty_float(), parts, capacities, 0)
+
+
+def linear_matroid(vectors) -> KernelMatroid:
+    """Linear matroid over the reals: rows of ``vectors (m, d)``; independent = linearly independent."""
+    vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float64))
+    if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
+        raise AlgorithmInputError("a linear matroid needs a finite (m >= 1, d >= 1) array of vectors")
+    return KernelMatroid(LINEAR, vectors.shape[0], 0, _empty_int((0, 2)), vectors, _empty_int(), _empty_int(), 0)
+
+
+def as_kernel_matroid(matroid) -> KernelMatroid:
+    """Convert a matroid of ``algorithms.matroids`` (or a KernelMatroid) to kernel form.
+
+    Duck-typed on attributes: ``edges`` (+ ``n_vertices``/``n_nodes``) for a
+    graphic matroid, ``vectors`` for a linear one, ``parts``/``capacities``
+    for a partition matroid, ``rank`` + ``n_elements`` for a uniform one.
+    """
+    if isinstance(matroid, KernelMatroid):
+        return matroid
+    name = type(matroid).__name__.lower()
+    get = lambda *names: next((getattr(matroid, n) for n in names if hasattr(matroid, n)), None)  # noqa: E731
+    if "graphic" in name or get("edges") is not None:
+        n = get("n_vertices", "n_nodes", "num_vertices")
+        return graphic_matroid(get("edges"), None if n is None else int(n))
+    if "linear" in name or get("vectors") is not None:
+        return linear_matroid(get("vectors"))
+    if "partition" in name or get("parts", "blocks", "labels") is not None:
+        return partition_matroid(get("parts", "blocks", "labels"), get("capacities", "capacity"))
+    if "uniform" in name:
+        return uniform_matroid(int(get("n_elements", "n", "size")), int(get("rank", "k")))
+    raise AlgorithmInputError(f"cannot convert {type(matroid).__name__} to a kernel matroid")
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _find(parent, x):
+    while parent[x] != x:
+        parent[x] = parent[parent[x]]
+        x = parent[x]
+    return x
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def greedy_in_order(order, limit, kind, n_vertices, edges, vectors, parts, capacities, uniform_rank,
+                    parent, counts, basis_work, out):
+    """Greedy on a given element order: append each element that keeps the set independent.
+
+    Returns the number of elements written to ``out`` (in order of acceptance).
+    Stops after ``limit`` acceptances. ``parent`` (n_vertices,), ``counts``
+    (len(capacities),) and ``basis_work`` (d, d) are scratch arrays.
+    """
+    m = order.shape[0]
+    taken = 0
+    if kind == 0:
+        for v in range(n_vertices):
+            parent[v] = v
+        for i in range(m):
+            if taken >= limit:
+                break
+            e = order[i]
+            ru = _find(parent, edges[e, 0])
+            rv = _find(parent, edges[e, 1])
+            if ru != rv:
+                parent[ru] = rv
+                out[taken] = e
+                taken += 1
+    elif kind == 1:
+        for i in range(m):
+            if taken >= limit or taken >= uniform_rank:
+                break
+            out[taken] = order[i]
+            taken += 1
+    elif kind == 2:
+        for p in range(capacities.shape[0]):
+            counts[p] = 0
+        for i in range(m):
+            if taken >= limit:
+                break
+            e = order[i]
+            p = parts[e]
+            if counts[p] < capacities[p]:
+                counts[p] += 1
+                out[taken] = e
+                taken += 1
+    else:
+        d = vectors.shape[1]
+        for i in range(m):
+            if taken >= limit or taken >= d:
+                break
+            e = order[i]
+            norm2 = 0.0
+            for c in range(d):
+                basis_work[taken, c] = vectors[e, c]
+                norm2 += vectors[e, c] * vectors[e, c]
+            if norm2 == 0.0:
+                continue
+            for b in range(taken):  # Gram-Schmidt against accepted (orthonormal) rows
+                dot = 0.0
+                for c in range(d):
+                    dot += basis_work[b, c] * basis_work[taken, c]
+                for c in range(d):
+                    basis_work[taken, c] -= dot * basis_work[b, c]
+            res2 = 0.0
+            for c in range(d):
+                res2 += basis_work[taken, c] * basis_work[taken, c]
+            if res2 > (1e-9 * 1e-9) * norm2:
+                inv = 1.0 / np.sqrt(res2)
+                for c in range(d):
+                    basis_work[taken, c] *= inv
+                out[taken] = e
+                taken += 1
+    return taken
+
+
+def _scratch(km: KernelMatroid):
+    parent = np.zeros(max(km.n_vertices, 1), dtype=np.int64)
+    counts = np.zeros(max(km.capacities.size, 1), dtype=np.int64)
+    d = km.vectors.shape[1]
+    work = np.zeros((max(d, 1), max(d, 1)), dtype=np.float64)
+    return parent, counts, work
+
+
+def greedy_order_basis(matroid, order) -> np.ndarray:
+    """The greedy basis when elements are offered in ``order`` (acceptance order)."""
+    km = as_kernel_matroid(matroid)
+    order = np.ascontiguousarray(np.asarray(order, dtype=np.int64))
+    parent, counts, work = _scratch(km)
+    out = np.empty(km.n_elements, dtype=np.int64)
+    k = greedy_in_order(order, km.n_elements, km.kind, km.n_vertices, km.edges, km.vectors, km.parts,
+                        km.capacities, km.uniform_rank, parent, counts, work, out)
+    return out[:k].copy()
+
+
+def greedy_basis(matroid, weights) -> np.ndarray:
+    """A maximum-weight basis (greedy, descending weights, ties by lower index), in acceptance order."""
+    weights = np.asarray(weights, dtype=np.float64)
+    return greedy_order_basis(matroid, np.argsort(-weights, kind="stable"))
