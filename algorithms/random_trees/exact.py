@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,10 +20,11 @@ from algorithms.errors import NoSpanningTreeError
 from algorithms.random_trees import bits as _bits
 from algorithms.random_trees.samplers import (
     NO_SPANNING_TREE,
+    as_weighted_graph,
     check_usable_edges_span,
     validate_tree_weights,
 )
-from algorithms.random_trees.topology import Topology, as_topology
+from algorithms.graphs import GraphArrays
 
 __all__ = [
     "MAX_ENUMERATED_SUBSETS",
@@ -41,6 +43,9 @@ __all__ = [
     "exact_dp_rst_distribution",
     "exact_dp_rst_pair",
     "total_variation",
+    "Theorem53Evaluation",
+    "theorem_5_3_bound",
+    "evaluate_theorem_5_3",
 ]
 
 #: Largest number of (n-1)-edge subsets :func:`enumerate_spanning_trees` will scan.
@@ -50,7 +55,7 @@ MAX_NOISY_VECTORS = 2**22
 _CHUNK_ENTRIES = 2**21  # floats per chunk of tree products
 
 
-def enumerate_spanning_trees(graph, edges=None) -> list[tuple[int, ...]]:
+def enumerate_spanning_trees(graph) -> list[tuple[int, ...]]:
     """All spanning trees of the topology, as sorted tuples of edge indices, in lexicographic order.
 
     Scans the (n-1)-subsets of edges with a union-find acyclicity check.
@@ -60,7 +65,7 @@ def enumerate_spanning_trees(graph, edges=None) -> list[tuple[int, ...]]:
     ValueError
         If more than :data:`MAX_ENUMERATED_SUBSETS` subsets would be scanned.
     """
-    topo = as_topology(graph, edges)
+    topo = as_weighted_graph(graph)
     n, m = topo.n, topo.m
     if m < n - 1:
         return []
@@ -100,7 +105,7 @@ def tree_incidence(trees, m: int) -> np.ndarray:
     return out
 
 
-def _reduced_laplacian(topo: Topology, weights: np.ndarray) -> np.ndarray:
+def _reduced_laplacian(topo: GraphArrays, weights: np.ndarray) -> np.ndarray:
     lap = np.zeros((topo.n, topo.n), dtype=np.float64)
     u, v = topo.edges[:, 0], topo.edges[:, 1]
     np.add.at(lap, (u, v), -weights)
@@ -110,16 +115,16 @@ def _reduced_laplacian(topo: Topology, weights: np.ndarray) -> np.ndarray:
     return lap[1:, 1:]
 
 
-def matrix_tree_total_weight(graph, edges=None, weights=None) -> float:
+def matrix_tree_total_weight(graph, weights=None) -> float:
     """``sum_T prod_{e in T} w(e)`` by Kirchhoff's matrix-tree theorem (determinant of a reduced Laplacian)."""
-    topo = as_topology(graph, edges)
-    w = validate_tree_weights(weights, topo.m)
+    topo = as_weighted_graph(graph)
+    w = validate_tree_weights(topo.weights if weights is None else weights, topo.m)
     return float(np.linalg.det(_reduced_laplacian(topo, w)))
 
 
-def spanning_tree_count(graph, edges=None) -> int:
+def spanning_tree_count(graph) -> int:
     """Exact number of spanning trees: the reduced Laplacian's determinant by fraction-free Bareiss elimination."""
-    topo = as_topology(graph, edges)
+    topo = as_weighted_graph(graph)
     a = [[int(round(x)) for x in row] for row in _reduced_laplacian(topo, np.ones(topo.m))]
     size = len(a)
     sign, prev = 1, 1
@@ -147,7 +152,7 @@ def tree_weight_products(incidence: np.ndarray, weight_vectors: np.ndarray) -> n
     return np.prod(w[:, idx], axis=2)
 
 
-def exact_tree_distribution(graph, edges=None, weights=None) -> dict[tuple[int, ...], float]:
+def exact_tree_distribution(graph, weights=None) -> dict[tuple[int, ...], float]:
     """Exact ``P[T] = prod_{e in T} w(e) / sum_T' prod w`` over the trees of positive probability.
 
     Raises
@@ -155,8 +160,8 @@ def exact_tree_distribution(graph, edges=None, weights=None) -> dict[tuple[int, 
     NoSpanningTreeError
         If no spanning tree has positive weight (the message names the cut-off vertices).
     """
-    topo = as_topology(graph, edges)
-    w = validate_tree_weights(weights, topo.m)
+    topo = as_weighted_graph(graph)
+    w = validate_tree_weights(topo.weights if weights is None else weights, topo.m)
     check_usable_edges_span(topo, w)
     trees = enumerate_spanning_trees(topo)
     prods = tree_weight_products(tree_incidence(trees, topo.m), w[None, :])[0]
@@ -164,7 +169,7 @@ def exact_tree_distribution(graph, edges=None, weights=None) -> dict[tuple[int, 
     return {t: float(p / total) for t, p in zip(trees, prods) if p > 0}
 
 
-def _tree_path(topo: Topology, tree: tuple[int, ...], a: int, b: int) -> list[int]:
+def _tree_path(topo: GraphArrays, tree: tuple[int, ...], a: int, b: int) -> list[int]:
     adj: dict[int, list[tuple[int, int]]] = {}
     for e in tree:
         u, v = int(topo.edges[e, 0]), int(topo.edges[e, 1])
@@ -186,7 +191,7 @@ def _tree_path(topo: Topology, tree: tuple[int, ...], a: int, b: int) -> list[in
     return path
 
 
-def chain_transition_matrix(graph, edges=None, weights=None):
+def chain_transition_matrix(graph, weights=None):
     """Exact transition matrix of the seed's exchange chain on the trees of positive weight.
 
     From T: pick e uniformly among the usable non-tree edges C (|C| = m' - n + 1,
@@ -202,8 +207,8 @@ def chain_transition_matrix(graph, edges=None, weights=None):
     matrix : ndarray (len(trees), len(trees))
         Row-stochastic transition matrix.
     """
-    topo = as_topology(graph, edges)
-    w = validate_tree_weights(weights, topo.m)
+    topo = as_weighted_graph(graph)
+    w = validate_tree_weights(topo.weights if weights is None else weights, topo.m)
     check_usable_edges_span(topo, w)
     usable = [e for e in range(topo.m) if w[e] > 0]
     trees = [t for t in enumerate_spanning_trees(topo) if all(w[e] > 0 for e in t)]
@@ -238,13 +243,13 @@ def _initial_vector(trees, initial) -> np.ndarray:
     return vec
 
 
-def chain_distributions(graph, edges=None, weights=None, *, steps: int, initial=None):
+def chain_distributions(graph, weights=None, *, steps: int, initial=None):
     """Exact law of the chain's state after 0..steps steps.
 
     Returns ``(trees, dists)`` with ``dists`` of shape ``(steps + 1, len(trees))``.
     ``initial`` is a start tree (edge indices) or None for the uniform start.
     """
-    trees, matrix = chain_transition_matrix(graph, edges, weights)
+    trees, matrix = chain_transition_matrix(graph, weights)
     dist = _initial_vector(trees, initial)
     out = [dist]
     for _ in range(int(steps)):
@@ -253,25 +258,25 @@ def chain_distributions(graph, edges=None, weights=None, *, steps: int, initial=
     return trees, np.array(out)
 
 
-def chain_total_variation(graph, edges=None, weights=None, *, steps: int, initial=None) -> np.ndarray:
+def chain_total_variation(graph, weights=None, *, steps: int, initial=None) -> np.ndarray:
     """Exact total-variation distance to the product measure after 0..steps chain steps."""
-    topo = as_topology(graph, edges)
-    trees, dists = chain_distributions(topo, None, weights, steps=steps, initial=initial)
-    target = exact_tree_distribution(topo, None, weights)
+    topo = as_weighted_graph(graph)
+    trees, dists = chain_distributions(topo, weights, steps=steps, initial=initial)
+    target = exact_tree_distribution(topo, weights)
     pi = np.array([target.get(t, 0.0) for t in trees])
     return np.array([total_variation(d, pi) for d in dists])
 
 
-def steps_for_total_variation(graph, edges=None, weights=None, *, tolerance: float, initial=None,
+def steps_for_total_variation(graph, weights=None, *, tolerance: float, initial=None,
                               max_steps: int = 100_000) -> int:
     """Smallest number of chain steps whose exact distance to the target is ``<= tolerance``.
 
     This is the seed's ``Delta`` stopping rule (Algorithm 3 line 4) made computable
     for small graphs.
     """
-    topo = as_topology(graph, edges)
-    trees, matrix = chain_transition_matrix(topo, None, weights)
-    target = exact_tree_distribution(topo, None, weights)
+    topo = as_weighted_graph(graph)
+    trees, matrix = chain_transition_matrix(topo, weights)
+    target = exact_tree_distribution(topo, weights)
     pi = np.array([target.get(t, 0.0) for t in trees])
     dist = _initial_vector(trees, initial)
     for s in range(max_steps + 1):
@@ -286,7 +291,7 @@ def _noisy_value_pmfs(w: np.ndarray, k: int, eps0: float) -> np.ndarray:
     return np.array([_bits.noisy_weight_pmf(int(x), k, eps0) for x in w])
 
 
-def dp_rst_conditional_distributions(graph, edges=None, weights=None, *, k, eps0, edge: int):
+def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int):
     """Exact law of the DP-RST output given each noisy value of one edge.
 
     The pipeline (seed 002, Algorithm 4, with an exact sampler of the product
@@ -303,8 +308,8 @@ def dp_rst_conditional_distributions(graph, edges=None, weights=None, *, k, eps0
         Row y: the output law given ``w~(edge) = y``, summing over the noisy values
         of all other edges.
     """
-    topo = as_topology(graph, edges)
-    w = _bits.validate_integer_weights(weights, k)
+    topo = as_weighted_graph(graph)
+    w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
     if w.size != topo.m:
         raise ValueError(f"weights must have one entry per edge ({topo.m}), got {w.size}")
     eps0 = _bits.validate_bit_epsilon(eps0)
@@ -343,33 +348,110 @@ def dp_rst_conditional_distributions(graph, edges=None, weights=None, *, k, eps0
     return trees + [NO_SPANNING_TREE], table
 
 
-def exact_dp_rst_distribution(graph, edges=None, weights=None, *, k, eps0) -> dict:
+def exact_dp_rst_distribution(graph, weights=None, *, k, eps0) -> dict:
     """Exact output law of DP-RST: ``{tree or NO_SPANNING_TREE: probability}`` (zero entries dropped)."""
-    topo = as_topology(graph, edges)
-    w = _bits.validate_integer_weights(weights, k)
-    outcomes, table = dp_rst_conditional_distributions(topo, None, w, k=k, eps0=eps0, edge=0)
+    topo = as_weighted_graph(graph)
+    w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
+    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, eps0=eps0, edge=0)
     mix = _bits.noisy_weight_pmf(int(w[0]), k, eps0) @ table
     return {o: float(p) for o, p in zip(outcomes, mix) if p > 0}
 
 
-def exact_dp_rst_pair(graph, edges=None, weights=None, neighbour_weights=None, *, k, eps0):
+def exact_dp_rst_pair(graph, weights, neighbour_weights, *, k, eps0):
     """Exact output laws of DP-RST on two weight vectors that differ on at most one edge.
 
     Returns ``(pmf, pmf_neighbour)`` as dicts over the same outcomes (trees and
     ``NO_SPANNING_TREE``, zero entries kept so both dicts share keys), ready for
     ``dpverify.exact_privacy_loss``.
     """
-    topo = as_topology(graph, edges)
-    w = _bits.validate_integer_weights(weights, k)
+    topo = as_weighted_graph(graph)
+    w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
     w2 = _bits.validate_integer_weights(neighbour_weights, k)
     diff = np.flatnonzero(w != w2)
     if diff.size > 1:
         raise ValueError(f"the two weight vectors differ on {diff.size} edges; neighbours differ on at most one")
     edge = int(diff[0]) if diff.size else 0
-    outcomes, table = dp_rst_conditional_distributions(topo, None, w, k=k, eps0=eps0, edge=edge)
+    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, eps0=eps0, edge=edge)
     p = _bits.noisy_weight_pmf(int(w[edge]), k, eps0) @ table
     q = _bits.noisy_weight_pmf(int(w2[edge]), k, eps0) @ table
     return (
         {o: float(x) for o, x in zip(outcomes, p)},
         {o: float(x) for o, x in zip(outcomes, q)},
+    )
+
+
+@dataclass(frozen=True)
+class Theorem53Evaluation:
+    """Seed 002, Theorem 5.3 (``P[T~ = T*] >= t^(l(|V|-1))``) evaluated exactly under three readings.
+
+    Attributes
+    ----------
+    bound : float
+        ``t^(l (n - 1))``.
+    literal : float
+        Reading A (Definition 5.1 taken literally): ``T*`` is drawn from the true
+        product measure independently of the DP-RST output ``T~``;
+        ``P[T~ = T*] = sum_T mu_w(T) P[T~ = T]``.
+    min_ratio : float
+        Reading B (the proof's "for any fixed tree T"): the smallest
+        ``P[T~ = T] / mu_w(T)`` over trees T with ``mu_w(T) > 0``; the statement
+        ``P[T~ = T] >= t^(l(n-1)) mu_w(T)`` for every T holds iff ``min_ratio >= bound``.
+    min_ratio_tree : tuple
+        A tree attaining ``min_ratio``.
+    mode_probability : float
+        Reading C (T* the most likely tree under the true weights, i.e. the
+        maximum-product tree; ties broken lexicographically): ``P[T~ = T_mode]``.
+    mode_tree : tuple
+    no_tree_probability : float
+        ``P[no spanning tree on the usable noisy edges]``.
+    """
+
+    bound: float
+    literal: float
+    min_ratio: float
+    min_ratio_tree: tuple
+    mode_probability: float
+    mode_tree: tuple
+    no_tree_probability: float
+
+    @property
+    def literal_holds(self) -> bool:
+        return self.literal >= self.bound
+
+    @property
+    def pointwise_holds(self) -> bool:
+        return self.min_ratio >= self.bound
+
+    @property
+    def mode_holds(self) -> bool:
+        return self.mode_probability >= self.bound
+
+
+def theorem_5_3_bound(k, eps0, n: int) -> float:
+    """``t^(l (n - 1))`` with ``t = e^eps0/(e^eps0+1)``, ``l = ceil(log2 k)`` (seed 002, Theorem 5.3)."""
+    return _bits.keep_probability(eps0) ** (_bits.bit_count(k) * (int(n) - 1))
+
+
+def evaluate_theorem_5_3(graph, weights=None, *, k, eps0) -> Theorem53Evaluation:
+    """Evaluate seed 002's Theorem 5.3 exactly on a small graph (see :class:`Theorem53Evaluation`).
+
+    The DP-RST output law is :func:`exact_dp_rst_distribution` (exact sampler; the
+    "no spanning tree" outcome counts as ``T~ != T`` for every T).
+    """
+    topo = as_weighted_graph(graph)
+    w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
+    truth = exact_tree_distribution(topo, w.astype(float))
+    noisy = exact_dp_rst_distribution(topo, w, k=k, eps0=eps0)
+    literal = sum(p * noisy.get(t, 0.0) for t, p in truth.items())
+    ratios = {t: noisy.get(t, 0.0) / p for t, p in truth.items()}
+    worst = min(ratios, key=lambda t: (ratios[t], t))
+    mode = min(truth, key=lambda t: (-truth[t], t))
+    return Theorem53Evaluation(
+        bound=theorem_5_3_bound(k, eps0, topo.n),
+        literal=float(literal),
+        min_ratio=float(ratios[worst]),
+        min_ratio_tree=worst,
+        mode_probability=float(noisy.get(mode, 0.0)),
+        mode_tree=mode,
+        no_tree_probability=float(noisy.get(NO_SPANNING_TREE, 0.0)),
     )

@@ -29,12 +29,12 @@ from algorithms.random_trees import _kernels
 from algorithms.random_trees import bits as _bits
 from algorithms.random_trees.samplers import (
     NO_SPANNING_TREE,
+    as_weighted_graph,
     canonical_tree,
     check_usable_edges_span,
     exchange_chain_spanning_trees,
     usable_csr,
 )
-from algorithms.random_trees.topology import as_topology
 
 __all__ = [
     "SAMPLERS",
@@ -117,7 +117,7 @@ def _tree_from_noisy(topo, noisy, sampler, steps, rng, size=1):
         return None
     seed = int(np.random.default_rng(rng).integers(0, 2**32))
     if sampler == "chain":
-        out = exchange_chain_spanning_trees(topo, None, w, steps=steps, size=size, rng=seed)
+        out = exchange_chain_spanning_trees(topo, w, steps=steps, size=size, rng=seed)
     else:
         indptr, nbr, eid, cumw = usable_csr(topo, w)
         kernel = _kernels.wilson_batch if sampler == "wilson" else _kernels.aldous_broder_batch
@@ -133,16 +133,17 @@ def _check_sampler(sampler, steps):
         raise ValueError("the 'chain' sampler needs an explicit number of steps >= 0")
 
 
-def dp_random_spanning_tree(graph, edges=None, weights=None, *, k, eps0, sampler="wilson", steps=None,
+def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", steps=None,
                             rng=None) -> tuple[int, ...]:
     """One DP-RST tree (seed 002, Algorithm 4).
 
     Parameters
     ----------
-    graph, edges
-        The public topology (see :func:`algorithms.random_trees.topology.as_topology`).
-    weights : array_like of int
-        Private weights, integers with ``0 < w < k``.
+    graph : networkx.Graph, (n, edges, weights) or GraphArrays
+        The topology (public) and, unless ``weights`` is given, the private weights
+        (see :func:`algorithms.graphs.as_graph_arrays`).
+    weights : array_like of int, optional
+        Private weights replacing the graph's, integers with ``0 < w < k``.
     k : int
         Weight bound, ``>= 2``.
     eps0 : float
@@ -166,10 +167,10 @@ def dp_random_spanning_tree(graph, edges=None, weights=None, *, k, eps0, sampler
         bridge of weight 1 becomes 0 with probability ``(1 - t) t^(l-1)``);
         :class:`DPRandomSpanningTree` returns ``NO_SPANNING_TREE`` instead.
     """
-    topo = as_topology(graph, edges)
+    topo = as_weighted_graph(graph)
     _check_sampler(sampler, steps)
     noise_rng, tree_rng = np.random.default_rng(rng).spawn(2)
-    noisy = _bits.perturb_weights(weights, k, eps0, noise_rng)
+    noisy = _bits.perturb_weights(topo.weights if weights is None else weights, k, eps0, noise_rng)
     if noisy.size != topo.m:
         raise ValueError(f"weights must have one entry per edge ({topo.m}), got {noisy.size}")
     w = noisy.astype(np.float64)
@@ -186,8 +187,8 @@ class DPRandomSpanningTree:
     number of trees that vector needs), which is much faster on small graphs.
     """
 
-    def __init__(self, graph, edges=None, *, k, eps0, sampler="wilson", steps=None):
-        self.topology = as_topology(graph, edges)
+    def __init__(self, graph, *, k, eps0, sampler="wilson", steps=None):
+        self.topology = as_weighted_graph(graph)
         self.k = _bits.validate_weight_bound(k)
         self.eps0 = _bits.validate_bit_epsilon(eps0)
         _check_sampler(sampler, steps)

@@ -26,12 +26,13 @@ from scipy.sparse.csgraph import connected_components
 
 from algorithms.errors import InvalidWeightsError, NoSpanningTreeError
 from algorithms.random_trees import _kernels
-from algorithms.random_trees.topology import Topology, as_topology
+from algorithms.graphs import GraphArrays, as_graph_arrays, tree_key
 
 __all__ = [
     "NO_SPANNING_TREE",
     "canonical_tree",
     "validate_tree_weights",
+    "as_weighted_graph",
     "usable_csr",
     "check_usable_edges_span",
     "wilson_spanning_trees",
@@ -52,18 +53,15 @@ NO_SPANNING_TREE: tuple = ()
 _SEED_BOUND = 2**32  # numba seeds its Mersenne Twister with a 32-bit integer
 
 
-def canonical_tree(edge_ids) -> tuple[int, ...]:
-    """The canonical hashable form of a tree: its edge indices as a sorted tuple of ints."""
-    return tuple(sorted(int(e) for e in edge_ids))
+#: The canonical hashable form of a tree: its edge indices as a sorted tuple of ints
+#: (:func:`algorithms.graphs.tree_key`).
+canonical_tree = tree_key
 
 
 def validate_tree_weights(weights, m: int) -> np.ndarray:
     """Sampling weights as a float64 array of length ``m``: finite and ``>= 0`` (0 = unusable edge).
 
-    ``None`` means unit weights (the uniform spanning tree).
     """
-    if weights is None:
-        return np.ones(m, dtype=np.float64)
     arr = np.asarray(weights)
     if arr.shape != (m,):
         raise InvalidWeightsError(f"weights must have shape ({m},) (one per edge), got {arr.shape}")
@@ -80,7 +78,7 @@ def validate_tree_weights(weights, m: int) -> np.ndarray:
     return arr
 
 
-def check_usable_edges_span(topo: Topology, weights: np.ndarray) -> None:
+def check_usable_edges_span(topo: GraphArrays, weights: np.ndarray) -> None:
     """Raise :class:`NoSpanningTreeError` unless the edges of positive weight connect all vertices.
 
     The message names the vertices outside the component of vertex 0 (at most 20
@@ -102,7 +100,7 @@ def check_usable_edges_span(topo: Topology, weights: np.ndarray) -> None:
         )
 
 
-def usable_csr(topo: Topology, weights: np.ndarray):
+def usable_csr(topo: GraphArrays, weights: np.ndarray):
     """CSR adjacency over the usable edges: ``(indptr, nbr, eid, cumw)`` for the numba kernels.
 
     ``cumw`` holds running sums of the weights within each row, so a walk step
@@ -130,25 +128,30 @@ def _seed(rng) -> int:
     return int(np.random.default_rng(rng).integers(0, _SEED_BOUND))
 
 
-def _prepare(graph, edges, weights):
-    topo = as_topology(graph, edges)
-    w = validate_tree_weights(weights, topo.m)
+def as_weighted_graph(graph) -> GraphArrays:
+    """Validated graph arrays (:func:`algorithms.graphs.as_graph_arrays`); networkx edges without a
+    ``weight`` attribute weigh 1 (networkx's convention for uniform spanning trees)."""
+    return as_graph_arrays(graph, default_weight=1.0)
+
+
+def _prepare(graph, weights):
+    topo = as_weighted_graph(graph)
+    w = validate_tree_weights(topo.weights if weights is None else weights, topo.m)
     check_usable_edges_span(topo, w)
     return topo, w
 
 
-def wilson_spanning_trees(graph, edges=None, weights=None, *, size: int = 1, rng=None) -> np.ndarray:
+def wilson_spanning_trees(graph, weights=None, *, size: int = 1, rng=None) -> np.ndarray:
     """Draw ``size`` spanning trees with P[T] proportional to prod w(e), by Wilson's algorithm.
 
     Parameters
     ----------
-    graph : networkx.Graph or int
-        The topology: a networkx graph (edges in ``G.edges`` order), or the number of
-        vertices ``n`` with ``edges`` given.
-    edges : array_like of shape (m, 2), optional
-        Edge endpoints when ``graph`` is ``n``.
+    graph : networkx.Graph, (n, edges, weights) or GraphArrays
+        Validated by :func:`algorithms.graphs.as_graph_arrays` (edge i is the i-th
+        edge of ``G.edges``; networkx edges without ``weight`` weigh 1).
     weights : array_like of shape (m,), optional
-        Finite weights ``>= 0``; 0 makes an edge unusable; None = uniform.
+        Sampling weights replacing the graph's own; finite and ``>= 0``, 0 makes an
+        edge unusable.
     size : int
         Number of independent trees.
     rng : None, int, SeedSequence or Generator
@@ -172,20 +175,20 @@ def wilson_spanning_trees(graph, edges=None, weights=None, *, size: int = 1, rng
     NoSpanningTreeError
         If the edges of positive weight do not connect the graph.
     """
-    topo, w = _prepare(graph, edges, weights)
+    topo, w = _prepare(graph, weights)
     indptr, nbr, eid, cumw = usable_csr(topo, w)
     out = _kernels.wilson_batch(topo.n, indptr, nbr, eid, cumw, int(size), _seed(rng))
     out.sort(axis=1)
     return out
 
 
-def wilson_spanning_tree(graph, edges=None, weights=None, *, rng=None) -> tuple[int, ...]:
+def wilson_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, ...]:
     """One tree by :func:`wilson_spanning_trees`, as a canonical sorted tuple of edge indices."""
-    return canonical_tree(wilson_spanning_trees(graph, edges, weights, size=1, rng=rng)[0])
+    return canonical_tree(wilson_spanning_trees(graph, weights, size=1, rng=rng)[0])
 
 
 def aldous_broder_spanning_trees(
-    graph, edges=None, weights=None, *, size: int = 1, rng=None
+    graph, weights=None, *, size: int = 1, rng=None
 ) -> np.ndarray:
     """Draw ``size`` trees by the Aldous-Broder walk (seed 002, Algorithm 1 / Definition 3.1).
 
@@ -199,20 +202,20 @@ def aldous_broder_spanning_trees(
     -------
     ndarray of int64, shape (size, n - 1), rows sorted.
     """
-    topo, w = _prepare(graph, edges, weights)
+    topo, w = _prepare(graph, weights)
     indptr, nbr, eid, cumw = usable_csr(topo, w)
     out = _kernels.aldous_broder_batch(topo.n, indptr, nbr, eid, cumw, int(size), _seed(rng))
     out.sort(axis=1)
     return out
 
 
-def aldous_broder_spanning_tree(graph, edges=None, weights=None, *, rng=None) -> tuple[int, ...]:
+def aldous_broder_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, ...]:
     """One tree by :func:`aldous_broder_spanning_trees`, canonical form."""
-    return canonical_tree(aldous_broder_spanning_trees(graph, edges, weights, size=1, rng=rng)[0])
+    return canonical_tree(aldous_broder_spanning_trees(graph, weights, size=1, rng=rng)[0])
 
 
 def exchange_chain_spanning_trees(
-    graph, edges=None, weights=None, *, steps: int, size: int = 1, initial=None, rng=None
+    graph, weights=None, *, steps: int, size: int = 1, initial=None, rng=None
 ) -> np.ndarray:
     """Run the seed's add-edge / drop-from-cycle chain for ``steps`` steps (seed 002, Algorithm 3).
 
@@ -244,14 +247,14 @@ def exchange_chain_spanning_trees(
     -------
     ndarray of int64, shape (size, n - 1), rows sorted.
     """
-    topo, w = _prepare(graph, edges, weights)
+    topo, w = _prepare(graph, weights)
     steps = int(steps)
     if steps < 0:
         raise ValueError(f"steps must be >= 0, got {steps}")
     rng = np.random.default_rng(rng)
     start_rng, chain_rng = rng.spawn(2)
     if initial is None:
-        initial = aldous_broder_spanning_trees(topo, None, (w > 0).astype(float), size=size, rng=start_rng)
+        initial = aldous_broder_spanning_trees(topo, (w > 0).astype(float), size=size, rng=start_rng)
     else:
         initial = np.atleast_2d(np.asarray(initial, dtype=np.int64))
         if initial.shape[1] != topo.n - 1:
@@ -269,14 +272,14 @@ def exchange_chain_spanning_trees(
     return out
 
 
-def exchange_chain_spanning_tree(graph, edges=None, weights=None, *, steps: int, initial=None, rng=None):
+def exchange_chain_spanning_tree(graph, weights=None, *, steps: int, initial=None, rng=None):
     """One run of :func:`exchange_chain_spanning_trees`, canonical form."""
     return canonical_tree(
-        exchange_chain_spanning_trees(graph, edges, weights, steps=steps, size=1, initial=initial, rng=rng)[0]
+        exchange_chain_spanning_trees(graph, weights, steps=steps, size=1, initial=initial, rng=rng)[0]
     )
 
 
-def _check_is_usable_tree(topo: Topology, w: np.ndarray, edge_ids) -> None:
+def _check_is_usable_tree(topo: GraphArrays, w: np.ndarray, edge_ids) -> None:
     ids = np.asarray(edge_ids, dtype=np.int64)
     if ids.min() < 0 or ids.max() >= topo.m or np.unique(ids).size != ids.size:
         raise ValueError(f"initial tree has invalid or repeated edge indices: {ids.tolist()}")
@@ -292,9 +295,10 @@ def _check_is_usable_tree(topo: Topology, w: np.ndarray, edge_ids) -> None:
 class _TreeSampler:
     """A dpverify *sampler*: ``sampler(rng)`` one canonical tree; ``sample(size, rng)`` a list."""
 
-    def __init__(self, graph, edges=None, weights=None):
-        self.topology = as_topology(graph, edges)
-        self.weights = validate_tree_weights(weights, self.topology.m)
+    def __init__(self, graph, weights=None):
+        self.topology = as_weighted_graph(graph)
+        self.weights = validate_tree_weights(self.topology.weights if weights is None else weights,
+                                             self.topology.m)
         check_usable_edges_span(self.topology, self.weights)
 
     def _draw(self, size, rng):  # pragma: no cover - abstract
@@ -311,25 +315,25 @@ class WilsonSampler(_TreeSampler):
     """Wilson's algorithm as a dpverify sampler (see :func:`wilson_spanning_trees`)."""
 
     def _draw(self, size, rng):
-        return wilson_spanning_trees(self.topology, None, self.weights, size=size, rng=rng)
+        return wilson_spanning_trees(self.topology, self.weights, size=size, rng=rng)
 
 
 class AldousBroderSampler(_TreeSampler):
     """The Aldous-Broder walk as a dpverify sampler (see :func:`aldous_broder_spanning_trees`)."""
 
     def _draw(self, size, rng):
-        return aldous_broder_spanning_trees(self.topology, None, self.weights, size=size, rng=rng)
+        return aldous_broder_spanning_trees(self.topology, self.weights, size=size, rng=rng)
 
 
 class ExchangeChainSampler(_TreeSampler):
     """The seed's exchange chain with a fixed number of steps as a dpverify sampler."""
 
-    def __init__(self, graph, edges=None, weights=None, *, steps: int, initial=None):
-        super().__init__(graph, edges, weights)
+    def __init__(self, graph, weights=None, *, steps: int, initial=None):
+        super().__init__(graph, weights)
         self.steps = int(steps)
         self.initial = initial
 
     def _draw(self, size, rng):
         return exchange_chain_spanning_trees(
-            self.topology, None, self.weights, steps=self.steps, size=size, initial=self.initial, rng=rng
+            self.topology, self.weights, steps=self.steps, size=size, initial=self.initial, rng=rng
         )
