@@ -229,7 +229,10 @@ class GumbelPerturbationMechanism:
 
     def sample(self, data, size: int, rng=None) -> list:
         """``size`` trees, each the sorted tuple of its edge indices."""
-        return list(map(tuple, self.sample_array(data, size, rng).tolist()))
+        rows = self.sample_array(data, size, rng)
+        if rows.shape[1] == 0:
+            return [()] * rows.shape[0]
+        return list(zip(*rows.T.tolist()))
 
     def __call__(self, data, rng=None) -> tuple:
         return self.sample(data, 1, rng)[0]

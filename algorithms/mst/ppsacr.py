@@ -217,8 +217,16 @@ class GraphicRemovalRule:
         g = as_graph_arrays(data)
         self.n = g.n
         self.edges = g.edges
+        self._memo: dict = {}
 
     def __call__(self, selected: tuple) -> np.ndarray:
+        key = frozenset(int(e) for e in selected)  # the rule depends on the set only
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._closing_edges(key)
+        return hit
+
+    def _closing_edges(self, selected) -> np.ndarray:
         parent = list(range(self.n))
 
         def find(x):
@@ -261,8 +269,13 @@ class HashedRemovalRule:
         self.n_items = int(n_items)
         self.seed = int(seed)
         self.drop_probability = float(drop_probability)
+        self._memo: dict = {}
 
     def __call__(self, selected: tuple) -> np.ndarray:
-        entropy = [self.seed, len(selected), *[int(i) + 1 for i in selected]]
-        u = np.random.default_rng(np.random.SeedSequence(entropy)).random(self.n_items)
-        return np.flatnonzero(u < self.drop_probability)
+        key = tuple(int(i) for i in selected)
+        hit = self._memo.get(key)
+        if hit is None:
+            entropy = [self.seed, len(key), *[i + 1 for i in key]]
+            u = np.random.default_rng(np.random.SeedSequence(entropy)).random(self.n_items)
+            hit = self._memo[key] = np.flatnonzero(u < self.drop_probability)
+        return hit

@@ -57,6 +57,13 @@ def tree_of(algorithm: str, data, epsilon0: float, rng, *, sensitivity: float = 
     raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
 
 
+def _rows_as_tuples(rows: np.ndarray) -> list:
+    """Rows of a 2-D int array as tuples of Python ints (zip over columns: fast)."""
+    if rows.shape[1] == 0:
+        return [()] * rows.shape[0]
+    return list(zip(*rows.T.tolist()))
+
+
 _BATCHED = {
     "algorithm1": batched_perturbed_trees,
     "algorithm2": private_kruskal_batch,
@@ -89,7 +96,7 @@ class TreeSampler:
         if batch is None:
             return [self(rng) for _ in range(int(size))]
         rows = batch(self.graph, self.epsilon0, int(size), rng, sensitivity=self.sensitivity)
-        return list(map(tuple, rows.tolist()))
+        return _rows_as_tuples(rows)
 
 
 class MechanismOnGraph:
