@@ -47,6 +47,7 @@ __all__ = [
     "chain_mutual_information",
     "chow_liu_chain_graph",
     "private_tree_methods",
+    "gnp_runs",
     "density_experiment",
     "mutual_information_experiment",
     "summarize_rows",
@@ -262,15 +263,43 @@ def _run_methods(x, run, n, edges, weights, rho, sensitivity, methods, seeds) ->
     return rows
 
 
+def gnp_runs(
+    n: int,
+    p: float,
+    runs: int,
+    seed=None,
+    *,
+    rho: float = 1.0,
+    sensitivity: float = 0.1,
+    methods: Sequence[str] = ("algorithm1", "pamst", "sealfon_gaussian"),
+    weight_low: float = 0.0,
+    weight_high: float = 100.0,
+    on_run: Callable[[], None] | None = None,
+) -> list[ExperimentRow]:
+    """``runs`` independent runs at one density of the experiment of Figure 2b (seed 004, App. H).
+
+    Each run draws a fresh connected G(n, p) with U(low, high) weights and one private tree per
+    method on it (the same graph for every method). Random streams: the seed is split
+    (``SeedSequence.spawn``) into one child per run, each split again into the graph's stream
+    and one stream per method, so a method's noise never reuses the graph's randomness.
+    """
+    check_rho(rho)
+    rows: list[ExperimentRow] = []
+    for run, run_seed in enumerate(_seed_sequence(seed).spawn(runs)):
+        graph_seed, *method_seeds = run_seed.spawn(1 + len(methods))
+        g = connected_gnp_graph(n, float(p), np.random.default_rng(graph_seed), low=weight_low, high=weight_high)
+        rows += _run_methods(p, run, g.n, g.edges, g.weights, rho, sensitivity, methods, method_seeds)
+        if on_run is not None:
+            on_run()
+    return rows
+
+
 def density_experiment(
     settings: DensitySettings, seed=None, *, progress: bool = False
 ) -> list[ExperimentRow]:
     """Run the density experiment (seed 004, Appendix H, Figure 2b).
 
-    Random streams: the seed is split (``SeedSequence.spawn``) into one child per
-    (density, run), each split again into the graph's stream and one stream per
-    method, so a method's noise never reuses the graph's randomness and adding a
-    method does not change the others.
+    The seed is split into one child per density, passed to :func:`gnp_runs`.
     """
     from dpverify.progress import progress_bar
 
@@ -281,20 +310,12 @@ def density_experiment(
     total = len(densities) * settings.runs
     with progress_bar(total=total, desc="private-mst-density", enabled=progress) as bar:
         for p, p_seed in zip(densities, root.spawn(len(densities))):
-            for run, run_seed in enumerate(p_seed.spawn(settings.runs)):
-                graph_seed, *method_seeds = run_seed.spawn(1 + len(settings.methods))
-                n, edges, weights = connected_gnp_graph(
-                    settings.n,
-                    float(p),
-                    np.random.default_rng(graph_seed),
-                    low=settings.weight_low,
-                    high=settings.weight_high,
-                )
-                rows += _run_methods(
-                    p, run, n, edges, weights, settings.rho, settings.sensitivity,
-                    settings.methods, method_seeds,
-                )
-                bar.update(1)
+            rows += gnp_runs(
+                settings.n, float(p), settings.runs, p_seed,
+                rho=settings.rho, sensitivity=settings.sensitivity, methods=settings.methods,
+                weight_low=settings.weight_low, weight_high=settings.weight_high,
+                on_run=lambda: bar.update(1),
+            )
     return rows
 
 
