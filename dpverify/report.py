@@ -1,0 +1,388 @@
+"""Audit reports a reviewer can read: HTML with an embedded figure, or Markdown.
+
+:func:`write_report` shows
+
+- the verdict, the claim, the certified lower bounds on epsilon and delta
+  with their confidence, and the p-value;
+- the certified event S, its counts on the certification samples, the
+  Clopper-Pearson intervals behind the bound, and ``e^eps`` times the smaller
+  probability (what the claim allows);
+- both output distributions, re-drawn by replaying the audit's seed (an audit
+  is a deterministic function of its seed, :mod:`dpverify.sampling`), and
+  whether the replay reproduced the audit's event and counts;
+- the looks of a sequential audit.
+
+Formats: a path ending in ``.md`` gives Markdown (and a PNG next to it when
+matplotlib is installed); any other path gives one self-contained HTML file
+with the figure embedded as base64 PNG. Without matplotlib an HTML request
+falls back to Markdown without the figure, written next to the requested path
+with the suffix ``.md`` (the returned path says where).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+import math
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from .audit import AuditResult, certify_best_event
+from .bounds import clopper_pearson_lower, clopper_pearson_upper
+from .outputs import encode_outputs
+from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+
+__all__ = ["write_report", "replay_samples", "report_markdown"]
+
+#: Replays larger than this draw a smaller, still seeded, sample for the figure only.
+DEFAULT_MAX_REPLAY = 1_000_000
+#: Discrete outputs shown individually in the figure (the rest are summed).
+MAX_BARS = 30
+
+
+def _is_sequential(result) -> bool:
+    return hasattr(result, "looks") and hasattr(result, "schedule") and bool(result.schedule)
+
+
+def replay_samples(result: AuditResult, mechanism, x, x_prime, *, max_samples: int = DEFAULT_MAX_REPLAY,
+                   n_chunks: int = DEFAULT_CHUNKS, executor=None):
+    """Re-draw the audit's samples of M(x) and M(x') from ``result.seed``.
+
+    For a fixed audit run with the default ``n_chunks`` these are exactly the
+    samples the audit drew; for a sequential audit, the batches of its looks
+    up to the decisive one. When the audit used more than ``max_samples``
+    samples per input, ``max_samples`` samples are drawn with the same seed
+    (the same distributions, not the audit's samples).
+
+    Returns
+    -------
+    raw_x, raw_x_prime : list or numpy.ndarray
+    exact : bool
+        True when these are the audit's own samples (so its event and counts
+        can be checked).
+    """
+    sequence, _ = resolve_seed(result.seed)
+    seed_x, seed_x_prime = sequence.spawn(2)
+    n = result.n_samples
+    if n > max_samples:
+        raw_x = draw(mechanism, x, max_samples, seed_x, label="x", executor=executor, n_chunks=n_chunks)
+        raw_xp = draw(mechanism, x_prime, max_samples, seed_x_prime, label="x_prime",
+                      executor=executor, n_chunks=n_chunks)
+        return raw_x, raw_xp, False
+    if not _is_sequential(result):
+        raw_x = draw(mechanism, x, n, seed_x, label="x", executor=executor, n_chunks=n_chunks)
+        raw_xp = draw(mechanism, x_prime, n, seed_x_prime, label="x_prime", executor=executor,
+                      n_chunks=n_chunks)
+        return raw_x, raw_xp, True
+    from .sequential import _extend
+
+    schedule = list(result.schedule)
+    seeds_x = seed_x.spawn(len(schedule))
+    seeds_xp = seed_x_prime.spawn(len(schedule))
+    parts_x, parts_xp, drawn = [], [], 0
+    for k, n_k in enumerate(schedule[: len(result.looks)]):
+        size = n_k - drawn
+        parts_x.append(draw(mechanism, x, size, seeds_x[k], label="x", executor=executor, n_chunks=n_chunks))
+        parts_xp.append(draw(mechanism, x_prime, size, seeds_xp[k], label="x_prime", executor=executor,
+                             n_chunks=n_chunks))
+        drawn = n_k
+    return _extend(parts_x), _extend(parts_xp), True
+
+
+def _check_replay(result, outputs, x, x_prime, event_families=None) -> bool:
+    """Re-run selection and certification on the replayed samples; True if the audit is reproduced."""
+    ex, exp_ = outputs.groups
+    k = result.n_selection
+    alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
+    from .sequential import _CERTIFY_TAKES_INPUTS
+
+    extra = {"inputs": (x, x_prime)} if _CERTIFY_TAKES_INPUTS else {}
+    again = certify_best_event(outputs, ex[:k], exp_[:k], ex[k:], exp_[k:], epsilon=result.claimed_epsilon,
+                               delta=result.claimed_delta, alpha=alpha, seed=result.seed,
+                               event_families=event_families, **extra)
+    a, b = again.event, result.event
+    return (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime)
+
+
+def _intervals(result):
+    """Clopper-Pearson bounds behind the certified bound (each one-sided at 1 - alpha/2)."""
+    ev = result.event
+    n = ev.n_certification
+    alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
+    (p_count, q_count) = (ev.count_x, ev.count_x_prime) if ev.direction == "x" else (ev.count_x_prime, ev.count_x)
+    p_lo = float(clopper_pearson_lower(p_count, n, alpha))
+    q_hi = float(clopper_pearson_upper(q_count, n, alpha))
+    return p_lo, q_hi, alpha
+
+
+def _fmt(v: float) -> str:
+    return f"{v:.6g}"
+
+
+def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
+    ev = result.event
+    p_lo, q_hi, level = _intervals(result)
+    more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
+    claim = f"epsilon = {result.claimed_epsilon:g}, delta = {result.claimed_delta:g}"
+    rows = [
+        ("mechanism", _describe_mechanism(mechanism)),
+        ("inputs", f"x = {_short(x)}, x' = {_short(x_prime)}"),
+        ("claim", claim),
+        ("verdict", ("VIOLATION" if result.violation else "no violation found")
+         + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})"),
+        ("certified lower bound on epsilon", f"{_fmt(result.epsilon_lower_bound)} "
+         f"(confidence {1 - result.alpha:.10g})"),
+        ("lower bound on delta at the claimed epsilon", _fmt(result.delta_lower_bound)),
+        ("event S", f"{ev.description} [family: {ev.family}]"),
+        ("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"),
+        ("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"),
+        (f"Clopper-Pearson bounds (level {level:.3g})",
+         f"P[M({more}) in S] >= {_fmt(p_lo)}, P[M({less}) in S] <= {_fmt(q_hi)}; the claim allows "
+         f"P[M({more}) in S] <= e^eps * {_fmt(q_hi)} + delta = "
+         f"{_fmt(math.exp(result.claimed_epsilon) * q_hi + result.claimed_delta)}"),
+        ("samples per input", f"{result.n_samples} ({result.n_selection} to choose S among "
+         f"{result.n_candidates} candidates, {ev.n_certification} to certify it)"),
+        ("seed", f"{result.seed!r} (replay: {replayed})"),
+    ]
+    if _is_sequential(result):
+        stop = "stopped early" if result.stopped_early else "used the whole budget"
+        rows.append(("sequential audit", f"{stop}: {result.n_samples} of {result.budget} samples per input, "
+                     f"{len(result.looks)} of {len(result.schedule)} looks"))
+    return rows
+
+
+def _describe_mechanism(mechanism) -> str:
+    """``module.Class(attr=value, ...)`` from the scalar attributes, else the repr."""
+    kind = type(mechanism)
+    if type(mechanism).__repr__ is not object.__repr__ or not hasattr(mechanism, "__dict__"):
+        return _short(mechanism)
+    attrs = ", ".join(f"{k}={v!r}" for k, v in vars(mechanism).items()
+                      if not k.startswith("_") and isinstance(v, (int, float, str, bool)))
+    text = f"{kind.__module__}.{kind.__qualname__}({attrs})"
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+
+def _short(value, limit: int = 160) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _looks_rows(result):
+    return [
+        (str(look.n_samples), f"{look.alpha:.3g}", f"{look.pvalue:.3g}", _fmt(look.epsilon_lower_bound),
+         "yes" if look.violation else "no", look.event)
+        for look in result.looks
+    ]
+
+
+# --------------------------------------------------------------------------
+# figure
+# --------------------------------------------------------------------------
+
+
+def _figure_png(result, outputs) -> bytes | None:
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2, 1]})
+    ex, exp_ = outputs.groups
+    if outputs.kind == "discrete":
+        _discrete_panel(left, ex, exp_, outputs.labels)
+    else:
+        _real_panel(left, ex, exp_)
+    _event_panel(right, result)
+    fig.tight_layout()
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=110)
+    plt.close(fig)
+    return buffer.getvalue()
+
+
+def _discrete_panel(ax, ex, exp_, labels):
+    k = len(labels)
+    a = np.bincount(ex, minlength=k) / max(1, len(ex))
+    b = np.bincount(exp_, minlength=k) / max(1, len(exp_))
+    order = np.argsort(-(a + b), kind="stable")
+    shown = order[:MAX_BARS]
+    names = [_short(labels[c], 18) for c in shown]
+    if k > MAX_BARS:
+        names.append(f"other ({k - MAX_BARS})")
+        a_shown = np.append(a[shown], a[order[MAX_BARS:]].sum())
+        b_shown = np.append(b[shown], b[order[MAX_BARS:]].sum())
+    else:
+        a_shown, b_shown = a[shown], b[shown]
+    pos = np.arange(len(names))
+    ax.bar(pos - 0.2, a_shown, width=0.4, label="M(x)")
+    ax.bar(pos + 0.2, b_shown, width=0.4, label="M(x')")
+    ax.set_xticks(pos, names, rotation=60 if len(names) > 6 else 0, ha="right" if len(names) > 6 else "center",
+                  fontsize=7)
+    ax.set_ylabel("frequency")
+    ax.set_title(f"output distributions ({len(ex)} replayed samples per input)")
+    ax.legend()
+
+
+def _real_panel(ax, ex, exp_):
+    coordinate = "output" if ex.shape[1] == 1 else "output[0]"
+    vx, vxp = ex[:, 0], exp_[:, 0]
+    pooled = np.concatenate([vx, vxp])
+    finite = pooled[np.isfinite(pooled)]
+    lo, hi = (np.quantile(finite, [0.005, 0.995]) if finite.size else (0.0, 1.0))
+    if not hi > lo:
+        lo, hi = lo - 0.5, hi + 0.5
+    bins = np.linspace(lo, hi, 81)
+    ax.hist(vx, bins=bins, density=True, histtype="step", linewidth=1.5, label="M(x)")
+    ax.hist(vxp, bins=bins, density=True, histtype="step", linewidth=1.5, label="M(x')")
+    ax.set_xlabel(coordinate + " (central 99% of the pooled samples)")
+    ax.set_ylabel("density")
+    ax.set_title(f"output distributions ({len(ex)} replayed samples per input)")
+    ax.legend()
+
+
+def _event_panel(ax, result):
+    ev = result.event
+    n = ev.n_certification
+    alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
+    counts = [ev.count_x, ev.count_x_prime]
+    estimates = [c / n for c in counts]
+    lows = [float(clopper_pearson_lower(c, n, alpha)) for c in counts]
+    highs = [float(clopper_pearson_upper(c, n, alpha)) for c in counts]
+    yerr = np.array([[e - l for e, l in zip(estimates, lows)], [h - e for e, h in zip(estimates, highs)]])
+    ax.bar([0, 1], estimates, yerr=np.maximum(yerr, 0), capsize=6, color=["C0", "C1"])
+    ax.set_xticks([0, 1], ["P[M(x) in S]", "P[M(x') in S]"])
+    smaller = 1 if ev.direction == "x" else 0
+    allowed = min(1.0, math.exp(result.claimed_epsilon) * highs[smaller] + result.claimed_delta)
+    ax.axhline(allowed, color="k", linestyle="--", linewidth=1,
+               label=f"claim allows up to e^eps * upper + delta = {allowed:.3g}")
+    ax.set_title(f"event S; eps >= {result.epsilon_lower_bound:.3g} ({100 * (1 - result.alpha):.6g}% conf.)",
+                 fontsize=9)
+    ax.set_ylim(0, 1.3 * max(highs + [allowed]))
+    ax.legend(fontsize=7, loc="upper center")
+
+
+# --------------------------------------------------------------------------
+# documents
+# --------------------------------------------------------------------------
+
+
+def report_markdown(result, facts, figure_name: str | None = None) -> str:
+    """The report as Markdown (``figure_name``: a PNG file to link, if any)."""
+    lines = ["# dpverify audit report", "", "| | |", "|---|---|"]
+    for key, value in facts:
+        cell = value.replace("|", "\\|")
+        lines.append(f"| {key} | {cell} |")
+    if _is_sequential(result):
+        lines += ["", "## Looks of the sequential audit", "",
+                  "| samples per input | level | p-value | eps lower bound | rejected | event |",
+                  "|---|---|---|---|---|---|"]
+        lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _looks_rows(result)]
+    lines.append("")
+    if figure_name:
+        lines += [f"![output distributions and the certified event]({figure_name})", ""]
+    else:
+        lines += ["(no figure: matplotlib is not installed)", ""]
+    return "\n".join(lines)
+
+
+_STYLE = """
+body { font-family: system-ui, sans-serif; max-width: 1100px; margin: 2em auto; color: #222; }
+table { border-collapse: collapse; margin: 1em 0; }
+td, th { border: 1px solid #ccc; padding: 4px 8px; text-align: left; vertical-align: top; font-size: 14px; }
+.violation { color: #b00020; font-weight: bold; } .ok { color: #1b7f2a; font-weight: bold; }
+img { max-width: 100%; }
+"""
+
+
+def _report_html(result, facts, png: bytes | None) -> str:
+    rows = []
+    for key, value in facts:
+        cls = ""
+        if key == "verdict":
+            cls = ' class="violation"' if result.violation else ' class="ok"'
+        rows.append(f"<tr><th>{html.escape(key)}</th><td{cls}>{html.escape(value)}</td></tr>")
+    parts = [
+        "<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>dpverify audit report</title>",
+        f"<style>{_STYLE}</style></head><body>", "<h1>dpverify audit report</h1>",
+        "<table>" + "".join(rows) + "</table>",
+    ]
+    if png is not None:
+        encoded = base64.b64encode(png).decode("ascii")
+        parts.append(f"<img alt='output distributions and the certified event' "
+                     f"src='data:image/png;base64,{encoded}'>")
+    if _is_sequential(result):
+        head = "".join(f"<th>{h}</th>" for h in
+                       ("samples per input", "level", "p-value", "eps lower bound", "rejected", "event"))
+        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                       for row in _looks_rows(result))
+        parts.append(f"<h2>Looks of the sequential audit</h2><table><tr>{head}</tr>{body}</table>")
+    parts.append("<p>Bounds are Clopper-Pearson lower confidence bounds on fresh samples the event "
+                 "was not chosen on (see dpverify.audit). The figure re-draws the samples from the "
+                 "recorded seed.</p></body></html>")
+    return "\n".join(parts)
+
+
+def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
+                 max_replay_samples: int = DEFAULT_MAX_REPLAY, event_families=None,
+                 n_chunks: int = DEFAULT_CHUNKS, executor=None) -> Path:
+    """Write a report of ``result`` (an audit of ``mechanism`` on ``x``, ``x_prime``) to ``path``.
+
+    Parameters
+    ----------
+    result : AuditResult or SequentialAuditResult
+        What :func:`dpverify.audit` (or :func:`dpverify.sequential_audit`) returned.
+    path : str or pathlib.Path
+        ``*.md``: Markdown, plus ``<path>.png`` when matplotlib is installed;
+        anything else: one self-contained HTML file.
+    mechanism, x, x_prime
+        The audited mechanism and inputs: the figure replays ``result.seed``.
+    max_replay_samples : int, default 1_000_000
+        Largest replay per input (larger audits get a smaller seeded sample in
+        the figure, and no reproduction check).
+    event_families, n_chunks : optional
+        The options the audit ran with, if not the defaults (they are not
+        recorded in the result, and the reproduction check needs them).
+    executor : optional
+        Where the replay's sampling chunks run (as for :func:`dpverify.audit`).
+
+    Returns
+    -------
+    pathlib.Path
+        The file written (``.md`` instead of HTML when matplotlib is missing).
+    """
+    path = Path(path)
+    raw_x, raw_xp, exact = replay_samples(result, mechanism, x, x_prime, max_samples=max_replay_samples,
+                                          n_chunks=n_chunks, executor=executor)
+    outputs = encode_outputs(raw_x, raw_xp)
+    if exact:
+        reproduced = _check_replay(result, outputs, x, x_prime, event_families)
+        replayed = ("reproduced the audit's event and counts" if reproduced else
+                    "did NOT reproduce the audit's event and counts (was it run with other options, "
+                    "e.g. n_chunks or event_families?)")
+    else:
+        replayed = f"figure from {max_replay_samples} re-drawn samples per input; counts not re-checked"
+    facts = _facts(result, replayed, mechanism, x, x_prime)
+    png = _figure_png(result, outputs)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.suffix.lower() in (".md", ".markdown"):
+        figure_name = None
+        if png is not None:
+            figure = path.with_suffix(".png")
+            figure.write_bytes(png)
+            figure_name = figure.name
+        path.write_text(report_markdown(result, facts, figure_name), encoding="utf-8")
+        return path
+    if png is None:
+        markdown_path = path.with_suffix(".md")
+        warnings.warn(f"matplotlib is not installed: writing Markdown without the figure to {markdown_path}",
+                      stacklevel=2)
+        markdown_path.write_text(report_markdown(result, facts, None), encoding="utf-8")
+        return markdown_path
+    path.write_text(_report_html(result, facts, png), encoding="utf-8")
+    return path

@@ -1,0 +1,103 @@
+"""dpverify.report.write_report: self-contained HTML or Markdown, replaying the audit's seed.
+
+Deterministic checks (fixed seeds): the report shows the verdict, event,
+both probabilities, the bound and its confidence; the replay of the seed
+reproduces the audit's event and counts (a check of reproducibility that fails
+if sampling or selection depended on anything but the seed).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import re
+import sys
+
+import pytest
+
+from dpverify import audit
+from dpverify.report import replay_samples, write_report
+from dpverify.sequential import sequential_audit
+from dpverify.zoo import GeometricMechanism, LaplaceMechanism
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture(scope="module")
+def broken_laplace_audit():
+    mechanism = LaplaceMechanism(1.0)  # true eps 1 against a claim of 0.5
+    result = audit(mechanism, 0.0, 1.0, epsilon=0.5, n_samples=20_000, seed=3, event_families=["threshold"])
+    return mechanism, result
+
+
+def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_laplace_audit):
+    pytest.importorskip("matplotlib")
+    mechanism, result = broken_laplace_audit
+    written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0,
+                           event_families=["threshold"])
+    assert written == tmp_path / "audit.html"
+    text = written.read_text()
+    assert text.startswith("<!DOCTYPE html>")
+    assert "VIOLATION" in text
+    assert html.escape(result.event.description) in text
+    assert f"{result.event.count_x} of {result.event.n_certification}" in text
+    assert f"{result.epsilon_lower_bound:.6g} (confidence 0.95)" in text
+    assert "replay: reproduced the audit&#x27;s event and counts" in text
+    assert "LaplaceMechanism(epsilon=1.0" in text
+    # one embedded PNG and no external resources
+    images = re.findall(r"src='data:image/png;base64,([A-Za-z0-9+/=]+)'", text)
+    assert len(images) == 1 and base64.b64decode(images[0]).startswith(PNG_MAGIC)
+    assert "http://" not in text and "https://" not in text
+
+
+def test_markdown_report_with_png(tmp_path, broken_laplace_audit):
+    pytest.importorskip("matplotlib")
+    mechanism, result = broken_laplace_audit
+    written = write_report(result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0,
+                           event_families=["threshold"])
+    assert written.suffix == ".md"
+    assert (tmp_path / "audit.png").read_bytes().startswith(PNG_MAGIC)
+    text = written.read_text()
+    assert "![output distributions and the certified event](audit.png)" in text
+    assert "| event S |" in text and "reproduced the audit's event and counts" in text
+
+
+def test_without_matplotlib_html_falls_back_to_markdown(tmp_path, monkeypatch, broken_laplace_audit):
+    mechanism, result = broken_laplace_audit
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
+    with pytest.warns(UserWarning, match="matplotlib is not installed"):
+        written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0,
+                               event_families=["threshold"])
+    assert written == tmp_path / "audit.md"
+    assert "(no figure: matplotlib is not installed)" in written.read_text()
+    assert not (tmp_path / "audit.html").exists()
+
+
+def test_sequential_report_lists_the_looks_and_reproduces(tmp_path):
+    mechanism = GeometricMechanism(1.0)
+    result = sequential_audit(mechanism, 0, 1, epsilon=0.5, n_samples=100_000, seed=4)
+    assert result.violation and result.stopped_early
+    written = write_report(result, tmp_path / "seq.md", mechanism=mechanism, x=0, x_prime=1)
+    text = written.read_text()
+    assert "## Looks of the sequential audit" in text
+    assert text.count("| yes |") == 1
+    assert "reproduced the audit's event and counts" in text
+    assert f"{result.n_samples} of 100000 samples per input" in text
+
+
+def test_replay_returns_the_audit_samples_and_detects_a_changed_seed(tmp_path):
+    mechanism = GeometricMechanism(0.5)
+    result = audit(mechanism, 0, 1, epsilon=0.5, n_samples=5_000, seed=8)
+    raw_x, raw_x_prime, exact = replay_samples(result, mechanism, 0, 1)
+    assert exact and len(raw_x) == len(raw_x_prime) == 5_000
+    tampered = type(result).from_dict({**result.to_dict(), "seed": 9})
+    written = write_report(tampered, tmp_path / "t.md", mechanism=mechanism, x=0, x_prime=1)
+    assert "did NOT reproduce" in written.read_text()
+
+
+def test_large_audits_replay_a_smaller_sample_for_the_figure(tmp_path):
+    mechanism = GeometricMechanism(0.5)
+    result = audit(mechanism, 0, 1, epsilon=0.5, n_samples=20_000, seed=8)
+    written = write_report(result, tmp_path / "big.md", mechanism=mechanism, x=0, x_prime=1,
+                           max_replay_samples=2_000)
+    assert "figure from 2000 re-drawn samples per input" in written.read_text()
