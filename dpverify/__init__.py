@@ -24,12 +24,19 @@ from .errors import (
     MechanismError,
     OutputTypeError,
 )
+from .curves import DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
+
+# Importing these registers their event families (classifier level sets,
+# floating-point mantissa and reachability events) with dpverify.events.
+from . import classifier_events, floating  # noqa: E402,F401  (registration side effect)
 
 __all__ = [
     "audit",
     "AuditResult",
     "EventEstimate",
+    "delta_lower_bound_curve",
+    "DeltaCurve",
     "exact_privacy_loss",
     "ExactPrivacyLoss",
     "equal_distributions",

@@ -22,14 +22,13 @@ import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
+from scipy import stats
 
 from . import _validation as check
 from .bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
     clopper_pearson_epsilon_bound,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
     minimum_certifying_samples,
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError
@@ -41,11 +40,10 @@ __all__ = ["audit", "AuditResult", "EventEstimate"]
 
 DEFAULT_SAMPLES = 100_000
 DEFAULT_SELECTION_FRACTION = 0.1
-#: Level of the Clopper-Pearson bounds that score candidates during selection.
-#: Stricter than the audit's alpha: with many candidates the best-looking one
-#: is inflated by luck (winner's curse), and a larger penalty on uncertain,
-#: rare events picks events that certify better on fresh samples.
-SELECTION_ALPHA = 1e-4
+#: The best-looking of M candidates is inflated by luck (winner's curse) by
+#: about sqrt(2 ln M) standard errors; selection estimates are shrunk by that
+#: much (and at least this many standard errors) before ranking.
+MIN_SHRINKAGE_SE = 1.0
 
 
 @dataclass(frozen=True)
@@ -292,28 +290,67 @@ def audit(
     return certify_best_event(
         outputs, ex[:n_selection], exp_[:n_selection], ex[n_selection:], exp_[n_selection:],
         epsilon=epsilon, delta=delta, alpha=alpha, seed=entropy, event_families=event_families,
+        inputs=(x, x_prime),
     )
 
 
-def select_event(candidates, n_selection: int, *, epsilon: float, delta: float, alpha: float):
-    """Index and direction of the most telling candidate on the selection samples.
+def _beta_lower(count, nobs, alpha):
+    """Clopper-Pearson lower bound for real-valued (predicted) counts."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.ppf(alpha / 2, count, nobs - count + 1)
+    return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
 
-    Each candidate is scored in both directions by the lower bound it would
-    certify on the selection samples themselves, ``ln((p_lo - delta)/q_hi)``
-    at level ``min(alpha, SELECTION_ALPHA)``;
-    this favours events that are both lopsided and frequent enough to certify.
-    Ties and all-uncertified cases fall back on the point estimate of the ratio.
+
+def _beta_upper(count, nobs, alpha):
+    """Clopper-Pearson upper bound for real-valued (predicted) counts."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.isf(alpha / 2, count + 1, nobs - count)
+    return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
+
+
+def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
+                     n_candidates=None):
+    """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
+
+    The selection estimates are first shrunk towards "no difference" by
+    ``max(1, sqrt(2 ln M))`` standard errors (Clopper-Pearson form, so rare
+    events are handled exactly), M the number of candidates compared: the
+    expected inflation of the luckiest of M noisy estimates. The bound that
+    certification would give at the shrunk probabilities on
+    ``n_certification`` fresh samples is then computed with the audit's ``alpha``.
+    """
+    m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
+    k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
+    shrinkage_alpha = 2 * stats.norm.sf(k)
+    p_sel = _beta_lower(count_p, n_selection, shrinkage_alpha)
+    q_sel = _beta_upper(count_q, n_selection, shrinkage_alpha)
+    p_lo = _beta_lower(p_sel * n_certification, n_certification, alpha)
+    q_hi = _beta_upper(q_sel * n_certification, n_certification, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
+
+
+def select_event(candidates, n_selection: int, n_certification: int, *, epsilon: float,
+                 delta: float, alpha: float):
+    """Index and direction of the candidate predicted to certify the largest bound.
+
+    Scores every candidate in both directions with :func:`predicted_bounds`.
+    Events containing every selection sample, or none, are never chosen.
+    Where no candidate is predicted to certify anything, the point estimate of
+    the ratio decides.
     """
     a, b = candidates.counts_x, candidates.counts_x_prime
-    alpha = min(alpha, SELECTION_ALPHA)
+    trivial = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
     best = None
     for direction, p, q in (("x", a, b), ("x_prime", b, a)):
-        p_lo = clopper_pearson_lower(p, n_selection, alpha)
-        q_hi = clopper_pearson_upper(q, n_selection, alpha)
+        score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
+                                 n_candidates=2 * len(a))
         with np.errstate(divide="ignore", invalid="ignore"):
-            score = np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
             fallback = np.log(p + 0.5) - np.log(q + 0.5)
         score = np.where(np.isfinite(score), score, -1e6 + fallback)
+        score = np.where(trivial, -np.inf, score)
         i = int(np.argmax(score))
         if best is None or score[i] > best[0]:
             best = (score[i], i, direction)
@@ -321,17 +358,22 @@ def select_event(candidates, n_selection: int, *, epsilon: float, delta: float, 
 
 
 def certify_best_event(outputs, sel_x, sel_x_prime, cert_x, cert_x_prime, *, epsilon, delta,
-                       alpha, seed=None, event_families=None) -> AuditResult:
-    """Steps 2 and 3 of the audit on already encoded samples (see the module docstring)."""
+                       alpha, seed=None, event_families=None, inputs=None) -> AuditResult:
+    """Steps 2 and 3 of the audit on already encoded samples (see the module docstring).
+
+    ``inputs = (x, x_prime)``, when given, lets input-aware families (e.g. the
+    floating-point reachability events) propose events.
+    """
     n_selection = len(sel_x)
     n_certification = len(cert_x)
-    candidates = candidate_events(sel_x, sel_x_prime, outputs, event_families)
+    candidates = candidate_events(sel_x, sel_x_prime, outputs, event_families, inputs=inputs)
     if not candidates.events:
         raise InsufficientSamplesError(
             "no candidate event could be formed from the selection samples; draw more samples",
             required=2 * (n_selection + n_certification),
         )
-    index, direction = select_event(candidates, n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
+    index, direction = select_event(candidates, n_selection, n_certification, epsilon=epsilon,
+                                    delta=delta, alpha=alpha)
     event = candidates.events[index]
     count_x = event.count(cert_x)
     count_x_prime = event.count(cert_x_prime)

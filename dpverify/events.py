@@ -20,6 +20,8 @@ from typing import Callable
 
 import numpy as np
 
+from .errors import InvalidParameterError
+
 __all__ = [
     "Event",
     "Candidates",
@@ -34,7 +36,7 @@ INTERVAL_POINTS = 12
 #: Real outputs with at most this many distinct values also get discrete events.
 MAX_DISCRETE_VALUES = 1024
 #: Caps on the number of singleton and level-set events (per direction).
-MAX_SINGLETONS = 2048
+MAX_SINGLETONS = 256
 MAX_LEVEL_SETS = 512
 
 
@@ -63,7 +65,11 @@ class Event:
 
 @dataclass
 class Candidates:
-    """Events of one family and their counts on the selection samples."""
+    """Events of one family and their counts on the selection samples.
+
+    Counts may be fractional where a family estimates them on a subsample and
+    rescales (they only rank candidates; certification counts afresh).
+    """
 
     events: list
     counts_x: np.ndarray
@@ -75,11 +81,22 @@ class Candidates:
 
 
 _FAMILIES: dict[str, tuple[str, Callable]] = {}
+#: Families called with the keyword ``inputs=(x, x_prime)`` (the audited pair).
+_USES_INPUTS: set[str] = set()
 
 
-def register_event_family(name: str, kind: str, family: Callable) -> None:
-    """Register ``family`` for outputs of ``kind`` (``"discrete"``, ``"real"`` or ``"any"``)."""
+def register_event_family(name: str, kind: str, family: Callable, *, uses_inputs: bool = False) -> None:
+    """Register ``family`` for outputs of ``kind`` (``"discrete"``, ``"real"`` or ``"any"``).
+
+    With ``uses_inputs=True`` the family is also passed ``inputs=(x, x_prime)``
+    (``None`` when the caller does not know them); events may depend on the
+    inputs because they are fixed before any sample is drawn.
+    """
     _FAMILIES[name] = (kind, family)
+    if uses_inputs:
+        _USES_INPUTS.add(name)
+    else:
+        _USES_INPUTS.discard(name)
 
 
 def event_families(kind: str) -> dict[str, Callable]:
@@ -87,20 +104,30 @@ def event_families(kind: str) -> dict[str, Callable]:
     return {n: f for n, (k, f) in _FAMILIES.items() if k in (kind, "any")}
 
 
-def candidate_events(sel_x, sel_x_prime, outputs, families=None) -> Candidates:
-    """All candidate events of the applicable families, with their selection counts."""
+def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) -> Candidates:
+    """All candidate events of the applicable families, with their selection counts.
+
+    ``inputs`` is the audited pair ``(x, x_prime)`` (or None), handed to the
+    families registered with ``uses_inputs=True``.
+    """
     chosen = event_families(outputs.kind)
     if families is not None:
-        unknown = set(families) - set(chosen)
+        unknown = set(families) - set(_FAMILIES)
         if unknown:
-            raise ValueError(f"unknown event families {sorted(unknown)}; known: {sorted(chosen)}")
-        chosen = {n: chosen[n] for n in families}
+            raise InvalidParameterError(
+                f"unknown event families {sorted(unknown)}; registered: {sorted(_FAMILIES)}"
+            )
+        # families registered for another kind of output simply do not apply
+        chosen = {n: chosen[n] for n in families if n in chosen}
     events, cx, cxp = [], [], []
-    for family in chosen.values():
-        found = family(sel_x, sel_x_prime, outputs)
+    for name, family in chosen.items():
+        if name in _USES_INPUTS:
+            found = family(sel_x, sel_x_prime, outputs, inputs=inputs)
+        else:
+            found = family(sel_x, sel_x_prime, outputs)
         events.extend(found.events)
-        cx.append(np.asarray(found.counts_x, dtype=np.int64))
-        cxp.append(np.asarray(found.counts_x_prime, dtype=np.int64))
+        cx.append(np.asarray(found.counts_x, dtype=float))
+        cxp.append(np.asarray(found.counts_x_prime, dtype=float))
     if not events:
         return Candidates.empty()
     return Candidates(events, np.concatenate(cx), np.concatenate(cxp))
@@ -148,18 +175,27 @@ def _prefix_sizes(k: int) -> np.ndarray:
 
 
 def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
-    """Estimated likelihood-ratio level sets: outputs ranked by (a + 1/2)/(b + 1/2).
+    """Estimated likelihood-ratio level sets (Neyman-Pearson events, DP-Sniper).
 
-    For each k, the k outputs most in favour of x and the k most in favour of
-    x' (the Neyman-Pearson optimal events, up to estimation error).
+    Outputs are ranked by ``(a + 1/2)/(b + 1/2)`` on the first half of the
+    selection samples; for each k, the k outputs most in favour of x, and the
+    k most in favour of x', are counted on the second half (counts doubled to
+    the selection scale). Ranking and counting on disjoint halves keeps the
+    scores of large level sets honest when there are many rare outputs, whose
+    estimated ratios are mostly noise.
     """
     k = len(outputs.labels)
-    a = np.bincount(sel_x, minlength=k)
-    b = np.bincount(sel_x_prime, minlength=k)
-    seen = np.flatnonzero(a + b)
+    hx, hxp = len(sel_x) // 2, len(sel_x_prime) // 2
+    if min(hx, hxp) < 1:
+        return Candidates.empty()
+    a_rank = np.bincount(sel_x[:hx], minlength=k)
+    b_rank = np.bincount(sel_x_prime[:hxp], minlength=k)
+    a = np.bincount(sel_x[hx:], minlength=k) * (len(sel_x) / (len(sel_x) - hx))
+    b = np.bincount(sel_x_prime[hxp:], minlength=k) * (len(sel_x_prime) / (len(sel_x_prime) - hxp))
+    seen = np.flatnonzero(a_rank + b_rank)
     if len(seen) < 2:
         return Candidates.empty()
-    ratio = np.log(a[seen] + 0.5) - np.log(b[seen] + 0.5)
+    ratio = np.log(a_rank[seen] + 0.5) - np.log(b_rank[seen] + 0.5)
     order = seen[np.argsort(-ratio, kind="stable")]
     events, cx, cxp = [], [], []
     for ranked, label in ((order, "x"), (order[::-1], "x_prime")):

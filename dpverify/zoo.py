@@ -1,0 +1,233 @@
+"""Textbook mechanisms with known privacy, for testing the auditor itself.
+
+Each mechanism is a small class: ``__call__(data, rng)`` draws one output,
+``sample(data, size, rng)`` draws many at once, ``epsilon`` is the claim, and
+``pair_epsilon(x, x_prime)`` the exact privacy loss on a pair (from a closed
+form or the exact pmf). They are what ``dpverify suite`` audits by default and
+what the auditor's own calibration tests run on.
+
+References: Dwork and Roth, *The Algorithmic Foundations of Differential
+Privacy* (2014): randomized response (3.2), Laplace (3.3), exponential
+mechanism (3.4); Ghosh, Roughgarden, Sundararajan (2012): the geometric mechanism.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ._validation import check_epsilon
+from .audit import audit
+from .errors import InvalidParameterError
+from .exact import exact_privacy_loss
+from .suite import Verification, VerificationOutcome
+
+__all__ = [
+    "RandomizedResponse",
+    "LaplaceMechanism",
+    "GeometricMechanism",
+    "ExponentialMechanism",
+    "textbook_verifications",
+]
+
+
+def _check_sensitivity(sensitivity) -> float:
+    value = float(sensitivity)
+    if not math.isfinite(value) or value <= 0:
+        raise InvalidParameterError(f"sensitivity must be finite and > 0, got {sensitivity!r}")
+    return value
+
+
+class RandomizedResponse:
+    """Report a bit truthfully with probability e^eps/(1+e^eps): eps-DP (Dwork-Roth 3.2)."""
+
+    def __init__(self, epsilon: float):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.keep = math.exp(self.epsilon) / (1 + math.exp(self.epsilon))
+
+    def _bit(self, data) -> int:
+        if data not in (0, 1):
+            raise InvalidParameterError(f"randomized response takes a bit 0 or 1, got {data!r}")
+        return int(data)
+
+    def __call__(self, data, rng) -> int:
+        bit = self._bit(data)
+        return bit if rng.random() < self.keep else 1 - bit
+
+    def sample(self, data, size, rng) -> np.ndarray:
+        bit = self._bit(data)
+        return np.where(rng.random(size) < self.keep, bit, 1 - bit)
+
+    def pmf(self, data) -> dict:
+        bit = self._bit(data)
+        return {bit: self.keep, 1 - bit: 1 - self.keep}
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
+
+
+class LaplaceMechanism:
+    """x + Lap(sensitivity/eps) on a real query answer: eps-DP for |x - x'| <= sensitivity.
+
+    Floating point: the textbook ``x + rng.laplace(...)`` on doubles is *not*
+    eps-DP (Mironov 2012): the sets of doubles reachable from x and from x'
+    differ, and the low bits of an output reveal the input. By default the
+    output is therefore rounded to a multiple of ``snap`` (2^-20), far coarser
+    than the spacing of doubles near the outputs, so every grid point is
+    reachable from both inputs and the rounding is post-processing of (a
+    close approximation of) the ideal mechanism. ``snap=None`` gives the
+    textbook, leaking version.
+
+    ``noise_multiplier`` scales the noise; values below 1 make a deliberately
+    broken mechanism (for power checks of the auditor).
+    """
+
+    def __init__(self, epsilon: float, sensitivity: float = 1.0, noise_multiplier: float = 1.0,
+                 snap: float | None = 2.0**-20):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.sensitivity = _check_sensitivity(sensitivity)
+        self.scale = noise_multiplier * self.sensitivity / self.epsilon
+        if snap is not None and not (math.isfinite(snap) and snap > 0):
+            raise InvalidParameterError(f"snap must be None or a finite grid width > 0, got {snap!r}")
+        self.snap = snap
+
+    def _round(self, y):
+        return y if self.snap is None else np.round(y / self.snap) * self.snap
+
+    def __call__(self, data, rng) -> float:
+        return float(self._round(float(data) + rng.laplace(scale=self.scale)))
+
+    def sample(self, data, size, rng) -> np.ndarray:
+        return self._round(float(data) + rng.laplace(scale=self.scale, size=size))
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        """Exact loss of the ideal (real-valued) mechanism on the pair."""
+        return abs(float(x) - float(x_prime)) / self.scale
+
+
+class GeometricMechanism:
+    """x + Z with P[Z = z] proportional to exp(-eps |z| / sensitivity) on integers: eps-DP.
+
+    Z is the difference of two geometric variables with success probability
+    ``1 - exp(-eps/sensitivity)`` (Ghosh, Roughgarden and Sundararajan 2012).
+    """
+
+    def __init__(self, epsilon: float, sensitivity: int = 1):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.sensitivity = _check_sensitivity(sensitivity)
+        self.ratio = math.exp(-self.epsilon / self.sensitivity)
+
+    def _noise(self, size, rng):
+        p = 1 - self.ratio
+        return rng.geometric(p, size=size) - rng.geometric(p, size=size)
+
+    def __call__(self, data, rng) -> int:
+        return int(data) + int(self._noise(None, rng))
+
+    def sample(self, data, size, rng) -> np.ndarray:
+        return int(data) + self._noise(size, rng)
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        return abs(int(x) - int(x_prime)) * self.epsilon / self.sensitivity
+
+
+class ExponentialMechanism:
+    """Pick index i with probability proportional to exp(eps u_i / (2 sensitivity)): eps-DP.
+
+    The data is the vector of utilities ``u``; neighbouring data change every
+    utility by at most ``sensitivity`` (Dwork-Roth Theorem 3.10).
+    """
+
+    def __init__(self, epsilon: float, sensitivity: float = 1.0):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.sensitivity = _check_sensitivity(sensitivity)
+
+    def probabilities(self, data) -> np.ndarray:
+        u = np.asarray(data, dtype=float)
+        if u.ndim != 1 or u.size < 1 or not np.all(np.isfinite(u)):
+            raise InvalidParameterError("the exponential mechanism takes a 1-D vector of finite utilities")
+        logits = self.epsilon * u / (2 * self.sensitivity)
+        logits -= logits.max()
+        w = np.exp(logits)
+        return w / w.sum()
+
+    def __call__(self, data, rng) -> int:
+        p = self.probabilities(data)
+        return int(rng.choice(len(p), p=p))
+
+    def sample(self, data, size, rng) -> np.ndarray:
+        p = self.probabilities(data)
+        return np.searchsorted(np.cumsum(p), rng.random(size) * p.sum(), side="right").clip(0, len(p) - 1)
+
+    def pmf(self, data) -> dict:
+        return {i: float(v) for i, v in enumerate(self.probabilities(data))}
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
+
+
+# --------------------------------------------------------------------------
+# verifications for `dpverify suite`
+# --------------------------------------------------------------------------
+
+#: Default instances: (name, mechanism, x, x_prime). All but the exponential
+#: mechanism attain the claim on this pair (its exact loss there is 0.746).
+def default_instances():
+    return [
+        ("randomized-response", RandomizedResponse(1.0), 0, 1),
+        ("laplace", LaplaceMechanism(1.0), 0.0, 1.0),
+        ("geometric", GeometricMechanism(1.0), 0, 1),
+        ("exponential", ExponentialMechanism(1.0), (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0)),
+    ]
+
+
+SUITE_SAMPLES = 200_000
+SUITE_ALPHA = 1e-3
+
+
+def _audit_verification(name, mechanism, x, x_prime, expect_violation=False):
+    def run(seed):
+        result = audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=SUITE_SAMPLES,
+                       alpha=SUITE_ALPHA, seed=seed)
+        exact = mechanism.pair_epsilon(x, x_prime) if hasattr(mechanism, "pair_epsilon") else None
+        passed = result.violation == expect_violation
+        return VerificationOutcome(
+            passed=passed,
+            certified_lower_bound=result.epsilon_lower_bound,
+            exact_loss=exact,
+            details=f"p-value {result.pvalue:.3g}; event {result.event}",
+        )
+
+    verb = "is caught" if expect_violation else "keeps its claim"
+    return Verification(
+        name=f"textbook/{name}",
+        claim=f"eps={mechanism.epsilon:g} ({verb}; audit, alpha={SUITE_ALPHA:g})",
+        run=run,
+    )
+
+
+def _exact_verification(name, mechanism, x, x_prime):
+    def run(seed):
+        exact = mechanism.pair_epsilon(x, x_prime)
+        passed = exact <= mechanism.epsilon * (1 + 1e-12)
+        return VerificationOutcome(passed=passed, exact_loss=exact,
+                                   details=f"exact loss {exact:.6g} vs claim {mechanism.epsilon:g}")
+
+    return Verification(name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run)
+
+
+def textbook_verifications():
+    """Audits of the textbook mechanisms at their claims, exact losses, and a broken one caught."""
+    items = []
+    for name, mechanism, x, x_prime in default_instances():
+        items.append(_audit_verification(name, mechanism, x, x_prime))
+        if hasattr(mechanism, "pmf"):
+            items.append(_exact_verification(name, mechanism, x, x_prime))
+    broken = LaplaceMechanism(1.0, noise_multiplier=0.5)
+    items.append(_audit_verification("laplace-half-noise", broken, 0.0, 1.0, expect_violation=True))
+    return items
