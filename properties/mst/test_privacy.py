@@ -150,7 +150,7 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
 
 
 def test_zcdp_claim_looseness_is_reported_exactly():
-    # On K4 (3 steps, eps0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 11.0, while the
+    # On K4 (3 steps, eps0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the
     # exact worst-case eps at that delta is below 2.6: the claim is > 4x loose on small trees.
     entry = catalogue_graph("K4")
     claim = claim_from_epsilon0(entry.epsilon0, 3, DELTA)
