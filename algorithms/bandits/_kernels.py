@@ -33,6 +33,7 @@ __all__ = [
     "CUCB_LDP2",
     "CUCB_DP",
     "simulate_run",
+    "table_batch",
     "hybrid_noise_bound",
     "MAX_LEVELS",
 ]
@@ -58,7 +59,9 @@ def hybrid_noise_bound(count, eps_arm, t):
     Lap(2(k+1)/eps') (binary part, eps'/2, k+1 levels). **Choice**: Lemma 1
     (seed 000) on each group at ``delta_t / 2`` with ``delta_t = t^-4``
     (the confidence level LDP-OMM uses), union bound: the bound holds with
-    probability >= 1 - t^-4.
+    probability >= 1 - t^-4; at powers of two (no binary part) Lemma 1 at
+    ``delta_t``. Equal to ``algorithms.counters.HybridCounterBank.error_bound_at``
+    at ``delta = t^-4`` (checked in the tests).
     """
     if count <= 0:
         return 0.0
@@ -70,7 +73,10 @@ def hybrid_noise_bound(count, eps_arm, t):
     while j > 0:
         pc += j & 1
         j >>= 1
-    log_term = np.log(4.0) + 4.0 * np.log(max(t, 1.0))
+    lnt = np.log(max(t, 1.0))
+    if pc == 0:  # only the logarithmic part: Lemma 1 at delta
+        return _lemma1_sum_bound(k + 1, 2.0 / eps_arm, np.log(2.0) + 4.0 * lnt)
+    log_term = np.log(4.0) + 4.0 * lnt
     return _lemma1_sum_bound(k + 1, 2.0 / eps_arm, log_term) + _lemma1_sum_bound(
         pc, 2.0 * (k + 1) / eps_arm, log_term
     )
@@ -278,7 +284,7 @@ def simulate_run(
     t_alpha_hat = np.zeros((tree_levels if policy == CUCB_DP else 1, m))
     xvec = np.zeros(m)
     tree_sum = np.zeros(m)
-    tree_scale = tree_levels / eps_arm         # Lap(K L / eps) per coordinate, eps_arm = eps / K
+    tree_scale = 2.0 * tree_levels / eps_arm   # Lap(2 K L / eps) per coordinate, eps_arm = eps / K
     ln_T = np.log(max(horizon_param, 2.0))
 
     cum_regret = 0.0
@@ -297,13 +303,18 @@ def simulate_run(
             r = np.sqrt(2.0 * lnt)
             lt = np.log(4.0) + 4.0 * lnt       # ln(2 / (delta/2)), delta = t^-4
             slt = np.sqrt(lt)
+            lt0 = np.log(2.0) + 4.0 * lnt      # ln(2 / delta) (powers of two: one noise group)
+            slt0 = np.sqrt(lt0)
             for e in range(m):
                 n = counts[e]
                 if n == 0:
                     J[e] = np.inf
                 else:
-                    # Lemma 1 (sum form) on both noise groups: max{2b sqrt(2 n L), 4 b L}
-                    b = max(bound_c1[e] * slt, bound_d1[e] * lt) + max(bound_c2[e] * slt, bound_d2[e] * lt)
+                    # Lemma 1 (sum form) on the noise groups: max{2b sqrt(2 n L), 4 b L}
+                    if bound_d2[e] == 0.0:
+                        b = max(bound_c1[e] * slt0, bound_d1[e] * lt0)
+                    else:
+                        b = max(bound_c1[e] * slt, bound_d1[e] * lt) + max(bound_c2[e] * slt, bound_d2[e] * lt)
                     J[e] = (noisy_sum[e] + b) * inv_n[e] + r * isq_n[e]
         elif policy == LDP_OMM:
             r = np.sqrt(2.0 * lnt)
@@ -451,3 +462,25 @@ def simulate_run(
             reward_out[ck] = cum_reward
             ck += 1
     return cum_regret
+
+
+@numba.njit(cache=True, nogil=True)
+def table_batch(size, policy, eps_arm, horizon_param, horizon, kind, n_vertices, edges, vectors, parts,
+                 capacities, uniform_rank, rank, table, means, optimal_value, rng, out):
+    """``size`` runs on one fixed reward table with one Generator; ``out[r, t]`` = bitmask of round t."""
+    ck = np.array([horizon], dtype=np.int64)
+    reg = np.zeros(1)
+    rew = np.zeros(1)
+    arms = np.zeros((horizon, rank), dtype=np.int64)
+    idx_rounds = np.zeros(0, dtype=np.int64)
+    idx = np.zeros((0, means.shape[0]))
+    idx_ord = np.zeros((0, rank), dtype=np.int64)
+    for r in range(size):
+        simulate_run(policy, eps_arm, horizon_param, horizon, kind, n_vertices, edges, vectors, parts,
+                     capacities, uniform_rank, rank, 2, means, 0.0, table, means, optimal_value,
+                     rng, rng, ck, reg, rew, arms, idx_rounds, idx, idx_ord)
+        for t in range(horizon):
+            mask = 0
+            for q in range(rank):
+                mask |= np.int64(1) << arms[t, q]
+            out[r, t] = mask

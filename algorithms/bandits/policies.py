@@ -52,10 +52,12 @@ CUCB-DP    min{S~_e/T_e + sqrt(4 ln(mT)/T_e) + 12 K ln^3 T/(eps T_e),    seed 00
   at 1 like the private variants.
 * CUCB-DP's tree-based aggregation: the binary mechanism over rounds
   ``1..T`` with ``L = floor(log2 T) + 1`` levels, applied to the vector
-  ``X_t`` (played arms' observations, 0 elsewhere), Lap(K L / eps) on every
-  coordinate of every node (a round changes at most K coordinates by at most
-  1, each in at most L nodes). Seed 003 writes Lap(2K log T / eps); with
-  ``log = ln`` that is *smaller* than K L for T < 6, so the notes' form is used.
+  ``X_t`` (played arms' observations, 0 elsewhere), Lap(2 K L / eps) on every
+  coordinate of every node: seed 003's Lap(2K log T / eps) with "log T" read
+  as the number of levels L (with ``log = ln`` it would be smaller than L for
+  small T), as in ``algorithms.counters.TreeAggregationBank``. The l1 change
+  2K is the seed's; since the super arm of round t is a function of earlier
+  releases, K would already suffice, so the claim eps holds with slack.
 * CUCB-LDP2 ties for the least-observed arm go to the arm that comes first in
   the greedy order.
 

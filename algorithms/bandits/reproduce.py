@@ -1,6 +1,266 @@
-"""Figure reproductions this family registers with ``dpverify reproduce``."""
+"""Figure reproductions this family registers with ``dpverify reproduce``.
+
+``matroid-bandits-rocketfuel``
+    Seed 000, Figure 1: cumulative (pseudo-)regret of DP-OMM (central DP,
+    eps in {0.25, 0.5, 1, 2}; left column) and LDP-OMM (local DP, eps in
+    {0.5, 1, 2, 4}; right column) with the OMM baseline dashed, on AS1221
+    (top row) and AS1755 (bottom row). Full size: 100 runs, horizon 1e5;
+    mean over runs with a pointwise 95% Student-t band. Rewards are the
+    documented latency map of :class:`~algorithms.bandits.environments.LatencyEnvironment`
+    (regret in reward units; times ``L_max`` it is in clipped ms).
+``thesis-synthetic``
+    Thesis (seed 001) Figures 6.1-6.3 on the Table 6.1 linear matroid
+    (Bernoulli arms): 6.1a/b expected per-round return
+    ``(1/s) sum_{t<=s} sum_{e in A_t} mu_e`` of DPUCB-MAT vs OMM vs the optimal
+    policy and DPTS-MAT vs CTS vs optimal at eps = 2, n = 1e4; 6.2a/b the same
+    for eps in {1e5, 2, 1e-4}; 6.3a ``R_n / ln n`` for n up to 1e6; 6.3b ``R_n``
+    at n = 1e4 against ``1/eps`` for 50 eps evenly spaced in [0.5, 50]. The
+    thesis does not state its number of runs; 50 (Fig. 6.1, 6.2) and 20
+    (Fig. 6.3) are used here.
+
+Each writes PNG and CSV files (plus a ``*_timing.csv`` with the seconds each
+configuration took) and returns their paths.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from pathlib import Path
+
+import numpy as np
+
+from algorithms.bandits import policies as P
+from algorithms.bandits.environments import rocketfuel_instance, thesis_table61_instance
+from algorithms.bandits.rocketfuel import FIGURE1_NETWORKS
+from algorithms.bandits.simulator import simulate
+
+__all__ = [
+    "reproductions",
+    "run_rocketfuel_figure1",
+    "run_thesis_synthetic",
+    "FIGURE1_CENTRAL_EPSILONS",
+    "FIGURE1_LOCAL_EPSILONS",
+]
+
+FIGURE1_CENTRAL_EPSILONS = (0.25, 0.5, 1.0, 2.0)
+FIGURE1_LOCAL_EPSILONS = (0.5, 1.0, 2.0, 4.0)
+
+
+def _checkpoints(horizon: int, n_linear: int = 400) -> np.ndarray:
+    lin = np.linspace(1, horizon, n_linear).round().astype(np.int64)
+    log = np.geomspace(1, horizon, 200).round().astype(np.int64)
+    return np.unique(np.concatenate([lin, log, [horizon]]))
+
+
+def _write_csv(path: Path, header, rows) -> Path:
+    with open(path, "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow(header)
+        w.writerows(rows)
+    return path
+
+
+def _figure1_configs():
+    yield "baseline", P.omm()
+    for eps in FIGURE1_CENTRAL_EPSILONS:
+        yield "central", P.dp_omm(eps)
+    for eps in FIGURE1_LOCAL_EPSILONS:
+        yield "local", P.ldp_omm(eps)
+
+
+def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
+                           n_runs: int | None = None, horizon: int | None = None, n_workers: int = 2,
+                           rocketfuel_path=None) -> list[Path]:
+    """Seed 000 Figure 1 (see module docstring). Quick: 6 runs, horizon 2000."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    n_runs = n_runs or (6 if quick else 100)
+    horizon = horizon or (2000 if quick else 100_000)
+    ck = _checkpoints(horizon)
+    configs = list(_figure1_configs())
+    seeds = np.random.SeedSequence(seed).spawn(len(FIGURE1_NETWORKS) * len(configs))
+    rows, timing = [], []
+    results = {}
+    start_all = time.perf_counter()
+    for ni, name in enumerate(FIGURE1_NETWORKS):
+        inst = rocketfuel_instance(name, path=rocketfuel_path)
+        for ci, (model, policy) in enumerate(configs):
+            res = simulate(inst, policy=policy, horizon=horizon, n_runs=n_runs,
+                           seed=seeds[ni * len(configs) + ci], checkpoints=ck, n_workers=n_workers,
+                           progress=progress)
+            lo, hi = res.regret_band(0.95)
+            mean = res.mean_regret()
+            results[(name, model, policy.epsilon)] = (mean, lo, hi)
+            eps = "" if policy.epsilon is None else policy.epsilon
+            for j, t in enumerate(ck):
+                rows.append((name, model, policy.name, eps, int(t), mean[j], lo[j], hi[j], n_runs))
+            timing.append((name, policy.name, eps, n_runs, horizon, round(res.seconds, 3)))
+    total = time.perf_counter() - start_all
+    timing.append(("all", "all", "", n_runs, horizon, round(total, 3)))
+
+    fig, axes = plt.subplots(2, 2, figsize=(11, 8), squeeze=False)
+    for ni, name in enumerate(FIGURE1_NETWORKS):
+        inst_desc = {"AS1221": "AS1221 (108 nodes, 153 edges)", "AS1755": "AS1755 (87 nodes, 161 edges)"}[name]
+        for col, (model, epsilons, label) in enumerate(
+            [("central", FIGURE1_CENTRAL_EPSILONS, "DP-OMM"), ("local", FIGURE1_LOCAL_EPSILONS, "LDP-OMM")]
+        ):
+            ax = axes[ni][col]
+            for eps in epsilons:
+                mean, lo, hi = results[(name, model, eps)]
+                (line,) = ax.plot(ck, mean, label=f"{label} eps={eps:g}")
+                ax.fill_between(ck, lo, hi, color=line.get_color(), alpha=0.2, linewidth=0)
+            mean, lo, hi = results[(name, "baseline", None)]
+            ax.plot(ck, mean, "k--", label="OMM")
+            ax.fill_between(ck, lo, hi, color="k", alpha=0.15, linewidth=0)
+            ax.set_title(f"{label} on {inst_desc}", fontsize=9)
+            ax.set_xlabel("round t")
+            ax.set_ylabel("cumulative pseudo-regret (reward units)")
+            ax.legend(fontsize=7)
+    fig.suptitle(f"Seed 000 Figure 1: {n_runs} runs, horizon {horizon}, mean and 95% band", fontsize=10)
+    fig.tight_layout()
+    png = out_dir / "matroid_bandits_rocketfuel.png"
+    fig.savefig(png, dpi=120)
+    plt.close(fig)
+    csv_path = _write_csv(out_dir / "matroid_bandits_rocketfuel.csv",
+                          ("network", "model", "policy", "epsilon", "round", "mean_regret", "band_low",
+                           "band_high", "n_runs"), rows)
+    time_path = _write_csv(out_dir / "matroid_bandits_rocketfuel_timing.csv",
+                           ("network", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing)
+    return [png, csv_path, time_path]
+
+
+def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: bool,
+                         n_workers: int = 2) -> list[Path]:
+    """Thesis Figures 6.1-6.3 on Table 6.1 (see module docstring). Quick: small sizes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    inst = thesis_table61_instance()
+    n = 1000 if quick else 10_000
+    runs = 5 if quick else 50
+    n_long = 10_000 if quick else 1_000_000
+    runs_long = 3 if quick else 20
+    eps_grid = np.linspace(0.5, 50, 6 if quick else 50)
+    ck = _checkpoints(n)
+    ss = iter(np.random.SeedSequence(seed).spawn(10_000))
+    rows, timing = [], []
+    opt = None
+
+    def run(policy, horizon, n_runs, checkpoints, figure):
+        nonlocal opt
+        res = simulate(inst, policy=policy, horizon=horizon, n_runs=n_runs, seed=next(ss),
+                       checkpoints=checkpoints, n_workers=n_workers, progress=progress)
+        opt = float(res.means[res.optimal_basis].sum())
+        timing.append((figure, policy.name, "" if policy.epsilon is None else policy.epsilon, n_runs, horizon,
+                       round(res.seconds, 3)))
+        return res
+
+    curves = {}
+    for fig_id, eps_list in (("6.1", (2.0,)), ("6.2", (1e5, 2.0, 1e-4))):
+        for base, private in ((P.omm, P.dpucb_mat), (P.cts, P.dpts_mat)):
+            res = run(base(), n, runs, ck, fig_id)
+            curves[(fig_id, res.policy.name, "")] = res
+            for eps in eps_list:
+                res = run(private(eps), n, runs, ck, fig_id)
+                curves[(fig_id, res.policy.name, eps)] = res
+    for (fig_id, name, eps), res in curves.items():
+        ret = opt - res.cumulative_regret / res.checkpoints[None, :]
+        mean = ret.mean(axis=0)
+        lo, hi = res.regret_band(0.95)
+        lo_ret, hi_ret = opt - hi / res.checkpoints, opt - lo / res.checkpoints
+        for j, t in enumerate(res.checkpoints):
+            rows.append((fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j],
+                         res.n_runs))
+    ck_long = np.unique(np.geomspace(10, n_long, 200).round().astype(np.int64))
+    long = {}
+    for private in (P.dpucb_mat, P.dpts_mat):
+        res = run(private(2.0), n_long, runs_long, ck_long, "6.3a")
+        ratio = res.cumulative_regret / np.log(res.checkpoints)[None, :]
+        long[res.policy.name] = ratio
+        lo = ratio.mean(0) - 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
+        hi = ratio.mean(0) + 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
+        for j, t in enumerate(ck_long):
+            rows.append(("6.3a", res.policy.name, 2.0, "regret_over_ln_n", int(t), ratio.mean(0)[j], lo[j], hi[j],
+                         runs_long))
+    sweep = {}
+    for private in (P.dpucb_mat, P.dpts_mat):
+        vals = []
+        for eps in eps_grid:
+            res = run(private(float(eps)), n, runs_long, [n], "6.3b")
+            r = res.cumulative_regret[:, -1]
+            half = 1.96 * r.std(ddof=1) / np.sqrt(r.size)
+            vals.append((1.0 / eps, r.mean(), r.mean() - half, r.mean() + half))
+            rows.append(("6.3b", res.policy.name, float(eps), "regret_at_n", n, r.mean(), r.mean() - half,
+                         r.mean() + half, runs_long))
+        sweep[private(1.0).name] = np.array(vals)
+
+    fig, axes = plt.subplots(3, 2, figsize=(11, 12))
+    for col, (base, private) in enumerate((("OMM", "DPUCB-MAT"), ("CTS", "DPTS-MAT"))):
+        for row, fig_id in enumerate(("6.1", "6.2")):
+            ax = axes[row][col]
+            for (fid, name, eps), res in curves.items():
+                if fid != fig_id or name not in (base, private):
+                    continue
+                ret = (opt - res.cumulative_regret / res.checkpoints[None, :]).mean(0)
+                label = name if eps == "" else f"{name} eps={eps:g}"
+                ax.plot(res.checkpoints, ret, "--" if eps == "" else "-", label=label)
+            ax.axhline(opt, color="k", linestyle=":", label="Optimal policy")
+            ax.set_title(f"Figure {fig_id}{'ab'[col]}: {private} vs {base} (Table 6.1)", fontsize=9)
+            ax.set_xlabel("round s")
+            ax.set_ylabel("expected per-round return")
+            ax.legend(fontsize=7)
+    ax = axes[2][0]
+    for name, ratio in long.items():
+        ax.plot(ck_long, ratio.mean(0), label=name)
+    ax.set_xscale("log")
+    ax.set_title("Figure 6.3a: R_n / ln n (eps = 2)", fontsize=9)
+    ax.set_xlabel("n")
+    ax.legend(fontsize=7)
+    ax = axes[2][1]
+    for name, vals in sweep.items():
+        ax.errorbar(vals[:, 0], vals[:, 1], yerr=[vals[:, 1] - vals[:, 2], vals[:, 3] - vals[:, 1]], fmt="o-",
+                    ms=3, label=name)
+    ax.set_title(f"Figure 6.3b: R_n at n = {n} vs 1/eps", fontsize=9)
+    ax.set_xlabel("1 / eps")
+    ax.set_ylabel("cumulative regret")
+    ax.legend(fontsize=7)
+    fig.tight_layout()
+    png = out_dir / "thesis_synthetic.png"
+    fig.savefig(png, dpi=110)
+    plt.close(fig)
+    csv_path = _write_csv(out_dir / "thesis_synthetic.csv",
+                          ("figure", "policy", "epsilon", "quantity", "round", "mean", "band_low", "band_high",
+                           "n_runs"), rows)
+    time_path = _write_csv(out_dir / "thesis_synthetic_timing.csv",
+                           ("figure", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing)
+    return [png, csv_path, time_path]
 
 
 def reproductions():
     """Return the list of :class:`dpverify.reproduce.Reproduction` of this family."""
-    return []
+    from dpverify.reproduce import Reproduction
+
+    return [
+        Reproduction(
+            "matroid-bandits-rocketfuel",
+            "Seed 000 Figure 1: DP-OMM (eps 0.25-2) and LDP-OMM (eps 0.5-4) vs OMM on RocketFuel AS1221 and "
+            "AS1755; 100 runs, horizon 1e5 (quick: 6 runs, 2000 rounds)",
+            run_rocketfuel_figure1,
+        ),
+        Reproduction(
+            "thesis-synthetic",
+            "Thesis (seed 001) Figures 6.1-6.3 on the Table 6.1 linear matroid: DPUCB-MAT/DPTS-MAT vs OMM/CTS, "
+            "eps sweep, R_n/ln n to 1e6, R_n vs 1/eps",
+            run_thesis_synthetic,
+        ),
+    ]

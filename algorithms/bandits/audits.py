@@ -1,0 +1,178 @@
+"""Bandit policies as dpverify mechanisms, and the instances their privacy audits run on.
+
+Central DP (seed 000 Definition 1, seed 001 Definition 9, seed 003 Definition 3):
+the data is the reward table ``(rounds, m)``; neighbouring tables differ in one
+round; the released output is the sequence of played super arms.
+:class:`PlayedSuperArms` is exactly that map (a dpverify *mechanism*: each
+output is a tuple with one bitmask ``sum_e 2^e`` per round).
+
+Local DP (seed 000 Definition 2, seed 003 Definition 4): the data is one
+round's observations of the played arms and the output is the report the
+learner receives. :class:`LaplaceLocalRandomizer` is that report for LDP-OMM,
+CUCB-LDP1 (K coordinates, Lap(K/eps) each) and CUCB-LDP2 (one coordinate,
+Lap(1/eps)); :func:`discretized_report_pmf` gives its exact output pmf on a
+grid of bins, for :func:`dpverify.exact_privacy_loss`.
+
+:func:`two_block_instance` is the audit design: a partition matroid with two
+blocks of two arms (K = 2), horizon 3. Rounds 1 and 2 play the two bases that
+cover all four arms (unplayed arms have index +inf); round 3 compares, in each
+block, the arm seen in round 1 with the arm seen in round 2. The neighbouring
+tables differ in round 1 (all ones versus all zeros) and reveal zeros
+elsewhere. With a per-arm Laplace budget ``e`` on each first observation
+(DPUCB-MAT, DPTS-MAT, LDP-OMM: T_e = 1 for every arm in round 3), the event
+"round 3 replays round 2" has probability ``(1/2)^2`` under the all-zeros table
+and ``P[D > 1]^2`` under the all-ones table, ``D`` a difference of two iid
+Lap(1/e): ``P[D > 1] = exp(-e) (2 + e) / 4``. Its privacy loss is
+``2 (e - ln(1 + e / 2))``: 2.61 for the correct ``e = eps/2 = 2`` at eps = 4,
+and 5.80 > 4 for the broken ``e = eps = 4`` variant. See
+:func:`two_block_event_loss`.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from algorithms.bandits import _kernels
+from algorithms.bandits._kernel_matroids import as_kernel_matroid, greedy_basis, partition_matroid
+from algorithms.bandits.policies import Policy
+from algorithms.bandits.simulator import _prepare
+from algorithms.bandits.environments import TableEnvironment
+from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, InvalidRewardError
+
+__all__ = [
+    "PlayedSuperArms",
+    "LaplaceLocalRandomizer",
+    "discretized_report_pmf",
+    "two_block_instance",
+    "two_block_event_loss",
+]
+
+
+class PlayedSuperArms:
+    """The map reward table -> sequence of played super arms, as a dpverify mechanism.
+
+    Parameters
+    ----------
+    matroid : matroid
+        Any matroid accepted by the simulator, with at most 62 elements.
+    policy : Policy
+    horizon : int
+        Rounds played; the tables given must have at least this many rows.
+
+    Notes
+    -----
+    ``mechanism(table, rng)`` returns a tuple of ``horizon`` ints, the bitmask
+    ``sum_{e in A_t} 2^e`` of each round's super arm; ``sample(table, size, rng)``
+    returns ``size`` of them from one compiled call. Picklable (plain attributes).
+    """
+
+    def __init__(self, matroid, policy: Policy, horizon: int):
+        km = as_kernel_matroid(matroid)
+        if km.n_elements > 62:
+            raise AlgorithmInputError("PlayedSuperArms encodes super arms as 62-bit masks: at most 62 elements")
+        self.matroid = km
+        self.policy = policy
+        self.horizon = int(horizon)
+        self.rank = int(greedy_basis(km, np.zeros(km.n_elements)).size)
+        self.claim = policy.claim
+
+    def _args(self, table):
+        env = table if isinstance(table, TableEnvironment) else TableEnvironment(np.asarray(table, dtype=float))
+        km, env_kind, env_arm, env_scalar, tab, means, optimal, rank, horizon, known = _prepare(
+            self.matroid, env, self.policy, self.horizon
+        )
+        return (self.policy.code, float(self.policy.arm_epsilon(rank)), float(known), horizon, *km.arrays(),
+                rank, tab, means, float(means[optimal].sum()))
+
+    def sample(self, table, size, rng=None):
+        rng = np.random.default_rng(rng)
+        out = np.zeros((int(size), self.horizon), dtype=np.int64)
+        a = self._args(table)
+        _kernels.table_batch(int(size), *a[:12], a[12], a[13], a[14], rng, out)
+        return list(map(tuple, out.tolist()))
+
+    def __call__(self, table, rng=None):
+        return self.sample(table, 1, rng)[0]
+
+
+class LaplaceLocalRandomizer:
+    """One round's local report: each of ``n_reports`` observations plus iid Lap(1 / eps_report).
+
+    ``eps_report`` is the policy's per-report budget (eps/K for LDP-OMM and
+    CUCB-LDP1, eps for CUCB-LDP2 whose single report is one coordinate).
+    Input: a vector of ``n_reports`` observations in [0, 1]; output: the real
+    vector of reports. Exactly ``n_reports * eps_report``-LDP.
+    """
+
+    def __init__(self, policy: Policy, rank: int):
+        if policy.claim.model != "local":
+            raise InvalidPrivacyParameterError(f"{policy.name} has no local randomizer")
+        self.policy = policy
+        self.n_reports = 1 if policy.budget_split == "single-report" else int(rank)
+        self.eps_report = float(policy.arm_epsilon(rank))
+        self.claim = policy.claim
+
+    def _x(self, x):
+        x = np.asarray(x, dtype=np.float64).reshape(-1)
+        if x.size != self.n_reports:
+            raise AlgorithmInputError(f"expected {self.n_reports} observations, got {x.size}")
+        if not np.all((x >= 0) & (x <= 1)):
+            raise InvalidRewardError("observations must lie in [0, 1]")
+        return x
+
+    def sample(self, x, size, rng=None):
+        x = self._x(x)
+        rng = np.random.default_rng(rng)
+        return x[None, :] + rng.laplace(0.0, 1.0 / self.eps_report, size=(int(size), x.size))
+
+    def __call__(self, x, rng=None):
+        return self.sample(x, 1, rng)[0]
+
+
+def discretized_report_pmf(randomizer: LaplaceLocalRandomizer, x, edges) -> dict:
+    """Exact pmf of the randomizer's report binned by ``edges`` on every coordinate.
+
+    Bins are ``(-inf, edges[0]], (edges[0], edges[1]], ..., (edges[-1], inf)``;
+    outputs are tuples of bin numbers. Binning is post-processing, so the exact
+    loss of the binned pmfs is at most the randomizer's; tail bins attain it.
+    """
+    from scipy import stats
+
+    x = randomizer._x(x)
+    edges = np.asarray(edges, dtype=np.float64)
+    b = 1.0 / randomizer.eps_report
+    per_coord = []
+    for xi in x:
+        cdf = stats.laplace.cdf(edges, loc=xi, scale=b)
+        per_coord.append(np.diff(np.concatenate([[0.0], cdf, [1.0]])))
+    pmf = {}
+    grids = np.meshgrid(*[np.arange(p.size) for p in per_coord], indexing="ij")
+    probs = np.ones(grids[0].shape)
+    for c, p in enumerate(per_coord):
+        probs = probs * p[grids[c]]
+    for key, p in zip(zip(*[g.ravel() for g in grids]), probs.ravel()):
+        pmf[tuple(int(k) for k in key)] = float(p)
+    total = sum(pmf.values())
+    return {k: v / total for k, v in pmf.items()}
+
+
+def two_block_instance():
+    """The audit design of the module docstring: ``(matroid, table_x, table_x_prime, horizon)``.
+
+    Partition matroid on arms {0, 1} and {2, 3} (one arm per block, K = 2);
+    ``table_x`` has all ones in round 1, ``table_x_prime`` all zeros; both
+    are zero in rounds 2 and 3.
+    """
+    matroid = partition_matroid([0, 0, 1, 1], [1, 1])
+    x = np.zeros((3, 4))
+    x[0, :] = 1.0
+    x_prime = np.zeros((3, 4))
+    return matroid, x, x_prime, 3
+
+
+def two_block_event_loss(arm_epsilon: float) -> float:
+    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring)."""
+    e = float(arm_epsilon)
+    return 2.0 * (e - math.log1p(e / 2.0))
