@@ -53,6 +53,7 @@ __all__ = [
     "as_graph_arrays",
     "to_networkx",
     "minimum_spanning_tree",
+    "mst_of_validated",
     "kruskal_order",
     "tree_weight",
     "tree_key",
@@ -614,11 +615,19 @@ def minimum_spanning_tree(data, weights=None, *, backend: str = "scipy") -> np.n
     """
     g = as_graph_arrays(data)
     w = g.weights if weights is None else _validate_weights(weights, g.m)
+    return mst_of_validated(g.n, g.edges, w, backend)
+
+
+def mst_of_validated(n: int, edges: np.ndarray, weights: np.ndarray, backend: str = "scipy") -> np.ndarray:
+    """:func:`minimum_spanning_tree` on arrays that are already validated (no checks but the backend).
+
+    For callers that validated the graph once and draw many weight vectors (e.g. Algorithm 1).
+    """
     try:
         fn = _BACKENDS[backend]
     except KeyError:
         raise ValueError(f"unknown backend {backend!r}; choose one of {MST_BACKENDS}") from None
-    return np.sort(fn(g.n, g.edges, w))
+    return np.sort(fn(n, edges, weights))
 
 
 # ----------------------------------------------------------------------------- generators

@@ -174,9 +174,9 @@ def private_kruskal(
 
 def one_pass_kruskal_keys(data, epsilon0: float, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
     """Algorithm 3's keys ``w_e - (2D/eps0) G_e`` (the same draws as Algorithm 1 for the same rng)."""
-    g = as_graph_arrays(data)
-    beta = gumbel_scale(epsilon0, sensitivity)
-    return g.weights - beta * np.random.default_rng(rng).gumbel(size=g.m)
+    from algorithms.mst.perturbation import gumbel_perturbed_weights
+
+    return gumbel_perturbed_weights(data, epsilon0, rng, sensitivity=sensitivity)
 
 
 def one_pass_kruskal(
@@ -238,6 +238,8 @@ def one_pass_kruskal_batch(data, epsilon0: float, size: int, rng=None, *, sensit
     g = as_graph_arrays(data)
     beta = gumbel_scale(epsilon0, sensitivity)
     rng = np.random.default_rng(rng)
-    keys = g.weights[None, :] - beta * rng.gumbel(size=(int(size), g.m))
+    # w + beta ln E with E iid Exp(1): the form of one_pass_kruskal_keys, row by row
+    exps = np.maximum(rng.standard_exponential(size=(int(size), g.m)), np.finfo(np.float64).tiny)
+    keys = g.weights[None, :] + beta * np.log(exps)
     k = g.n - number_of_components(g)
     return _one_pass_kruskal_batch(g.n, g.edges, keys, k)
