@@ -1,1 +1,23 @@
-"""mst"""
+"""Private minimum spanning trees (seed 004, notes/algorithms.md section 1).
+
+Modules (import them directly; this package imports nothing eagerly):
+
+- :mod:`.accounting` -- :class:`~.accounting.PrivacyClaim`, (eps, delta) <-> rho <-> eps0 with the
+  ``"generic"`` (eps0^2/2) and ``"bounded-range"`` (eps0^2/8) conversions;
+- :mod:`.exponential` -- the exponential-mechanism step in log space;
+- :mod:`.perturbation` -- Algorithm 1 (Gumbel input perturbation + any MST backend) and the
+  batched numba sampler :class:`~.perturbation.GumbelPerturbationMechanism`;
+- :mod:`.kruskal` -- Algorithm 2 (private Kruskal, Appendix E sum tree) and Algorithm 3
+  (one-pass Kruskal);
+- :mod:`.ppsacr` -- PPSACR, One-Shot-PPSACR, exact sequence probabilities and distributions;
+- :mod:`.pamst` -- PAMST, naive and fast (exponential clocks);
+- :mod:`.privatization` -- Sealfon's input privatization (Laplace / Gaussian, l_inf / l1);
+- :mod:`.matroid_extension` -- Appendix A: perturb once, greedy on any matroid;
+- :mod:`.exact` -- exact output distributions and exact worst-case privacy losses;
+- :mod:`.catalogue`, :mod:`.samplers`, :mod:`.strategies` -- small graphs, samplers and
+  Hypothesis strategies for the verifications in ``properties/mst``;
+- :mod:`.verifications` -- what ``dpverify suite`` runs; :mod:`.experiments`,
+  :mod:`.reproduce` -- Appendix H.
+
+Graphs are validated by :func:`algorithms.graphs.as_graph_arrays`; trees are edge indices.
+"""

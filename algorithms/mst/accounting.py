@@ -38,6 +38,7 @@ __all__ = [
     "claim_from_epsilon0",
     "claim_from_rho",
     "claim_from_epsilon_delta",
+    "spanning_forest_claim",
 ]
 
 #: zCDP constant c in rho = c * eps0**2 for one eps0-DP exponential-mechanism step.
@@ -230,3 +231,23 @@ def claim_from_epsilon_delta(
     rho = rho_from_epsilon(epsilon, delta)
     claim = claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
     return claim
+
+
+def spanning_forest_claim(
+    data,
+    epsilon0: float,
+    delta: float,
+    *,
+    conversion: str = "generic",
+    sensitivity: float = 1.0,
+) -> PrivacyClaim:
+    """The claim of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
+
+    ``n - c`` exponential-mechanism selections (c = number of connected components; ``n - 1``
+    for a connected graph), each eps0-DP, composed by zCDP (seed 004, Theorem 3.2).
+    """
+    from algorithms.graphs import as_graph_arrays, number_of_components
+
+    g = as_graph_arrays(data)
+    steps = max(g.n - number_of_components(g), 1)
+    return claim_from_epsilon0(epsilon0, steps, delta, conversion=conversion, sensitivity=sensitivity)

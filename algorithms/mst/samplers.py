@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from algorithms.graphs import as_graph_arrays, tree_key
+from algorithms.mst.accounting import spanning_forest_claim
 from algorithms.mst.exponential import selection_log_weights
 from algorithms.mst.kruskal import one_pass_kruskal, one_pass_kruskal_batch, private_kruskal, private_kruskal_batch
 from algorithms.mst.pamst import pamst_fast, pamst_fast_batch, pamst_naive
@@ -111,3 +112,7 @@ class MechanismOnGraph:
 
     def __call__(self, data, rng=None) -> tuple:
         return tree_of(self.algorithm, data, self.epsilon0, rng, sensitivity=self.sensitivity)
+
+    def privacy_claim(self, data, delta: float, *, conversion: str = "generic"):
+        """:func:`algorithms.mst.accounting.spanning_forest_claim` on ``data``'s topology."""
+        return spanning_forest_claim(data, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity)
