@@ -18,7 +18,20 @@ __all__ = [
     "aldous_broder_batch",
     "exchange_chain_batch",
     "trees_for_weight_rows",
+    "row_running_sums",
 ]
+
+
+@njit(cache=True)
+def row_running_sums(indptr, values):
+    """Running sums of ``values`` restarted at every CSR row (exact per row, no cancellation)."""
+    out = np.empty_like(values)
+    for u in range(indptr.shape[0] - 1):
+        acc = 0.0
+        for j in range(indptr[u], indptr[u + 1]):
+            acc += values[j]
+            out[j] = acc
+    return out
 
 
 @njit(cache=True, inline="always")

@@ -26,7 +26,7 @@ from scipy.sparse.csgraph import connected_components
 
 from algorithms.errors import InvalidWeightsError, NoSpanningTreeError
 from algorithms.random_trees import _kernels
-from algorithms.graphs import GraphArrays, as_graph_arrays, tree_key
+from algorithms.graphs import GraphArrays, as_graph_arrays, incidence_lists, tree_key
 
 __all__ = [
     "NO_SPANNING_TREE",
@@ -107,21 +107,10 @@ def usable_csr(topo: GraphArrays, weights: np.ndarray):
     from u picks a neighbour with probability proportional to the edge weight.
     """
     usable = np.flatnonzero(weights > 0)
-    u = topo.edges[usable, 0]
-    v = topo.edges[usable, 1]
-    src = np.concatenate([u, v])
-    dst = np.concatenate([v, u])
-    ids = np.concatenate([usable, usable]).astype(np.int64)
-    order = np.lexsort((dst, src))
-    src, dst, ids = src[order], dst[order], ids[order]
-    indptr = np.zeros(topo.n + 1, dtype=np.int64)
-    np.cumsum(np.bincount(src, minlength=topo.n), out=indptr[1:])
-    w = weights[ids]
-    cum = np.cumsum(w)
-    row_start = np.repeat(indptr[:-1], np.diff(indptr))
-    offset = np.concatenate([[0.0], cum])[row_start]
-    cumw = cum - offset
-    return indptr, dst.astype(np.int64), ids, cumw
+    indptr, nbr, local = incidence_lists(topo.n, topo.edges[usable])  # counting sort by vertex
+    ids = usable[local].astype(np.int64)
+    cumw = _kernels.row_running_sums(indptr, np.ascontiguousarray(weights[ids], dtype=np.float64))
+    return indptr, nbr, ids, cumw
 
 
 def _seed(rng) -> int:

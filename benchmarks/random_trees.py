@@ -1,0 +1,140 @@
+"""asv benchmarks for weighted random spanning trees and DP-RST (seed 002).
+
+Graphs: connected Erdos-Renyi G(n, p) with average degree 20 (n = m / 10, E[edges] = m),
+integer weights uniform on 1..15 (k = 16), built in ``setup`` from fixed seeds.
+
+The speed target of issue 5 is the ratio
+``WilsonVsNetworkx.time_networkx`` / ``WilsonVsNetworkx.time_wilson`` (>= 5 at the largest
+size both finish). networkx's ``random_spanning_tree(G, weight=..., multiplicative=True)``
+contracts edges and recomputes Kirchhoff determinants (roughly O(m n^3)), so it is only run
+up to ``NETWORKX_MAX_EDGES``; larger sizes are skipped (``NotImplementedError`` in setup is
+asv's "skip"). Run as a script for a one-off table with ratios::
+
+    python benchmarks/random_trees.py
+"""
+
+from __future__ import annotations
+
+import time
+
+import networkx as nx
+import numpy as np
+
+from algorithms.graphs import GraphArrays, as_graph_arrays, connected_gnp_graph, to_networkx
+from algorithms.random_trees.pipeline import DPRandomSpanningTree, dp_random_spanning_tree
+from algorithms.random_trees.samplers import aldous_broder_spanning_trees, wilson_spanning_trees
+
+EDGE_COUNTS = [300, 1_000, 10_000, 100_000]
+#: networkx's sampler takes ~10 s at 1e3 edges and grows roughly like m^2.5 at fixed degree.
+NETWORKX_MAX_EDGES = 1_000
+K = 16
+EPS0 = 1.0
+GRAPH_SEED = 20240605
+
+
+def integer_gnp(m: int, seed: int = GRAPH_SEED) -> GraphArrays:
+    """Connected G(n, p), n = m / 10, E[edges] = m, integer weights 1..15 (fixed seed)."""
+    n = max(m // 10, 3)
+    p = min(1.0, 2.0 * m / (n * (n - 1)))
+    g = connected_gnp_graph(n, p, np.random.default_rng([seed, m]))
+    weights = np.random.default_rng([seed, m, 1]).integers(1, K, size=g.m)
+    return as_graph_arrays((g.n, g.edges, weights.astype(float)))
+
+
+class WilsonVsNetworkx:
+    """One weighted spanning tree: Wilson (numba, CSR) vs networkx (multiplicative weights)."""
+
+    params = EDGE_COUNTS
+    param_names = ["edges"]
+    timeout = 600
+
+    def setup(self, m):
+        self.g = integer_gnp(m)
+        self.nx_graph = to_networkx(self.g)
+        wilson_spanning_trees(self.g, size=1, rng=0)  # compile / load the numba cache outside the timing
+
+    def time_wilson(self, m):
+        wilson_spanning_trees(self.g, size=1, rng=1)
+
+    def time_aldous_broder(self, m):
+        aldous_broder_spanning_trees(self.g, size=1, rng=1)
+
+    def time_networkx(self, m):
+        if m > NETWORKX_MAX_EDGES:
+            raise NotImplementedError("networkx's multiplicative sampler is infeasible at this size")
+        nx.random_spanning_tree(self.nx_graph, weight="weight", multiplicative=True, seed=1)
+
+    def peakmem_wilson(self, m):
+        wilson_spanning_trees(self.g, size=1, rng=1)
+
+
+class WilsonBatch:
+    """Throughput on a small graph: 10,000 trees of K_10 with integer weights in one call."""
+
+    def setup(self):
+        i, j = np.triu_indices(10, k=1)
+        w = np.random.default_rng(GRAPH_SEED).integers(1, K, size=i.size).astype(float)
+        self.g = as_graph_arrays((10, np.stack([i, j], axis=1), w))
+        wilson_spanning_trees(self.g, size=10, rng=0)
+
+    def time_wilson_10000_trees(self):
+        wilson_spanning_trees(self.g, size=10_000, rng=1)
+
+
+class DPRandomSpanningTreePipeline:
+    """The whole DP-RST pipeline (bit-level randomized response + Wilson) on one graph."""
+
+    params = [1_000, 100_000]
+    param_names = ["edges"]
+
+    def setup(self, m):
+        self.g = integer_gnp(m)
+        self.weights = self.g.weights.astype(np.int64)
+        # eps0 large enough that the noisy graph stays connected with high probability
+        self.eps0 = 4.0
+        dp_random_spanning_tree(integer_gnp(300), k=K, eps0=self.eps0, rng=0)
+
+    def time_dp_rst(self, m):
+        dp_random_spanning_tree(self.g, self.weights, k=K, eps0=self.eps0, rng=1)
+
+
+class DPRandomSpanningTreeSmallBatch:
+    """Mechanism throughput for audits: 100,000 DP-RST outputs on K4 (one numba call)."""
+
+    def setup(self):
+        i, j = np.triu_indices(4, k=1)
+        self.g = as_graph_arrays((4, np.stack([i, j], axis=1), np.array([1.0, 2, 3, 3, 2, 1])))
+        self.mechanism = DPRandomSpanningTree(self.g, k=4, eps0=1.0)
+        self.mechanism.sample(np.array([1, 2, 3, 3, 2, 1]), 10, rng=0)
+
+    def time_sample_100000(self):
+        self.mechanism.sample(np.array([1, 2, 3, 3, 2, 1]), 100_000, rng=1)
+
+
+def _best_of(fn, repeat=3):
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - start)
+    return best
+
+
+def main():  # pragma: no cover - manual measurement
+    print("| edges | vertices | Wilson (s) | Aldous-Broder (s) | networkx (s) | networkx / Wilson |")
+    print("|---|---|---|---|---|---|")
+    for m in EDGE_COUNTS:
+        bench = WilsonVsNetworkx()
+        bench.setup(m)
+        tw = _best_of(lambda: bench.time_wilson(m))
+        ta = _best_of(lambda: bench.time_aldous_broder(m))
+        if m <= NETWORKX_MAX_EDGES:
+            tn = _best_of(lambda: bench.time_networkx(m), repeat=1)
+            nx_cols = f"{tn:.3g} | {tn / tw:.0f}x"
+        else:
+            nx_cols = "skipped | -"
+        print(f"| {bench.g.m} | {bench.g.n} | {tw:.3g} | {ta:.3g} | {nx_cols} |")
+
+
+if __name__ == "__main__":
+    main()
