@@ -116,8 +116,10 @@ class DeltaCurve:
         """Simultaneous lower bound on the eps needed at ``delta`` (0 if none certified)."""
         best = 0.0
         for e in self.events:
-            if e.p_lower - delta > 0 and e.q_upper > 0:
-                best = max(best, math.log((e.p_lower - delta) / e.q_upper))
+            if e.p_lower - delta > 0:
+                if e.q_upper <= 0:
+                    return math.inf
+                best = max(best, math.log(e.p_lower - delta) - math.log(e.q_upper))
         return best
 
     def violates(self, epsilon: float, delta: float) -> bool:

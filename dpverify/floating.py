@@ -179,7 +179,7 @@ def _real_input(value, d: int):
     if isinstance(value, bool) or isinstance(value, np.bool_):
         return None
     if isinstance(value, numbers.Real):
-        return np.full(d, float(value))
+        return np.array([float(value)]) if d == 1 else None
     try:
         arr = np.asarray(value)
     except Exception:

@@ -100,6 +100,39 @@ class SparseVector:
         out = self.sample(data, 1, rng)[0]
         return int(out) if self.output == "mask" else tuple(int(v) for v in out)
 
+    def pmf(self, data) -> dict:
+        """Exact output distribution for cutoff 1 (mask outputs), by quadrature over rho.
+
+        ``P[first 1 at k] = int f_rho(r) prod_{i<k} F_nu(T + r - q_i) (1 - F_nu(T + r - q_k)) dr``
+        and ``P[no 1] = int f_rho(r) prod_i F_nu(T + r - q_i) dr`` (Lyu et al. 2017, proof of Thm 2).
+        """
+        if self.cutoff != 1 or self.output != "mask":
+            raise InvalidParameterError("pmf is implemented for cutoff=1 and output='mask'")
+        from scipy import integrate, stats
+
+        q = _queries(data)
+        rho = stats.laplace(scale=self.threshold_scale)
+        nu = stats.laplace(scale=self.query_scale)
+        width = 40 * self.threshold_scale  # rho density below e^-40 beyond
+        lo, hi = -width + q.min() - self.threshold, width + q.max() - self.threshold
+        points = sorted({0.0, *np.clip(q - self.threshold, lo, hi)})
+        out = {}
+        for k in range(q.size + 1):
+            def density(r, k=k):
+                below = np.prod(nu.cdf(self.threshold + r - q[:k]))
+                above = nu.sf(self.threshold + r - q[k]) if k < q.size else 1.0
+                return rho.pdf(r) * below * above
+
+            value, _ = integrate.quad(density, lo, hi, points=points, limit=200, epsabs=1e-14, epsrel=1e-10)
+            out[(1 << k) if k < q.size else 0] = value
+        total = sum(out.values())
+        return {key: v / total for key, v in out.items()}
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        from ..exact import exact_privacy_loss
+
+        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
+
 
 class SparseVectorNoQueryNoise:
     """Lyu et al. Algorithm 5: no query noise, no cutoff; claimed eps-DP, true loss infinite."""

@@ -1,0 +1,148 @@
+"""The issue-6 zoo (dpverify.mechanisms): exact facts, samplers vs exact pmfs, audits at the claim.
+
+CI sizes. Every audit uses alpha = suite_alpha (1e-6):
+
+- correct entries: "no violation" has false-alarm probability <= 1e-6 each;
+- broken entries: sample sizes chosen so the expected certified bound is at
+  least ~1.8x the claim at alpha = 1e-6 (noisy max value: true 0.25, 1e6
+  samples give ~0.17 +- 0.03 > 0.1; histogram with scale eps: true 10, 1e5 give ~8;
+  sparse vector without query noise and the textbook float Laplace: events of
+  probability 0.18 / 0.087 impossible under x', 2e4 samples give > 4):
+  power ~1.
+
+The 1e7-sample table against the published DP-Sniper/StatDP figures is
+``benchmarks/audit_zoo.py`` (and ``test_zoo_table_thorough`` under the
+thorough profile).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
+
+import dpverify
+from dpverify.mechanisms import (
+    NoisyMaxValue,
+    ReportNoisyMax,
+    SparseVector,
+    SparseVectorNoQueryNoise,
+    interleaved_pair,
+    zoo_entries,
+)
+from dpverify.mechanisms.sparse_vector import answers_from_mask
+
+ENTRIES = {e.name: e for e in zoo_entries()}
+BROKEN_SAMPLES = {
+    "BROKEN noisy max returning the value, Laplace": 1_000_000,
+    "BROKEN noisy histogram, scale eps instead of 1/eps": 100_000,
+}
+
+
+@pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if not e.broken])
+def test_correct_zoo_entries_keep_their_claim(name, suite_alpha):
+    e = ENTRIES[name]
+    result = dpverify.audit(e.mechanism, e.x, e.x_prime, epsilon=e.epsilon, delta=e.delta, n_samples=100_000,
+                            alpha=suite_alpha, seed=41)
+    assert not result.violation, result.summary()
+
+
+@pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if e.broken])
+def test_broken_zoo_entries_are_caught(name, suite_alpha):
+    e = ENTRIES[name]
+    n = BROKEN_SAMPLES.get(name, 20_000)
+    result = dpverify.audit(e.mechanism, e.x, e.x_prime, epsilon=e.epsilon, delta=e.delta, n_samples=n,
+                            alpha=suite_alpha, seed=42)
+    assert result.violation, result.summary()
+    assert result.epsilon_lower_bound <= e.true_epsilon
+
+
+@pytest.mark.parametrize("noise, expected", [("laplace", 0.0927), ("exponential", 0.1)])
+def test_report_noisy_max_exact_loss_on_the_statdp_pair(noise, expected):
+    m = ReportNoisyMax(0.1, noise)
+    loss = m.pair_epsilon((1.0,) * 5, (2.0, 0.0, 0.0, 0.0, 0.0))
+    assert loss <= 0.1 + 1e-9 and loss == pytest.approx(expected, abs=1e-3)
+
+
+def test_sparse_vector_exact_loss_is_within_the_claim():
+    m = SparseVector(0.1)
+    loss = m.pair_epsilon((0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,))
+    assert 0.09 < loss <= 0.1
+
+
+@pytest.mark.parametrize(
+    "mechanism, data",
+    [(ReportNoisyMax(0.5, "laplace"), (1.0, 0.0, 2.0)), (ReportNoisyMax(0.5, "exponential"), (1.0, 0.0, 2.0)),
+     (SparseVector(0.5, threshold=1.0), (0.0, 2.0, 1.0, 3.0))],
+    ids=["rnm-laplace", "rnm-exponential", "svt"],
+)
+def test_samplers_match_their_exact_pmf(mechanism, data, suite_alpha):
+    """Goodness of fit, 2e5 samples: false alarm <= 1e-6; a sampler off by 0.01 in any cell would be
+    detected (chi-square noncentrality ~ 2e5 * 0.01^2 / 0.2 = 100)."""
+
+    class Sampler:
+        def sample(self, size, rng):
+            return mechanism.sample(data, size, rng)
+
+        def __call__(self, rng):
+            return mechanism(data, rng)
+
+    result = dpverify.goodness_of_fit(Sampler(), mechanism.pmf(data), n_samples=200_000, seed=43)
+    assert result.pvalue > suite_alpha
+
+
+def test_noisy_max_value_lower_tail_has_the_full_ratio():
+    """The event {max < 1} has probability (1/2)^5 under (1,..,1) and (e^-0.05 / 2)^5 under (2,..,2)."""
+    m = NoisyMaxValue(0.1)
+    assert m.true_epsilon((1.0,) * 5, (2.0,) * 5) == pytest.approx(0.25)
+    rng = np.random.default_rng(44)
+    y = m.sample((1.0,) * 5, 200_000, rng)
+    assert abs(np.mean(y < 1.0) - 0.5**5) < 6 * np.sqrt(0.5**5 / 200_000)  # 6 sigma: false alarm < 1e-8
+
+
+@given(st.integers(2, 40).map(lambda k: 2 * k))
+@example(4)
+def test_interleaved_pair_is_neighbouring_and_almost_disjoint(n):
+    x, x_prime = interleaved_pair(n)
+    assert np.all(np.abs(np.subtract(x, x_prime)) == 1)
+    thetas = np.arange(-3.0, n + 1.0, 0.25)
+    m = SparseVectorNoQueryNoise(1.0)
+    under_x = {tuple(np.asarray(x) >= t) for t in thetas}
+    under_xp = {tuple(np.asarray(x_prime) >= t) for t in thetas}
+    assert under_x & under_xp == {(True,) * n, (False,) * n}
+    assert m.threshold_scale == 2.0
+
+
+@given(st.lists(st.booleans(), min_size=1, max_size=20), st.integers(1, 4))
+@example([True, True, False], 1)
+def test_mask_and_answers_encode_the_same_sequence(above, cutoff):
+    above = np.array([above])
+    answered = (np.cumsum(above, axis=1) - above) < cutoff
+    from dpverify.mechanisms.sparse_vector import _finish
+
+    mask = int(_finish(above, answered, "mask")[0])
+    answers = tuple(int(v) for v in _finish(above, answered, "answers")[0])
+    assert answers_from_mask(mask, above.shape[1], cutoff) == answers
+
+
+def test_zoo_table_thorough(thorough, suite_alpha):
+    """Thorough profile only: the 1e7-sample table rows at alpha = 0.1 meet issue 6's targets.
+
+    Broken entries reach >= 95% of the published figure (or exceed both where the true loss is
+    infinite); correct entries show no violation. Runs ~10 minutes.
+    """
+    if not thorough:
+        pytest.skip("1e7-sample zoo table runs under the thorough profile (benchmarks/audit_zoo.py)")
+    targets = {
+        "BROKEN noisy max returning the value, Laplace": 0.95 * 0.2478,
+        "BROKEN sparse vector without query noise (Lyu Alg. 5), 60 queries": 14.31,
+        "BROKEN noisy histogram, scale eps instead of 1/eps": 4.6,  # DP-Sniper's ceiling ln(1/0.01)
+        "BROKEN textbook float Laplace x + numpy.laplace (Mironov)": 4.6,
+    }
+    for e in zoo_entries():
+        r = dpverify.audit(e.mechanism, e.x, e.x_prime, epsilon=e.epsilon, delta=e.delta, n_samples=10_000_000,
+                           alpha=0.1, seed=20240601, selection_fraction=0.05)
+        assert r.violation == e.broken, (e.name, r.summary())
+        if e.name in targets:
+            assert r.epsilon_lower_bound >= targets[e.name], (e.name, r.epsilon_lower_bound)
