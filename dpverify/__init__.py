@@ -26,6 +26,7 @@ from .errors import (
 )
 from .curves import DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
+from .sequential import SequentialAuditResult, sequential_audit
 
 # Importing these registers their event families (classifier level sets,
 # floating-point mantissa and reachability events) with dpverify.events.
@@ -35,6 +36,8 @@ __all__ = [
     "audit",
     "AuditResult",
     "EventEstimate",
+    "sequential_audit",
+    "SequentialAuditResult",
     "delta_lower_bound_curve",
     "DeltaCurve",
     "exact_privacy_loss",
