@@ -106,12 +106,15 @@ def graphic_matroid(edges, n_vertices: int | None = None) -> KernelMatroid:
 
 
 def uniform_matroid(n_elements: int, rank: int) -> KernelMatroid:
-    """Uniform matroid U(rank, n_elements): every set of at most ``rank`` elements is independent."""
-    if not (1 <= int(n_elements)) or not (0 <= int(rank) <= int(n_elements)):
-        raise AlgorithmInputError(f"uniform matroid needs 0 <= rank <= n_elements, n_elements >= 1; got "
+    """Uniform matroid U(rank, n_elements): every set of at most ``rank`` elements is independent.
+
+    ``rank > n_elements`` is allowed (the rank is then ``n_elements``).
+    """
+    if int(n_elements) < 1 or int(rank) < 0:
+        raise AlgorithmInputError(f"uniform matroid needs n_elements >= 1 and rank >= 0; got "
                                   f"rank={rank}, n_elements={n_elements}")
     return KernelMatroid(UNIFORM, int(n_elements), 0, _empty_int((0, 2)), _empty_float(), _empty_int(),
-                         _empty_int(), int(rank))
+                         _empty_int(), min(int(rank), int(n_elements)))
 
 
 def partition_matroid(parts, capacities) -> KernelMatroid:
@@ -136,24 +139,27 @@ def linear_matroid(vectors) -> KernelMatroid:
 def as_kernel_matroid(matroid) -> KernelMatroid:
     """Convert a matroid of ``algorithms.matroids`` (or a KernelMatroid) to kernel form.
 
-    Duck-typed on attributes: ``edges`` (+ ``n_vertices``/``n_nodes``) for a
-    graphic matroid, ``vectors`` for a linear one, ``parts``/``capacities``
-    for a partition matroid, ``rank`` + ``n_elements`` for a uniform one.
+    Accepts :class:`~algorithms.matroids.GraphicMatroid` (``n_vertices``, ``u``, ``v``),
+    :class:`~algorithms.matroids.UniformMatroid` (``n_elements``, ``k``),
+    :class:`~algorithms.matroids.PartitionMatroid` (``block_of``, ``capacities``) and
+    :class:`~algorithms.matroids.LinearMatroid` (``vectors``). An oracle matroid has no
+    compiled independence test: it raises AlgorithmInputError.
     """
     if isinstance(matroid, KernelMatroid):
         return matroid
-    name = type(matroid).__name__.lower()
-    get = lambda *names: next((getattr(matroid, n) for n in names if hasattr(matroid, n)), None)  # noqa: E731
-    if "graphic" in name or get("edges") is not None:
-        n = get("n_vertices", "n_nodes", "num_vertices")
-        return graphic_matroid(get("edges"), None if n is None else int(n))
-    if "linear" in name or get("vectors") is not None:
-        return linear_matroid(get("vectors"))
-    if "partition" in name or get("parts", "blocks", "labels") is not None:
-        return partition_matroid(get("parts", "blocks", "labels"), get("capacities", "capacity"))
-    if "uniform" in name:
-        return uniform_matroid(int(get("n_elements", "n", "size")), int(get("rank", "k")))
-    raise AlgorithmInputError(f"cannot convert {type(matroid).__name__} to a kernel matroid")
+    from algorithms.matroids import GraphicMatroid, LinearMatroid, PartitionMatroid, UniformMatroid
+
+    if isinstance(matroid, GraphicMatroid):
+        return graphic_matroid(np.stack([matroid.u, matroid.v], axis=1), matroid.n_vertices)
+    if isinstance(matroid, UniformMatroid):
+        return uniform_matroid(matroid.n_elements, matroid.k)
+    if isinstance(matroid, PartitionMatroid):
+        return partition_matroid(matroid.block_of, matroid.capacities)
+    if isinstance(matroid, LinearMatroid):
+        return linear_matroid(matroid.vectors)
+    raise AlgorithmInputError(
+        f"the simulator needs a graphic, uniform, partition or linear matroid, got {type(matroid).__name__}"
+    )
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

@@ -34,6 +34,8 @@ __all__ = [
     "CUCB_DP",
     "simulate_run",
     "table_batch",
+    "hybrid_counter_outputs",
+    "hybrid_counter_batch",
     "hybrid_noise_bound",
     "MAX_LEVELS",
 ]
@@ -484,3 +486,29 @@ def table_batch(size, policy, eps_arm, horizon_param, horizon, kind, n_vertices,
             for q in range(rank):
                 mask |= np.int64(1) << arms[t, q]
             out[r, t] = mask
+
+
+@numba.njit(cache=True, nogil=True)
+def hybrid_counter_outputs(stream, eps_arm, rng):
+    """Released noisy prefix sums of one arm's hybrid counter (the DP-OMM counter) over ``stream``."""
+    n = stream.shape[0]
+    count = np.zeros(1, dtype=np.int64)
+    hstate = np.zeros((1, 6))
+    alpha = np.zeros((1, MAX_LEVELS))
+    alpha_hat = np.zeros((1, MAX_LEVELS))
+    noisy = np.zeros(1)
+    out = np.empty(n)
+    for i in range(n):
+        count[0] += 1
+        _hybrid_insert(0, stream[i], eps_arm, count, hstate, alpha, alpha_hat, noisy, rng)
+        out[i] = noisy[0]
+    return out
+
+
+@numba.njit(cache=True, nogil=True)
+def hybrid_counter_batch(stream, eps_arm, size, rng):
+    """``size`` independent runs of :func:`hybrid_counter_outputs`: array (size, len(stream))."""
+    out = np.empty((size, stream.shape[0]))
+    for r in range(size):
+        out[r] = hybrid_counter_outputs(stream, eps_arm, rng)
+    return out

@@ -1,0 +1,167 @@
+"""The simulator: every round plays a greedy basis of J_t; bookkeeping; seeding; bad input.
+
+Deterministic invariants (Hypothesis over the four matroid kinds of
+``algorithms.matroids.strategies``, all ten policies, random means and seeds): each played
+super arm is a basis (checked with the matroid package's own oracle, an independent
+implementation), it is the greedy basis of the recorded indices, the recorded pseudo-regret
+equals the recomputation from the super arms, and the regret decomposition of the permutation
+pi_t (seed 001 Section 4.1.3, ``algorithms.bandits.permutation``) holds on simulated rounds.
+"""
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from algorithms.bandits import policies as P
+from algorithms.bandits._kernel_matroids import ZeroRankMatroidError, as_kernel_matroid, greedy_basis
+from algorithms.bandits.environments import BernoulliEnvironment, TableEnvironment, thesis_table61_instance
+from algorithms.bandits.permutation import check_regret_permutation, regret_decomposition, regret_permutation
+from algorithms.bandits.simulator import simulate
+from algorithms.errors import AlgorithmInputError, InvalidHorizonError, InvalidPrivacyParameterError
+from algorithms.matroids import GraphicMatroid, PartitionMatroid, UniformMatroid
+from algorithms.matroids.strategies import any_matroid
+
+ALL_POLICIES = [
+    lambda: P.omm(), lambda: P.dp_omm(1.0), lambda: P.ldp_omm(2.0), lambda: P.dpucb_mat(1.0),
+    lambda: P.dpts_mat(1.0), lambda: P.cts(), lambda: P.cucb(), lambda: P.cucb_ldp1(3.0),
+    lambda: P.cucb_ldp2(3.0), lambda: P.cucb_dp(3.0),
+]
+
+
+def _check_round(matroid, played_in_order, J, rank):
+    """Played set is a basis and is greedy for J: J non-increasing along the acceptance order, and
+    every other arm e is dependent on the played arms whose index is >= J[e]."""
+    assert len(played_in_order) == rank
+    assert matroid.is_independent(played_in_order)
+    Jp = J[played_in_order]
+    assert np.all(Jp[:-1] >= Jp[1:])
+    chosen = set(played_in_order.tolist())
+    for e in range(J.size):
+        if e in chosen:
+            continue
+        before = [a for a in played_in_order if J[a] >= J[e]]
+        assert not matroid.is_independent(before + [e]), (e, before)
+
+
+@settings(max_examples=60)
+@given(
+    matroid=any_matroid(max_elements=8),
+    which=st.integers(0, len(ALL_POLICIES) - 1),
+    means_seed=st.integers(0, 2**32 - 1),
+    seed=st.integers(0, 2**32 - 1),
+)
+@example(matroid=UniformMatroid(3, 1), which=0, means_seed=0, seed=0)
+@example(matroid=GraphicMatroid(3, np.array([0, 1, 0]), np.array([1, 2, 2])), which=1, means_seed=1, seed=1)
+def test_rounds_play_greedy_bases_and_regret_is_consistent(matroid, which, means_seed, seed):
+    m = matroid.n_elements
+    policy = ALL_POLICIES[which]()
+    if m == 0:
+        with pytest.raises(AlgorithmInputError):
+            simulate(matroid, BernoulliEnvironment(np.zeros(0)), policy, 5)
+        return
+    means = np.random.default_rng(means_seed).random(m)
+    env = BernoulliEnvironment(means)
+    if matroid.rank == 0:
+        with pytest.raises(ZeroRankMatroidError):
+            simulate(matroid, env, policy, 5)
+        return
+    T = 12
+    res = simulate(matroid, env, policy, T, n_runs=2, seed=seed, record_super_arms=True,
+                   record_indices_at=range(1, T + 1))
+    K = matroid.rank
+    assert res.rank == K and res.super_arms.shape == (2, T, K)
+    opt = means[greedy_basis(matroid, means)].sum()
+    assert np.isclose(opt, means[res.optimal_basis].sum())
+    for r in range(2):
+        per_round = opt - means[res.super_arms[r]].sum(axis=1)
+        assert np.all(per_round >= -1e-12)
+        assert np.allclose(res.cumulative_regret[r], np.cumsum(per_round))
+        for i, t in enumerate(res.index_rounds):
+            assert np.array_equal(res.index_orders[r, i], res.super_arms[r, t - 1])
+            _check_round(matroid, res.super_arms[r, t - 1], res.indices[r, i], K)
+            # pi_t (Bandits-A's module) on a simulated round: the decomposition identity
+            played, optimal = res.super_arms[r, t - 1], res.optimal_basis
+            pi = regret_permutation(matroid, played, optimal)
+            total, terms = regret_decomposition(played, optimal, pi, means)
+            assert np.isclose(total, per_round[t - 1]) and np.isclose(terms.sum(), total)
+            if np.all(np.isfinite(res.indices[r, i])):
+                check_regret_permutation(matroid, played, optimal, pi, res.indices[r, i])
+
+
+def test_same_seed_same_result_for_any_worker_count_and_prefix():
+    inst = thesis_table61_instance()
+    a = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=42, record_super_arms=True)
+    b = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=42, record_super_arms=True,
+                 n_workers=2)
+    c = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=3, seed=42, record_super_arms=True)
+    assert np.array_equal(a.super_arms, b.super_arms)
+    assert np.array_equal(a.cumulative_regret, b.cumulative_regret)
+    assert np.array_equal(a.super_arms[:3], c.super_arms)
+    d = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=43, record_super_arms=True)
+    assert not np.array_equal(a.super_arms, d.super_arms)
+    # a Generator seed is accepted too, and runs differ from each other
+    e = simulate(inst, policy=P.omm(), horizon=50, n_runs=2, seed=np.random.default_rng(5), record_super_arms=True)
+    assert e.super_arms.shape == (2, 50, 3)
+
+
+def test_checkpoints_and_rewards():
+    inst = thesis_table61_instance()
+    full = simulate(inst, policy=P.omm(), horizon=200, n_runs=2, seed=3)
+    some = simulate(inst, policy=P.omm(), horizon=200, n_runs=2, seed=3, checkpoints=[1, 50, 200])
+    assert np.array_equal(some.cumulative_regret, full.cumulative_regret[:, [0, 49, 199]])
+    assert np.all(np.diff(full.cumulative_reward, axis=1) >= 0)
+    assert np.all(full.cumulative_reward[:, -1] <= 200 * 3)
+    lo, hi = full.regret_band()
+    assert np.all(lo <= full.mean_regret() + 1e-12) and np.all(full.mean_regret() <= hi + 1e-12)
+
+
+def test_table_environment_reveals_the_table():
+    """With a 0/1 table the realized reward is the table's sum over the played arms."""
+    table = np.random.default_rng(0).integers(0, 2, size=(40, 7)).astype(float)
+    inst = thesis_table61_instance()
+    res = simulate(inst.matroid, TableEnvironment(table), P.dpucb_mat(2.0), 40, n_runs=1, seed=0,
+                   record_super_arms=True)
+    realized = np.array([table[t, res.super_arms[0, t]].sum() for t in range(40)])
+    assert np.allclose(res.cumulative_reward[0], np.cumsum(realized))
+
+
+def test_bad_input():
+    inst = thesis_table61_instance()
+    for bad in (0, -1.0, float("nan"), float("inf"), "x"):
+        with pytest.raises(InvalidPrivacyParameterError):
+            P.dp_omm(bad)
+        with pytest.raises(InvalidPrivacyParameterError):
+            P.cucb_dp(bad)
+    for bad in (0, -3, 2.5):
+        with pytest.raises(InvalidHorizonError):
+            simulate(inst, policy=P.omm(), horizon=bad)
+    with pytest.raises(InvalidHorizonError):
+        P.cucb_ldp1(1.0, horizon=0)
+    with pytest.raises(InvalidHorizonError, match="horizon 10"):
+        simulate(inst, policy=P.cucb_ldp1(1.0, horizon=10), horizon=20)
+    with pytest.raises(InvalidHorizonError, match="rounds of the reward table"):
+        simulate(inst.matroid, TableEnvironment(np.zeros((5, 7))), P.omm(), 6)
+    with pytest.raises(ZeroRankMatroidError, match="rank 0"):
+        simulate(UniformMatroid(3, 0), BernoulliEnvironment([0.5] * 3), P.omm(), 5)
+    with pytest.raises(ZeroRankMatroidError):
+        simulate(PartitionMatroid(np.array([0, 0]), np.array([0])), BernoulliEnvironment([0.1, 0.2]), P.omm(), 5)
+    with pytest.raises(AlgorithmInputError, match="arms"):
+        simulate(inst.matroid, BernoulliEnvironment([0.5] * 6), P.omm(), 5)
+    with pytest.raises(InvalidPrivacyParameterError):
+        P.full_budget_per_arm(P.omm())
+    with pytest.raises(AlgorithmInputError):
+        as_kernel_matroid(object())
+
+
+def test_claims_are_data():
+    K = 4
+    assert P.dp_omm(2.0).claim.epsilon == 2.0 and P.dp_omm(2.0).claim.model == "central"
+    assert P.ldp_omm(2.0).claim.model == "local" and P.ldp_omm(2.0).arm_epsilon(K) == 0.5
+    assert P.dpucb_mat(2.0).claim.seed_epsilon == 4.0  # thesis Theorem 8 states 2 eps
+    assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0      # one report per round
+    broken = P.full_budget_per_arm(P.dpucb_mat(2.0))
+    assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
+    assert P.omm().claim.epsilon is None and P.omm().arm_epsilon(K) == np.inf
+    assert set(P.POLICY_FACTORIES) == {"OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "DPTS-MAT", "CTS", "CUCB",
+                                       "CUCB-LDP1", "CUCB-LDP2", "CUCB-DP"}
