@@ -114,7 +114,11 @@ def _gof(sampler, pmf, n, seed):
 
 @pytest.mark.parametrize("entry", catalogue(), ids=lambda e: e.name)
 def test_wilson_matches_the_product_measure(entry, suite_alpha):
-    """Wilson's trees follow P[T] proportional to prod w(e) (catalogue). False alarm <= suite_alpha per graph."""
+    """Wilson's trees follow P[T] proportional to prod w(e) (catalogue). False alarm <= suite_alpha per graph.
+
+    Power: the bug that matters (weights ignored) is rejected at this sample size,
+    see :func:`test_power_wilson_ignoring_weights_is_rejected`.
+    """
     pmf = exact.exact_tree_distribution(entry.graph)
     assert _gof(samplers.WilsonSampler(entry.graph), pmf, 60_000, 201) > suite_alpha
 
@@ -123,7 +127,10 @@ def test_wilson_matches_the_product_measure(entry, suite_alpha):
 def test_aldous_broder_matches_uniform_and_weighted(name, suite_alpha):
     """Aldous-Broder with unit weights is uniform (seed 002, Algorithm 1); with weights, the product measure.
 
-    Two tests per graph at suite_alpha / 2 each.
+    Two tests per graph at suite_alpha / 2 each (false alarm <= suite_alpha per graph).
+    Power: uniform and weighted laws differ on these graphs (TV >= 0.1), and the
+    sampler run with the other law's weights is rejected like Wilson's in
+    :func:`test_power_wilson_ignoring_weights_is_rejected`.
     """
     graph = CATALOGUE[name].graph
     ones = np.ones(graph.m)
@@ -139,7 +146,8 @@ def test_chain_matches_its_exact_law_after_s_steps(name, steps, suite_alpha):
     """The sampled chain after s steps follows the exact law (uniform start) P^s (seed 002, Algorithm 3).
 
     This checks the implementation step by step (not only its limit). False alarm
-    <= suite_alpha per case.
+    <= suite_alpha per case. Power: one step too few on K4 (TV 0.08) is rejected, see
+    :func:`test_power_chain_with_too_few_steps_is_rejected`.
     """
     graph = CATALOGUE[name].graph
     trees, dists = exact.chain_distributions(graph, steps=steps)
