@@ -72,9 +72,17 @@ class ExactPrivacyLoss:
     def delta(self, epsilon):
         """The exact delta(epsilon) (scalar or array of epsilons), worse direction."""
         eps = np.asarray(epsilon, dtype=float)
-        scale = np.exp(eps)[..., None]
-        forward = np.maximum(self.p - scale * self.q, 0).sum(axis=-1)
-        backward = np.maximum(self.q - scale * self.p, 0).sum(axis=-1)
+        with np.errstate(over="ignore"):
+            scale = np.exp(eps)[..., None]  # may be inf for huge eps
+
+        def excess(a, b):
+            # a - e^eps b, with inf * 0 taken as 0 (an output impossible under b)
+            with np.errstate(invalid="ignore"):
+                scaled = np.where(b > 0, scale * b, 0.0)
+            return np.maximum(a - scaled, 0).sum(axis=-1)
+
+        forward = excess(self.p, self.q)
+        backward = excess(self.q, self.p)
         out = np.maximum(forward, backward)
         return float(out) if out.ndim == 0 else out
 
