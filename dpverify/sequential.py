@@ -12,8 +12,9 @@ The plan (a group-sequential design with Bonferroni alpha spending; the
 1. The looks are fixed before any sample is drawn: ``N_1 = first_look``,
    ``N_k = growth * N_{k-1}`` while below the budget, and ``N_K = n_samples``
    (a geometric schedule, so the overshoot past the sample size a violation
-   needs is at most a factor ``growth``, and the total work is that of about
-   ``growth / (growth - 1)`` fixed audits).
+   needs is at most a factor ``growth``; every sample is drawn once, and the
+   counting at all looks costs about ``growth / (growth - 1)`` times that of
+   one fixed audit of the same size).
 2. The overall level ``alpha`` is split in advance: ``final_share * alpha`` to
    the last look (so a tight certification loses little against a fixed
    audit of the same budget), the rest in equal parts to the earlier looks.
