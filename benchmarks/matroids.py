@@ -10,6 +10,9 @@ Ratios to read: ``GreedyAS1755.time_networkx_max_spanning_tree / time_greedy_max
 ``time_greedy_max_basis_batch`` / (100 * ``time_greedy_max_basis``) (batched speed-up per run).
 """
 
+import os
+from pathlib import Path
+
 import networkx as nx
 import numpy as np
 
@@ -19,11 +22,19 @@ from algorithms.matroids import GraphicMatroid, LinearMatroid
 from algorithms.matroids.base import Matroid
 
 
+#: asv runs benchmarks against a copy of the package installed in its own
+#: environment, so the data is located from this file (the repository), not
+#: from the package; $DPVERIFY_ROCKETFUEL still takes precedence.
+ROCKETFUEL_DIR = os.environ.get(
+    "DPVERIFY_ROCKETFUEL", str(Path(__file__).resolve().parents[1].parent / "shared" / "datasets" / "rocketfuel")
+)
+
+
 def _as1755():
     try:
         from algorithms.bandits.rocketfuel import load_rocketfuel
 
-        net = load_rocketfuel("AS1755")
+        net = load_rocketfuel("AS1755", path=ROCKETFUEL_DIR)
     except (ImportError, DatasetNotFoundError) as err:
         raise NotImplementedError(f"RocketFuel AS1755 unavailable: {err}")
     return GraphicMatroid.from_edges(net.n_nodes, net.edges)
