@@ -130,7 +130,7 @@ class AuditResult:
     n_samples: int
     n_selection: int
     n_candidates: int
-    seed: int | list = field(default=None)
+    seed: int | list | dict = field(default=None)
 
     def to_dict(self) -> dict:
         """A JSON-serializable dictionary (reload with :meth:`from_dict`)."""

@@ -82,9 +82,9 @@ def _cmd_audit(args) -> int:
     if args.report:
         from .report import write_report
 
-        write_report(result, args.report, mechanism=mechanism, x=x, x_prime=x_prime)
+        written = write_report(result, args.report, mechanism=mechanism, x=x, x_prime=x_prime)
         if not args.json:
-            print(f"report written to {args.report}")
+            print(f"report written to {written}")
     return EXIT_FOUND if result.violation else EXIT_OK
 
 

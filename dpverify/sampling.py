@@ -31,17 +31,21 @@ __all__ = ["resolve_seed", "draw", "chunk_sizes", "DEFAULT_CHUNKS"]
 DEFAULT_CHUNKS = 16
 
 
-def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list]:
+def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
     """Turn ``seed`` into a SeedSequence and the replayable value to record.
 
     ``None`` draws fresh entropy from the operating system; the returned value
-    replays it. Integers, sequences of integers and SeedSequences are accepted.
+    replays it. Integers, sequences of integers and SeedSequences are accepted;
+    a spawned SeedSequence is recorded as ``{"entropy": ..., "spawn_key": [...]}``,
+    which is accepted back as a seed.
     """
     if isinstance(seed, np.random.Generator):
         raise InvalidParameterError(
             "seed must be None, an int or a numpy SeedSequence (a Generator cannot be "
             "split into reproducible chunks); pass e.g. seed=1234"
         )
+    if isinstance(seed, dict) and set(seed) == {"entropy", "spawn_key"}:
+        seed = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
     if isinstance(seed, np.random.SeedSequence):
         sequence = seed
     elif seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
@@ -58,6 +62,12 @@ def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list]:
     entropy = sequence.entropy
     if isinstance(entropy, np.ndarray):
         entropy = [int(v) for v in entropy]
+    elif isinstance(entropy, (list, tuple)):
+        entropy = [int(v) for v in entropy]
+    else:
+        entropy = int(entropy)
+    if sequence.spawn_key:
+        return sequence, {"entropy": entropy, "spawn_key": [int(k) for k in sequence.spawn_key]}
     return sequence, entropy
 
 

@@ -48,3 +48,13 @@ def test_distribution_tests_are_reproducible_across_executors():
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
         pooled = dpverify.equal_distributions(Die(), Die(), n_samples=5_000, seed=9, executor=pool)
     assert local == pooled
+
+
+def test_a_spawned_seed_sequence_is_recorded_so_that_it_replays():
+    import numpy as np
+
+    child = np.random.SeedSequence(2024).spawn(3)[2]
+    first = dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=10_000, seed=child)
+    assert first.seed == {"entropy": 2024, "spawn_key": [2]}
+    again = dpverify.AuditResult.from_json(first.to_json())
+    assert dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=10_000, seed=again.seed) == first
