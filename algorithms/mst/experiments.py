@@ -241,9 +241,12 @@ def _seed_sequence(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
-def _run_methods(x, run, n, edges, weights, rho, sensitivity, methods, seeds) -> list[ExperimentRow]:
+def _run_methods(
+    x, run, n, edges, weights, rho, sensitivity, methods, seeds, weight_true=None
+) -> list[ExperimentRow]:
     table = private_tree_methods()
-    weight_true = _true_mst_weight(n, edges, weights)
+    if weight_true is None:
+        weight_true = _true_mst_weight(n, edges, weights)
     rows = []
     for name, seed in zip(methods, seeds):
         tree = table[name](n, edges, weights, rho, sensitivity, np.random.default_rng(seed))
@@ -332,6 +335,7 @@ def mutual_information_experiment(
     for rho in settings.rhos:
         check_rho(rho)
     n, edges, weights = chow_liu_chain_graph(settings.n, settings.flip)
+    weight_true = _true_mst_weight(n, edges, weights)
     root = _seed_sequence(seed)
     rows: list[ExperimentRow] = []
     total = len(settings.rhos) * settings.runs
@@ -340,7 +344,7 @@ def mutual_information_experiment(
             for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
                 rows += _run_methods(
                     rho, run, n, edges, weights, rho, settings.sensitivity,
-                    settings.methods, run_seed.spawn(len(settings.methods)),
+                    settings.methods, run_seed.spawn(len(settings.methods)), weight_true,
                 )
                 bar.update(1)
     return rows
