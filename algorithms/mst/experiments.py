@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import csv
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Sequence
 
@@ -44,6 +44,7 @@ __all__ = [
     "DensitySettings",
     "MutualInformationSettings",
     "ExperimentRow",
+    "SummaryRow",
     "chain_mutual_information",
     "chow_liu_chain_graph",
     "private_tree_methods",
@@ -251,7 +252,7 @@ def _run_methods(
     for name, seed in zip(methods, seeds):
         tree = table[name](n, edges, weights, rho, sensitivity, np.random.default_rng(seed))
         if len(tree) != n - 1:
-            raise AssertionError(f"{name} returned {len(tree)} edges, a spanning tree has {n - 1}")
+            raise RuntimeError(f"{name} returned {len(tree)} edges, a spanning tree has {n - 1}")
         rows.append(
             ExperimentRow(
                 x=float(x),
