@@ -14,7 +14,6 @@ The speed targets of issue 3 are ratios of these timings:
 private tree at a fixed seed (seed 004's error measure, Appendix H).
 """
 
-import math
 
 import networkx as nx
 import numpy as np
