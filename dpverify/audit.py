@@ -311,18 +311,22 @@ def _beta_upper(count, nobs, alpha):
 
 
 def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
-                     n_candidates=None):
+                     n_candidates=None, shrinkage_se=None):
     """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
 
     The selection estimates are first shrunk towards "no difference" by
     ``max(1, sqrt(2 ln M))`` standard errors (Clopper-Pearson form, so rare
     events are handled exactly), M the number of candidates compared: the
-    expected inflation of the luckiest of M noisy estimates. The bound that
+    expected inflation of the luckiest of M noisy estimates (or by
+    ``shrinkage_se`` standard errors when given). The bound that
     certification would give at the shrunk probabilities on
     ``n_certification`` fresh samples is then computed with the audit's ``alpha``.
     """
-    m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
-    k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
+    if shrinkage_se is None:
+        m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
+        k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
+    else:
+        k = shrinkage_se
     shrinkage_alpha = 2 * stats.norm.sf(k)
     p_sel = _beta_lower(count_p, n_selection, shrinkage_alpha)
     q_sel = _beta_upper(count_q, n_selection, shrinkage_alpha)
@@ -336,24 +340,35 @@ def select_event(candidates, n_selection: int, n_certification: int, *, epsilon:
                  delta: float, alpha: float):
     """Index and direction of the candidate predicted to certify the largest bound.
 
-    Scores every candidate in both directions with :func:`predicted_bounds`.
-    Events containing every selection sample, or none, are never chosen.
-    Where no candidate is predicted to certify anything, the point estimate of
-    the ratio decides.
+    Scores every candidate in both directions with :func:`predicted_bounds`
+    (winner's-curse shrinkage of ``sqrt(2 ln M)`` standard errors). Where no
+    candidate is predicted to certify anything, the scores are recomputed with
+    the minimal shrinkage (one standard error), and failing that the smoothed
+    point estimate of the ratio decides, so a lopsided event is preferred to a
+    near-certain one. Events containing every selection sample, or none, are
+    never chosen. Selection only affects power: certification on fresh
+    samples keeps the audit valid whatever is chosen.
     """
     a, b = candidates.counts_x, candidates.counts_x_prime
     trivial = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
-    best = None
-    for direction, p, q in (("x", a, b), ("x_prime", b, a)):
-        score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
-                                 n_candidates=2 * len(a))
-        with np.errstate(divide="ignore", invalid="ignore"):
-            fallback = np.log(p + 0.5) - np.log(q + 0.5)
-        score = np.where(np.isfinite(score), score, -1e6 + fallback)
-        score = np.where(trivial, -np.inf, score)
-        i = int(np.argmax(score))
-        if best is None or score[i] > best[0]:
-            best = (score[i], i, direction)
+    passes = [dict(n_candidates=2 * len(a)), dict(shrinkage_se=MIN_SHRINKAGE_SE), None]
+    for options in passes:
+        best = None
+        for direction, p, q in (("x", a, b), ("x_prime", b, a)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                fallback = np.log(p + 0.5) - np.log(q + 0.5)
+            if options is None:
+                score = fallback
+            else:
+                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
+                                         **options)
+                score = np.where(np.isfinite(score), score, -1e6 + fallback)
+            score = np.where(trivial, -np.inf, score)
+            i = int(np.argmax(score))
+            if best is None or score[i] > best[0]:
+                best = (score[i], i, direction)
+        if best[0] > 0:
+            break
     return best[1], best[2]
 
 

@@ -18,6 +18,7 @@ the auditor would otherwise compare apples with oranges.
 from __future__ import annotations
 
 import numbers
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -192,9 +193,11 @@ def _encode_integer_arrays(arrays, *, rows: bool, boolean: bool) -> EncodedOutpu
         widths = {a.shape[1] for a in arrays if a.size}
         if len(widths) > 1:
             raise OutputTypeError(f"vector outputs have different lengths {sorted(widths)}")
-        stacked = np.concatenate([a.reshape(len(a), -1) for a in arrays], axis=0)
-        uniques, inverse = np.unique(stacked, axis=0, return_inverse=True)
-        labels = [tuple(int(v) for v in row) for row in uniques]
+        stacked = np.ascontiguousarray(
+            np.concatenate([a.reshape(len(a), -1) for a in arrays], axis=0).astype(np.int64)
+        )
+        _, first, inverse = np.unique(_row_keys(stacked), return_index=True, return_inverse=True)
+        labels = _RowLabels(stacked[first])
         numeric = None
     else:
         stacked = np.concatenate([a.reshape(-1) for a in arrays])
@@ -204,6 +207,40 @@ def _encode_integer_arrays(arrays, *, rows: bool, boolean: bool) -> EncodedOutpu
     inverse = inverse.reshape(-1).astype(np.int64)
     groups = np.split(inverse, np.cumsum(sizes)[:-1])
     return EncodedOutputs("discrete", groups, labels, numeric)
+
+
+class _RowLabels(Sequence):
+    """Labels of integer-row outputs as tuples, built on access (there may be millions)."""
+
+    def __init__(self, rows: np.ndarray):
+        self._rows = rows
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def __getitem__(self, index):
+        if isinstance(index, slice):
+            return [self[i] for i in range(*index.indices(len(self)))]
+        return tuple(int(v) for v in self._rows[index])
+
+
+def _row_keys(rows: np.ndarray) -> np.ndarray:
+    """One sortable key per row of an int64 matrix, equal iff the rows are equal.
+
+    Rows of small integers are packed into a single int64 (mixed radix over
+    each column's range); otherwise each row becomes one opaque byte string (a
+    void view). Either is far faster than ``np.unique(axis=0)``.
+    """
+    if rows.shape[1] == 0:
+        return np.zeros(len(rows), dtype=np.int64)
+    low = rows.min(axis=0)
+    span = rows.max(axis=0) - low + 1
+    if np.all(span > 0) and float(np.prod(span.astype(float))) < 2.0**62:
+        keys = np.zeros(len(rows), dtype=np.int64)
+        for column, width in zip((rows - low).T, span):
+            keys = keys * int(width) + column
+        return keys
+    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
 
 
 def _encode_hashables(raw_groups) -> EncodedOutputs:
