@@ -137,7 +137,50 @@ def _hybrid_insert(a, x, eps_arm, count, hstate, alpha, alpha_hat, noisy_sum, rn
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _insertion_sort_desc(items, n, J):
+def _merge_sort_desc(items, n, J, tmp):
+    """Bottom-up merge sort of ``items[:n]`` by ``J`` descending (stable), scratch ``tmp``."""
+    width = 1
+    passes = 0
+    while width < n:
+        if passes % 2 == 0:
+            src, dst = items, tmp
+        else:
+            src, dst = tmp, items
+        lo = 0
+        while lo < n:
+            mid = min(lo + width, n)
+            hi = min(lo + 2 * width, n)
+            i, j, o = lo, mid, lo
+            while i < mid and j < hi:
+                if J[src[j]] > J[src[i]]:
+                    dst[o] = src[j]
+                    j += 1
+                else:
+                    dst[o] = src[i]
+                    i += 1
+                o += 1
+            while i < mid:
+                dst[o] = src[i]
+                i += 1
+                o += 1
+            while j < hi:
+                dst[o] = src[j]
+                j += 1
+                o += 1
+            lo = hi
+        passes += 1
+        width *= 2
+    if passes % 2 == 1:
+        for i in range(n):
+            items[i] = tmp[i]
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _insertion_sort_desc(items, n, J, tmp):
+    """Sort ``items[:n]`` by ``J`` descending: insertion sort (fast when nearly sorted), switching to
+    merge sort once the shifts exceed ``8 n`` (many inversions, e.g. after large noise)."""
+    budget = 8 * n + 16
+    shifts = 0
     for i in range(1, n):
         key = items[i]
         v = J[key]
@@ -145,11 +188,15 @@ def _insertion_sort_desc(items, n, J):
         while j >= 0 and J[items[j]] < v:
             items[j + 1] = items[j]
             j -= 1
+            shifts += 1
         items[j + 1] = key
+        if shifts > budget:
+            _merge_sort_desc(items, n, J, tmp)
+            return
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def _resort(order, J, moved, k_prev, last_basis, rest, moved_sorted, moved_keys):
+def _resort(order, J, moved, k_prev, last_basis, rest, moved_sorted, scratch):
     """Re-sort ``order`` by ``J`` descending, assuming only last round's played arms moved much.
 
     The arms not played last round keep (nearly) their relative order, and so
@@ -172,8 +219,8 @@ def _resort(order, J, moved, k_prev, last_basis, rest, moved_sorted, moved_keys)
         else:
             rest[n_rest] = e
             n_rest += 1
-    _insertion_sort_desc(rest, n_rest, J)
-    _insertion_sort_desc(moved_sorted, n_moved, J)
+    _insertion_sort_desc(rest, n_rest, J, scratch)
+    _insertion_sort_desc(moved_sorted, n_moved, J, scratch)
     k_prev = n_moved
     i = 0
     j = 0
@@ -252,7 +299,7 @@ def simulate_run(
     moved = np.zeros(m, dtype=np.bool_)
     rest = np.empty(m, dtype=np.int64)
     moved_sorted = np.empty(m, dtype=np.int64)
-    moved_keys = np.empty(m, dtype=np.float64)
+    scratch = np.empty(m, dtype=np.int64)
     k_prev = 0
     parent = np.zeros(max(n_vertices, 1), dtype=np.int64)
     pcounts = np.zeros(max(capacities.shape[0], 1), dtype=np.int64)
@@ -362,7 +409,7 @@ def simulate_run(
             for i in range(m):
                 order[i] = fresh[i]
         else:
-            _resort(order, J, moved, k_prev, basis, rest, moved_sorted, moved_keys)
+            _resort(order, J, moved, k_prev, basis, rest, moved_sorted, scratch)
         _shuffle_ties(order, J, rng_pol)
         # ---- greedy basis --------------------------------------------------------------
         k_taken = greedy_in_order(order, K, kind, n_vertices, edges, vectors, parts, capacities,
