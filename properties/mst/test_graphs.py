@@ -137,3 +137,19 @@ def test_connected_gnp_graph_edge_count_matches_binomial_mean():
 def test_tree_key_is_canonical():
     assert tree_key(np.array([3, 1, 2])) == (1, 2, 3) == tree_key([2, 3, 1])
     assert all(type(i) is int for i in tree_key(np.array([2, 1], dtype=np.int32)))
+
+
+def test_validated_edges_are_frozen_and_not_revalidated():
+    """Validated edge arrays are read-only, so remembering them by identity is safe."""
+    from algorithms.graphs import as_graph_arrays as _as, incidence_lists
+
+    g = _as((3, [[0, 1], [1, 2]], [1.0, 2.0]))
+    with pytest.raises(ValueError):
+        g.edges[0, 0] = 2
+    again = _as(g)
+    assert again.edges is g.edges  # no copy: the duplicate check was skipped
+    first = incidence_lists(g.n, g.edges)
+    assert incidence_lists(g.n, g.edges) is first
+    # a writable array with the same content is validated afresh (and duplicates still caught)
+    with pytest.raises(InvalidGraphError):
+        _as((3, np.array([[0, 1], [1, 0]]), [1.0, 2.0]))
