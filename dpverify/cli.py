@@ -133,7 +133,12 @@ def _cmd_reproduce(args) -> int:
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     start = time.perf_counter()
-    paths = available[args.name].run(out, quick=args.quick, seed=args.seed, progress=not args.quiet)
+    try:
+        paths = available[args.name].run(out, quick=args.quick, seed=args.seed, progress=not args.quiet)
+    except ModuleNotFoundError as exc:
+        if exc.name == "matplotlib":
+            raise _UsageError("reproductions draw with matplotlib: pip install 'dpverify[plot]'") from exc
+        raise
     print(f"{args.name}: wrote {len(paths)} files to {out} in {time.perf_counter() - start:.1f}s")
     for path in paths:
         print(f"  {path}")
