@@ -27,6 +27,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from algorithms.graphs import _heap_pop as _pop
+from algorithms.graphs import _heap_push as _push
 from algorithms.graphs import as_graph_arrays, incidence_lists, number_of_components
 from algorithms.mst.exponential import selection_log_weights
 
@@ -144,46 +146,6 @@ def _pamst_fast(n, clock_offsets, indptr, nbr, eid):
             x = v
     return out[:taken]
 
-
-@numba.njit(cache=True, nogil=True)
-def _push(hkey, hedge, hvert, size, key, e, v):
-    i = size
-    hkey[i] = key
-    hedge[i] = e
-    hvert[i] = v
-    while i > 0:
-        p = (i - 1) // 2
-        if hkey[i] < hkey[p]:
-            hkey[i], hkey[p] = hkey[p], hkey[i]
-            hedge[i], hedge[p] = hedge[p], hedge[i]
-            hvert[i], hvert[p] = hvert[p], hvert[i]
-            i = p
-        else:
-            break
-    return size + 1
-
-
-@numba.njit(cache=True, nogil=True)
-def _pop(hkey, hedge, hvert, size):
-    key, e, v = hkey[0], hedge[0], hvert[0]
-    size -= 1
-    hkey[0], hedge[0], hvert[0] = hkey[size], hedge[size], hvert[size]
-    i = 0
-    while True:
-        l = 2 * i + 1
-        r = l + 1
-        s = i
-        if l < size and hkey[l] < hkey[s]:
-            s = l
-        if r < size and hkey[r] < hkey[s]:
-            s = r
-        if s == i:
-            break
-        hkey[i], hkey[s] = hkey[s], hkey[i]
-        hedge[i], hedge[s] = hedge[s], hedge[i]
-        hvert[i], hvert[s] = hvert[s], hvert[i]
-        i = s
-    return key, e, v, size
 
 
 def pamst_fast(
