@@ -250,12 +250,19 @@ def audit(
 
     Examples
     --------
-    >>> import numpy as np, dpverify
-    >>> def laplace(x, rng):
-    ...     return x + rng.laplace(scale=1.0)
-    >>> r = dpverify.audit(laplace, 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
+    >>> import dpverify
+    >>> from dpverify.zoo import LaplaceMechanism
+    >>> r = dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
     >>> r.violation
     False
+
+    The textbook floating-point version leaks through its low-order bits
+    (Mironov 2012), and the audit says so:
+
+    >>> def textbook_laplace(x, rng):
+    ...     return x + rng.laplace(scale=1.0)
+    >>> dpverify.audit(textbook_laplace, 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1).violation
+    True
     """
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
