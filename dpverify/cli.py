@@ -149,6 +149,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpverify",
         description="Audit differential-privacy claims and run the project's verification suite.",
+        epilog="Exit codes: 0 nothing found wrong; 1 an audit found a violation or a verification "
+        "failed; 2 usage error (bad arguments or claim, a mechanism that cannot be imported or raises).",
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
