@@ -44,7 +44,6 @@ samples.
 
 from __future__ import annotations
 
-import inspect
 import math
 from dataclasses import dataclass, field, fields
 
@@ -66,9 +65,6 @@ __all__ = [
     "alpha_spending",
 ]
 
-#: Whether the core's certification step takes the inputs (for input-aware
-#: event families such as floating-point reachability).
-_CERTIFY_TAKES_INPUTS = "inputs" in inspect.signature(certify_best_event).parameters
 
 DEFAULT_BUDGET = 1_000_000
 DEFAULT_FIRST_LOOK = 1_000
@@ -241,11 +237,10 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
             outputs = encode_outputs(_extend(parts_x), _extend(parts_x_prime))
             ex, exp_ = outputs.groups
             n_sel = max(1, int(selection_fraction * n_k))
-            extra = {"inputs": (x, x_prime)} if _CERTIFY_TAKES_INPUTS else {}
             result = certify_best_event(
                 outputs, ex[:n_sel], exp_[:n_sel], ex[n_sel:], exp_[n_sel:],
                 epsilon=epsilon, delta=delta, alpha=alpha_k, seed=entropy,
-                event_families=event_families, **extra,
+                event_families=event_families, inputs=(x, x_prime),
             )
             rejected = bool(result.pvalue <= alpha_k)
             looks.append(Look(n_k, alpha_k, result.pvalue, result.epsilon_lower_bound,
