@@ -97,12 +97,9 @@ def _check_replay(result, outputs, x, x_prime, event_families=None) -> bool:
     ex, exp_ = outputs.groups
     k = result.n_selection
     alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
-    from .sequential import _CERTIFY_TAKES_INPUTS
-
-    extra = {"inputs": (x, x_prime)} if _CERTIFY_TAKES_INPUTS else {}
     again = certify_best_event(outputs, ex[:k], exp_[:k], ex[k:], exp_[k:], epsilon=result.claimed_epsilon,
                                delta=result.claimed_delta, alpha=alpha, seed=result.seed,
-                               event_families=event_families, **extra)
+                               event_families=event_families, inputs=(x, x_prime))
     a, b = again.event, result.event
     return (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime)
 
