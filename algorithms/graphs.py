@@ -255,8 +255,9 @@ def _validate_edges(edges, n: int) -> np.ndarray:
 
 
 @numba.njit(cache=True, nogil=True)
-def _first_repeated_pair(n, edges):
-    # O(n + m): bucket the edges by smaller endpoint, then mark larger endpoints per bucket.
+def _order_by_first_endpoint(n, edges):
+    # Counting sort of the edges by first endpoint, O(n + m): the edges of row a are
+    # order[indptr[a]:indptr[a + 1]], in index order.
     m = edges.shape[0]
     indptr = np.zeros(n + 1, dtype=np.int64)
     for e in range(m):
@@ -264,10 +265,17 @@ def _first_repeated_pair(n, edges):
     for i in range(n):
         indptr[i + 1] += indptr[i]
     fill = indptr[:-1].copy()
-    bucket = np.empty(m, dtype=np.int64)
+    order = np.empty(m, dtype=np.int64)
     for e in range(m):
-        bucket[fill[edges[e, 0]]] = e
+        order[fill[edges[e, 0]]] = e
         fill[edges[e, 0]] += 1
+    return indptr, order
+
+
+@numba.njit(cache=True, nogil=True)
+def _first_repeated_pair(n, edges):
+    # O(n + m): bucket the edges by smaller endpoint, then mark larger endpoints per bucket.
+    indptr, bucket = _order_by_first_endpoint(n, edges)
     mark = np.full(n, -1, dtype=np.int64)
     for a in range(n):
         for p in range(indptr[a], indptr[a + 1]):
@@ -530,24 +538,14 @@ def _incidence_lists(n, edges):
 
 @numba.njit(cache=True, nogil=True)
 def _csr_by_row(n, edges, data):
-    # Counting sort of the edges by first endpoint: CSR arrays plus the edge index of
-    # every stored entry (O(n + m)).
-    m = edges.shape[0]
-    indptr = np.zeros(n + 1, dtype=np.int64)
-    for e in range(m):
-        indptr[edges[e, 0] + 1] += 1
-    for i in range(n):
-        indptr[i + 1] += indptr[i]
-    fill = indptr[:-1].copy()
+    # CSR arrays of the edges by first endpoint, plus the edge index of every stored entry.
+    indptr, eid = _order_by_first_endpoint(n, edges)
+    m = eid.shape[0]
     indices = np.empty(m, dtype=np.int32)
     values = np.empty(m, dtype=np.float64)
-    eid = np.empty(m, dtype=np.int64)
-    for e in range(m):
-        p = fill[edges[e, 0]]
-        fill[edges[e, 0]] += 1
-        indices[p] = edges[e, 1]
-        values[p] = data[e]
-        eid[p] = e
+    for p in range(m):
+        indices[p] = edges[eid[p], 1]
+        values[p] = data[eid[p]]
     return indptr, indices, values, eid
 
 
