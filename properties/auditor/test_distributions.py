@@ -43,7 +43,10 @@ def test_equal_distributions_holds_its_false_alarm_rate(thorough, suite_alpha):
         for s in range(trials)
     )
     assert _binomial_ok(hits, trials, 0.05, suite_alpha), f"{hits}/{trials} rejections"
-    assert hits >= 1 or trials < 100  # a test that never rejects is not calibrated either
+    if thorough:
+        # a test that never rejects is not calibrated either: P[0 of 400] = 0.95**400 ~ 1e-9
+        # (with the 60 trials of the ci profile, P[0] = 0.046 is too likely to assert on)
+        assert hits >= 1, "no rejection in 400 tests of equal samplers at 0.05"
 
 
 def test_equal_distributions_detects_a_two_percent_shift(suite_alpha):

@@ -31,7 +31,7 @@ def broken_laplace_audit():
 
 
 def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_laplace_audit):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
     written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0,
                            event_families=["threshold"])
@@ -51,7 +51,7 @@ def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_lap
 
 
 def test_markdown_report_with_png(tmp_path, broken_laplace_audit):
-    pytest.importorskip("matplotlib")
+    pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
     written = write_report(result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0,
                            event_families=["threshold"])
