@@ -187,15 +187,7 @@ def claim_from_epsilon0(
 ) -> PrivacyClaim:
     """The claim of ``steps`` exponential-mechanism selections of budget eps0 each, at ``delta``."""
     rho = rho_from_epsilon0(epsilon0, steps, conversion)
-    return PrivacyClaim(
-        epsilon0_per_step=float(epsilon0),
-        steps=int(steps),
-        rho=rho,
-        epsilon=epsilon_from_rho(rho, delta),
-        delta=float(delta),
-        conversion=conversion,
-        sensitivity=check_sensitivity(sensitivity),
-    )
+    return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
 
 
 def claim_from_rho(
@@ -208,8 +200,12 @@ def claim_from_rho(
 ) -> PrivacyClaim:
     """Calibrate eps0 for a total rho over ``steps`` selections; the claim at ``delta``."""
     eps0 = epsilon0_from_rho(rho, steps, conversion)
+    return _claim(eps0, steps, rho, delta, conversion, sensitivity)
+
+
+def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> PrivacyClaim:
     return PrivacyClaim(
-        epsilon0_per_step=eps0,
+        epsilon0_per_step=float(epsilon0),
         steps=int(steps),
         rho=float(rho),
         epsilon=epsilon_from_rho(rho, delta),
@@ -229,8 +225,7 @@ def claim_from_epsilon_delta(
 ) -> PrivacyClaim:
     """Calibrate eps0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
     rho = rho_from_epsilon(epsilon, delta)
-    claim = claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
-    return claim
+    return claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
 
 
 def spanning_forest_claim(
