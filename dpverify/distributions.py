@@ -113,6 +113,12 @@ def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
     return outputs, entropy
 
 
+def _check_options(n_samples, method) -> int:
+    if method not in _METHODS:
+        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    return check.check_positive_int(n_samples, "n_samples", minimum=1)
+
+
 def _pool(expected: np.ndarray, min_expected: float) -> np.ndarray:
     """Group index per category: categories with expected < min_expected share one group."""
     rare = expected < min_expected
@@ -160,9 +166,7 @@ def equal_distributions(
     -------
     DistributionTestResult
     """
-    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=1)
-    if method not in _METHODS:
-        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    n_samples = _check_options(n_samples, method)
     outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, executor, n_chunks, progress)
     k = len(outputs.labels)
     table = np.vstack([np.bincount(g, minlength=k) for g in outputs.groups]).astype(float)
@@ -208,9 +212,7 @@ def goodness_of_fit(
     n_samples, seed, executor, method, min_expected, n_chunks, progress
         As in :func:`equal_distributions`.
     """
-    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=1)
-    if method not in _METHODS:
-        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    n_samples = _check_options(n_samples, method)
     pmf = _as_pmf(pmf, "pmf")
     outputs, entropy = _draw_samples([sampler], n_samples, seed, executor, n_chunks, progress)
     counts = np.bincount(outputs.groups[0], minlength=len(outputs.labels))
