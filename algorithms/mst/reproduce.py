@@ -30,27 +30,17 @@ def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: 
     """
     from algorithms.mst import experiments as ex
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     settings = ex.DensitySettings.quick() if quick else ex.DensitySettings.paper()
     rows = ex.density_experiment(settings, seed, progress=progress)
-    summary = ex.summarize_rows(rows)
-    stem = "private-mst-density"
-    return [
-        ex.plot_summary(
-            summary,
-            out_dir / f"{stem}.png",
-            x_label="edge probability p",
-            y_label="weight(private tree) / weight(MST)",
-            title=(
-                f"G(n={settings.n}, p), U({settings.weight_low:g}, {settings.weight_high:g}) weights, "
-                f"rho={settings.rho:g}, D={settings.sensitivity:g}; median of {settings.runs} runs"
-            ),
-            log_x=True,
+    return _write_figure(
+        rows, out_dir, "private-mst-density", "p",
+        x_label="edge probability p",
+        title=(
+            f"G(n={settings.n}, p), U({settings.weight_low:g}, {settings.weight_high:g}) weights, "
+            f"rho={settings.rho:g}, D={settings.sensitivity:g}; median of {settings.runs} runs"
         ),
-        ex.write_summary_csv(summary, out_dir / f"{stem}.csv", "p"),
-        ex.write_rows_csv(rows, out_dir / f"{stem}-runs.csv", "p"),
-    ]
+        log_x=True,
+    )
 
 
 def run_mutual_information(
@@ -69,26 +59,32 @@ def run_mutual_information(
     """
     from algorithms.mst import experiments as ex
 
-    out_dir = Path(out_dir)
-    out_dir.mkdir(parents=True, exist_ok=True)
     settings = ex.MutualInformationSettings.quick() if quick else ex.MutualInformationSettings.paper()
     rows = ex.mutual_information_experiment(settings, seed, progress=progress)
-    summary = ex.summarize_rows(rows)
-    stem = "private-mst-mutual-information"
-    return [
-        ex.plot_summary(
-            summary,
-            out_dir / f"{stem}.png",
-            x_label="rho (zCDP budget of the whole tree)",
-            y_label="weight(private tree) / weight(MST)",
-            title=(
-                f"Chow-Liu chain, n={settings.n}, flip={settings.flip:g}, V={settings.rows} "
-                f"(D={settings.sensitivity:.3g}); median of {settings.runs} runs"
-            ),
-            log_x=False,
+    return _write_figure(
+        rows, out_dir, "private-mst-mutual-information", "rho",
+        x_label="rho (zCDP budget of the whole tree)",
+        title=(
+            f"Chow-Liu chain, n={settings.n}, flip={settings.flip:g}, V={settings.rows} "
+            f"(D={settings.sensitivity:.3g}); median of {settings.runs} runs"
         ),
-        ex.write_summary_csv(summary, out_dir / f"{stem}.csv", "rho"),
-        ex.write_rows_csv(rows, out_dir / f"{stem}-runs.csv", "rho"),
+        log_x=False,
+    )
+
+
+def _write_figure(rows, out_dir, stem: str, x_column: str, *, x_label: str, title: str,
+                  log_x: bool) -> list[Path]:
+    """The PNG (median and min-max band per method), the summary CSV and the per-run CSV."""
+    from algorithms.mst import experiments as ex
+
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    summary = ex.summarize_rows(rows)
+    return [
+        ex.plot_summary(summary, out_dir / f"{stem}.png", x_label=x_label,
+                        y_label="weight(private tree) / weight(MST)", title=title, log_x=log_x),
+        ex.write_summary_csv(summary, out_dir / f"{stem}.csv", x_column),
+        ex.write_rows_csv(rows, out_dir / f"{stem}-runs.csv", x_column),
     ]
 
 
