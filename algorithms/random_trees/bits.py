@@ -19,6 +19,7 @@ import numpy as np
 from algorithms.errors import InvalidPrivacyParameterError, InvalidWeightsError
 
 __all__ = [
+    "MAX_WEIGHT_BOUND",
     "bit_count",
     "keep_probability",
     "validate_weight_bound",
@@ -36,13 +37,21 @@ __all__ = [
 ]
 
 
+#: Largest weight bound accepted: with ``k <= 2**63`` every ``l = ceil(log2 k) <= 63``-bit noisy
+#: weight is at most ``2**63 - 1`` and fits the int64 arrays the pipeline computes with; a
+#: larger ``k`` would need a 64th bit, ``2**63``, which wraps to a negative int64 weight.
+MAX_WEIGHT_BOUND = 2**63
+
+
 def validate_weight_bound(k) -> int:
-    """Return ``k`` as an int after checking it is an integer ``>= 2``.
+    """Return ``k`` as an int after checking it is an integer with ``2 <= k <= 2**63``.
 
     Raises
     ------
     InvalidWeightsError
-        If ``k`` is not an integer or ``k < 2`` (weights ``0 < w < k`` need ``k >= 2``).
+        If ``k`` is not an integer, ``k < 2`` (weights ``0 < w < k`` need ``k >= 2``) or
+        ``k > 2**63`` (:data:`MAX_WEIGHT_BOUND`: noisy weights of ``l = 64`` or more bits
+        do not fit int64 and would wrap into negative weights).
     """
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         if isinstance(k, numbers.Real) and float(k).is_integer():
@@ -55,6 +64,12 @@ def validate_weight_bound(k) -> int:
     if k < 2:
         raise InvalidWeightsError(
             f"the weight bound k must be an integer >= 2 (weights satisfy 0 < w < k), got {k}"
+        )
+    if k > MAX_WEIGHT_BOUND:
+        raise InvalidWeightsError(
+            f"the weight bound k must be at most 2**63 = {MAX_WEIGHT_BOUND} (noisy weights have "
+            f"l = ceil(log2 k) bits and must fit a signed 64-bit integer), got k = {k} "
+            f"(l = {(k - 1).bit_length()} bits)"
         )
     return k
 
