@@ -1,4 +1,7 @@
-"""Progress reporting for long runs: tqdm when installed, plain lines otherwise."""
+"""Progress reporting for long runs: tqdm when installed, plain lines otherwise.
+
+Both show the count done, the time spent and an estimate of the time left (ETA).
+"""
 
 from __future__ import annotations
 
@@ -22,8 +25,12 @@ class _PlainProgress:
         now = time.perf_counter()
         if now - self._last >= 2.0 or self.n == self.total:
             self._last = now
+            elapsed = now - self._start
             total = "?" if self.total is None else self.total
-            print(f"{self.desc}: {self.n}/{total} ({now - self._start:.1f}s)", file=self.file)
+            eta = ""
+            if self.total is not None and 0 < self.n < self.total:
+                eta = f", about {_duration(elapsed / self.n * (self.total - self.n))} left"
+            print(f"{self.desc}: {self.n}/{total} ({_duration(elapsed)}{eta})", file=self.file, flush=True)
 
     def close(self):
         pass
@@ -33,6 +40,16 @@ class _PlainProgress:
 
     def __exit__(self, *exc):
         self.close()
+
+
+def _duration(seconds: float) -> str:
+    """``12.3s``, ``4m05s`` or ``1h02m``: short enough for a progress line."""
+    seconds = max(0.0, float(seconds))
+    if seconds < 60:
+        return f"{seconds:.1f}s"
+    if seconds < 3600:
+        return f"{int(seconds // 60)}m{int(seconds % 60):02d}s"
+    return f"{int(seconds // 3600)}h{int(seconds % 3600 // 60):02d}m"
 
 
 class _NoProgress:

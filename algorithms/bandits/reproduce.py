@@ -19,12 +19,19 @@
     (Fig. 6.3) are used here.
 
 Each writes PNG and CSV files (plus a ``*_timing.csv`` with the seconds each
-configuration took) and returns their paths.
+configuration's runs took, summed over the workers) and returns their paths.
+
+Every run is one task (``executor=``: ``None`` runs them in order here; a thread
+pool, since the compiled runs release the GIL; or a Dask cluster's executor).
+Run ``r`` of a configuration is the r-th child spawned from that configuration's
+``SeedSequence`` (see :func:`algorithms.bandits.simulator.simulate`), so the
+figures are the same, bit for bit, whatever the executor and the number of workers.
 """
 
 from __future__ import annotations
 
 import csv
+import dataclasses
 import time
 from pathlib import Path
 
@@ -33,7 +40,8 @@ import numpy as np
 from algorithms.bandits import policies as P
 from algorithms.bandits.environments import rocketfuel_instance, thesis_table61_instance
 from algorithms.bandits.rocketfuel import FIGURE1_NETWORKS
-from algorithms.bandits.simulator import simulate
+from algorithms.bandits.simulator import SimulationResult, simulate
+from dpverify.reproduce import map_tasks
 
 __all__ = [
     "reproductions",
@@ -61,6 +69,48 @@ def _write_csv(path: Path, header, rows) -> Path:
     return path
 
 
+def _runs(instance, policy, horizon: int, checkpoints, seed: np.random.SeedSequence, start: int,
+          stop: int) -> SimulationResult:
+    """Runs ``start, ..., stop - 1`` of ``simulate(instance, policy=policy, seed=seed, n_runs=N)``, N >= stop.
+
+    Run ``r`` of :func:`simulate` uses the r-th child spawned from ``seed``;
+    a copy of ``seed`` that has already spawned ``start`` children spawns
+    exactly those runs' children next, so the runs are the same bit for bit.
+    """
+    offset = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size,
+                                    n_children_spawned=start)
+    return simulate(instance, policy=policy, horizon=horizon, n_runs=stop - start, seed=offset,
+                    checkpoints=checkpoints)
+
+
+def _simulate_jobs(jobs, *, executor, progress: bool, desc: str) -> list[SimulationResult]:
+    """One :class:`SimulationResult` per job ``(instance, policy, horizon, n_runs, checkpoints, seed)``.
+
+    Each run is a task on ``executor``; the result of a job equals
+    ``simulate(instance, policy=policy, horizon=horizon, n_runs=n_runs, seed=seed,
+    checkpoints=checkpoints)`` except ``seconds``, the sum of its runs' times.
+    """
+    tasks, owners = [], []
+    for j, (instance, policy, horizon, n_runs, checkpoints, seed) in enumerate(jobs):
+        checkpoints = np.asarray(checkpoints, dtype=np.int64)
+        for r in range(int(n_runs)):
+            tasks.append((instance, policy, horizon, checkpoints, seed, r, r + 1))
+            owners.append(j)
+    parts = map_tasks(_runs, tasks, executor=executor, progress=progress, desc=desc)
+    grouped: list[list[SimulationResult]] = [[] for _ in jobs]
+    for owner, part in zip(owners, parts):
+        grouped[owner].append(part)
+    return [
+        dataclasses.replace(
+            chunk[0], n_runs=sum(c.n_runs for c in chunk),
+            cumulative_regret=np.concatenate([c.cumulative_regret for c in chunk]),
+            cumulative_reward=np.concatenate([c.cumulative_reward for c in chunk]),
+            seconds=float(sum(c.seconds for c in chunk)),
+        )
+        for chunk in grouped
+    ]
+
+
 def _figure1_configs():
     yield "baseline", P.omm()
     for eps in FIGURE1_CENTRAL_EPSILONS:
@@ -70,9 +120,13 @@ def _figure1_configs():
 
 
 def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
-                           n_runs: int | None = None, horizon: int | None = None, n_workers: int = 2,
+                           n_runs: int | None = None, horizon: int | None = None, executor=None,
                            rocketfuel_path=None) -> list[Path]:
-    """Seed 000 Figure 1 (see module docstring). Quick: 6 runs, horizon 2000."""
+    """Seed 000 Figure 1 (see module docstring). Quick: 6 runs, horizon 2000.
+
+    ``executor``: ``None`` (runs in order) or a ``concurrent.futures.Executor``
+    running one task per run; the files do not depend on it.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -88,19 +142,22 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
     rows, timing = [], []
     results = {}
     start_all = time.perf_counter()
+    instances = {name: rocketfuel_instance(name, path=rocketfuel_path) for name in FIGURE1_NETWORKS}
+    jobs, labels = [], []
     for ni, name in enumerate(FIGURE1_NETWORKS):
-        inst = rocketfuel_instance(name, path=rocketfuel_path)
         for ci, (model, policy) in enumerate(configs):
-            res = simulate(inst, policy=policy, horizon=horizon, n_runs=n_runs,
-                           seed=seeds[ni * len(configs) + ci], checkpoints=ck, n_workers=n_workers,
-                           progress=progress)
-            lo, hi = res.regret_band(0.95)
-            mean = res.mean_regret()
-            results[(name, model, policy.epsilon)] = (mean, lo, hi)
-            eps = "" if policy.epsilon is None else policy.epsilon
-            for j, t in enumerate(ck):
-                rows.append((name, model, policy.name, eps, int(t), mean[j], lo[j], hi[j], n_runs))
-            timing.append((name, policy.name, eps, n_runs, horizon, round(res.seconds, 3)))
+            jobs.append((instances[name], policy, horizon, n_runs, ck, seeds[ni * len(configs) + ci]))
+            labels.append((name, model, policy))
+    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
+                               desc=f"matroid-bandits-rocketfuel ({len(jobs)} configurations x {n_runs} runs)")
+    for (name, model, policy), res in zip(labels, simulated):
+        lo, hi = res.regret_band(0.95)
+        mean = res.mean_regret()
+        results[(name, model, policy.epsilon)] = (mean, lo, hi)
+        eps = "" if policy.epsilon is None else policy.epsilon
+        for j, t in enumerate(ck):
+            rows.append((name, model, policy.name, eps, int(t), mean[j], lo[j], hi[j], n_runs))
+        timing.append((name, policy.name, eps, n_runs, horizon, round(res.seconds, 3)))
     total = time.perf_counter() - start_all
     timing.append(("all", "all", "", n_runs, horizon, round(total, 3)))
 
@@ -136,8 +193,12 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
 
 
 def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: bool,
-                         n_workers: int = 2) -> list[Path]:
-    """Thesis Figures 6.1-6.3 on Table 6.1 (see module docstring). Quick: small sizes."""
+                         executor=None) -> list[Path]:
+    """Thesis Figures 6.1-6.3 on Table 6.1 (see module docstring). Quick: small sizes.
+
+    ``executor``: ``None`` (runs in order) or a ``concurrent.futures.Executor``
+    running one task per run; the files do not depend on it.
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -154,55 +215,65 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     ck = _checkpoints(n)
     ss = iter(np.random.SeedSequence(seed).spawn(10_000))
     rows, timing = [], []
-    opt = None
+    # Every simulation is declared first (taking the seeds in the same order as
+    # ever), then all their runs go to the executor at once.
+    jobs, meta = [], []
 
-    def run(policy, horizon, n_runs, checkpoints, figure):
-        nonlocal opt
-        res = simulate(inst, policy=policy, horizon=horizon, n_runs=n_runs, seed=next(ss),
-                       checkpoints=checkpoints, n_workers=n_workers, progress=progress)
-        opt = float(res.means[res.optimal_basis].sum())
-        timing.append((figure, policy.name, "" if policy.epsilon is None else policy.epsilon, n_runs, horizon,
-                       round(res.seconds, 3)))
-        return res
+    def job(policy, horizon, n_runs, checkpoints, figure, key):
+        jobs.append((inst, policy, horizon, n_runs, checkpoints, next(ss)))
+        meta.append((figure, key))
 
-    curves = {}
     for fig_id, eps_list in (("6.1", (2.0,)), ("6.2", (1e5, 2.0, 1e-4))):
         for base, private in ((P.omm, P.dpucb_mat), (P.cts, P.dpts_mat)):
-            res = run(base(), n, runs, ck, fig_id)
-            curves[(fig_id, res.policy.name, "")] = res
+            job(base(), n, runs, ck, fig_id, "")
             for eps in eps_list:
-                res = run(private(eps), n, runs, ck, fig_id)
-                curves[(fig_id, res.policy.name, eps)] = res
+                job(private(eps), n, runs, ck, fig_id, eps)
+    ck_long = np.unique(np.geomspace(10, n_long, 200).round().astype(np.int64))
+    for private in (P.dpucb_mat, P.dpts_mat):
+        job(private(2.0), n_long, runs_long, ck_long, "6.3a", 2.0)
+    for private in (P.dpucb_mat, P.dpts_mat):
+        for eps in eps_grid:
+            job(private(float(eps)), n, runs_long, [n], "6.3b", float(eps))
+    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
+                               desc=f"thesis-synthetic ({len(jobs)} simulations)")
+    for (figure, _), res in zip(meta, simulated):
+        policy = res.policy
+        timing.append((figure, policy.name, "" if policy.epsilon is None else policy.epsilon, res.n_runs,
+                       res.horizon, round(res.seconds, 3)))
+    opt = float(simulated[0].means[simulated[0].optimal_basis].sum())
+
+    curves = {}
+    long = {}
+    sweep_vals: dict[str, list] = {}
+    for (fig_id, eps), res in zip(meta, simulated):
+        if fig_id in ("6.1", "6.2"):
+            curves[(fig_id, res.policy.name, eps)] = res
+        elif fig_id == "6.3a":
+            ratio = res.cumulative_regret / np.log(res.checkpoints)[None, :]
+            long[res.policy.name] = ratio
+            lo = ratio.mean(0) - 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
+            hi = ratio.mean(0) + 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
+            for j, t in enumerate(ck_long):
+                rows.append(("6.3a", res.policy.name, 2.0, "regret_over_ln_n", int(t), ratio.mean(0)[j], lo[j],
+                             hi[j], runs_long))
+        else:
+            r = res.cumulative_regret[:, -1]
+            half = 1.96 * r.std(ddof=1) / np.sqrt(r.size)
+            sweep_vals.setdefault(res.policy.name, []).append((1.0 / eps, r.mean(), r.mean() - half,
+                                                              r.mean() + half))
+            rows.append(("6.3b", res.policy.name, eps, "regret_at_n", n, r.mean(), r.mean() - half,
+                         r.mean() + half, runs_long))
+    rows_6x = []
     for (fig_id, name, eps), res in curves.items():
         ret = opt - res.cumulative_regret / res.checkpoints[None, :]
         mean = ret.mean(axis=0)
         lo, hi = res.regret_band(0.95)
         lo_ret, hi_ret = opt - hi / res.checkpoints, opt - lo / res.checkpoints
         for j, t in enumerate(res.checkpoints):
-            rows.append((fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j],
-                         res.n_runs))
-    ck_long = np.unique(np.geomspace(10, n_long, 200).round().astype(np.int64))
-    long = {}
-    for private in (P.dpucb_mat, P.dpts_mat):
-        res = run(private(2.0), n_long, runs_long, ck_long, "6.3a")
-        ratio = res.cumulative_regret / np.log(res.checkpoints)[None, :]
-        long[res.policy.name] = ratio
-        lo = ratio.mean(0) - 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
-        hi = ratio.mean(0) + 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
-        for j, t in enumerate(ck_long):
-            rows.append(("6.3a", res.policy.name, 2.0, "regret_over_ln_n", int(t), ratio.mean(0)[j], lo[j], hi[j],
-                         runs_long))
-    sweep = {}
-    for private in (P.dpucb_mat, P.dpts_mat):
-        vals = []
-        for eps in eps_grid:
-            res = run(private(float(eps)), n, runs_long, [n], "6.3b")
-            r = res.cumulative_regret[:, -1]
-            half = 1.96 * r.std(ddof=1) / np.sqrt(r.size)
-            vals.append((1.0 / eps, r.mean(), r.mean() - half, r.mean() + half))
-            rows.append(("6.3b", res.policy.name, float(eps), "regret_at_n", n, r.mean(), r.mean() - half,
-                         r.mean() + half, runs_long))
-        sweep[private(1.0).name] = np.array(vals)
+            rows_6x.append((fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j],
+                            res.n_runs))
+    rows = rows_6x + rows
+    sweep = {name: np.array(vals) for name, vals in sweep_vals.items()}
 
     fig, axes = plt.subplots(3, 2, figsize=(11, 12))
     for col, (base, private) in enumerate((("OMM", "DPUCB-MAT"), ("CTS", "DPTS-MAT"))):
