@@ -116,6 +116,33 @@ class NoisyMaxValue:
     def __call__(self, data, rng):
         return float(self.sample(data, 1, rng)[0])
 
+    def pmf(self, data) -> dict:
+        """Exact pmf of the rounded, clamped output (grid value -> probability, zero masses left out).
+
+        ``P[max <= t] = prod_i F(t - q_i)``; the grid point g collects
+        ``(g - h/2, g + h/2]`` (h the grid width) and the clamp points the tails.
+        Masses are differences of the cdf in the lower half and of the survival
+        function in the upper half, so tiny cells keep their relative precision.
+        """
+        q = _queries(data)
+        dist = (stats.laplace if self.noise == "laplace" else stats.expon)(scale=self.scale)
+        h = self.grid
+        n = int(round(self.bound / h))
+        points = np.arange(-n, n + 1) * h
+        edges = np.concatenate([points[:-1] + h / 2])  # cell boundaries between points
+        log_cdf = dist.logcdf(edges[:, None] - q[None, :]).sum(axis=1)  # log P[max <= edge]
+        cdf = np.exp(log_cdf)
+        sf = -np.expm1(log_cdf)
+        lower = np.concatenate([[0.0], cdf])
+        upper = np.concatenate([cdf, [1.0]])
+        upper_sf = np.concatenate([sf, [0.0]])
+        lower_sf = np.concatenate([[1.0], sf])
+        mass = np.where(upper <= 0.5, upper - lower, lower_sf - upper_sf)
+        mass = np.maximum(mass, 0.0)
+        keep = mass > 0
+        mass = mass / mass.sum()
+        return {float(g): float(m) for g, m in zip(points[keep], mass[keep])}
+
     def true_epsilon(self, x, x_prime) -> float:
         """Loss on a pair where every answer moves by at most one, all in the same direction.
 
