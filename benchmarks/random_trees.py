@@ -21,6 +21,8 @@ import networkx as nx
 import numpy as np
 
 from algorithms.graphs import GraphArrays, as_graph_arrays, connected_gnp_graph, to_networkx
+from algorithms.random_trees.bits import perturb_weights
+from algorithms.random_trees.down_up import down_up_spanning_trees
 from algorithms.random_trees.pipeline import DPRandomSpanningTree, dp_random_spanning_tree
 from algorithms.random_trees.samplers import aldous_broder_spanning_trees, wilson_spanning_trees
 
@@ -111,6 +113,69 @@ class DPRandomSpanningTreeSmallBatch:
         self.mechanism.sample(np.array([1, 2, 3, 3, 2, 1]), 100_000, rng=1)
 
 
+class BitLevelRandomizedResponse:
+    """DP-RST Lemma 6.1: the bit-level randomized response takes O(m l) time, l = ceil(log2 k).
+
+    Swept over the edge count m and the weight bound k (l = 2, 4, 8, 16 bits). The claim holds
+    if time / (m l) stays flat across the grid (``python benchmarks/random_trees.py --section6``
+    prints it).
+    """
+
+    params = ([10_000, 100_000, 1_000_000], [4, 16, 256, 65_536])
+    param_names = ["edges", "k"]
+
+    def setup(self, m, k):
+        self.weights = np.random.default_rng([GRAPH_SEED, m, k]).integers(1, k, size=m)
+        perturb_weights(self.weights[:10], k, EPS0, rng=0)
+
+    def time_perturb_weights(self, m, k):
+        perturb_weights(self.weights, k, EPS0, rng=1)
+
+
+class DownUpWalk:
+    """DP-RST Definition 3.2 / Algorithm 2: cost of one down-up step (drop uniform, add by weight).
+
+    This implementation labels the two components of T - f and scans the edges: O(n + m) per
+    step. DP-RST's Definition 3.3 quotes O(m log m log(m / Delta)) for the whole sampler (Anari
+    et al. 2021), which needs dynamic-tree data structures the paper does not describe; 1000
+    steps here cost about 1000 (n + m) operations.
+    """
+
+    params = [1_000, 10_000, 100_000]
+    param_names = ["edges"]
+
+    def setup(self, m):
+        self.g = integer_gnp(m)
+        self.start = wilson_spanning_trees(self.g, size=1, rng=0)
+        down_up_spanning_trees(integer_gnp(300), steps=2, rng=0)
+
+    def time_down_up_1000_steps(self, m):
+        down_up_spanning_trees(self.g, steps=1_000, initial=self.start, rng=1)
+
+
+class DPRandomSpanningTreeSplit:
+    """DP-RST Remark 6.2: the tree sampler, not the bit-level perturbation, dominates the cost.
+
+    ``track_sampler_over_perturbation`` is the time of one Wilson tree on the noisy weights
+    divided by the time of the perturbation (k = 16), on the same graph.
+    """
+
+    params = [10_000, 100_000]
+    param_names = ["edges"]
+    unit = "ratio"
+
+    def setup(self, m):
+        self.g = integer_gnp(m)
+        self.weights = self.g.weights.astype(np.int64)
+        wilson_spanning_trees(self.g, size=1, rng=0)
+
+    def track_sampler_over_perturbation(self, m):
+        noisy = perturb_weights(self.weights, K, 4.0, rng=1).astype(float)
+        t_rr = _best_of(lambda: perturb_weights(self.weights, K, 4.0, rng=1))
+        t_tree = _best_of(lambda: wilson_spanning_trees(self.g, noisy, size=1, rng=2))
+        return t_tree / t_rr
+
+
 def _best_of(fn, repeat=3):
     best = float("inf")
     for _ in range(repeat):
@@ -118,6 +183,34 @@ def _best_of(fn, repeat=3):
         fn()
         best = min(best, time.perf_counter() - start)
     return best
+
+
+def section6():  # pragma: no cover - manual measurement
+    """DP-RST Section 6 measured: Lemma 6.1 (time / (m l) flat), down-up step cost, Remark 6.2."""
+    import math
+
+    print("| edges m | k | l | perturbation (s) | ns per edge-bit |")
+    print("|---|---|---|---|---|")
+    for m in BitLevelRandomizedResponse.params[0]:
+        for k in BitLevelRandomizedResponse.params[1]:
+            b = BitLevelRandomizedResponse()
+            b.setup(m, k)
+            t = _best_of(lambda: b.time_perturb_weights(m, k))
+            bits = math.ceil(math.log2(k))
+            print(f"| {m} | {k} | {bits} | {t:.3g} | {1e9 * t / (m * bits):.1f} |")
+    print()
+    print("| edges m | vertices n | 1000 down-up steps (s) | ns per step per (n + m) |")
+    print("|---|---|---|---|")
+    for m in DownUpWalk.params:
+        b = DownUpWalk()
+        b.setup(m)
+        t = _best_of(lambda: b.time_down_up_1000_steps(m), repeat=2)
+        print(f"| {b.g.m} | {b.g.n} | {t:.3g} | {1e9 * t / 1000 / (b.g.n + b.g.m):.2f} |")
+    print()
+    for m in DPRandomSpanningTreeSplit.params:
+        b = DPRandomSpanningTreeSplit()
+        b.setup(m)
+        print(f"Remark 6.2, m = {m}: Wilson tree / perturbation time = {b.track_sampler_over_perturbation(m):.2f}")
 
 
 def main():  # pragma: no cover - manual measurement
@@ -137,4 +230,6 @@ def main():  # pragma: no cover - manual measurement
 
 
 if __name__ == "__main__":
-    main()
+    import sys
+
+    section6() if "--section6" in sys.argv else main()
