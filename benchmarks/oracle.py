@@ -34,7 +34,7 @@ Exactness of the distributions, case by case:
 As an asv benchmark, ``track_ratio_to_oracle`` (and the two bounds) per case at
 1e6 samples per input. As a script::
 
-    python benchmarks/oracle.py --samples 1e7 [--cases sparse geometric] [--audit-options '{"k": v}']
+    python benchmarks/oracle.py --samples 1e7 [--cases sparse geometric] [--repeats 5] [--audit-options '{"k": v}']
 
 prints a Markdown table. ``--audit-options`` (a JSON object) is passed to
 ``dpverify.audit`` as extra keywords, to compare audit settings against the
@@ -153,10 +153,19 @@ def run_audit(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SE
 
 
 def compare(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SEED, audit_options=None,
-            draws: int = DRAWS) -> dict:
-    """One row: true eps, oracle bounds, dpverify's bound and event, ratio, time."""
+            draws: int = DRAWS, repeats: int = 1) -> dict:
+    """One row: true eps, oracle bounds, dpverify's bound and event, ratio, time.
+
+    With ``repeats > 1`` the audit runs with seeds ``seed, seed + 1, ...`` and the
+    row reports the median bound (and the event and time of the audit giving it):
+    on rare best events one audit's bound varies by ~10% at 1e6 samples from
+    certification noise alone.
+    """
     best = oracle(name, n_samples, alpha)
-    result, seconds = run_audit(name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options)
+    runs = [run_audit(name, n_samples, alpha=alpha, seed=seed + i, audit_options=audit_options)
+            for i in range(max(1, repeats))]
+    runs.sort(key=lambda run: run[0].epsilon_lower_bound)
+    result, seconds = runs[(len(runs) - 1) // 2]
     event = result.event
     n_cert = getattr(event, "n_certification", None)
     at_cert = oracle(name, n_cert, alpha).epsilon_lower_bound if n_cert else float("nan")
@@ -221,12 +230,13 @@ def _pq(pair) -> str:
 
 
 def table(n_samples: int, *, names=None, alpha: float = ALPHA, seed: int = SEED, audit_options=None,
-          draws: int = DRAWS, progress: bool = True) -> str:
+          draws: int = DRAWS, repeats: int = 1, progress: bool = True) -> str:
     """The Markdown table (see the module docstring)."""
     names = list(CASES) if names is None else names
     lines = [
         f"{n_samples:.0e} samples per input, alpha = {alpha}, seed {seed}"
         + (f", audit options {json.dumps(audit_options)}" if audit_options else "")
+        + (f", dpverify: median of {repeats} audits (seeds {seed}..{seed + repeats - 1})" if repeats > 1 else "")
         + f". Oracle at the expected counts with all {n_samples:.0e} samples certifying; 'median' over "
         f"{draws} seeded binomial draws of its event's counts.",
         "",
@@ -238,7 +248,8 @@ def table(n_samples: int, *, names=None, alpha: float = ALPHA, seed: int = SEED,
         print("\n".join(lines), flush=True)
     for name in names:
         try:
-            row = compare(name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options, draws=draws)
+            row = compare(name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options, draws=draws,
+                          repeats=repeats)
         except Exception as exc:  # reported, not hidden
             line = f"| {name} | ERROR {type(exc).__name__}: {str(exc)[:100]} |||||||||"
         else:
@@ -269,6 +280,7 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--draws", type=int, default=DRAWS, help="binomial draws for the oracle median (0: none)")
+    parser.add_argument("--repeats", type=int, default=1, help="audits per case (median reported)")
     parser.add_argument("--audit-options", type=json.loads, default=None,
                         help="JSON object of extra keywords for dpverify.audit")
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
@@ -277,7 +289,7 @@ def main(argv=None):
         print("\n".join(CASES))
         return
     table(int(args.samples), names=_select(args.cases), alpha=args.alpha, seed=args.seed,
-          audit_options=args.audit_options, draws=args.draws)
+          audit_options=args.audit_options, draws=args.draws, repeats=args.repeats)
 
 
 if __name__ == "__main__":

@@ -160,7 +160,7 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
     >>> keep = math.exp(0.5) / (1 + math.exp(0.5))          # randomized response, eps = 0.5
     >>> best = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10**6)
     >>> round(best.epsilon_lower_bound, 3), sorted(best.event)
-    (0.491, [0])
+    (0.496, [0])
     """
     n, alpha, delta = _check(n_certification, alpha, delta)
     pmf_x = _as_pmf(pmf_x, "pmf_x")
