@@ -1,18 +1,23 @@
-"""Auditing a privacy claim on one pair of neighbouring inputs.
+"""Auditing a privacy claim on one pair of neighbouring inputs: select, then stream.
 
 The audit follows StatDP's select-then-certify design with DP-Sniper's
 likelihood-ratio events (see ``auditing.md``):
 
-1. draw ``n_samples`` outputs of M(x) and of M(x') in seeded chunks;
-2. on the first ``selection_fraction`` of each, count every candidate event
-   (:mod:`dpverify.events`) and pick the event and direction whose
-   Clopper-Pearson bound on the *selection* samples is largest;
-3. count that one event on the remaining, fresh samples and report the
-   Clopper-Pearson bounds (:mod:`dpverify.bounds`).
+1. draw a bounded *selection* sample of M(x) and of M(x') (``n_selection``
+   each), build the code book and the candidate events from it alone, and
+   choose the event and direction predicted to certify the largest bound
+   (:mod:`dpverify.selection`); the event is frozen;
+2. *certify*: stream ``n_samples - n_selection`` fresh outputs of each input
+   from independent seeds, in chunks on any executor; each worker counts the
+   frozen event block by block and returns only the counts
+   (:func:`dpverify.sampling.count_events`); report Clopper-Pearson bounds
+   (:mod:`dpverify.bounds`).
 
-Only the single selected event is tested on fresh samples, so the
-``1 - alpha`` guarantee of the reported bounds, and the false-alarm rate
-``alpha`` of ``violation``, hold whatever the selection did.
+Only the selected event is tested on fresh samples, and nothing of those
+samples (values, order, number of distinct values) reaches the selection, so
+the ``1 - alpha`` guarantee of the reported bounds, and the false-alarm rate
+``alpha`` of ``violation``, hold whatever the selection did. Client memory
+depends on ``n_selection``, never on the certification size.
 """
 
 from __future__ import annotations
@@ -22,7 +27,6 @@ import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from . import _validation as check
 from .bounds import (
@@ -31,19 +35,13 @@ from .bounds import (
     clopper_pearson_epsilon_bound,
     minimum_certifying_samples,
 )
-from .errors import IdenticalInputsError, InsufficientSamplesError
-from .events import candidate_events
-from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .selection import Choice, Selection, default_selection_size, select
 
-__all__ = ["audit", "AuditResult", "EventEstimate"]
+__all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]
 
 DEFAULT_SAMPLES = 100_000
-DEFAULT_SELECTION_FRACTION = 0.1
-#: The best-looking of M candidates is inflated by luck (winner's curse) by
-#: about sqrt(2 ln M) standard errors; selection estimates are shrunk by that
-#: much (and at least this many standard errors) before ranking.
-MIN_SHRINKAGE_SE = 1.0
 
 
 @dataclass(frozen=True)
@@ -64,7 +62,10 @@ class EventEstimate:
     count_x, count_x_prime : int
         The counts behind them.
     n_certification : int
-        Certification samples per input.
+        Certification samples of M(x).
+    n_certification_x_prime : int or None
+        Certification samples of M(x') where they differ from those of M(x)
+        (audits of given samples); None when equal.
     """
 
     description: str
@@ -75,12 +76,32 @@ class EventEstimate:
     count_x: int
     count_x_prime: int
     n_certification: int
+    n_certification_x_prime: int | None = None
 
     def __str__(self) -> str:
         return (
             f"{self.description} [{self.family}]: P[M(x) in S] ~ {self.probability_x:.4g}, "
             f"P[M(x') in S] ~ {self.probability_x_prime:.4g}"
         )
+
+
+@dataclass(frozen=True)
+class ValueVerdict:
+    """The verdict of the *ideal* mechanism: value events only, on the same samples.
+
+    When a floating-point event family (Mironov 2012) decides an audit, its
+    bound reflects the implementation's rounding, and a wrong noise scale
+    would look the same. This verdict certifies the best event among the
+    value families (thresholds, level sets, classifier...) on the same
+    certification samples, at the same level ``alpha``: it audits the
+    mechanism as if computed in exact arithmetic.
+    """
+
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    pvalue: float
+    violation: bool
+    event: EventEstimate
 
 
 @dataclass(frozen=True)
@@ -116,7 +137,17 @@ class AuditResult:
         Number of (event, direction) pairs compared during selection.
     seed : int or list of int
         Entropy of the audit's SeedSequence: ``audit(..., seed=result.seed)``
-        replays the audit exactly.
+        replays the audit exactly (when ``replayable``).
+    value_verdict : ValueVerdict or None
+        When a floating-point event family decided the verdict: the verdict
+        on value events only (the ideal mechanism), on the same samples.
+    notes : tuple of str
+        What the reader should know: event families that did not apply and
+        why, warnings about the outputs, replay.
+    replayable : bool
+        False when the mechanism never drew from the ``rng`` it was given (or
+        declares ``replayable = False``): its own randomness is not seeded by
+        the audit, and ``seed`` does not replay it.
     """
 
     epsilon_lower_bound: float
@@ -131,16 +162,31 @@ class AuditResult:
     n_selection: int
     n_candidates: int
     seed: int | list | dict = field(default=None)
+    value_verdict: ValueVerdict | None = None
+    notes: tuple = ()
+    replayable: bool = True
 
     def to_dict(self) -> dict:
         """A JSON-serializable dictionary (reload with :meth:`from_dict`)."""
-        return asdict(self)
+        data = asdict(self)
+        data["notes"] = list(self.notes)
+        return data
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = dict(data)
+        data["event"] = EventEstimate(**data["event"])
+        verdict = data.get("value_verdict")
+        if verdict is not None:
+            verdict = dict(verdict)
+            verdict["event"] = EventEstimate(**verdict["event"])
+            data["value_verdict"] = ValueVerdict(**verdict)
+        data["notes"] = tuple(data.get("notes", ()))
+        return data
 
     @classmethod
     def from_dict(cls, data: dict) -> "AuditResult":
-        data = dict(data)
-        data["event"] = EventEstimate(**data["event"])
-        return cls(**data)
+        return cls(**cls._parse(data))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
@@ -155,18 +201,30 @@ class AuditResult:
         claim = f"eps={self.claimed_epsilon:g}" + (
             f", delta={self.claimed_delta:g}" if self.claimed_delta else ""
         )
-        return "\n".join(
-            [
-                f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} "
-                f"(p-value {self.pvalue:.3g})",
-                f"certified lower bound on epsilon: {self.epsilon_lower_bound:.4g} "
-                f"({100 * (1 - self.alpha):g}% confidence); "
-                f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
-                f"event: {self.event}",
-                f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
-                f"among {self.n_candidates}, {self.event.n_certification} to certify it); seed {self.seed}",
+        lines = [
+            f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} "
+            f"(p-value {self.pvalue:.3g})",
+            f"certified lower bound on epsilon: {self.epsilon_lower_bound:.4g} "
+            f"({100 * (1 - self.alpha):g}% confidence); "
+            f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
+            f"event: {self.event}",
+        ]
+        v = self.value_verdict
+        if v is not None:
+            ideal = "VIOLATION" if v.violation else "no violation found"
+            lines += [
+                "the verdict comes from a floating-point event: the implementation leaks through its "
+                "rounding, whatever its noise scale",
+                f"ideal mechanism (value events only, same samples): {ideal}, certified bound "
+                f"{v.epsilon_lower_bound:.4g} (p-value {v.pvalue:.3g}); event: {v.event}",
             ]
+        seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
+        lines.append(
+            f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
+            f"among {self.n_candidates}, {self.event.n_certification} to certify it); {seed}"
         )
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
 
     def __str__(self) -> str:
         return self.summary()
@@ -182,6 +240,139 @@ def _inputs_equal(x, x_prime) -> bool:
         return False
 
 
+
+def check_inputs_differ(x, x_prime) -> None:
+    """Raise :class:`IdenticalInputsError` when ``x`` equals ``x_prime``."""
+    if _inputs_equal(x, x_prime):
+        raise IdenticalInputsError(
+            f"x and x_prime are equal ({x!r}); an audit compares two different neighbouring inputs"
+        )
+
+
+def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: float) -> tuple[int, int]:
+    """Validated ``(n_samples, n_selection)`` per input, with the default selection size.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``n_selection`` not an integer in ``[1, n_samples)``.
+    InsufficientSamplesError
+        Too few certification samples to certify any violation at ``alpha``.
+    """
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
+    fixed_selection = n_selection
+    if n_selection is None:
+        n_selection = default_selection_size(n_samples)
+    else:
+        n_selection = check.check_positive_int(n_selection, "n_selection")
+        if n_selection >= n_samples:
+            raise InvalidParameterError(
+                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), "
+                f"got {n_selection}"
+            )
+    required_cert = minimum_certifying_samples(epsilon, delta, alpha)
+    if n_samples - n_selection < required_cert:
+        required = required_samples(required_cert, fixed_selection)
+        raise InsufficientSamplesError(
+            f"n_samples={n_samples} with n_selection={n_selection} leaves "
+            f"{n_samples - n_selection} certification samples, which cannot certify a violation of "
+            f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}: at least {required_cert} "
+            f"certification samples per input are needed (n_samples >= {required})",
+            required=required,
+        )
+    return n_samples, n_selection
+
+
+def required_samples(n_certification: int, n_selection: int | None = None) -> int:
+    """Smallest ``n_samples`` leaving ``n_certification`` certification samples per input.
+
+    With ``n_selection`` None the default selection size applies (it grows
+    with ``n_samples``, but ``n - default_selection_size(n)`` never decreases).
+    """
+    if n_selection is not None:
+        return n_certification + n_selection
+    lo, hi = n_certification, 2 * n_certification + 2
+    while hi - default_selection_size(hi) < n_certification:
+        hi *= 2
+    while lo + 1 < hi:
+        mid = (lo + hi) // 2
+        if mid - default_selection_size(mid) >= n_certification:
+            hi = mid
+        else:
+            lo = mid
+    return hi
+
+
+def certify(choice: Choice, count_x: int, count_x_prime: int, n_x: int, n_x_prime: int, *,
+            epsilon: float, delta: float, alpha: float):
+    """Clopper-Pearson verdict on one frozen event from its certification counts.
+
+    Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
+    """
+    if choice.direction == "x":
+        p, n_p, q, n_q = count_x, n_x, count_x_prime, n_x_prime
+    else:
+        p, n_p, q, n_q = count_x_prime, n_x_prime, count_x, n_x
+    eps_lb = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha, delta))
+    delta_lb = float(clopper_pearson_delta_bound(p, n_p, q, n_q, alpha, epsilon))
+    pvalue = claim_pvalue(p, n_p, q, n_q, epsilon, delta)
+    estimate = EventEstimate(
+        description=choice.event.description,
+        family=choice.event.family,
+        direction=choice.direction,
+        probability_x=count_x / n_x if n_x else 0.0,
+        probability_x_prime=count_x_prime / n_x_prime if n_x_prime else 0.0,
+        count_x=int(count_x),
+        count_x_prime=int(count_x_prime),
+        n_certification=int(n_x),
+        n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+    )
+    return eps_lb, delta_lb, pvalue, estimate
+
+
+def _replay_note(replayable: bool) -> tuple:
+    if replayable:
+        return ()
+    return ("the mechanism did not draw from the rng it was given (or declares replayable=False): "
+            "if it has randomness of its own, the recorded seed does not replay it",)
+
+
+def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
+                 epsilon: float, delta: float, alpha: float, n_selection: int, seed=None,
+                 replayable: bool = True, cls=None, **extra) -> "AuditResult":
+    """Assemble an :class:`AuditResult` from a selection and the certification counts.
+
+    ``counts_*`` hold one count per event of ``selection.choices``.
+    """
+    eps_lb, delta_lb, pvalue, estimate = certify(
+        selection.choice, counts_x[0], counts_x_prime[0], n_x, n_x_prime,
+        epsilon=epsilon, delta=delta, alpha=alpha)
+    value_verdict = None
+    if selection.value_choice is not None:
+        v_eps, v_delta, v_p, v_event = certify(
+            selection.value_choice, counts_x[1], counts_x_prime[1], n_x, n_x_prime,
+            epsilon=epsilon, delta=delta, alpha=alpha)
+        value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event)
+    return (cls or AuditResult)(
+        epsilon_lower_bound=eps_lb,
+        delta_lower_bound=delta_lb,
+        claimed_epsilon=epsilon,
+        claimed_delta=delta,
+        pvalue=pvalue,
+        violation=bool(pvalue <= alpha),
+        alpha=alpha,
+        event=estimate,
+        n_samples=n_selection + max(n_x, n_x_prime),
+        n_selection=n_selection,
+        n_candidates=selection.n_candidates,
+        seed=seed,
+        value_verdict=value_verdict,
+        notes=selection.notes + _replay_note(replayable),
+        replayable=replayable,
+        **extra,
+    )
+
+
 def audit(
     mechanism,
     x,
@@ -190,12 +381,14 @@ def audit(
     epsilon,
     delta=0.0,
     n_samples: int = DEFAULT_SAMPLES,
+    n_selection: int | None = None,
     alpha: float = 0.05,
     seed=None,
     executor=None,
-    selection_fraction: float = DEFAULT_SELECTION_FRACTION,
-    n_chunks: int = DEFAULT_CHUNKS,
+    n_chunks: int | None = None,
     event_families=None,
+    float_events: bool = True,
+    output_key=None,
     progress: bool = False,
 ) -> AuditResult:
     """Test whether ``mechanism`` keeps an (epsilon, delta)-DP claim on ``x ~ x_prime``.
@@ -205,31 +398,46 @@ def audit(
     mechanism : callable
         ``mechanism(data, rng) -> output``; an object with a vectorized
         ``sample(data, size, rng)`` is sampled through it. Outputs are hashable
-        discrete values or real numbers / real vectors.
+        discrete values (int, bool, str, tuple, frozenset, None mixed with one
+        of these, integer arrays) or real numbers / real vectors (``inf``
+        allowed). Objects that compare by identity need ``output_key``.
     x, x_prime : object
         Neighbouring inputs (must differ).
     epsilon : float
         Claimed epsilon, finite and > 0.
     delta : float, default 0
         Claimed delta, in [0, 1).
-    n_samples : int
-        Samples of M(x), and as many of M(x'), in total.
+    n_samples : int, default 100_000
+        Samples of M(x), and as many of M(x'), in total (selection plus certification).
+    n_selection : int, optional
+        Of those, how many choose the event (held in memory); by default
+        :func:`dpverify.selection.default_selection_size` (a tenth, between
+        20,000 and 2,000,000). The others certify it, streamed.
     alpha : float, default 0.05
         Test level: the false-alarm rate of ``violation`` on a mechanism that
         keeps its claim, and ``1 - alpha`` is the confidence of the bounds.
     seed : None, int or numpy.random.SeedSequence
         Seed of the audit; ``None`` draws one (recorded in the result).
-    executor : None, int or concurrent.futures.Executor
-        Where the sampling chunks run (an int starts that many local processes).
-        The result does not depend on it.
-    selection_fraction : float, default 0.1
-        Share of the samples used to choose the event.
-    n_chunks : int, default 16
-        Number of seeded chunks per input.
+    executor : None, int, concurrent.futures.Executor or distributed.Client
+        Where the sampling chunks run (an int starts that many local
+        processes; a Dask ``Client`` runs them on its cluster). The result
+        does not depend on it.
+    n_chunks : int, optional
+        Certification chunks per input (by default
+        :func:`dpverify.sampling.default_chunks`: at least 16, at most 2**24
+        samples each). Part of the seeding, like the seed.
     event_families : list of str, optional
         Restrict the candidate events to these registered families.
+    float_events : bool, default True
+        With False, the floating-point families (``"mantissa"``,
+        ``"reachability"``) are left out: the audit then judges the output
+        values only.
+    output_key : callable, optional
+        Maps every output to a hashable or numeric value before anything
+        else sees it (e.g. :func:`dpverify.keys.weighted_edges` for graphs);
+        must be picklable to run on other processes.
     progress : bool
-        Show a progress bar while sampling.
+        Show progress while certifying.
 
     Returns
     -------
@@ -239,14 +447,16 @@ def audit(
     ------
     InvalidClaimError
         epsilon <= 0 or not finite, delta outside [0, 1).
+    InvalidParameterError
+        Bad alpha, sizes, chunk counts or executor.
     InsufficientSamplesError
-        ``n_samples`` too small to certify any violation at ``alpha``.
+        Too few certification samples to certify any violation at ``alpha``.
     IdenticalInputsError
         ``x`` equals ``x_prime``.
     MechanismError
         The mechanism raised (the input is named, the error chained).
     OutputTypeError
-        Unhashable or mixed-type outputs.
+        Unhashable, identity-compared, mixed-type or NaN outputs.
 
     Examples
     --------
@@ -257,173 +467,40 @@ def audit(
     False
 
     The textbook floating-point version leaks through its low-order bits
-    (Mironov 2012), and the audit says so:
+    (Mironov 2012), and the audit says so; the ideal mechanism keeps its claim:
 
     >>> def textbook_laplace(x, rng):
     ...     return x + rng.laplace(scale=1.0)
-    >>> dpverify.audit(textbook_laplace, 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1).violation
-    True
+    >>> r = dpverify.audit(textbook_laplace, 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
+    >>> r.violation, r.value_verdict.violation
+    (True, False)
     """
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
     alpha = check.check_alpha(alpha)
-    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
-    selection_fraction = check.check_fraction(selection_fraction, "selection_fraction")
-    n_chunks = check.check_positive_int(n_chunks, "n_chunks")
-    if _inputs_equal(x, x_prime):
-        raise IdenticalInputsError(
-            f"x and x_prime are equal ({x!r}); an audit compares two different neighbouring inputs"
-        )
-    n_selection = max(1, int(selection_fraction * n_samples))
+    n_samples, n_selection = check_sizes(n_samples, n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
+    if n_chunks is not None:
+        n_chunks = check.check_positive_int(n_chunks, "n_chunks")
+    check_inputs_differ(x, x_prime)
     n_certification = n_samples - n_selection
-    required_cert = minimum_certifying_samples(epsilon, delta, alpha)
-    if n_certification < required_cert:
-        required = math.ceil(required_cert / (1 - selection_fraction)) + 1
-        raise InsufficientSamplesError(
-            f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, "
-            f"delta={delta:g} at alpha={alpha:g}: at least {required} samples per input "
-            f"are needed (with selection_fraction={selection_fraction:g})",
-            required=required,
-        )
 
     sequence, entropy = resolve_seed(seed)
-    seed_x, seed_x_prime = sequence.spawn(2)
-    raw_x = draw(mechanism, x, n_samples, seed_x, label="x", executor=executor,
-                 n_chunks=n_chunks, progress=progress)
-    raw_x_prime = draw(mechanism, x_prime, n_samples, seed_x_prime, label="x_prime",
-                       executor=executor, n_chunks=n_chunks, progress=progress)
-    outputs = encode_outputs(raw_x, raw_x_prime)
-    ex, exp_ = outputs.groups
-    return certify_best_event(
-        outputs, ex[:n_selection], exp_[:n_selection], ex[n_selection:], exp_[n_selection:],
-        epsilon=epsilon, delta=delta, alpha=alpha, seed=entropy, event_families=event_families,
-        inputs=(x, x_prime),
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
+    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
+    sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
+    sel_xp, used_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)
+    selection = select(sel_x, sel_xp, n_certification=n_certification, epsilon=epsilon, delta=delta,
+                       alpha=alpha, event_families=event_families, float_events=float_events,
+                       inputs=(x, x_prime))
+    del sel_x, sel_xp
+    counted_x, counted_xp = count_events(
+        mechanism,
+        [(x, n_certification, seed_cert_x, "x"), (x_prime, n_certification, seed_cert_xp, "x_prime")],
+        selection.codec, [c.event.indicator for c in selection.choices],
+        executor=executor, n_chunks=n_chunks, progress=progress, output_key=output_key,
     )
-
-
-def _beta_lower(count, nobs, alpha):
-    """Clopper-Pearson lower bound for real-valued (predicted) counts."""
-    count = np.asarray(count, dtype=float)
-    with np.errstate(invalid="ignore"):
-        value = stats.beta.ppf(alpha / 2, count, nobs - count + 1)
-    return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
-
-
-def _beta_upper(count, nobs, alpha):
-    """Clopper-Pearson upper bound for real-valued (predicted) counts."""
-    count = np.asarray(count, dtype=float)
-    with np.errstate(invalid="ignore"):
-        value = stats.beta.isf(alpha / 2, count + 1, nobs - count)
-    return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
-
-
-def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
-                     n_candidates=None, shrinkage_se=None):
-    """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
-
-    The selection estimates are first shrunk towards "no difference" by
-    ``max(1, sqrt(2 ln M))`` standard errors (Clopper-Pearson form, so rare
-    events are handled exactly), M the number of candidates compared: the
-    expected inflation of the luckiest of M noisy estimates (or by
-    ``shrinkage_se`` standard errors when given). The bound that
-    certification would give at the shrunk probabilities on
-    ``n_certification`` fresh samples is then computed with the audit's ``alpha``.
-    """
-    if shrinkage_se is None:
-        m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
-        k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
-    else:
-        k = shrinkage_se
-    shrinkage_alpha = 2 * stats.norm.sf(k)
-    p_sel = _beta_lower(count_p, n_selection, shrinkage_alpha)
-    q_sel = _beta_upper(count_q, n_selection, shrinkage_alpha)
-    p_lo = _beta_lower(p_sel * n_certification, n_certification, alpha)
-    q_hi = _beta_upper(q_sel * n_certification, n_certification, alpha)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
-
-
-def select_event(candidates, n_selection: int, n_certification: int, *, epsilon: float,
-                 delta: float, alpha: float):
-    """Index and direction of the candidate predicted to certify the largest bound.
-
-    Scores every candidate in both directions with :func:`predicted_bounds`
-    (winner's-curse shrinkage of ``sqrt(2 ln M)`` standard errors). Where no
-    candidate is predicted to certify anything, the scores are recomputed with
-    the minimal shrinkage (one standard error), and failing that the smoothed
-    point estimate of the ratio decides, so a lopsided event is preferred to a
-    near-certain one. Events containing every selection sample, or none, are
-    never chosen. Selection only affects power: certification on fresh
-    samples keeps the audit valid whatever is chosen.
-    """
-    a, b = candidates.counts_x, candidates.counts_x_prime
-    trivial = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
-    passes = [dict(n_candidates=2 * len(a)), dict(shrinkage_se=MIN_SHRINKAGE_SE), None]
-    for options in passes:
-        best = None
-        for direction, p, q in (("x", a, b), ("x_prime", b, a)):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                fallback = np.log(p + 0.5) - np.log(q + 0.5)
-            if options is None:
-                score = fallback
-            else:
-                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
-                                         **options)
-                score = np.where(np.isfinite(score), score, -1e6 + fallback)
-            score = np.where(trivial, -np.inf, score)
-            i = int(np.argmax(score))
-            if best is None or score[i] > best[0]:
-                best = (score[i], i, direction)
-        if best[0] > 0:
-            break
-    return best[1], best[2]
-
-
-def certify_best_event(outputs, sel_x, sel_x_prime, cert_x, cert_x_prime, *, epsilon, delta,
-                       alpha, seed=None, event_families=None, inputs=None) -> AuditResult:
-    """Steps 2 and 3 of the audit on already encoded samples (see the module docstring).
-
-    ``inputs = (x, x_prime)``, when given, lets input-aware families (e.g. the
-    floating-point reachability events) propose events.
-    """
-    n_selection = len(sel_x)
-    n_certification = len(cert_x)
-    candidates = candidate_events(sel_x, sel_x_prime, outputs, event_families, inputs=inputs)
-    if not candidates.events:
-        raise InsufficientSamplesError(
-            "no candidate event could be formed from the selection samples; draw more samples",
-            required=2 * (n_selection + n_certification),
-        )
-    index, direction = select_event(candidates, n_selection, n_certification, epsilon=epsilon,
-                                    delta=delta, alpha=alpha)
-    event = candidates.events[index]
-    count_x = event.count(cert_x)
-    count_x_prime = event.count(cert_x_prime)
-    p, q = (count_x, count_x_prime) if direction == "x" else (count_x_prime, count_x)
-    n = n_certification
-    eps_lb = float(clopper_pearson_epsilon_bound(p, n, q, n, alpha, delta))
-    delta_lb = float(clopper_pearson_delta_bound(p, n, q, n, alpha, epsilon))
-    pvalue = claim_pvalue(p, n, q, n, epsilon, delta)
-    return AuditResult(
-        epsilon_lower_bound=eps_lb,
-        delta_lower_bound=delta_lb,
-        claimed_epsilon=epsilon,
-        claimed_delta=delta,
-        pvalue=pvalue,
-        violation=bool(pvalue <= alpha),
-        alpha=alpha,
-        event=EventEstimate(
-            description=event.description,
-            family=event.family,
-            direction=direction,
-            probability_x=count_x / n,
-            probability_x_prime=count_x_prime / n,
-            count_x=count_x,
-            count_x_prime=count_x_prime,
-            n_certification=n,
-        ),
-        n_samples=n_selection + n_certification,
-        n_selection=n_selection,
-        n_candidates=2 * len(candidates.events),
-        seed=seed,
-    )
+    replayable = (used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
+                  and getattr(mechanism, "replayable", True) is not False)
+    return audit_result(selection, counted_x.counts, counted_xp.counts, n_certification, n_certification,
+                        epsilon=epsilon, delta=delta, alpha=alpha, n_selection=n_selection, seed=entropy,
+                        replayable=replayable)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .events import Candidates, Event, register_event_family
+from .events import AtLeast, Below, Candidates, Event, register_event_family
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -49,6 +49,7 @@ __all__ = [
     "LogisticScore",
     "fit_logistic_score",
     "classifier_events",
+    "ClassifierScore",
 ]
 
 #: Samples per input used to fit the classifier (the first ones of the split).
@@ -73,9 +74,14 @@ MAX_NEWTON_STEPS = 30
 MIN_DISCRETE_LABELS = 32
 
 
+#: Real outputs are clipped to +-FEATURE_CLIP before featurizing, so that inf and
+#: huge doubles keep their order without overflowing squares and standardization.
+FEATURE_CLIP = 1e50
+
+
 def output_features(group: np.ndarray) -> np.ndarray:
     """Features of real outputs of shape (n, d): see the module docstring."""
-    g = np.asarray(group, dtype=np.float64)
+    g = np.clip(np.asarray(group, dtype=np.float64), -FEATURE_CLIP, FEATURE_CLIP)
     if g.ndim == 1:
         g = g[:, None]
     parts = [g, g * g]
@@ -190,30 +196,42 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> 
     return LogisticScore(mean, scale, weights, float(beta[-1]))
 
 
-def _blocked(score_rows, n: int) -> np.ndarray:
-    out = np.empty(n)
-    for start in range(0, n, SCORE_BLOCK):
-        stop = min(n, start + SCORE_BLOCK)
-        out[start:stop] = score_rows(start, stop)
-    return out
+@dataclass(frozen=True, eq=False)
+class ClassifierScore:
+    """The fitted score of encoded outputs, in blocks of :data:`SCORE_BLOCK` rows (picklable).
+
+    ``label_table`` holds the feature row of each discrete code (None for real
+    outputs); a code the selection samples never showed (-1) scores NaN and
+    so meets no threshold.
+    """
+
+    model: LogisticScore
+    label_table: np.ndarray | None = None
+
+    def features(self, rows):
+        if self.label_table is None:
+            return output_features(rows)
+        codes = np.asarray(rows, dtype=np.int64)
+        out = self.label_table[np.maximum(codes, 0)].astype(float)
+        out[codes < 0] = np.nan
+        return out
+
+    def __call__(self, group) -> np.ndarray:
+        n = len(group)
+        out = np.empty(n)
+        for start in range(0, n, SCORE_BLOCK):
+            stop = min(n, start + SCORE_BLOCK)
+            out[start:stop] = self.model(self.features(group[start:stop]))
+        return out
 
 
-def _featurizer(outputs, sel_x):
-    """A function rows -> features for this output kind, or None."""
+def _label_table(outputs, sel_x):
+    """Feature rows of the discrete labels, or None where the classifier does not apply."""
     if outputs.kind == "real":
-        if sel_x.ndim != 2:
-            return None
-        return output_features
+        return None
     if outputs.labels is None or len(outputs.labels) <= MIN_DISCRETE_LABELS:
         return None  # few outputs: the exact level sets of dpverify.events cover them
-    table = label_features(outputs.labels)
-    if table is None:
-        return None
-
-    def features(codes):
-        return table[np.asarray(codes, dtype=np.int64)]
-
-    return features
+    return label_features(outputs.labels)
 
 
 def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
@@ -225,17 +243,24 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     outputs that cannot be featurized or when fewer than 20 samples per input
     are available.
     """
-    featurize = _featurizer(outputs, sel_x)
-    if featurize is None or len(sel_x) < 20 or len(sel_x_prime) < 20:
+    if len(sel_x) < 20 or len(sel_x_prime) < 20:
         return Candidates.empty()
+    if outputs.kind == "real":
+        if sel_x.ndim != 2:
+            return Candidates.empty()
+        table = None
+    else:
+        table = _label_table(outputs, sel_x)
+        if table is None:
+            return Candidates.empty(
+                f"needs more than {MIN_DISCRETE_LABELS} distinct numeric or tuple-of-number outputs"
+            )
     m = MAX_FIT_SAMPLES
-    model = fit_logistic_score(featurize(sel_x[:m]), featurize(sel_x_prime[:m]))
+    unfitted = ClassifierScore(None, table)
+    model = fit_logistic_score(unfitted.features(sel_x[:m]), unfitted.features(sel_x_prime[:m]))
     if not np.any(model.weights):
         return Candidates.empty()
-
-    def score(group):
-        return _blocked(lambda a, b: model(featurize(group[a:b])), len(group))
-
+    score = ClassifierScore(model, table)
     sx, sxp = score(sel_x), score(sel_x_prime)
     pooled = np.concatenate([sx, sxp])
     thresholds = np.unique(np.quantile(pooled, THRESHOLD_QUANTILES, method="nearest"))
@@ -245,20 +270,12 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     below_xp = np.searchsorted(sxp, thresholds, side="left")
     events = []
     for t in thresholds:
-        events.append(Event(f"classifier score >= {t:.6g}", "classifier", _at_least(score, t)))
+        events.append(Event(f"classifier score >= {t:.6g}", "classifier", AtLeast(score, float(t))))
     for t in thresholds:
-        events.append(Event(f"classifier score < {t:.6g}", "classifier", _below(score, t)))
+        events.append(Event(f"classifier score < {t:.6g}", "classifier", Below(score, float(t))))
     counts_x = np.concatenate([len(sx) - below_x, below_x])
     counts_xp = np.concatenate([len(sxp) - below_xp, below_xp])
     return Candidates(events, counts_x, counts_xp)
-
-
-def _at_least(score, t):
-    return lambda group: score(group) >= t
-
-
-def _below(score, t):
-    return lambda group: score(group) < t
 
 
 register_event_family("classifier", "any", classifier_events)

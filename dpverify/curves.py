@@ -9,13 +9,14 @@ mechanism claiming (eps, delta)-DP needs ``delta(eps) <= delta``.
 :func:`delta_lower_bound_curve` estimates it from below, following the
 select-then-certify design of :func:`dpverify.audit`:
 
-1. draw ``n_samples`` outputs of M(x) and M(x') (same seeding as ``audit``);
-2. on the selection split, for every ``eps`` of the grid pick the candidate
+1. draw a bounded selection sample of M(x) and M(x') (as ``audit`` does);
+2. on the selection sample, for every ``eps`` of the grid pick the candidate
    event and direction with the largest selection-split bound
    ``p_lo - e^eps q_hi`` (Clopper-Pearson, shrunk by ``max(1, sqrt(2 ln M))``
    standard errors against the winner's curse among M candidates); the distinct
    picks form a list of ``m <= len(grid)`` events fixed before step 3;
-3. on the fresh certification split compute, for each of the ``m`` events,
+3. stream fresh certification samples, counting the ``m`` frozen events
+   (:func:`dpverify.sampling.count_events`), and compute for each
    one-sided Clopper-Pearson bounds ``p_lo_j`` and ``q_hi_j`` at level
    ``alpha / (2m)`` each (Bonferroni over the ``2m`` statements).
 
@@ -42,15 +43,16 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from . import _validation as check
 from scipy import stats
 
-from .audit import _inputs_equal
+from . import _validation as check
+from .audit import check_inputs_differ
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
-from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from .errors import InsufficientSamplesError, InvalidParameterError
 from .events import candidate_events
-from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+from .outputs import fit_codec
+from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .selection import default_selection_size
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -164,16 +166,17 @@ def delta_lower_bound_curve(
     alpha: float = 0.05,
     seed=None,
     executor=None,
-    selection_fraction: float = 0.1,
-    n_chunks: int = DEFAULT_CHUNKS,
+    n_selection: int | None = None,
+    n_chunks: int | None = None,
     event_families=None,
+    output_key=None,
     progress: bool = False,
 ) -> DeltaCurve:
     """A ``1 - alpha`` simultaneous lower confidence curve on delta(eps) of the pair.
 
     Parameters
     ----------
-    mechanism, x, x_prime, n_samples, seed, executor, selection_fraction, n_chunks, event_families, progress
+    mechanism, x, x_prime, n_samples, n_selection, seed, executor, n_chunks, event_families, output_key, progress
         As in :func:`dpverify.audit`.
     epsilons : array_like
         Grid of eps >= 0 at which events are selected (1 to 1000 points).
@@ -207,23 +210,22 @@ def delta_lower_bound_curve(
     grid = np.unique(grid)
     alpha = check.check_alpha(alpha)
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
-    selection_fraction = check.check_fraction(selection_fraction, "selection_fraction")
-    n_chunks = check.check_positive_int(n_chunks, "n_chunks")
-    if _inputs_equal(x, x_prime):
-        raise IdenticalInputsError(f"x and x_prime are equal ({x!r}); compare two different inputs")
-    n_selection = max(1, int(selection_fraction * n_samples))
+    if n_selection is None:
+        n_selection = default_selection_size(n_samples)
+    n_selection = check.check_positive_int(n_selection, "n_selection")
+    if n_selection >= n_samples:
+        raise InvalidParameterError(f"n_selection must be smaller than n_samples={n_samples}, got {n_selection}")
+    check_inputs_differ(x, x_prime)
     n_cert = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    seed_x, seed_x_prime = sequence.spawn(2)
-    raw_x = draw(mechanism, x, n_samples, seed_x, label="x", executor=executor, n_chunks=n_chunks,
-                 progress=progress)
-    raw_xp = draw(mechanism, x_prime, n_samples, seed_x_prime, label="x_prime", executor=executor,
-                  n_chunks=n_chunks, progress=progress)
-    outputs = encode_outputs(raw_x, raw_xp)
-    ex, exp_ = outputs.groups
-    candidates = candidate_events(ex[:n_selection], exp_[:n_selection], outputs, event_families,
-                                  inputs=(x, x_prime))
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
+    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
+    sel_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
+    sel_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+    del sel_x, sel_xp
+    candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=(x, x_prime))
     if not candidates.events:
         raise InsufficientSamplesError("no candidate event could be formed; draw more samples",
                                        required=2 * n_samples)
@@ -234,10 +236,15 @@ def delta_lower_bound_curve(
     m = len(distinct)
     level = alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
     events = []
-    cert_x, cert_xp = ex[n_selection:], exp_[n_selection:]
-    for (index, direction), chosen_for in distinct.items():
-        event = candidates.events[index]
-        cx, cxp = event.count(cert_x), event.count(cert_xp)
+    chosen = [candidates.events[index] for index, _ in distinct]
+    counted_x, counted_xp = count_events(
+        mechanism, [(x, n_cert, seed_cert_x, "x"), (x_prime, n_cert, seed_cert_xp, "x_prime")],
+        codec, [e.indicator for e in chosen], executor=executor, n_chunks=n_chunks,
+        progress=progress, output_key=output_key,
+    )
+    for slot, ((index, direction), chosen_for) in enumerate(distinct.items()):
+        event = chosen[slot]
+        cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
         p, q = (cx, cxp) if direction == "x" else (cxp, cx)
         events.append(
             CertifiedEvent(

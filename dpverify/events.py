@@ -8,9 +8,18 @@ real outputs approximated by thresholds and intervals on a few projections
     family(encoded_x, encoded_x_prime, outputs) -> Candidates
 
 computing every candidate's counts on the selection samples at once.
-``encoded_*`` are the selection groups of an :class:`~dpverify.outputs.EncodedOutputs`
-(codes, or an (n, d) float array), ``outputs`` the EncodedOutputs itself (for
-labels). Register further families with :func:`register_event_family`.
+``encoded_*`` are the selection samples encoded by the audit's
+:class:`~dpverify.outputs.OutputCodec` (codes, -1 for none here, or an (n, d)
+float array) and ``outputs`` is that codec (for labels and numeric values).
+Register further families with :func:`register_event_family`.
+
+An event is *frozen* once chosen: its ``indicator`` maps encoded outputs
+(encoded by the same codec, ``-1`` for values the selection samples never
+showed) to membership. Certification ships it to the workers that draw the
+fresh samples, so indicators must be picklable: the built-in families use the
+small classes below (:class:`CodeSet`, :class:`AtLeast`, ...) rather than
+closures. A third-party family returning closures works in-process and on
+Dask (which pickles with cloudpickle), not on a process pool.
 """
 
 from __future__ import annotations
@@ -28,6 +37,11 @@ __all__ = [
     "register_event_family",
     "event_families",
     "candidate_events",
+    "CodeSet",
+    "AtLeast",
+    "Below",
+    "Within",
+    "Composed",
 ]
 
 #: Quantile points per projection for threshold events, and for interval events.
@@ -52,7 +66,8 @@ class Event:
         The family that proposed it (``"singleton"``, ``"level-set"``,
         ``"threshold"``, ``"interval"``, ...).
     indicator : callable
-        ``indicator(encoded_group) -> bool array`` (membership per output).
+        ``indicator(encoded_group) -> bool array`` (membership per output);
+        picklable for certification on other processes.
     """
 
     description: str
@@ -74,10 +89,15 @@ class Candidates:
     events: list
     counts_x: np.ndarray
     counts_x_prime: np.ndarray
+    #: Families that proposed nothing, with the reason (reported in audit results).
+    skipped: dict = field(default_factory=dict)
 
     @staticmethod
-    def empty() -> "Candidates":
-        return Candidates([], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+    def empty(reason: str | None = None) -> "Candidates":
+        found = Candidates([], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
+        if reason:
+            found.skipped["_"] = reason
+        return found
 
 
 _FAMILIES: dict[str, tuple[str, Callable]] = {}
@@ -111,13 +131,17 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     families registered with ``uses_inputs=True``.
     """
     chosen = event_families(outputs.kind)
+    skipped = {}
     if families is not None:
         unknown = set(families) - set(_FAMILIES)
         if unknown:
             raise InvalidParameterError(
                 f"unknown event families {sorted(unknown)}; registered: {sorted(_FAMILIES)}"
             )
-        # families registered for another kind of output simply do not apply
+        skipped = {
+            name: f"applies to {_FAMILIES[name][0]} outputs, these are {outputs.kind}"
+            for name in families if name not in chosen
+        }
         chosen = {n: chosen[n] for n in families if n in chosen}
     events, cx, cxp = [], [], []
     for name, family in chosen.items():
@@ -125,12 +149,146 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
             found = family(sel_x, sel_x_prime, outputs, inputs=inputs)
         else:
             found = family(sel_x, sel_x_prime, outputs)
+        if not found.events:
+            skipped[name] = found.skipped.get("_", "proposed no event for these outputs")
+            continue
         events.extend(found.events)
         cx.append(np.asarray(found.counts_x, dtype=float))
         cxp.append(np.asarray(found.counts_x_prime, dtype=float))
     if not events:
-        return Candidates.empty()
-    return Candidates(events, np.concatenate(cx), np.concatenate(cxp))
+        return Candidates([], np.zeros(0), np.zeros(0), skipped)
+    return Candidates(events, np.concatenate(cx), np.concatenate(cxp), skipped)
+
+
+# --------------------------------------------------------------------------
+# picklable indicators
+# --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class CodeSet:
+    """Membership of integer codes in a set; code -1 (a value selection never saw) is never in it.
+
+    ``table`` has one entry per code plus a final ``False`` that code -1 indexes.
+    """
+
+    table: np.ndarray
+
+    @classmethod
+    def of(cls, codes, n_codes: int) -> "CodeSet":
+        table = np.zeros(int(n_codes) + 1, dtype=bool)
+        table[np.asarray(codes, dtype=np.int64)] = True
+        return cls(table)
+
+    def __call__(self, group) -> np.ndarray:
+        return self.table[np.asarray(group, dtype=np.int64)]
+
+
+@dataclass(frozen=True, eq=False)
+class Coordinate:
+    """Projection of (n, d) real outputs on coordinate ``index``."""
+
+    index: int
+
+    def __call__(self, group):
+        return group[:, self.index]
+
+
+@dataclass(frozen=True, eq=False)
+class Total:
+    """Sum of the coordinates of (n, d) real outputs."""
+
+    def __call__(self, group):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return group.sum(axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class Largest:
+    """Largest coordinate of (n, d) real outputs."""
+
+    def __call__(self, group):
+        return group.max(axis=1)
+
+
+@dataclass(frozen=True, eq=False)
+class Linear:
+    """``group @ weights`` for (n, d) real outputs."""
+
+    weights: np.ndarray
+
+    def __call__(self, group):
+        with np.errstate(invalid="ignore", over="ignore"):
+            return group @ self.weights
+
+
+@dataclass(frozen=True, eq=False)
+class CodeValue:
+    """The numeric value of discrete codes; NaN for code -1, which then meets no threshold."""
+
+    values: np.ndarray  # numeric value per code, NaN appended
+
+    @classmethod
+    def of(cls, numeric) -> "CodeValue":
+        return cls(np.append(np.asarray(numeric, dtype=float), np.nan))
+
+    def __call__(self, group):
+        return self.values[np.asarray(group, dtype=np.int64)]
+
+
+@dataclass(frozen=True, eq=False)
+class AtLeast:
+    """``projection(o) >= threshold``."""
+
+    projection: Callable
+    threshold: float
+
+    def __call__(self, group):
+        return self.projection(group) >= self.threshold
+
+
+@dataclass(frozen=True, eq=False)
+class Below:
+    """``projection(o) < threshold``."""
+
+    projection: Callable
+    threshold: float
+
+    def __call__(self, group):
+        return self.projection(group) < self.threshold
+
+
+@dataclass(frozen=True, eq=False)
+class Within:
+    """``low <= projection(o) < high``."""
+
+    projection: Callable
+    low: float
+    high: float
+
+    def __call__(self, group):
+        v = self.projection(group)
+        return (v >= self.low) & (v < self.high)
+
+
+@dataclass(frozen=True, eq=False)
+class Composed:
+    """``inner(encoder(group))``: an event over codes that a family derives from outputs."""
+
+    encoder: Callable
+    inner: Callable
+
+    def __call__(self, group):
+        return self.inner(self.encoder(group))
+
+
+def relabel(parts: "Candidates", encoder, family: str, what: str) -> "Candidates":
+    """Wrap events over derived codes (``encoder(group)``) as events on the audit's outputs."""
+    parts.events = [
+        Event(e.description.replace("output in", f"{what} in"), family, Composed(encoder, e.indicator))
+        for e in parts.events
+    ]
+    return parts
 
 
 # --------------------------------------------------------------------------
@@ -144,26 +302,21 @@ def _label_text(labels, codes, limit: int = 6) -> str:
     return "{" + shown + more + "}"
 
 
-def _code_set_indicator(codes: np.ndarray):
-    codes = np.asarray(codes, dtype=np.int64)
-
-    def indicator(group: np.ndarray) -> np.ndarray:
-        return np.isin(group, codes)
-
-    return indicator
+def _counts(group, k: int) -> np.ndarray:
+    """Counts of codes 0..k-1 in ``group`` (code -1 is not counted)."""
+    group = np.asarray(group, dtype=np.int64)
+    return np.bincount(group[group >= 0], minlength=k)[:k]
 
 
 def singleton_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Every single output seen in the selection samples (StatDP's small-output events)."""
     k = len(outputs.labels)
-    a = np.bincount(sel_x, minlength=k)
-    b = np.bincount(sel_x_prime, minlength=k)
+    a = _counts(sel_x, k)
+    b = _counts(sel_x_prime, k)
     seen = np.flatnonzero(a + b)
     if seen.size > MAX_SINGLETONS:
         seen = np.sort(seen[np.argsort(-(a + b)[seen], kind="stable")[:MAX_SINGLETONS]])
-    events = [
-        Event(f"output == {outputs.labels[c]!r}", "singleton", _code_set_indicator([c])) for c in seen
-    ]
+    events = [Event(f"output == {outputs.labels[c]!r}", "singleton", CodeSet.of([c], k)) for c in seen]
     return Candidates(events, a[seen], b[seen])
 
 
@@ -182,16 +335,17 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
     k most in favour of x', are counted on the second half (counts doubled to
     the selection scale). Ranking and counting on disjoint halves keeps the
     scores of large level sets honest when there are many rare outputs, whose
-    estimated ratios are mostly noise.
+    estimated ratios are mostly noise. Ties in the ratio are broken by code,
+    and codes depend on the selection samples only.
     """
     k = len(outputs.labels)
     hx, hxp = len(sel_x) // 2, len(sel_x_prime) // 2
     if min(hx, hxp) < 1:
         return Candidates.empty()
-    a_rank = np.bincount(sel_x[:hx], minlength=k)
-    b_rank = np.bincount(sel_x_prime[:hxp], minlength=k)
-    a = np.bincount(sel_x[hx:], minlength=k) * (len(sel_x) / (len(sel_x) - hx))
-    b = np.bincount(sel_x_prime[hxp:], minlength=k) * (len(sel_x_prime) / (len(sel_x_prime) - hxp))
+    a_rank = _counts(sel_x[:hx], k)
+    b_rank = _counts(sel_x_prime[:hxp], k)
+    a = _counts(sel_x[hx:], k) * (len(sel_x) / (len(sel_x) - hx))
+    b = _counts(sel_x_prime[hxp:], k) * (len(sel_x_prime) / (len(sel_x_prime) - hxp))
     seen = np.flatnonzero(a_rank + b_rank)
     if len(seen) < 2:
         return Candidates.empty()
@@ -209,7 +363,7 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
                     f"output in {_label_text(outputs.labels, codes)} "
                     f"(the {size} most likely under {label} relative to the other input)",
                     "level-set",
-                    _code_set_indicator(codes),
+                    CodeSet.of(codes, k),
                 )
             )
         cx.append(ca)
@@ -218,17 +372,15 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
 
 
 def numeric_discrete_events(sel_x, sel_x_prime, outputs) -> Candidates:
-    """Thresholds and intervals on the value of numeric discrete outputs."""
+    """Thresholds and intervals on the value of numeric discrete outputs.
+
+    A value the selection samples never showed has no code, and meets no
+    threshold (it counts in neither ``v >= t`` nor ``v < t``).
+    """
     if outputs.numeric is None:
-        return Candidates.empty()
-    vx = outputs.numeric[sel_x][:, None]
-    vxp = outputs.numeric[sel_x_prime][:, None]
-    numeric = outputs.numeric
-
-    def project(group):
-        return numeric[group]
-
-    return _threshold_candidates(vx[:, 0], vxp[:, 0], project, "output")
+        return Candidates.empty("the outputs are not numbers")
+    project = CodeValue.of(outputs.numeric)
+    return _threshold_candidates(project(sel_x), project(sel_x_prime), project, "output")
 
 
 # --------------------------------------------------------------------------
@@ -254,7 +406,8 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
     pooled = np.concatenate([px, pxp])
     thresholds = _grid(pooled, THRESHOLD_POINTS)
-    sx, sxp = np.sort(px), np.sort(pxp)
+    # NaN projections (unseen codes, inf - inf) belong to no threshold event
+    sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
     events, cx, cxp = [], [], []
 
     def below(sorted_values, t):
@@ -263,9 +416,9 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     if thresholds.size:
         bx, bxp = below(sx, thresholds), below(sxp, thresholds)
         for t in thresholds:
-            events.append(Event(f"{name} >= {_fmt(t)}", "threshold", _ge(project, t)))
+            events.append(Event(f"{name} >= {_fmt(t)}", "threshold", AtLeast(project, float(t))))
         for t in thresholds:
-            events.append(Event(f"{name} < {_fmt(t)}", "threshold", _lt(project, t)))
+            events.append(Event(f"{name} < {_fmt(t)}", "threshold", Below(project, float(t))))
         cx += [len(sx) - bx, bx]
         cxp += [len(sxp) - bxp, bxp]
     ends = _grid(pooled, INTERVAL_POINTS)
@@ -275,42 +428,32 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
         cx.append(below(sx, hi) - below(sx, lo))
         cxp.append(below(sxp, hi) - below(sxp, lo))
         for a, b in zip(lo, hi):
-            events.append(Event(f"{name} in [{_fmt(a)}, {_fmt(b)})", "interval", _between(project, a, b)))
+            events.append(Event(f"{name} in [{_fmt(a)}, {_fmt(b)})", "interval",
+                                Within(project, float(a), float(b))))
     if not events:
         return Candidates.empty()
     return Candidates(events, np.concatenate(cx), np.concatenate(cxp))
 
 
-def _ge(project, t):
-    return lambda group: project(group) >= t
-
-
-def _lt(project, t):
-    return lambda group: project(group) < t
-
-
-def _between(project, a, b):
-    def indicator(group):
-        v = project(group)
-        return (v >= a) & (v < b)
-
-    return indicator
+def _finite_mean(group: np.ndarray) -> np.ndarray:
+    clipped = np.clip(group, -1e150, 1e150)  # inf and huge outputs must not poison the direction
+    return clipped.mean(axis=0)
 
 
 def _projections(sel_x, sel_x_prime):
     """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference."""
     d = sel_x.shape[1]
     if d == 1:
-        return [("output", lambda g: g[:, 0])]
-    out = [(f"output[{i}]", (lambda i: lambda g: g[:, i])(i)) for i in range(min(d, 16))]
-    out.append(("sum(output)", lambda g: g.sum(axis=1)))
-    out.append(("max(output)", lambda g: g.max(axis=1)))
-    direction = np.nan_to_num(sel_x.mean(axis=0) - sel_x_prime.mean(axis=0))
+        return [("output", Coordinate(0))]
+    out = [(f"output[{i}]", Coordinate(i)) for i in range(min(d, 16))]
+    out.append(("sum(output)", Total()))
+    out.append(("max(output)", Largest()))
+    direction = np.nan_to_num(_finite_mean(sel_x) - _finite_mean(sel_x_prime))
     norm = np.linalg.norm(direction)
-    if norm > 0:
+    if np.isfinite(norm) and norm > 0:
         w = direction / norm
         text = "(" + ", ".join(f"{v:.3g}" for v in w[:4]) + (", ..." if d > 4 else "") + ")"
-        out.append((f"<output, {text}>", lambda g: g @ w))
+        out.append((f"<output, {text}>", Linear(w)))
     return out
 
 
@@ -323,6 +466,18 @@ def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     return _concat(parts)
 
 
+@dataclass(frozen=True, eq=False)
+class ExactValue:
+    """Code of a scalar real output among ``values`` (sorted), -1 when it is none of them."""
+
+    values: np.ndarray
+
+    def __call__(self, group):
+        v = group[:, 0]
+        idx = np.clip(np.searchsorted(self.values, v), 0, len(self.values) - 1)
+        return np.where(self.values[idx] == v, idx, -1)
+
+
 def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Discrete events on exact values, for scalar real outputs with few distinct values."""
     if sel_x.shape[1] != 1:
@@ -330,23 +485,12 @@ def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
     values = np.unique(pooled)
     if values.size > MAX_DISCRETE_VALUES or values.size == pooled.size:
-        return Candidates.empty()
-
-    def encode(group):
-        v = group[:, 0]
-        idx = np.clip(np.searchsorted(values, v), 0, len(values) - 1)
-        return np.where(values[idx] == v, idx, -1)
-
-    labels = [float(v) for v in values]
-    view = _CodeBook(labels)
-    parts = [
-        family(encode(sel_x), encode(sel_x_prime), view) for family in (singleton_events, level_set_events)
-    ]
+        return Candidates.empty(f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat")
+    encode = ExactValue(values)
+    view = _CodeBook([float(v) for v in values])
+    parts = [family(encode(sel_x), encode(sel_x_prime), view) for family in (singleton_events, level_set_events)]
     merged = _concat(parts)
-    merged.events = [
-        Event(e.description, e.family, (lambda ind: lambda g: ind(encode(g)))(e.indicator))
-        for e in merged.events
-    ]
+    merged.events = [Event(e.description, e.family, Composed(encode, e.indicator)) for e in merged.events]
     return merged
 
 

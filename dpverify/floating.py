@@ -43,7 +43,9 @@ import numbers
 
 import numpy as np
 
-from .events import Candidates, Event, _CodeBook, _concat, level_set_events, register_event_family
+from dataclasses import dataclass
+
+from .events import Candidates, _CodeBook, level_set_events, register_event_family, relabel
 
 __all__ = [
     "FLOATING_FAMILIES",
@@ -127,19 +129,6 @@ def _scalar_real(outputs, sel_x) -> bool:
     return outputs.kind == "real" and sel_x.ndim == 2 and sel_x.shape[1] == 1
 
 
-def _relabel(parts: Candidates, encode, family: str) -> Candidates:
-    """Rewrap level-set events over dense codes as events on raw output arrays."""
-    parts.events = [
-        Event(
-            e.description.replace("output in", f"{family} code in"),
-            family,
-            (lambda ind: lambda g: ind(encode(g)))(e.indicator),
-        )
-        for e in parts.events
-    ]
-    return parts
-
-
 def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Level sets over (sign, binade, trailing zeros) codes of scalar real outputs.
 
@@ -157,7 +146,7 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
         (and of x'), ranked by the estimated ratio (Mironov 2012, Section 3).
     """
     if not _scalar_real(outputs, sel_x):
-        return Candidates.empty()
+        return Candidates.empty("needs scalar real outputs")
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
     finite = pooled[np.isfinite(pooled)]
     if finite.size == 0:
@@ -165,19 +154,40 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     top = int(binade(np.array([np.abs(finite).max()]))[0])
     seen = np.unique(mantissa_codes(finite, top))
     if seen.size < 2:
-        return Candidates.empty()
+        return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
 
     # Dense index of each code (-1 for codes not seen during selection), by table
     # lookup: codes lie in [0, 2 (BINADE_SPAN + 2) (MAX_TRAILING_ZEROS + 1)).
     lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
     lookup[seen] = np.arange(seen.size, dtype=np.int64)
-
-    def encode(group):
-        return lookup[mantissa_codes(group[:, 0], top)]
-
+    encode = MantissaCoder(lookup, top)
     view = _CodeBook([_describe_code(int(c), top) for c in seen])
     found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
-    return _relabel(found, encode, "mantissa")
+    return relabel(found, encode, "mantissa", "mantissa code")
+
+
+@dataclass(frozen=True, eq=False)
+class MantissaCoder:
+    """Dense code of :func:`mantissa_codes` among those seen in selection (-1 otherwise)."""
+
+    lookup: np.ndarray
+    top_binade: int
+
+    def __call__(self, group):
+        return self.lookup[mantissa_codes(group[:, 0], self.top_binade)]
+
+
+@dataclass(frozen=True, eq=False)
+class ReachabilityCoder:
+    """``2 * [y - x exact] + [y - x' exact]`` per output (all coordinates)."""
+
+    x: np.ndarray
+    x_prime: np.ndarray
+
+    def __call__(self, group):
+        exact_x = difference_is_exact(group, self.x).all(axis=1)
+        exact_xp = difference_is_exact(group, self.x_prime).all(axis=1)
+        return exact_x.astype(np.int64) * 2 + exact_xp.astype(np.int64)
 
 
 def _real_input(value, d: int):
@@ -206,17 +216,16 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
     real scalars/vectors matching the output dimension.
     """
     if inputs is None or outputs.kind != "real" or sel_x.ndim != 2:
-        return Candidates.empty()
+        return Candidates.empty("needs the audited inputs (not known here)")
     d = sel_x.shape[1]
     x, x_prime = (_real_input(v, d) for v in inputs)
     if x is None or x_prime is None or np.array_equal(x, x_prime):
-        return Candidates.empty()
+        return Candidates.empty(
+            f"needs real scalar or vector inputs of the output's dimension ({d}); "
+            "the audited inputs are not"
+        )
 
-    def encode(group):
-        exact_x = difference_is_exact(group, x).all(axis=1)
-        exact_xp = difference_is_exact(group, x_prime).all(axis=1)
-        return exact_x.astype(np.int64) * 2 + exact_xp.astype(np.int64)
-
+    encode = ReachabilityCoder(x, x_prime)
     names = [
         "y - x and y - x' both inexact",
         "y - x inexact, y - x' exact (reachable from x' only)",
@@ -225,7 +234,9 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
     ]
     view = _CodeBook(names)
     found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
-    return _relabel(found, encode, "reachability")
+    if not found.events:
+        return Candidates.empty("every output falls in one reachability cell (no rounding marks)")
+    return relabel(found, encode, "reachability", "reachability code")
 
 
 register_event_family("mantissa", "real", mantissa_events)

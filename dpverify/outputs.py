@@ -1,18 +1,34 @@
-"""Normalizing raw mechanism outputs into arrays the tests can count.
+"""Turning raw mechanism outputs into arrays that events can count.
+
+An audit looks at outputs twice: once to *choose* an event (a bounded
+selection sample, held in memory) and once to *certify* it (a stream of fresh
+samples, never held whole). :class:`OutputCodec` is built from the selection
+samples alone and then frozen; certification encodes every streamed block
+with it. Nothing about the certification samples can therefore reach the
+choice of the event: not their values, not their order of appearance.
 
 Two kinds of output are supported:
 
 ``"discrete"``
-    Hashable values (bool, int, str, tuples of ints, frozensets, ...). Each
-    distinct value gets an integer code, shared across all groups encoded
-    together; ``labels[code]`` is the value and, for numbers, ``numeric[code]``
-    its value as a float (so threshold events can use the order).
+    Hashable values: bool, int, str, tuples, frozensets, ``None`` mixed with
+    one of these, and integer (or bool) numpy arrays, one per output. Each
+    value seen in the selection samples gets an integer code (``labels[code]``
+    is the value; for numbers ``numeric[code]`` is its value as a float).
+    **A value never seen in the selection samples is encoded as -1**: it
+    belongs to no event built from the code book (singletons, level sets,
+    thresholds on discrete values), which is a fixed treatment decided before
+    any certification sample is drawn.
 ``"real"``
-    Real numbers or real vectors: a float array of shape ``(n, d)``. Tuples
-    whose entries are all floats count as real vectors.
+    Real numbers or real vectors (a float array of shape ``(n, d)``), ``inf``
+    included. Tuples whose entries are all floats count as real vectors.
+    Events on real values classify every output, seen or not, by its value.
 
-Mixing kinds (say ``int`` and ``float``, or ``bool`` and ``int``) is an error:
-the auditor would otherwise compare apples with oranges.
+Outputs that compare by identity (an object without ``__eq__``, such as a
+``networkx.Graph``) are refused with :class:`~dpverify.OutputTypeError`: every
+output would look distinct and a leak would pass in silence. Map them to a
+hashable or numeric form with ``output_key=`` (see :mod:`dpverify.keys`).
+Mixing kinds (``int`` with ``float``, ``bool`` with ``int``) is an error too,
+and so is NaN.
 """
 
 from __future__ import annotations
@@ -25,35 +41,29 @@ import numpy as np
 
 from .errors import OutputTypeError
 
-__all__ = ["EncodedOutputs", "encode_outputs"]
+__all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "apply_output_key"]
+
+_UNHASHABLE = (
+    "outputs of type {name} are unhashable; return a hashable value (tuple, frozenset, str, int), "
+    "a real number or a numpy array, or pass output_key= to map each output to one"
+)
+_IDENTITY = (
+    "outputs of type {name} compare by identity (the class defines no __eq__), so every output "
+    "would look distinct and the audit could not see a leak; pass output_key= to map each output "
+    "to a hashable or numeric value (dpverify.keys.weighted_edges for networkx graphs, "
+    "dpverify.keys.array_tuple for arrays)"
+)
 
 
-@dataclass(frozen=True)
-class EncodedOutputs:
-    """Outputs of several groups (e.g. samples of M(x) and of M(x')) on one code book.
-
-    Attributes
-    ----------
-    kind : {"discrete", "real"}
-    groups : list of numpy.ndarray
-        Discrete: int64 codes of shape (n_i,). Real: float64 of shape (n_i, d).
-    labels : list or None
-        Discrete: the output value of each code.
-    numeric : numpy.ndarray or None
-        Discrete outputs that are numbers: the float value of each code.
-    """
-
-    kind: str
-    groups: list
-    labels: list | None = None
-    numeric: np.ndarray | None = None
-
-    @property
-    def dimension(self) -> int:
-        return 1 if self.kind == "discrete" else int(self.groups[0].shape[1])
+def apply_output_key(raw, output_key):
+    """``[output_key(o) for o in raw]`` (``raw`` unchanged when ``output_key`` is None)."""
+    if output_key is None:
+        return raw
+    return [output_key(o) for o in raw]
 
 
 def _type_kind(t: type) -> str:
+    """The kind of one Python output type; raises for unusable types."""
     if issubclass(t, (bool, np.bool_)):
         return "bool"
     if issubclass(t, numbers.Integral):
@@ -62,158 +72,141 @@ def _type_kind(t: type) -> str:
         return "float"
     if issubclass(t, np.ndarray):
         return "array"
-    if issubclass(t, (list, dict, set, bytearray)):
-        raise OutputTypeError(
-            f"outputs of type {t.__name__} are unhashable; return a hashable value "
-            "(tuple, frozenset, str, int) or a real number / 1-D float array"
-        )
-    if t.__hash__ is None:
-        raise OutputTypeError(
-            f"outputs of type {t.__name__} are unhashable; return a hashable value "
-            "(tuple, frozenset, str, int) or a real number / 1-D float array"
-        )
+    if t is type(None):
+        return "none"
+    if issubclass(t, (list, dict, set, bytearray)) or t.__hash__ is None:
+        raise OutputTypeError(_UNHASHABLE.format(name=t.__name__))
+    if t.__eq__ is object.__eq__:
+        raise OutputTypeError(_IDENTITY.format(name=t.__qualname__))
     return "hashable:" + t.__qualname__
 
 
-def _array_kind(a: np.ndarray) -> str:
-    if a.dtype.kind == "b":
-        return "bool"
-    if a.dtype.kind in "iu":
-        return "int"
-    if a.dtype.kind == "f":
-        return "float"
-    if a.dtype.kind in "OUS":
+def _array_storage(a: np.ndarray) -> str:
+    kind = a.dtype.kind
+    if kind in "OUS":
         return "object"
-    raise OutputTypeError(f"arrays of dtype {a.dtype} are not supported outputs")
+    if kind not in "biuf":
+        raise OutputTypeError(f"arrays of dtype {a.dtype} are not supported outputs")
+    base = {"b": "bool", "i": "int", "u": "int", "f": "real"}[kind]
+    if base == "real":
+        return "real"
+    return base + ("-rows" if a.ndim >= 2 else "")
 
 
-def _group_kind(raw) -> str:
-    if isinstance(raw, np.ndarray):
-        kind = _array_kind(raw)
-        if kind != "object":
-            return kind + ("-rows" if raw.ndim == 2 else "")
-        raw = list(raw)
-    if len(raw) == 0:
-        return "empty"
+def _list_storage(raw) -> str:
     kinds = {_type_kind(t) for t in set(map(type, raw))}
+    if not kinds:
+        return "empty"
+    if kinds == {"array"}:
+        return "array-list"
+    if len(kinds) == 2 and "none" in kinds and "float" not in kinds and "array" not in kinds:
+        (other,) = kinds - {"none"}
+        return "hashable:" + other.removeprefix("hashable:")  # e.g. a count, or None for a dropped partition
     if len(kinds) > 1:
         raise OutputTypeError(
             f"the mechanism returned outputs of mixed types ({', '.join(sorted(kinds))}); "
-            "return one type throughout (e.g. always float, or always int)"
+            "return one type throughout (e.g. always float, or always int; None may be mixed "
+            "with one discrete type)"
         )
     (kind,) = kinds
-    if kind == "array":
-        return "array-list"
+    if kind == "float":
+        return "real"
+    if kind in ("int", "bool"):
+        return kind
     if kind == "hashable:tuple":
         return "tuple-list"
-    return kind + "-list"
+    if kind == "none":
+        return "hashable:NoneType"
+    return kind
 
 
-def _base_kind(group_kind: str) -> str:
-    """Map a group's storage kind to the kind of value it holds."""
-    for prefix in ("bool", "int", "float"):
-        if group_kind.startswith(prefix):
-            return prefix + ("-rows" if group_kind.endswith("-rows") else "")
-    return group_kind
-
-
-def encode_outputs(*raw_groups) -> EncodedOutputs:
-    """Encode several groups of raw outputs on one code book.
-
-    Parameters
-    ----------
-    *raw_groups : list or numpy.ndarray
-        Each a list of outputs, or an array whose first axis indexes outputs.
-
-    Raises
-    ------
-    OutputTypeError
-        For unhashable outputs, mixed types across or within groups, NaN values.
-    """
-    kinds = [_group_kind(g) for g in raw_groups]
-    base = {_base_kind(k) for k in kinds if k != "empty"}
-    if len(base) > 1:
-        raise OutputTypeError(
-            f"the mechanism returned outputs of different types on different inputs "
-            f"({', '.join(sorted(base))}); return one type throughout"
-        )
-    kind = base.pop() if base else "int"
-
-    if kind in ("float", "array-list", "tuple-list"):
-        arrays = [_as_real(g) for g in raw_groups]
-        if arrays[0] is not None and all(a is not None for a in arrays):
-            dims = {a.shape[1] for a in arrays if a.shape[0]}
-            if len(dims) > 1:
-                raise OutputTypeError(f"real vector outputs have different lengths {sorted(dims)}")
-            for a in arrays:
-                if np.isnan(a).any():
-                    raise OutputTypeError("the mechanism returned NaN; outputs must not be NaN")
-            return EncodedOutputs("real", arrays)
-    if kind in ("float-rows",):
-        arrays = [np.asarray(g, dtype=float) for g in raw_groups]
-        for a in arrays:
-            if np.isnan(a).any():
-                raise OutputTypeError("the mechanism returned NaN; outputs must not be NaN")
-        return EncodedOutputs("real", arrays)
-    if kind in ("int", "bool", "int-rows", "bool-rows"):
-        arrays = [np.asarray(g) for g in raw_groups]
-        return _encode_integer_arrays(arrays, rows=kind.endswith("-rows"), boolean=kind.startswith("bool"))
-    return _encode_hashables(raw_groups)
-
-
-def _as_real(raw):
-    """A float (n, d) array, or None when tuples are not all-real vectors."""
-    if isinstance(raw, np.ndarray) and raw.dtype.kind == "f":
-        return raw.reshape(len(raw), -1).astype(float, copy=False)
+def _storage(raw) -> str:
+    """How a group of outputs is stored: ``int``, ``bool``, ``int-rows``, ``real``, ``hashable`` ..."""
+    if isinstance(raw, np.ndarray):
+        storage = _array_storage(raw)
+        if storage != "object":
+            return storage
+        raw = list(raw)
     if len(raw) == 0:
-        return np.empty((0, 1))
-    first = raw[0]
-    if isinstance(first, tuple):
-        try:
-            arr = np.asarray(raw)
-        except ValueError:
-            return None
-        if arr.dtype.kind != "f" or arr.ndim != 2:
-            return None
-        return arr.astype(float, copy=False)
-    if isinstance(first, np.ndarray):
-        try:
-            arr = np.stack(raw)
-        except ValueError as exc:
-            raise OutputTypeError("array outputs have different shapes") from exc
-        if arr.dtype.kind == "f":
-            return arr.reshape(len(arr), -1).astype(float, copy=False)
-        return None
-    return np.asarray(raw, dtype=float).reshape(-1, 1)
+        return "empty"
+    return _list_storage(raw)
 
 
-def _encode_integer_arrays(arrays, *, rows: bool, boolean: bool) -> EncodedOutputs:
-    sizes = [len(a) for a in arrays]
-    if rows:
-        widths = {a.shape[1] for a in arrays if a.size}
-        if len(widths) > 1:
-            raise OutputTypeError(f"vector outputs have different lengths {sorted(widths)}")
-        stacked = np.ascontiguousarray(
-            np.concatenate([a.reshape(len(a), -1) for a in arrays], axis=0).astype(np.int64)
+def _check_no_nan(a: np.ndarray) -> np.ndarray:
+    if np.isnan(a).any():
+        raise OutputTypeError(
+            "the mechanism returned NaN; outputs must not be NaN (inf is allowed); map NaN to a "
+            "value with output_key= if it is a legitimate output"
         )
-        _, first, inverse = np.unique(_row_keys(stacked), return_index=True, return_inverse=True)
-        labels = _RowLabels(stacked[first])
-        numeric = None
-    else:
-        stacked = np.concatenate([a.reshape(-1) for a in arrays])
-        uniques, inverse = np.unique(stacked, return_inverse=True)
-        labels = [bool(v) for v in uniques] if boolean else [int(v) for v in uniques]
-        numeric = uniques.astype(float)
-    inverse = inverse.reshape(-1).astype(np.int64)
-    groups = np.split(inverse, np.cumsum(sizes)[:-1])
-    return EncodedOutputs("discrete", groups, labels, numeric)
+    return a
+
+
+def _stack_arrays(raw) -> np.ndarray:
+    try:
+        arr = np.stack([np.asarray(o) for o in raw])
+    except ValueError as exc:
+        raise OutputTypeError("array outputs have different shapes; return arrays of one shape") from exc
+    return arr
+
+
+def _real_tuples(raw) -> np.ndarray | None:
+    """Tuples of floats as an (n, d) float array; None when they are not all-real vectors."""
+    try:
+        arr = np.asarray(raw)
+    except ValueError:
+        return None
+    if arr.dtype.kind != "f" or arr.ndim != 2:
+        return None
+    return arr
+
+
+def normalize(raw):
+    """Raw outputs as ``(storage, values)``: an array for numbers, a list for other hashables.
+
+    ``storage`` is ``"real"`` (float (n, d) array), ``"int"``/``"bool"`` (1-D
+    array), ``"int-rows"``/``"bool-rows"`` (2-D int64 array), ``"hashable"``
+    (list) or ``"empty"``.
+    """
+    storage = _storage(raw)
+    if storage == "array-list":
+        arr = _stack_arrays(raw)
+        storage = _array_storage(arr)
+        raw = arr
+        if storage == "object":
+            raise OutputTypeError("arrays of strings or objects are not supported outputs; use tuples")
+    if storage == "tuple-list":
+        arr = _real_tuples(raw)
+        if arr is not None:
+            return "real", _check_no_nan(arr.astype(np.float64, copy=False))
+        return "hashable:tuple", list(raw)
+    if storage == "real":
+        arr = np.asarray(raw, dtype=np.float64)
+        return "real", _check_no_nan(arr.reshape(len(arr), -1))
+    if storage in ("int", "bool"):
+        return storage, np.asarray(raw).reshape(-1)
+    if storage in ("int-rows", "bool-rows"):
+        arr = np.asarray(raw)
+        return storage, arr.reshape(len(arr), -1).astype(np.int64)
+    if storage.startswith("hashable"):
+        return storage, list(raw)
+    return storage, raw
+
+
+def _kind_of(storage: str) -> str:
+    return "real" if storage == "real" else "discrete"
+
+
+# --------------------------------------------------------------------------
+# the frozen code book
+# --------------------------------------------------------------------------
 
 
 class _RowLabels(Sequence):
     """Labels of integer-row outputs as tuples, built on access (there may be millions)."""
 
-    def __init__(self, rows: np.ndarray):
+    def __init__(self, rows: np.ndarray, boolean: bool = False):
         self._rows = rows
+        self._cast = bool if boolean else int
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -221,46 +214,267 @@ class _RowLabels(Sequence):
     def __getitem__(self, index):
         if isinstance(index, slice):
             return [self[i] for i in range(*index.indices(len(self)))]
-        return tuple(int(v) for v in self._rows[index])
+        return tuple(self._cast(v) for v in self._rows[index])
 
 
 def _row_keys(rows: np.ndarray) -> np.ndarray:
-    """One sortable key per row of an int64 matrix, equal iff the rows are equal.
-
-    Rows of small integers are packed into a single int64 (mixed radix over
-    each column's range); otherwise each row becomes one opaque byte string (a
-    void view). Either is far faster than ``np.unique(axis=0)``.
-    """
+    """One opaque, sortable byte-string key per row of a C-contiguous int64 matrix."""
+    rows = np.ascontiguousarray(rows, dtype=np.int64)
     if rows.shape[1] == 0:
-        return np.zeros(len(rows), dtype=np.int64)
-    low = rows.min(axis=0)
-    span = rows.max(axis=0) - low + 1
-    if np.all(span > 0) and float(np.prod(span.astype(float))) < 2.0**62:
-        keys = np.zeros(len(rows), dtype=np.int64)
-        for column, width in zip((rows - low).T, span):
-            keys = keys * int(width) + column
-        return keys
-    return rows.view(np.dtype((np.void, rows.dtype.itemsize * rows.shape[1]))).ravel()
+        return np.zeros(len(rows), dtype="V1")
+    return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
-def _encode_hashables(raw_groups) -> EncodedOutputs:
-    table: dict = {}
-    groups = []
-    for raw in raw_groups:
-        items = list(raw) if isinstance(raw, np.ndarray) else raw
+def _lookup_sorted(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
+    """Index of each value in the sorted ``keys`` array, -1 where absent."""
+    if keys.size == 0:
+        return np.full(len(values), -1, dtype=np.int64)
+    pos = np.searchsorted(keys, values)
+    pos = np.minimum(pos, keys.size - 1)
+    return np.where(keys[pos] == values, pos, -1).astype(np.int64)
+
+
+@dataclass(frozen=True, eq=False)
+class OutputCodec:
+    """The code book of an audit, fitted on its selection samples only (picklable).
+
+    Attributes
+    ----------
+    kind : {"discrete", "real"}
+    storage : str
+        ``"real"``, ``"int"``, ``"bool"``, ``"int-rows"``, ``"bool-rows"`` or ``"hashable"``.
+    dimension : int
+        Length of real vectors (1 for scalars and for discrete outputs).
+    labels : sequence or None
+        Discrete: the output value of each code.
+    numeric : numpy.ndarray or None
+        Discrete outputs that are numbers: the float value of each code.
+    """
+
+    kind: str
+    storage: str
+    dimension: int = 1
+    labels: Sequence | None = None
+    numeric: np.ndarray | None = None
+    _keys: np.ndarray | None = None  # sorted values (int/bool) or sorted row keys (rows)
+    _table: dict | None = None  # hashable label -> code
+
+    @property
+    def n_codes(self) -> int:
+        return 0 if self.labels is None else len(self.labels)
+
+    def encode(self, raw) -> np.ndarray:
+        """Encode raw outputs (a list, or an array whose first axis indexes outputs).
+
+        Discrete: int64 codes, -1 for values absent from the code book. Real:
+        a float64 array of shape (n, dimension).
+
+        Raises
+        ------
+        OutputTypeError
+            Outputs of another kind than those the code book was built from
+            (e.g. strings where selection saw floats), NaN, unusable types.
+        """
+        storage, values = normalize(raw)
+        if storage == "empty":
+            return np.zeros((0, self.dimension)) if self.kind == "real" else np.zeros(0, np.int64)
+        if self.kind == "real":
+            if storage in ("int", "bool", "int-rows", "bool-rows"):
+                storage, values = "real", np.asarray(values, dtype=np.float64).reshape(len(values), -1)
+            if storage != "real":
+                raise OutputTypeError(self._mismatch(storage))
+            if values.shape[1] != self.dimension:
+                raise OutputTypeError(
+                    f"real vector outputs have different lengths ({values.shape[1]} and {self.dimension})"
+                )
+            return values
+        if storage == "real":
+            raise OutputTypeError(self._mismatch(storage))
+        if self._table is not None and self.labels and _value_type(storage) not in self._types:
+            raise OutputTypeError(self._mismatch(_value_type(storage)))
+        if storage == self.storage and storage in ("int", "bool"):
+            return _lookup_sorted(self._keys, values.astype(self._keys.dtype, copy=False))
+        if storage == self.storage and storage.endswith("-rows"):
+            if values.shape[1] != self._width:
+                return np.full(len(values), -1, dtype=np.int64)
+            return _lookup_sorted(self._keys, _row_keys(values))
+        if self._table is None and {storage, self.storage} <= {"int", "bool", "int-rows", "bool-rows"}:
+            raise OutputTypeError(self._mismatch(storage))
+        return self._encode_items(values)
+
+    @property
+    def _width(self) -> int:
+        return len(self.labels[0]) if self.labels is not None and len(self.labels) else 0
+
+    def _encode_items(self, values) -> np.ndarray:
+        if isinstance(values, np.ndarray):  # numbers or rows met by a hashable code book
+            values = [tuple(v.tolist()) for v in values] if values.ndim == 2 else values.tolist()
+        table = self._table
+        if table is None:  # a numeric code book met by other values (e.g. None): those are unseen
+            table = self._numeric_table()
         try:
-            codes = np.fromiter(
-                (table.setdefault(o, len(table)) for o in items), dtype=np.int64, count=len(items)
-            )
+            return np.fromiter((table.get(v, -1) for v in values), dtype=np.int64, count=len(values))
         except TypeError as exc:
-            raise OutputTypeError(
-                f"an output is unhashable ({exc}); return hashable values such as tuples or frozensets"
-            ) from exc
-        groups.append(codes)
+            raise OutputTypeError(f"an output is unhashable ({exc}); {_UNHASHABLE.format(name='it')}") from exc
+
+    @property
+    def _types(self) -> set:
+        """Value types in a hashable code book (numpy arrays of ints count as int)."""
+        cached = self.__dict__.get("_type_set")
+        if cached is None:
+            cached = {"NoneType", "int-rows", "bool-rows"} | {
+                _value_type(_list_storage([label])) for label in self.labels
+            }
+            if "tuple-list" in cached:
+                cached |= {"tuple"}
+            object.__setattr__(self, "_type_set", cached)
+        return cached
+
+    def _numeric_table(self) -> dict:
+        """A label -> code dict for int/bool/row code books (built when other values turn up)."""
+        cached = self.__dict__.get("_items_table")
+        if cached is None:
+            cached = {label: code for code, label in enumerate(self.labels)}
+            object.__setattr__(self, "_items_table", cached)
+        return cached
+
+    def _mismatch(self, storage: str) -> str:
+        return (
+            f"the mechanism returned {storage} outputs after {self.storage} outputs; "
+            "return one type throughout"
+        )
+
+
+def _fit_discrete(storage: str, groups) -> OutputCodec:
+    if storage in ("int", "bool"):
+        stacked = np.concatenate([np.asarray(g).reshape(-1) for g in groups])
+        keys = np.unique(stacked)
+        cast = bool if storage == "bool" else int
+        labels = [cast(v) for v in keys]
+        return OutputCodec("discrete", storage, 1, labels, keys.astype(float), keys, None)
+    if storage in ("int-rows", "bool-rows"):
+        widths = {g.shape[1] for g in groups if len(g)}
+        if len(widths) > 1:
+            raise OutputTypeError(f"vector outputs have different lengths {sorted(widths)}")
+        stacked = np.concatenate([g for g in groups if len(g)] or [np.zeros((0, 0), np.int64)])
+        keys, first = np.unique(_row_keys(stacked), return_index=True)
+        labels = _RowLabels(stacked[first], boolean=storage == "bool-rows")
+        table = None
+        return OutputCodec("discrete", storage, 1, labels, None, keys, table)
+    table: dict = {}
+    for g in groups:
+        items = [tuple(v.tolist()) for v in g] if isinstance(g, np.ndarray) and g.ndim == 2 else g
+        if isinstance(items, np.ndarray):
+            items = items.tolist()
+        try:
+            for o in items:
+                table.setdefault(o, len(table))
+        except TypeError as exc:
+            raise OutputTypeError(f"an output is unhashable ({exc}); {_UNHASHABLE.format(name='it')}") from exc
     labels = list(table)
     numeric = None
-    if labels and all(
-        isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in labels
-    ):
+    if labels and all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_)) for v in labels):
         numeric = np.asarray(labels, dtype=float)
-    return EncodedOutputs("discrete", groups, labels, numeric)
+    return OutputCodec("discrete", "hashable", 1, labels, numeric, None, table)
+
+
+def _value_type(storage: str) -> str:
+    """The type of value a storage holds (``None`` mixed in does not count)."""
+    return storage.removeprefix("hashable:")
+
+
+def _common_storage(storages) -> str:
+    """One storage for all groups; raises when the groups hold different types of value."""
+    present = {s for s in storages if s != "empty"}
+    if not present:
+        return "int"
+    types = {_value_type(s) for s in present} - {"NoneType"}
+    if len(types) > 1:
+        raise OutputTypeError(
+            f"the mechanism returned outputs of different types on different inputs "
+            f"({', '.join(sorted(types))}); return one type throughout"
+        )
+    if len(present) == 1:
+        storage = present.pop()
+        return "hashable" if storage.startswith("hashable") else storage
+    return "hashable"  # None on one input, or on one of them only
+
+
+def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
+    """Build the code book from some groups of raw outputs and encode them with it.
+
+    Parameters
+    ----------
+    *raw_groups : list or numpy.ndarray
+        Each a list of outputs, or an array whose first axis indexes outputs
+        (in an audit: the selection samples of M(x) and of M(x')).
+
+    Returns
+    -------
+    codec : OutputCodec
+    encoded : list of numpy.ndarray
+        Each group encoded with ``codec`` (no code is -1 here).
+
+    Raises
+    ------
+    OutputTypeError
+        Unhashable or identity-compared outputs, mixed types across or within
+        groups, NaN values.
+    """
+    normalized = [normalize(g) for g in raw_groups]
+    storage = _common_storage([s for s, _ in normalized])
+    if storage == "real":
+        arrays = [v if s != "empty" else None for s, v in normalized]
+        dims = {a.shape[1] for a in arrays if a is not None and len(a)}
+        if len(dims) > 1:
+            raise OutputTypeError(f"real vector outputs have different lengths {sorted(dims)}")
+        d = dims.pop() if dims else 1
+        codec = OutputCodec("real", "real", d)
+        return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
+    values = [v for s, v in normalized if s != "empty"]
+    if storage.startswith("hashable"):
+        values = [_as_items(s, v) for s, v in normalized if s != "empty"]
+    codec = _fit_discrete(storage, values)
+    return codec, [codec.encode(v) if s != "empty" else np.zeros(0, np.int64) for s, v in normalized]
+
+
+def _as_items(storage: str, values):
+    if isinstance(values, np.ndarray):
+        return [tuple(v.tolist()) for v in values] if values.ndim == 2 else values.tolist()
+    return values
+
+
+@dataclass(frozen=True)
+class EncodedOutputs:
+    """Several groups of outputs encoded on one code book (for tests that count every sample).
+
+    Distribution-equality tests have no selection step, so they build the code
+    book from all their samples; audits never do (:func:`fit_codec`).
+
+    Attributes
+    ----------
+    kind : {"discrete", "real"}
+    groups : list of numpy.ndarray
+    labels, numeric
+        As in :class:`OutputCodec`.
+    codec : OutputCodec
+    """
+
+    kind: str
+    groups: list
+    labels: Sequence | None = None
+    numeric: np.ndarray | None = None
+    codec: OutputCodec | None = None
+
+    @property
+    def dimension(self) -> int:
+        return 1 if self.kind == "discrete" else int(self.groups[0].shape[1])
+
+
+def encode_outputs(*raw_groups) -> EncodedOutputs:
+    """Encode several groups of raw outputs on one code book built from all of them.
+
+    See :func:`fit_codec` for what is accepted and raised.
+    """
+    codec, groups = fit_codec(*raw_groups)
+    return EncodedOutputs(codec.kind, groups, codec.labels, codec.numeric, codec)

@@ -30,7 +30,7 @@ from pathlib import Path
 
 import numpy as np
 
-from .audit import AuditResult, certify_best_event
+from .audit import AuditResult
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import encode_outputs
 from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
@@ -48,58 +48,48 @@ def _is_sequential(result) -> bool:
 
 
 def replay_samples(result: AuditResult, mechanism, x, x_prime, *, max_samples: int = DEFAULT_MAX_REPLAY,
-                   n_chunks: int = DEFAULT_CHUNKS, executor=None):
-    """Re-draw the audit's samples of M(x) and M(x') from ``result.seed``.
+                   executor=None, output_key=None):
+    """Re-draw the audit's selection samples of M(x) and M(x') from ``result.seed``.
 
-    For a fixed audit run with the default ``n_chunks`` these are exactly the
-    samples the audit drew; for a sequential audit, the batches of its looks
-    up to the decisive one. When the audit used more than ``max_samples``
-    samples per input, ``max_samples`` samples are drawn with the same seed
-    (the same distributions, not the audit's samples).
+    An audit holds only its selection samples in memory (it streams the
+    certification ones), so these are what a figure shows. For a fixed audit
+    they are exactly the samples the audit chose its event on; for a
+    sequential audit, or when there are more than ``max_samples``,
+    ``max_samples`` samples per input are drawn from the audit's seed (the
+    same distributions, not the audit's samples).
 
     Returns
     -------
     raw_x, raw_x_prime : list or numpy.ndarray
     exact : bool
-        True when these are the audit's own samples (so its event and counts
-        can be checked).
+        True when these are the audit's own selection samples.
     """
     sequence, _ = resolve_seed(result.seed)
     seed_x, seed_x_prime = sequence.spawn(2)
-    n = result.n_samples
-    if n > max_samples:
-        raw_x = draw(mechanism, x, max_samples, seed_x, label="x", executor=executor, n_chunks=n_chunks)
-        raw_xp = draw(mechanism, x_prime, max_samples, seed_x_prime, label="x_prime",
-                      executor=executor, n_chunks=n_chunks)
-        return raw_x, raw_xp, False
-    if not _is_sequential(result):
-        raw_x = draw(mechanism, x, n, seed_x, label="x", executor=executor, n_chunks=n_chunks)
-        raw_xp = draw(mechanism, x_prime, n, seed_x_prime, label="x_prime", executor=executor,
-                      n_chunks=n_chunks)
-        return raw_x, raw_xp, True
-    from .sequential import _extend
-
-    schedule = list(result.schedule)
-    seeds_x = seed_x.spawn(len(schedule))
-    seeds_xp = seed_x_prime.spawn(len(schedule))
-    parts_x, parts_xp, drawn = [], [], 0
-    for k, n_k in enumerate(schedule[: len(result.looks)]):
-        size = n_k - drawn
-        parts_x.append(draw(mechanism, x, size, seeds_x[k], label="x", executor=executor, n_chunks=n_chunks))
-        parts_xp.append(draw(mechanism, x_prime, size, seeds_xp[k], label="x_prime", executor=executor,
-                             n_chunks=n_chunks))
-        drawn = n_k
-    return _extend(parts_x), _extend(parts_xp), True
+    n = result.n_selection
+    exact = not _is_sequential(result) and n <= max_samples
+    size = n if exact else min(max_samples, result.n_samples)
+    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
+    raw_x = draw(mechanism, x, size, seed_x, label="x", **common)
+    raw_xp = draw(mechanism, x_prime, size, seed_x_prime, label="x_prime", **common)
+    return raw_x, raw_xp, exact
 
 
-def _check_replay(result, outputs, x, x_prime, event_families=None) -> bool:
-    """Re-run selection and certification on the replayed samples; True if the audit is reproduced."""
-    ex, exp_ = outputs.groups
-    k = result.n_selection
-    alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
-    again = certify_best_event(outputs, ex[:k], exp_[:k], ex[k:], exp_[k:], epsilon=result.claimed_epsilon,
-                               delta=result.claimed_delta, alpha=alpha, seed=result.seed,
-                               event_families=event_families, inputs=(x, x_prime))
+def _check_replay(result, mechanism, x, x_prime, event_families=None, n_chunks=None, output_key=None) -> bool:
+    """Re-run the audit from its recorded seed and options; True if its event and counts come back."""
+    from .audit import audit
+    from .sequential import sequential_audit
+
+    options = dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, alpha=result.alpha,
+                   seed=result.seed, event_families=event_families, n_chunks=n_chunks, output_key=output_key)
+    if _is_sequential(result):
+        schedule = list(result.schedule)
+        growth = schedule[1] / schedule[0] if len(schedule) > 1 else 2.0
+        again = sequential_audit(mechanism, x, x_prime, n_samples=result.budget, first_look=schedule[0],
+                                 growth=growth, **options)
+    else:
+        again = audit(mechanism, x, x_prime, n_samples=result.n_samples, n_selection=result.n_selection,
+                      **options)
     a, b = again.event, result.event
     return (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime)
 
@@ -144,6 +134,18 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
          f"{result.n_candidates} candidates, {ev.n_certification} to certify it)"),
         ("seed", f"{result.seed!r} (replay: {replayed})"),
     ]
+    v = result.value_verdict
+    if v is not None:
+        rows.append(("ideal mechanism (value events only, same samples)",
+                     ("VIOLATION" if v.violation else "no violation found")
+                     + f"; certified bound {_fmt(v.epsilon_lower_bound)} (p-value {v.pvalue:.3g}); "
+                     f"event {v.event.description} [family: {v.event.family}]. The verdict above comes "
+                     "from a floating-point event: the implementation leaks through its rounding."))
+    if not result.replayable:
+        rows.append(("replay", "the mechanism did not draw from the rng it was given: the seed does not "
+                     "replay it"))
+    for note in result.notes:
+        rows.append(("note", note))
     if _is_sequential(result):
         stop = "stopped early" if result.stopped_early else "used the whole budget"
         rows.append(("sequential audit", f"{stop}: {result.n_samples} of {result.budget} samples per input, "
@@ -327,7 +329,7 @@ def _report_html(result, facts, png: bytes | None) -> str:
 
 def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
                  max_replay_samples: int = DEFAULT_MAX_REPLAY, event_families=None,
-                 n_chunks: int = DEFAULT_CHUNKS, executor=None) -> Path:
+                 n_chunks: int | None = None, executor=None, output_key=None) -> Path:
     """Write a report of ``result`` (an audit of ``mechanism`` on ``x``, ``x_prime``) to ``path``.
 
     Parameters
@@ -355,15 +357,15 @@ def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
     """
     path = Path(path)
     raw_x, raw_xp, exact = replay_samples(result, mechanism, x, x_prime, max_samples=max_replay_samples,
-                                          n_chunks=n_chunks, executor=executor)
+                                          executor=executor, output_key=output_key)
     outputs = encode_outputs(raw_x, raw_xp)
-    if exact:
-        reproduced = _check_replay(result, outputs, x, x_prime, event_families)
+    if result.n_samples <= max_replay_samples:
+        reproduced = _check_replay(result, mechanism, x, x_prime, event_families, n_chunks, output_key)
         replayed = ("reproduced the audit's event and counts" if reproduced else
                     "did NOT reproduce the audit's event and counts (was it run with other options, "
-                    "e.g. n_chunks or event_families?)")
+                    "e.g. n_chunks or event_families, or does the mechanism ignore its rng?)")
     else:
-        replayed = f"figure from {max_replay_samples} re-drawn samples per input; counts not re-checked"
+        replayed = f"figure from {len(raw_x)} re-drawn samples per input; counts not re-checked"
     facts = _facts(result, replayed, mechanism, x, x_prime)
     png = _figure_png(result, outputs)
     path.parent.mkdir(parents=True, exist_ok=True)

@@ -7,28 +7,58 @@ whose first axis is ``size``) is sampled through that method, which is how a
 vectorized mechanism reaches millions of samples per second.
 
 Samples are drawn in a fixed number of chunks, each with its own child of the
-caller's :class:`numpy.random.SeedSequence`. The chunks are the same whatever
-runs them, so a seed gives identical samples with ``executor=None``, a local
-process pool, or any :class:`concurrent.futures.Executor` (a Dask cluster's
-``Client.get_executor()`` included).
+caller's :class:`numpy.random.SeedSequence`; inside a chunk, in blocks of a
+fixed size from one Generator. The chunks are the same whatever runs them, so
+a seed gives identical results with ``executor=None``, a local process pool,
+any :class:`concurrent.futures.Executor`, or a Dask ``distributed.Client``.
+
+Two ways to draw:
+
+:func:`draw`
+    returns the outputs (used for the bounded selection sample of an audit);
+:func:`count_events`
+    returns only how many outputs fall in each of a few frozen events (the
+    certification stream). Each worker draws its chunk block by block,
+    encodes the block with the audit's code book and counts; neither the
+    workers nor the client ever hold more than one block per worker, so
+    memory does not grow with the number of samples.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import contextlib
 import numbers
+import pickle
 from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import InvalidParameterError, MechanismError
+from .errors import DPVerifyError, InvalidParameterError, MechanismError
+from .outputs import apply_output_key
 from .progress import progress_bar
 
-__all__ = ["resolve_seed", "draw", "chunk_sizes", "DEFAULT_CHUNKS"]
+__all__ = [
+    "resolve_seed",
+    "draw",
+    "count_events",
+    "EventCounts",
+    "chunk_sizes",
+    "default_chunks",
+    "DEFAULT_CHUNKS",
+    "BLOCK_SIZE",
+]
 
-#: Chunks per input. Fixed (not tied to the number of workers) so results do
-#: not depend on how many workers ran them.
+#: Fewest chunks per input. Fixed (not tied to the number of workers) so
+#: results do not depend on how many workers ran them.
 DEFAULT_CHUNKS = 16
+#: Largest chunk a default chunking makes (more chunks for larger runs, for
+#: load balance on clusters and finer progress).
+MAX_CHUNK = 1 << 24
+#: Outputs a worker draws at once from a vectorized ``sample`` (bounded memory).
+BLOCK_SIZE = 1 << 20
+#: Outputs a worker draws at once from a per-call mechanism.
+CALL_BLOCK_SIZE = 1 << 14
 
 
 def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
@@ -60,9 +90,7 @@ def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
                 f"seed must be None, a non-negative int, or a SeedSequence, got {seed!r}"
             ) from exc
     entropy = sequence.entropy
-    if isinstance(entropy, np.ndarray):
-        entropy = [int(v) for v in entropy]
-    elif isinstance(entropy, (list, tuple)):
+    if isinstance(entropy, (np.ndarray, list, tuple)):
         entropy = [int(v) for v in entropy]
     else:
         entropy = int(entropy)
@@ -78,60 +106,227 @@ def chunk_sizes(n: int, n_chunks: int) -> list[int]:
     return [base + (1 if i < extra else 0) for i in range(k)]
 
 
-@dataclass(frozen=True)
-class _Chunk:
-    mechanism: object
-    data: object
-    size: int
-    seed: np.random.SeedSequence
-    label: str
+def default_chunks(n: int) -> int:
+    """Chunks for ``n`` samples per input: at least 16, at most :data:`MAX_CHUNK` samples each."""
+    return max(DEFAULT_CHUNKS, -(-int(n) // MAX_CHUNK))
+
+
+# --------------------------------------------------------------------------
+# one chunk, on a worker
+# --------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class _Failure:
-    """A mechanism error carried back from a worker (exceptions may not pickle)."""
+    """An error carried back from a worker (exceptions may not pickle)."""
 
     type_name: str
     message: str
     exception: BaseException | None
+    from_mechanism: bool
 
 
-def _draw_chunk(chunk: _Chunk):
-    rng = np.random.default_rng(chunk.seed)
+def _failure(exc: BaseException, from_mechanism: bool) -> _Failure:
     try:
-        sample = getattr(chunk.mechanism, "sample", None)
-        if callable(sample):
-            out = sample(chunk.data, chunk.size, rng)
-            if isinstance(out, np.ndarray):
-                if out.ndim == 0 or out.shape[0] != chunk.size:
-                    raise ValueError(
-                        f"sample(data, size={chunk.size}, rng) returned an array of shape "
-                        f"{out.shape}; its first axis must be size"
-                    )
-                return out
-            out = list(out)
-            if len(out) != chunk.size:
+        pickle.dumps(exc)
+        carried = exc
+    except Exception:
+        carried = None
+    return _Failure(type(exc).__name__, str(exc), carried, from_mechanism)
+
+
+def _state(rng: np.random.Generator):
+    return rng.bit_generator.state["state"]
+
+
+def _draw_block(mechanism, data, size: int, rng):
+    """``size`` raw outputs of the mechanism (its vectorized ``sample`` when it has one)."""
+    sample = getattr(mechanism, "sample", None)
+    if callable(sample):
+        out = sample(data, size, rng)
+        if isinstance(out, np.ndarray) or hasattr(out, "__array_namespace__"):
+            shape = getattr(out, "shape", ())
+            if len(shape) == 0 or shape[0] != size:
                 raise ValueError(
-                    f"sample(data, size={chunk.size}, rng) returned {len(out)} outputs"
+                    f"sample(data, size={size}, rng) returned an array of shape {tuple(shape)}; "
+                    "its first axis must be size"
                 )
             return out
-        mechanism = chunk.mechanism
-        data = chunk.data
-        return [mechanism(data, rng) for _ in range(chunk.size)]
-    except Exception as exc:  # carried back and re-raised as MechanismError
-        try:
-            import pickle
+        out = list(out)
+        if len(out) != size:
+            raise ValueError(f"sample(data, size={size}, rng) returned {len(out)} outputs")
+        return out
+    return [mechanism(data, rng) for _ in range(size)]
 
-            pickle.dumps(exc)
-            carried = exc
-        except Exception:
-            carried = None
-        return _Failure(type(exc).__name__, str(exc), carried)
+
+def _block_size(mechanism) -> int:
+    return BLOCK_SIZE if callable(getattr(mechanism, "sample", None)) else CALL_BLOCK_SIZE
+
+
+@dataclass(frozen=True)
+class _DrawTask:
+    mechanism: object
+    data: object
+    size: int
+    seed: np.random.SeedSequence
+    output_key: object = None
+
+
+@dataclass(frozen=True)
+class _Drawn:
+    outputs: object
+    rng_used: bool
+
+
+def _draw_chunk(task: _DrawTask):
+    rng = np.random.default_rng(task.seed)
+    before = _state(rng)
+    try:
+        raw = _draw_block(task.mechanism, task.data, task.size, rng)
+    except Exception as exc:  # carried back and re-raised as MechanismError
+        return _failure(exc, True)
+    try:
+        raw = apply_output_key(raw, task.output_key)
+    except Exception as exc:
+        return _failure(exc, False)
+    return _Drawn(raw, _state(rng) != before)
+
+
+@dataclass(frozen=True)
+class _CountTask:
+    mechanism: object
+    data: object
+    size: int
+    seed: np.random.SeedSequence
+    codec: object
+    indicators: tuple
+    output_key: object = None
+    block_size: int = BLOCK_SIZE
+
+
+@dataclass(frozen=True)
+class _Counted:
+    counts: np.ndarray
+    size: int
+    rng_used: bool
+
+
+def _count_chunk(task: _CountTask):
+    rng = np.random.default_rng(task.seed)
+    before = _state(rng)
+    counts = np.zeros(len(task.indicators), dtype=np.int64)
+    done = 0
+    while done < task.size:
+        size = min(task.block_size, task.size - done)
+        try:
+            raw = _draw_block(task.mechanism, task.data, size, rng)
+        except Exception as exc:
+            return _failure(exc, True)
+        try:
+            encoded = task.codec.encode(apply_output_key(raw, task.output_key))
+            for i, indicator in enumerate(task.indicators):
+                counts[i] += int(np.count_nonzero(indicator(encoded)))
+        except Exception as exc:
+            return _failure(exc, False)
+        done += size
+    return _Counted(counts, task.size, _state(rng) != before)
+
+
+# --------------------------------------------------------------------------
+# running chunks
+# --------------------------------------------------------------------------
 
 
 def _describe(data) -> str:
     text = repr(data)
     return text if len(text) <= 120 else text[:117] + "..."
+
+
+@contextlib.contextmanager
+def _executor(executor):
+    """The executor to submit chunks to (None: this process), owning a pool made from a count."""
+    if isinstance(executor, numbers.Integral) and not isinstance(executor, bool):
+        if executor < 1:
+            raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
+        if executor == 1:
+            yield None
+            return
+        pool = concurrent.futures.ProcessPoolExecutor(max_workers=int(executor))
+        try:
+            yield pool
+        except BaseException:
+            pool.shutdown(wait=False, cancel_futures=True)
+            raise
+        else:
+            pool.shutdown()
+        return
+    if executor is None or isinstance(executor, concurrent.futures.Executor):
+        yield executor
+        return
+    if callable(getattr(executor, "get_executor", None)):  # a dask.distributed Client
+        yield executor.get_executor(pure=False)
+        return
+    raise InvalidParameterError(
+        "executor must be None, a worker count, a concurrent.futures.Executor or a "
+        f"dask.distributed Client, got {type(executor).__name__}"
+    )
+
+
+def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
+    """``[function(t) for t in tasks]`` on the executor; Ctrl-C cancels what has not started."""
+    with _executor(executor) as pool, progress_bar(total=sum(weights), desc=desc, enabled=progress) as bar:
+        if pool is None:
+            results = []
+            for task, weight in zip(tasks, weights):
+                results.append(function(task))
+                bar.update(weight)
+            return results
+        try:
+            futures = {pool.submit(function, task): i for i, task in enumerate(tasks)}
+        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            raise InvalidParameterError(
+                f"the mechanism, its input or an event cannot be sent to the executor's workers ({exc}); "
+                "define the mechanism at module level (not in __main__ or a function), or run with "
+                "executor=None"
+            ) from exc
+        results = [None] * len(tasks)
+        try:
+            for future in concurrent.futures.as_completed(futures):
+                i = futures[future]
+                results[i] = future.result()
+                bar.update(weights[i])
+        except BaseException:
+            for future in futures:
+                future.cancel()
+            raise
+        return results
+
+
+def _raise_failures(results, labels, data_by_label) -> None:
+    for result, label in zip(results, labels):
+        if isinstance(result, _Failure):
+            if result.from_mechanism:
+                raise MechanismError(
+                    f"the mechanism raised {result.type_name} on input {label} = "
+                    f"{_describe(data_by_label[label])}: {result.message}"
+                ) from result.exception
+            if isinstance(result.exception, DPVerifyError):
+                raise result.exception
+            raise MechanismError(
+                f"the outputs of input {label} could not be read ({result.type_name}: {result.message})"
+            ) from result.exception
+
+
+def _concatenate(parts):
+    if all(isinstance(p, np.ndarray) for p in parts):
+        try:
+            return np.concatenate(parts, axis=0)
+        except ValueError:
+            pass
+    combined: list = []
+    for p in parts:
+        combined.extend(list(p))
+    return combined
 
 
 def draw(
@@ -144,6 +339,8 @@ def draw(
     executor=None,
     n_chunks: int = DEFAULT_CHUNKS,
     progress: bool = False,
+    output_key=None,
+    return_rng_used: bool = False,
 ):
     """Draw ``n`` outputs of ``mechanism(data, .)`` in reproducible chunks.
 
@@ -160,18 +357,22 @@ def draw(
         pass a dedicated child for each input).
     label : str
         Name of the input in error messages (``"x"`` or ``"x_prime"``).
-    executor : None, int or concurrent.futures.Executor
+    executor : None, int, concurrent.futures.Executor or distributed.Client
         ``None`` runs in this process; an int starts a local process pool of that
-        many workers for this call; an Executor is used as given.
+        many workers for this call; an Executor or Dask Client is used as given.
     n_chunks : int
         Number of chunks (fixed, so results do not depend on the executor).
     progress : bool
         Show a progress bar over chunks.
+    output_key : callable, optional
+        Applied to every output on the worker (see :mod:`dpverify.keys`).
+    return_rng_used : bool
+        Also return whether the mechanism drew from the ``rng`` it was given.
 
     Returns
     -------
     list or numpy.ndarray
-        The outputs, in chunk order.
+        The outputs, in chunk order (and the ``rng_used`` flag when asked).
 
     Raises
     ------
@@ -180,54 +381,92 @@ def draw(
     """
     sizes = chunk_sizes(n, n_chunks)
     seeds = seed.spawn(len(sizes))
-    chunks = [_Chunk(mechanism, data, size, s, label) for size, s in zip(sizes, seeds)]
-    results = _run_chunks(chunks, executor, progress, desc=f"sampling M({label})")
-    for result in results:
-        if isinstance(result, _Failure):
-            error = MechanismError(
-                f"the mechanism raised {result.type_name} on input {label} = "
-                f"{_describe(data)}: {result.message}"
-            )
-            raise error from result.exception
-    if all(isinstance(r, np.ndarray) for r in results):
-        try:
-            return np.concatenate(results, axis=0)
-        except ValueError:
-            pass
-    combined: list = []
-    for r in results:
-        combined.extend(list(r))
-    return combined
+    tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
+    results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
+    _raise_failures(results, [label] * len(results), {label: data})
+    outputs = _concatenate([r.outputs for r in results])
+    if return_rng_used:
+        return outputs, any(r.rng_used for r in results)
+    return outputs
 
 
-def _run_chunks(chunks, executor, progress: bool, desc: str):
-    owned = None
-    if isinstance(executor, numbers.Integral) and not isinstance(executor, bool):
-        if executor < 1:
-            raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
-        if executor == 1:
-            executor = None
-        else:
-            owned = executor = concurrent.futures.ProcessPoolExecutor(max_workers=int(executor))
-    elif executor is not None and not isinstance(executor, concurrent.futures.Executor):
-        raise InvalidParameterError(
-            "executor must be None, a worker count, or a concurrent.futures.Executor, "
-            f"got {type(executor).__name__}"
-        )
-    try:
-        with progress_bar(total=len(chunks), desc=desc, enabled=progress) as bar:
-            if executor is None:
-                results = []
-                for chunk in chunks:
-                    results.append(_draw_chunk(chunk))
-                    bar.update(1)
-                return results
-            futures = {executor.submit(_draw_chunk, chunk): i for i, chunk in enumerate(chunks)}
-            results = [None] * len(chunks)
-            for future in concurrent.futures.as_completed(futures):
-                results[futures[future]] = future.result()
-                bar.update(1)
-            return results
-    finally:
-        if owned is not None:
-            owned.shutdown()
+@dataclass(frozen=True)
+class EventCounts:
+    """How many of ``n`` fresh outputs of one input fell in each event.
+
+    Attributes
+    ----------
+    counts : numpy.ndarray
+        One count per event, in the order the events were given.
+    n : int
+        Outputs drawn.
+    rng_used : bool
+        Whether the mechanism drew from the ``rng`` it was given (False: the
+        seed does not control it, and the run cannot be replayed).
+    """
+
+    counts: np.ndarray
+    n: int
+    rng_used: bool
+
+
+def count_events(
+    mechanism,
+    inputs,
+    codec,
+    indicators,
+    *,
+    executor=None,
+    n_chunks=None,
+    progress: bool = False,
+    output_key=None,
+    block_size: int | None = None,
+    desc: str = "certifying",
+) -> list[EventCounts]:
+    """Stream fresh outputs of each input and count them in frozen events.
+
+    Parameters
+    ----------
+    mechanism : callable
+        As for :func:`draw`.
+    inputs : list of (data, n, seed, label)
+        For each input: the data, the number of outputs, the SeedSequence
+        whose children seed the chunks, and a label for error messages.
+    codec : dpverify.outputs.OutputCodec
+        Encodes each block of raw outputs (built from other samples).
+    indicators : sequence of callable
+        ``indicator(encoded_block) -> bool array``; picklable to run elsewhere.
+    executor, progress, output_key
+        As for :func:`draw`. The chunks of all inputs go to the executor together.
+    n_chunks : int, optional
+        Chunks per input; :func:`default_chunks` of the largest ``n`` by default.
+    block_size : int, optional
+        Outputs drawn at once inside a chunk (bounds each worker's memory);
+        part of the seeding, so change it only together with the seed.
+
+    Returns
+    -------
+    list of EventCounts
+        One per input. Integer counts: identical whatever executor ran the chunks.
+    """
+    indicators = tuple(indicators)
+    if n_chunks is None:
+        n_chunks = default_chunks(max(n for _, n, _, _ in inputs))
+    if block_size is None:
+        block_size = _block_size(mechanism)
+    tasks, owners, weights = [], [], []
+    for index, (data, n, seed, label) in enumerate(inputs):
+        sizes = chunk_sizes(n, n_chunks) if n > 0 else []
+        for size, child in zip(sizes, seed.spawn(len(sizes))):
+            tasks.append(_CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size))
+            owners.append(index)
+            weights.append(size)
+    results = _run(_count_chunk, tasks, weights, executor, progress, desc=desc)
+    labels = [inputs[i][3] for i in owners]
+    _raise_failures(results, labels, {label: data for data, _, _, label in inputs})
+    out = []
+    for index, (_, n, _, _) in enumerate(inputs):
+        mine = [r for r, owner in zip(results, owners) if owner == index]
+        counts = np.sum([r.counts for r in mine], axis=0) if mine else np.zeros(len(indicators), np.int64)
+        out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine)))
+    return out

@@ -19,19 +19,27 @@ The plan (a group-sequential design with Bonferroni alpha spending; the
    the last look (so a tight certification loses little against a fixed
    audit of the same budget), the rest in equal parts to the earlier looks.
    The levels ``alpha_k`` sum to ``alpha``.
-3. Samples arrive in batches: look ``k`` sees the first ``N_k`` samples of
-   M(x) and of M(x'), which extend the samples of look ``k - 1``.
-4. At look ``k`` the fixed-size audit runs on those ``N_k`` samples at level
-   ``alpha_k``: the event is chosen on the first ``selection_fraction * N_k``
-   and certified (Clopper-Pearson) on the remaining ones, which the choice at
-   that look has not seen.
+3. Two independent streams per input arrive in batches: a *selection*
+   stream and a *certification* stream. Look ``k`` splits its ``N_k``
+   samples as a fixed-size audit would (``s_k`` to select, by
+   :func:`dpverify.selection.default_selection_size` unless ``n_selection``
+   is given, and ``c_k = N_k - s_k`` to certify); it sees the first ``s_k``
+   of the selection stream and the first ``c_k`` of the certification stream,
+   which extend those of look ``k - 1``.
+4. At look ``k`` the event is chosen on its selection prefix alone and
+   frozen, then counted on its certification prefix by streaming
+   (:func:`dpverify.sampling.count_events`), and tested at level
+   ``alpha_k``. Counts are kept per batch and event, so an event that stays
+   the same from look to look is never recounted; a new one is counted on
+   the earlier batches by redrawing them from their seeds (never by keeping
+   them): memory stays bounded by the selection sample.
 5. The audit stops at the first look whose p-value is at most ``alpha_k``
    (a violation), else after the last look (no violation found).
 
-Why the false-alarm rate survives the stopping: at each look, selection and
-certification use disjoint, i.i.d. samples, so on a mechanism that keeps its
-claim the look rejects with probability at most ``alpha_k`` whatever the
-other looks saw. The audit reports a violation only if some look rejects, and
+Why the false-alarm rate survives the stopping: at each look, the event is
+a function of the selection stream alone, which is independent of the
+certification stream, so on a mechanism that keeps its claim the look
+rejects with probability at most ``alpha_k`` whatever the other looks saw. The audit reports a violation only if some look rejects, and
 by the union bound that has probability at most ``sum_k alpha_k = alpha``,
 however the looks are correlated and wherever the audit stops. The same union
 bound makes the reported lower bounds ``1 - alpha`` confidence bounds, and
@@ -45,17 +53,18 @@ samples.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+import pickle
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from . import _validation as check
-from .audit import AuditResult, EventEstimate, certify_best_event
+from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
-from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
-from .outputs import encode_outputs
+from .errors import InsufficientSamplesError, InvalidParameterError
 from .progress import progress_bar
-from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .selection import default_selection_size, select
 
 __all__ = [
     "sequential_audit",
@@ -134,10 +143,15 @@ class SequentialAuditResult(AuditResult):
         """Samples per input the audit drew (the sample size of its decisive look)."""
         return self.n_samples
 
+    def to_dict(self) -> dict:
+        data = super().to_dict()
+        data["looks"] = [dict(look.__dict__) for look in self.looks]
+        data["schedule"] = list(self.schedule)
+        return data
+
     @classmethod
     def from_dict(cls, data: dict) -> "SequentialAuditResult":
-        data = dict(data)
-        data["event"] = EventEstimate(**data["event"])
+        data = cls._parse(data)
         data["looks"] = tuple(Look(**look) for look in data.get("looks", ()))
         data["schedule"] = tuple(data.get("schedule", ()))
         return cls(**data)
@@ -213,42 +227,68 @@ def _extend(parts: list):
     return combined
 
 
+def _split(n: int, n_selection) -> tuple[int, int]:
+    """(selection, certification) samples per input of a look of ``n`` samples."""
+    s = default_selection_size(n) if n_selection is None else min(n_selection, n - 1)
+    return s, n - s
+
+
 def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilon, delta,
-               sequence, entropy, executor, selection_fraction, n_chunks, event_families,
-               progress) -> SequentialAuditResult:
+               sequence, entropy, executor, n_selection, n_chunks, event_families, float_events,
+               output_key, progress) -> SequentialAuditResult:
     """Steps 3 to 5 of the module docstring for given looks and levels."""
-    seed_x, seed_x_prime = sequence.spawn(2)
-    batch_seeds_x = seed_x.spawn(len(schedule))
-    batch_seeds_x_prime = seed_x_prime.spawn(len(schedule))
-    parts_x, parts_x_prime = [], []
+    K = len(schedule)
+    splits = [_split(n, n_selection) for n in schedule]
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
+    sel_seeds = (seed_sel_x.spawn(K), seed_sel_xp.spawn(K))
+    cert_seeds = (seed_cert_x.spawn(K), seed_cert_xp.spawn(K))
+    cert_batches = [c - (splits[j - 1][1] if j else 0) for j, (_, c) in enumerate(splits)]
+    parts_x, parts_xp = [], []
+    cache: dict = {}
+    rng_used = True
     looks: list[Look] = []
-    drawn = 0
     adjusted = 1.0
     result = None
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=progress) as bar:
-        for k, (n_k, alpha_k) in enumerate(zip(schedule, alphas)):
-            size = n_k - drawn
-            parts_x.append(draw(mechanism, x, size, batch_seeds_x[k], label="x",
-                                executor=executor, n_chunks=n_chunks))
-            parts_x_prime.append(draw(mechanism, x_prime, size, batch_seeds_x_prime[k],
-                                      label="x_prime", executor=executor, n_chunks=n_chunks))
-            drawn = n_k
-            bar.update(size)
-            outputs = encode_outputs(_extend(parts_x), _extend(parts_x_prime))
-            ex, exp_ = outputs.groups
-            n_sel = max(1, int(selection_fraction * n_k))
-            result = certify_best_event(
-                outputs, ex[:n_sel], exp_[:n_sel], ex[n_sel:], exp_[n_sel:],
-                epsilon=epsilon, delta=delta, alpha=alpha_k, seed=entropy,
-                event_families=event_families, inputs=(x, x_prime),
-            )
+        for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
+            grow = s_k - (splits[k - 1][0] if k else 0)
+            for parts, data, label, seeds in ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1])):
+                if grow > 0:
+                    drawn, used = draw(mechanism, data, grow, seeds[k], label=label, executor=executor,
+                                       n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
+                    parts.append(drawn)
+                    rng_used = rng_used and used
+            selection = select(_extend(parts_x), _extend(parts_xp), n_certification=c_k, epsilon=epsilon,
+                               delta=delta, alpha=alpha_k, event_families=event_families,
+                               float_events=float_events, inputs=(x, x_prime))
+            counts = np.zeros((2, len(selection.choices)), dtype=np.int64)
+            for j in range(k + 1):
+                keys = [pickle.dumps((selection.codec, c.event.indicator)) for c in selection.choices]
+                missing = [i for i, key in enumerate(keys) if (key, j) not in cache]
+                if missing and cert_batches[j] > 0:
+                    cx, cxp = count_events(
+                        mechanism,
+                        [(x, cert_batches[j], cert_seeds[0][j], "x"),
+                         (x_prime, cert_batches[j], cert_seeds[1][j], "x_prime")],
+                        selection.codec, [selection.choices[i].event.indicator for i in missing],
+                        executor=executor, n_chunks=n_chunks, output_key=output_key,
+                    )
+                    rng_used = rng_used and cx.rng_used and cxp.rng_used
+                    for slot, i in enumerate(missing):
+                        cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
+                for i, key in enumerate(keys):
+                    counts[:, i] += cache.get((key, j), (0, 0))
+            bar.update(schedule[k] - (schedule[k - 1] if k else 0))
+            replayable = rng_used and getattr(mechanism, "replayable", True) is not False
+            result = audit_result(selection, counts[0], counts[1], c_k, c_k, epsilon=epsilon, delta=delta,
+                                  alpha=alpha_k, n_selection=s_k, seed=entropy, replayable=replayable)
             rejected = bool(result.pvalue <= alpha_k)
-            looks.append(Look(n_k, alpha_k, result.pvalue, result.epsilon_lower_bound,
+            looks.append(Look(schedule[k], alpha_k, result.pvalue, result.epsilon_lower_bound,
                               result.delta_lower_bound, rejected, result.event.description))
             adjusted = min(adjusted, result.pvalue * overall_alpha / alpha_k)
             if rejected:
                 break
-    values = {f.name: getattr(result, f.name) for f in fields(AuditResult)}
+    values = {f: getattr(result, f) for f in AuditResult.__dataclass_fields__}
     values.update(
         pvalue=min(1.0, adjusted),
         violation=bool(looks[-1].violation),
@@ -275,9 +315,11 @@ def sequential_audit(
     first_look: int = DEFAULT_FIRST_LOOK,
     growth: float = DEFAULT_GROWTH,
     final_share: float = DEFAULT_FINAL_SHARE,
-    selection_fraction: float = 0.1,
-    n_chunks: int = DEFAULT_CHUNKS,
+    n_selection: int | None = None,
+    n_chunks: int | None = None,
     event_families=None,
+    float_events: bool = True,
+    output_key=None,
     progress: bool = False,
 ) -> SequentialAuditResult:
     """Audit an (epsilon, delta)-DP claim on ``x ~ x_prime``, stopping at the first certified violation.
@@ -288,7 +330,7 @@ def sequential_audit(
 
     Parameters
     ----------
-    mechanism, x, x_prime, epsilon, delta, seed, executor, n_chunks, event_families, progress
+    mechanism, x, x_prime, epsilon, delta, seed, executor, n_chunks, event_families, float_events, output_key, progress
         As for :func:`dpverify.audit`.
     n_samples : int, default 1_000_000
         The budget: the most samples per input the audit may draw (the last look).
@@ -301,8 +343,9 @@ def sequential_audit(
         Ratio of successive look sizes.
     final_share : float, default 0.5
         Share of ``alpha`` spent on the last look.
-    selection_fraction : float, default 0.1
-        Share of each look's samples used to choose its event.
+    n_selection : int, optional
+        Selection samples per input at every look (capped below the look's
+        size); by default each look splits as a fixed audit of its size would.
 
     Returns
     -------
@@ -331,29 +374,27 @@ def sequential_audit(
     delta = check.check_delta(delta)
     alpha = check.check_alpha(alpha)
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
-    selection_fraction = check.check_fraction(selection_fraction, "selection_fraction")
-    n_chunks = check.check_positive_int(n_chunks, "n_chunks")
-    from .audit import _inputs_equal
-
-    if _inputs_equal(x, x_prime):
-        raise IdenticalInputsError(
-            f"x and x_prime are equal ({x!r}); an audit compares two different neighbouring inputs"
-        )
+    if n_selection is not None:
+        n_selection = check.check_positive_int(n_selection, "n_selection")
+    if n_chunks is not None:
+        n_chunks = check.check_positive_int(n_chunks, "n_chunks")
+    check_inputs_differ(x, x_prime)
     first_look = check.check_positive_int(first_look, "first_look", minimum=2)
     schedule = look_schedule(n_samples, min(first_look, n_samples), growth)
     alphas = alpha_spending(alpha, len(schedule), final_share)
+
     # Drop early looks too small to ever certify at their level: they would spend alpha for nothing.
     def can_certify(n, a):
-        return n - max(1, int(selection_fraction * n)) >= minimum_certifying_samples(epsilon, delta, a)
+        return _split(n, n_selection)[1] >= minimum_certifying_samples(epsilon, delta, a)
 
     if not can_certify(n_samples, alphas[-1]):
-        required = math.ceil(minimum_certifying_samples(epsilon, delta, alphas[-1])
-                             / (1 - selection_fraction)) + 1
+        required = minimum_certifying_samples(epsilon, delta, alphas[-1])
         raise InsufficientSamplesError(
             f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, delta={delta:g} "
             f"at the last look's level {alphas[-1]:.3g} (alpha={alpha:g}, final_share={final_share:g}): "
-            f"at least {required} samples per input are needed",
-            required=required,
+            f"at least {required} certification samples per input are needed, "
+            f"and n_samples={n_samples} leaves {_split(n_samples, n_selection)[1]}",
+            required=required + _split(n_samples, n_selection)[0],
         )
     while len(schedule) > 1 and not can_certify(schedule[0], alphas[0]):
         schedule = schedule[1:]
@@ -362,6 +403,6 @@ def sequential_audit(
     return _run_looks(
         mechanism, x, x_prime, schedule=schedule, alphas=alphas, overall_alpha=alpha,
         epsilon=epsilon, delta=delta, sequence=sequence, entropy=entropy, executor=executor,
-        selection_fraction=selection_fraction, n_chunks=n_chunks, event_families=event_families,
-        progress=progress,
+        n_selection=n_selection, n_chunks=n_chunks, event_families=event_families,
+        float_events=float_events, output_key=output_key, progress=progress,
     )

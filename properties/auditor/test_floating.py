@@ -86,8 +86,9 @@ def test_textbook_float_laplace_is_flagged(suite_alpha):
 def test_each_floating_family_alone_flags_the_textbook_laplace(family, suite_alpha):
     result = dpverify.audit(LaplaceMechanism(0.1, snap=None), 0.0, 1.0, epsilon=0.1, n_samples=20_000,
                             alpha=suite_alpha, seed=12, event_families=[family])
+    # the true loss of the values is 0.1: a bound above 3 can only come from the rounding marks
     assert result.violation and result.event.family == family
-    assert result.event.count_x_prime == 0 or result.event.count_x == 0
+    assert result.epsilon_lower_bound > 3.0
 
 
 def test_floating_bound_grows_with_the_sample_size():

@@ -85,11 +85,11 @@ def test_sequential_report_lists_the_looks_and_reproduces(tmp_path):
     assert f"{result.n_samples} of 100000 samples per input" in text
 
 
-def test_replay_returns_the_audit_samples_and_detects_a_changed_seed(tmp_path):
+def test_replay_returns_the_audit_selection_samples_and_detects_a_changed_seed(tmp_path):
     mechanism = GeometricMechanism(0.5)
     result = audit(mechanism, 0, 1, epsilon=0.5, n_samples=5_000, seed=8)
     raw_x, raw_x_prime, exact = replay_samples(result, mechanism, 0, 1)
-    assert exact and len(raw_x) == len(raw_x_prime) == 5_000
+    assert exact and len(raw_x) == len(raw_x_prime) == result.n_selection
     tampered = type(result).from_dict({**result.to_dict(), "seed": 9})
     written = write_report(tampered, tmp_path / "t.md", mechanism=mechanism, x=0, x_prime=1)
     assert "did NOT reproduce" in written.read_text()

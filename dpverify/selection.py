@@ -1,0 +1,248 @@
+"""Choosing the event to certify, from the selection samples alone.
+
+The first half of every audit (:func:`dpverify.audit`, the sequential audit,
+the delta curve, :func:`dpverify.audit_samples`): from a bounded sample of
+M(x) and M(x') build the code book (:class:`~dpverify.outputs.OutputCodec`),
+propose candidate events (:mod:`dpverify.events`), and predict which one
+fresh samples would certify best. The result is a :class:`Selection`: frozen,
+picklable events that certification counts on samples this step never saw.
+
+The prediction guards against the winner's curse: the luckiest of M noisy
+estimates is inflated by about ``sqrt(2 ln M)`` standard errors, so selection
+estimates are shrunk by that much before ranking (Clopper-Pearson form, so
+rare events are handled exactly).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+from .errors import InsufficientSamplesError
+from .events import Event, candidate_events
+from .floating import FLOATING_FAMILIES
+from .outputs import OutputCodec, fit_codec
+
+__all__ = ["Selection", "Choice", "select", "select_event", "predicted_bounds", "default_selection_size"]
+
+#: The best-looking of M candidates is inflated by luck (winner's curse) by
+#: about sqrt(2 ln M) standard errors; selection estimates are shrunk by that
+#: much (and at least this many standard errors) before ranking.
+MIN_SHRINKAGE_SE = 1.0
+#: Default selection sample per input: a tenth of the samples, at least
+#: MIN_SELECTION (or half the samples when fewer), at most MAX_SELECTION, so
+#: that the client's memory stays bounded however many samples certify.
+MIN_SELECTION = 20_000
+MAX_SELECTION = 2_000_000
+#: Discrete outputs warn when more than this share of selection outputs are distinct.
+DISTINCT_WARNING_SHARE = 0.9
+
+
+def default_selection_size(n_samples: int) -> int:
+    """Selection samples per input for a budget of ``n_samples`` per input.
+
+    ``clip(n_samples / 10, min(MIN_SELECTION, n_samples / 2), MAX_SELECTION)``.
+    Certification, not selection, sets how large a bound can be certified
+    (``ln`` of its size), so large budgets go to certification; small budgets
+    spend more on selection, where a poor event costs most.
+    """
+    n = int(n_samples)
+    return int(max(1, min(max(n // 10, min(MIN_SELECTION, n // 2)), MAX_SELECTION)))
+
+
+def _beta_lower(count, nobs, alpha):
+    """Clopper-Pearson lower bound for real-valued (predicted) counts."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.ppf(alpha / 2, count, nobs - count + 1)
+    return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
+
+
+def _beta_upper(count, nobs, alpha):
+    """Clopper-Pearson upper bound for real-valued (predicted) counts."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.isf(alpha / 2, count + 1, nobs - count)
+    return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
+
+
+def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
+                     n_candidates=None, shrinkage_se=None):
+    """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
+
+    The selection estimates are first shrunk towards "no difference" by
+    ``max(1, sqrt(2 ln M))`` standard errors, M the number of candidates
+    compared (or by ``shrinkage_se`` standard errors when given). The bound
+    that certification would give at the shrunk probabilities on
+    ``n_certification`` fresh samples is then computed with the audit's ``alpha``.
+    """
+    if shrinkage_se is None:
+        m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
+        k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
+    else:
+        k = shrinkage_se
+    shrinkage_alpha = 2 * stats.norm.sf(k)
+    p_sel = _beta_lower(count_p, n_selection, shrinkage_alpha)
+    q_sel = _beta_upper(count_q, n_selection, shrinkage_alpha)
+    p_lo = _beta_lower(p_sel * n_certification, n_certification, alpha)
+    q_hi = _beta_upper(q_sel * n_certification, n_certification, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
+
+
+def select_event(candidates, n_selection: int, n_certification: int, *, epsilon: float,
+                 delta: float, alpha: float, mask=None):
+    """Index and direction of the candidate predicted to certify the largest bound.
+
+    Scores every candidate in both directions with :func:`predicted_bounds`.
+    Where no candidate is predicted to certify anything, the scores are
+    recomputed with the minimal shrinkage (one standard error), and failing
+    that the smoothed point estimate of the ratio decides, so a lopsided event
+    is preferred to a near-certain one. Events containing every selection
+    sample, or none, are never chosen; nor are those where ``mask`` is False.
+    Selection only affects power: certification on fresh samples keeps the
+    audit valid whatever is chosen.
+    """
+    a, b = candidates.counts_x, candidates.counts_x_prime
+    excluded = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
+    if mask is not None:
+        excluded = excluded | ~np.asarray(mask, dtype=bool)
+    passes = [dict(n_candidates=2 * len(a)), dict(shrinkage_se=MIN_SHRINKAGE_SE), None]
+    for options in passes:
+        best = None
+        for direction, p, q in (("x", a, b), ("x_prime", b, a)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                fallback = np.log(p + 0.5) - np.log(q + 0.5)
+            if options is None:
+                score = fallback
+            else:
+                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
+                                         **options)
+                score = np.where(np.isfinite(score), score, -1e6 + fallback)
+            score = np.where(excluded, -np.inf, score)
+            i = int(np.argmax(score))
+            if best is None or score[i] > best[0]:
+                best = (score[i], i, direction)
+        if best[0] > 0:
+            break
+    if not np.isfinite(best[0]):
+        return None
+    return best[1], best[2]
+
+
+@dataclass(frozen=True)
+class Choice:
+    """An event chosen for certification, and the direction it is tested in."""
+
+    event: Event
+    direction: str
+
+
+@dataclass(frozen=True)
+class Selection:
+    """What the selection step decided; all of it frozen before certification.
+
+    Attributes
+    ----------
+    codec : OutputCodec
+        The code book, built from the selection samples only.
+    choice : Choice
+        The event certified for the verdict (every applicable family).
+    value_choice : Choice or None
+        The best event among the *value* families (no floating-point family),
+        when a floating-point family made ``choice``; else None.
+    n_candidates : int
+        (event, direction) pairs compared.
+    notes : tuple of str
+        Families that proposed nothing and why; warnings.
+    """
+
+    codec: OutputCodec
+    choice: Choice
+    value_choice: Choice | None
+    n_candidates: int
+    notes: tuple
+
+    @property
+    def choices(self) -> list[Choice]:
+        return [self.choice] + ([self.value_choice] if self.value_choice is not None else [])
+
+
+def _distinct_note(codec: OutputCodec, n_outputs: int) -> str | None:
+    if codec.kind != "discrete" or codec.numeric is not None or n_outputs < 100:
+        return None
+    if codec.n_codes > DISTINCT_WARNING_SHARE * n_outputs:
+        return (
+            f"{codec.n_codes} of {n_outputs} selection outputs are distinct: events on single values "
+            "cannot see much; if outputs are objects that should compare equal when their content is "
+            "equal, pass output_key= (see dpverify.keys)"
+        )
+    return None
+
+
+def select(sel_x, sel_x_prime, *, n_certification: int, epsilon: float, delta: float, alpha: float,
+           event_families=None, float_events: bool = True, inputs=None) -> Selection:
+    """Build the code book and choose the event(s) to certify, from selection samples only.
+
+    Parameters
+    ----------
+    sel_x, sel_x_prime : list or numpy.ndarray
+        Raw selection outputs of M(x) and M(x') (after any ``output_key``).
+    n_certification : int
+        Fresh samples per input that will certify (the prediction uses it).
+    epsilon, delta, alpha : float
+        The claim and the level.
+    event_families : list of str, optional
+        Restrict the candidates to these registered families.
+    float_events : bool
+        With False, the floating-point families are left out.
+    inputs : tuple, optional
+        ``(x, x_prime)`` for input-aware families.
+
+    Raises
+    ------
+    InsufficientSamplesError
+        No candidate event could be formed (too few or constant outputs).
+    """
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
+    if not float_events:
+        pool = event_families if event_families is not None else _all_family_names()
+        event_families = [f for f in pool if f not in FLOATING_FAMILIES]
+    candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs)
+    n_selection = min(len(enc_x), len(enc_xp))
+    notes = [f"event family {name!r} not used: {why}" for name, why in candidates.skipped.items()]
+    note = _distinct_note(codec, len(enc_x) + len(enc_xp))
+    if note:
+        warnings.warn(note, UserWarning, stacklevel=3)
+        notes.append(note)
+    picked = None
+    if candidates.events:
+        picked = select_event(candidates, n_selection, n_certification, epsilon=epsilon, delta=delta,
+                              alpha=alpha)
+    if picked is None:
+        raise InsufficientSamplesError(
+            "no candidate event could be formed from the selection samples (every output is the "
+            "same, or there are too few); draw more samples",
+            required=2 * (n_selection + n_certification),
+        )
+    index, direction = picked
+    choice = Choice(candidates.events[index], direction)
+    value_choice = None
+    if choice.event.family in FLOATING_FAMILIES:
+        value_mask = np.array([e.family not in FLOATING_FAMILIES for e in candidates.events])
+        if value_mask.any():
+            picked = select_event(candidates, n_selection, n_certification, epsilon=epsilon,
+                                  delta=delta, alpha=alpha, mask=value_mask)
+            if picked is not None:
+                value_choice = Choice(candidates.events[picked[0]], picked[1])
+    return Selection(codec, choice, value_choice, 2 * len(candidates.events), tuple(notes))
+
+
+def _all_family_names():
+    from .events import _FAMILIES
+
+    return list(_FAMILIES)
