@@ -71,6 +71,35 @@ def test_quick_run_writes_png_and_csvs(tmp_path, name, x_name):
             assert m == n * (n - 1) // 2
 
 
+def test_quick_figures_have_the_papers_shape(tmp_path):
+    """Pagh et al. 2025, App. H, Figure 2 at the quick size (seed 1, deterministic).
+
+    Density figure: input privatization (Sealfon) is the worst method on the densest graphs:
+    its smallest ratio exceeds the largest of Algorithm 1 and PAMST at p = 1 (measured 1.41
+    against 1.25), and every method's median ratio grows from the sparsest to the densest p.
+    Mutual-information figure: the ratio (private / true, both negative) rises with rho and is 1
+    at the largest rho for every method.
+    """
+    by_name = {r.name: r for r in reproductions()}
+    by_name["private-mst-density"].run(tmp_path, quick=True, seed=1, progress=False)
+    _, rows = _read_csv(tmp_path / "private-mst-density.csv")
+    ps = sorted({float(r[0]) for r in rows})
+    at = {(float(r[0]), r[1]): (float(r[3]), float(r[4]), float(r[5])) for r in rows}
+    dense = ps[-1]
+    assert at[(dense, "sealfon_gaussian")][1] > max(at[(dense, "algorithm1")][2], at[(dense, "pamst")][2])
+    for method in ("algorithm1", "pamst", "sealfon_gaussian"):
+        assert at[(dense, method)][0] > at[(ps[0], method)][0]
+
+    by_name["private-mst-mutual-information"].run(tmp_path, quick=True, seed=1, progress=False)
+    _, rows = _read_csv(tmp_path / "private-mst-mutual-information.csv")
+    rhos = sorted({float(r[0]) for r in rows})
+    med = {(float(r[0]), r[1]): float(r[3]) for r in rows}
+    for method in ("algorithm1", "pamst", "sealfon_gaussian"):
+        series = [med[(rho, method)] for rho in rhos]
+        assert all(b >= a - 1e-12 for a, b in zip(series, series[1:]))
+        assert series[-1] >= 0.99 and series[0] < 0.5
+
+
 def test_quick_run_is_deterministic_given_the_seed(tmp_path):
     settings = ex.MutualInformationSettings.quick()
     a = ex.mutual_information_experiment(settings, 7)
