@@ -10,5 +10,9 @@ Subpackages, grouped by paper family:
 
 Note: PyPI hosts an unrelated distribution that also installs a top-level module
 named ``algorithms``. This package is the one in this repository; the test suite
-checks that ``import algorithms`` resolves here.
+checks that ``import algorithms`` is this one through :data:`__distribution__` and the installed
+distribution's metadata (which hold for editable and regular installs alike).
 """
+
+#: The distribution that ships this package (PyPI's namesake ``algorithms`` has no such marker).
+__distribution__ = "dpverify"

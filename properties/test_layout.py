@@ -1,18 +1,63 @@
-"""The installed packages are this repository's, not namesakes from PyPI."""
+"""The installed packages are this project's, not namesakes from PyPI.
 
+The checks hold for a source checkout, an editable install and a regular (wheel) install: they
+ask the package for its marker and the installed distribution's metadata which distribution
+provides the top-level name, instead of comparing paths with this checkout.
+"""
+
+import importlib
+import importlib.metadata as md
 from pathlib import Path
+
+import pytest
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_algorithms_is_imported_from_this_repository():
+def _providers(top_level: str) -> list[str]:
+    return sorted(set(md.packages_distributions().get(top_level, [])))
+
+
+def _installed_dpverify():
+    try:
+        return md.distribution("dpverify")
+    except md.PackageNotFoundError:
+        return None
+
+
+def _assert_is_this_projects(name: str):
+    module = importlib.import_module(name)
+    where = Path(module.__file__).resolve().parent
+    dist = _installed_dpverify()
+    if dist is None:
+        # a bare source checkout on sys.path: then the package must be this checkout's
+        assert where == REPO_ROOT / name, f"{name} imported from {where}, not from {REPO_ROOT}"
+        return
+    providers = _providers(name)
+    assert providers == ["dpverify"], (
+        f"the top-level module {name!r} is provided by {providers}; only this project's "
+        "distribution 'dpverify' may provide it (uninstall the others)"
+    )
+    # regular install: the file lies where the distribution put it; editable: in the checkout
+    allowed = {REPO_ROOT / name, Path(dist.locate_file(name)).resolve()}
+    assert where in allowed, f"{name} imported from {where}; expected one of {sorted(map(str, allowed))}"
+
+
+def test_algorithms_is_this_projects_package():
     # PyPI's unrelated "algorithms" distribution installs a module of the same name.
     import algorithms
 
-    assert Path(algorithms.__file__).resolve().parent == REPO_ROOT / "algorithms"
+    assert getattr(algorithms, "__distribution__", None) == "dpverify", (
+        f"'import algorithms' gave {algorithms.__file__}, which lacks this project's marker"
+    )
+    _assert_is_this_projects("algorithms")
 
 
-def test_dpverify_is_imported_from_this_repository():
+def test_dpverify_is_this_projects_package():
     import dpverify
 
-    assert Path(dpverify.__file__).resolve().parent == REPO_ROOT / "dpverify"
+    _assert_is_this_projects("dpverify")
+    dist = _installed_dpverify()
+    if dist is None:
+        pytest.skip("dpverify is not installed (source checkout on sys.path): no metadata to compare")
+    assert dpverify.__version__ == dist.version
