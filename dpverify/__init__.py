@@ -3,7 +3,8 @@
 It knows nothing about any particular algorithm. Given a mechanism (any
 callable ``mechanism(data, rng)``) and neighbouring inputs it
 
-- certifies a lower confidence bound on the privacy loss (:func:`audit`),
+- certifies a lower confidence bound on the privacy loss (:func:`audit`;
+  :func:`audit_samples` for samples already drawn),
 - computes the loss exactly where output distributions are computable
   (:func:`exact_privacy_loss`),
 - tests whether samplers share a distribution (:func:`equal_distributions`,
@@ -12,7 +13,7 @@ callable ``mechanism(data, rng)``) and neighbouring inputs it
 with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
 """
 
-from .audit import AuditResult, EventEstimate, audit
+from .audit import AuditResult, EventEstimate, ValueVerdict, audit
 from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
 from .errors import (
     DPVerifyError,
@@ -26,7 +27,9 @@ from .errors import (
 )
 from .curves import DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
-from .sequential import SequentialAuditResult, sequential_audit
+from .samples import audit_samples
+from .sequential import Look, SequentialAuditResult, sequential_audit
+from . import keys
 
 # Importing these registers their event families (classifier level sets,
 # floating-point mantissa and reachability events) with dpverify.events.
@@ -34,10 +37,14 @@ from . import classifier_events, floating  # noqa: E402,F401  (registration side
 
 __all__ = [
     "audit",
+    "audit_samples",
     "AuditResult",
     "EventEstimate",
+    "ValueVerdict",
     "sequential_audit",
     "SequentialAuditResult",
+    "Look",
+    "keys",
     "delta_lower_bound_curve",
     "DeltaCurve",
     "exact_privacy_loss",

@@ -36,7 +36,7 @@ from .bounds import (
     minimum_certifying_samples,
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
-from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .sampling import children, DEFAULT_CHUNKS, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, select
 
 __all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]
@@ -485,7 +485,7 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
     sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
     sel_xp, used_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)

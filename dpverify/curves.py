@@ -51,7 +51,7 @@ from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .events import candidate_events
 from .outputs import fit_codec
-from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .sampling import children, DEFAULT_CHUNKS, count_events, draw, resolve_seed
 from .selection import default_selection_size
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
@@ -219,7 +219,7 @@ def delta_lower_bound_curve(
     n_cert = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
     sel_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
     sel_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)

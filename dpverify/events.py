@@ -494,6 +494,42 @@ def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     return merged
 
 
+@dataclass(frozen=True, eq=False)
+class RowValues:
+    """The integer row of each code as floats (NaN for code -1): (n,) codes -> (n, d) values."""
+
+    table: np.ndarray  # one row per code, a NaN row appended
+
+    @classmethod
+    def of(cls, rows) -> "RowValues":
+        rows = np.asarray(rows, dtype=float)
+        return cls(np.vstack([rows, np.full((1, rows.shape[1]), np.nan)]))
+
+    def __call__(self, group):
+        return self.table[np.asarray(group, dtype=np.int64)]
+
+
+def row_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Thresholds and intervals on coordinates and projections of integer-vector outputs.
+
+    Histograms and counters release integer vectors with far more distinct
+    rows than samples; level sets over whole rows then see each row about
+    once, while ``count[i] >= t`` sees them all. The projections are those of
+    real vectors (:func:`real_threshold_events`); a row the selection samples
+    never showed meets no threshold.
+    """
+    rows = getattr(outputs.labels, "rows", None)
+    if rows is None or rows.ndim != 2 or rows.shape[1] < 1:
+        return Candidates.empty("applies to integer-vector outputs")
+    values = RowValues.of(rows)
+    vx, vxp = values(sel_x), values(sel_x_prime)
+    parts = []
+    for name, project in _projections(vx, vxp):
+        composed = Composed(values, project)
+        parts.append(_threshold_candidates(project(vx), project(vxp), composed, name))
+    return _concat(parts)
+
+
 @dataclass(frozen=True)
 class _CodeBook:
     labels: list
@@ -515,5 +551,6 @@ def _concat(parts) -> Candidates:
 register_event_family("singleton", "discrete", singleton_events)
 register_event_family("level-set", "discrete", level_set_events)
 register_event_family("numeric-threshold", "discrete", numeric_discrete_events)
+register_event_family("row-threshold", "discrete", row_threshold_events)
 register_event_family("threshold", "real", real_threshold_events)
 register_event_family("real-value", "real", real_value_events)

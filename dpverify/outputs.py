@@ -208,6 +208,11 @@ class _RowLabels(Sequence):
         self._rows = rows
         self._cast = bool if boolean else int
 
+    @property
+    def rows(self) -> np.ndarray:
+        """The label rows as one int64 array (code i is row i)."""
+        return self._rows
+
     def __len__(self) -> int:
         return len(self._rows)
 

@@ -33,7 +33,7 @@ import numpy as np
 from .audit import AuditResult
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+from .sampling import children, DEFAULT_CHUNKS, draw, resolve_seed
 
 __all__ = ["write_report", "replay_samples", "report_markdown"]
 
@@ -65,7 +65,7 @@ def replay_samples(result: AuditResult, mechanism, x, x_prime, *, max_samples: i
         True when these are the audit's own selection samples.
     """
     sequence, _ = resolve_seed(result.seed)
-    seed_x, seed_x_prime = sequence.spawn(2)
+    seed_x, seed_x_prime = children(sequence, 2)
     n = result.n_selection
     exact = not _is_sequential(result) and n <= max_samples
     size = n if exact else min(max_samples, result.n_samples)

@@ -99,6 +99,19 @@ def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
     return sequence, entropy
 
 
+def children(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:
+    """The first ``n`` children of ``seed``, as ``seed.spawn(n)`` on a fresh sequence would give.
+
+    Unlike :meth:`~numpy.random.SeedSequence.spawn` this does not advance
+    ``seed``: drawing twice from one seed draws the same samples (a
+    sequential audit re-counts earlier batches this way).
+    """
+    return [
+        np.random.SeedSequence(seed.entropy, spawn_key=tuple(seed.spawn_key) + (i,), pool_size=seed.pool_size)
+        for i in range(n)
+    ]
+
+
 def chunk_sizes(n: int, n_chunks: int) -> list[int]:
     """Split ``n`` samples into ``min(n, n_chunks)`` near-equal chunks."""
     k = max(1, min(n, n_chunks))
@@ -353,8 +366,8 @@ def draw(
     n : int
         Number of outputs.
     seed : numpy.random.SeedSequence
-        Parent of the chunks' seeds (``seed.spawn`` is called once per draw, so
-        pass a dedicated child for each input).
+        Parent of the chunks' seeds (its first children, see :func:`children`;
+        pass a dedicated child of the caller's sequence for each input).
     label : str
         Name of the input in error messages (``"x"`` or ``"x_prime"``).
     executor : None, int, concurrent.futures.Executor or distributed.Client
@@ -380,7 +393,7 @@ def draw(
         If the mechanism raised; names the input and chains the original error.
     """
     sizes = chunk_sizes(n, n_chunks)
-    seeds = seed.spawn(len(sizes))
+    seeds = children(seed, len(sizes))
     tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
     results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
     _raise_failures(results, [label] * len(results), {label: data})
@@ -457,7 +470,7 @@ def count_events(
     tasks, owners, weights = [], [], []
     for index, (data, n, seed, label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
-        for size, child in zip(sizes, seed.spawn(len(sizes))):
+        for size, child in zip(sizes, children(seed, len(sizes))):
             tasks.append(_CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size))
             owners.append(index)
             weights.append(size)

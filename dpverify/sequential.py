@@ -239,9 +239,9 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
     """Steps 3 to 5 of the module docstring for given looks and levels."""
     K = len(schedule)
     splits = [_split(n, n_selection) for n in schedule]
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = sequence.spawn(4)
-    sel_seeds = (seed_sel_x.spawn(K), seed_sel_xp.spawn(K))
-    cert_seeds = (seed_cert_x.spawn(K), seed_cert_xp.spawn(K))
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
+    sel_seeds = (children(seed_sel_x, K), children(seed_sel_xp, K))
+    cert_seeds = (children(seed_cert_x, K), children(seed_cert_xp, K))
     cert_batches = [c - (splits[j - 1][1] if j else 0) for j, (_, c) in enumerate(splits)]
     parts_x, parts_xp = [], []
     cache: dict = {}

@@ -1,0 +1,186 @@
+"""Auditing samples you already have: arrays, lists, ``.npy`` files or streams of chunks.
+
+Samples from a slow library, from a production log, or re-audited with other
+event families need no mechanism: :func:`audit_samples` runs the same
+select-then-certify audit as :func:`dpverify.audit` on them. The split is
+fixed before any sample is looked at: the first ``n_selection`` samples of
+each input choose the event, all later ones certify it (streamed, so a
+memory-mapped ``.npy`` file or a generator of chunks larger than memory is
+fine). The guarantee needs what the split assumes: **the samples of each
+input are i.i.d. in the order given** (not sorted, not grouped by value).
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+from dataclasses import replace
+
+import numpy as np
+
+from . import _validation as check
+from .audit import AuditResult, audit_result, check_inputs_differ
+from .bounds import minimum_certifying_samples
+from .errors import InsufficientSamplesError, InvalidParameterError
+from .outputs import apply_output_key
+from .selection import MIN_SELECTION, default_selection_size, select
+
+__all__ = ["audit_samples"]
+
+#: Samples encoded and counted at once while certifying.
+BLOCK = 1 << 20
+
+
+def _open(source, name: str):
+    """``(iterator of blocks, length or None)`` for one source of samples."""
+    if isinstance(source, (str, os.PathLike)):
+        path = os.fspath(source)
+        if not path.endswith(".npy"):
+            raise InvalidParameterError(f"{name}: only .npy files can be read, got {path!r}")
+        try:
+            source = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as exc:
+            raise InvalidParameterError(f"{name}: cannot read {path!r} as a .npy array ({exc})") from exc
+    if isinstance(source, np.ndarray):
+        if source.ndim == 0:
+            raise InvalidParameterError(f"{name} must be an array whose first axis indexes samples")
+        return (source[i:i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
+    if isinstance(source, (list, tuple)):
+        return (source[i:i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
+    try:
+        return iter(source), None  # an iterable of chunks
+    except TypeError:
+        raise InvalidParameterError(
+            f"{name} must be an array, a list of outputs, a path to a .npy file, or an iterable "
+            f"of chunks, got {type(source).__name__}"
+        ) from None
+
+
+def _join(parts):
+    if parts and all(isinstance(p, np.ndarray) for p in parts):
+        return np.concatenate(parts, axis=0)
+    out: list = []
+    for p in parts:
+        out.extend(list(p))
+    return out
+
+
+def _take(blocks, n: int):
+    """The first ``n`` samples of a stream of blocks, and the stream of what follows."""
+    parts, have = [], 0
+    for block in blocks:
+        if have + len(block) >= n:
+            cut = n - have
+            parts.append(block[:cut])
+            rest = block[cut:]
+            return _join(parts), itertools.chain([rest] if len(rest) else [], blocks), n
+        parts.append(block)
+        have += len(block)
+    return _join(parts), iter(()), have
+
+
+def _count(blocks, codec, indicators, output_key) -> tuple[np.ndarray, int]:
+    counts = np.zeros(len(indicators), dtype=np.int64)
+    n = 0
+    for block in blocks:
+        encoded = codec.encode(apply_output_key(np.asarray(block) if isinstance(block, np.memmap) else block,
+                                                output_key))
+        for i, indicator in enumerate(indicators):
+            counts[i] += int(np.count_nonzero(indicator(encoded)))
+        n += len(encoded)
+    return counts, n
+
+
+def audit_samples(
+    samples_x,
+    samples_x_prime,
+    *,
+    epsilon,
+    delta=0.0,
+    alpha: float = 0.05,
+    n_selection: int | None = None,
+    inputs=None,
+    event_families=None,
+    float_events: bool = True,
+    output_key=None,
+) -> AuditResult:
+    """Audit an (epsilon, delta) claim on given samples of M(x) and M(x').
+
+    Parameters
+    ----------
+    samples_x, samples_x_prime : array, list, path or iterable
+        Outputs of M(x) and of M(x'), each i.i.d. in the order given: a numpy
+        array (first axis indexes samples), a list of outputs, a path to a
+        ``.npy`` file (memory-mapped), or any other iterable, read as a stream
+        of *chunks* (each an array or a list of outputs).
+    epsilon, delta, alpha, event_families, float_events, output_key
+        As for :func:`dpverify.audit`.
+    n_selection : int, optional
+        The first ``n_selection`` samples of each input choose the event; the
+        rest certify it. Default: :func:`dpverify.selection.default_selection_size`
+        of the smaller sample when both lengths are known, else 20,000.
+    inputs : tuple, optional
+        ``(x, x_prime)``, the inputs the samples came from, for the
+        input-aware event families (floating-point reachability).
+
+    Returns
+    -------
+    AuditResult
+        ``seed`` is None and ``replayable`` False: the samples are given.
+
+    Raises
+    ------
+    InsufficientSamplesError
+        Fewer samples than the split needs, or too few certification samples to
+        certify any violation at ``alpha``.
+
+    Examples
+    --------
+    >>> import numpy as np, dpverify
+    >>> rng = np.random.default_rng(1)
+    >>> a = rng.integers(0, 2, 50_000)                  # a fair coin...
+    >>> b = (rng.random(50_000) < 0.9).astype(int)      # ...and a biased one
+    >>> dpverify.audit_samples(a, b, epsilon=0.5).violation
+    True
+    """
+    epsilon = check.check_epsilon(epsilon)
+    delta = check.check_delta(delta)
+    alpha = check.check_alpha(alpha)
+    if inputs is not None:
+        check_inputs_differ(*inputs)
+    blocks_x, len_x = _open(samples_x, "samples_x")
+    blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
+    if n_selection is None:
+        known = [n for n in (len_x, len_xp) if n is not None]
+        n_selection = default_selection_size(min(known)) if len(known) == 2 else MIN_SELECTION
+    n_selection = check.check_positive_int(n_selection, "n_selection")
+    sel_x, rest_x, got_x = _take(blocks_x, n_selection)
+    sel_xp, rest_xp, got_xp = _take(blocks_xp, n_selection)
+    if min(got_x, got_xp) < n_selection:
+        raise InsufficientSamplesError(
+            f"n_selection={n_selection} but only {got_x} samples of x and {got_xp} of x' were given; "
+            "pass fewer selection samples or more samples",
+            required=n_selection + minimum_certifying_samples(epsilon, delta, alpha),
+        )
+    sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
+    known = [n - n_selection for n in (len_x, len_xp) if n is not None]
+    expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
+    selection = select(sel_x, sel_xp, n_certification=max(1, expected),
+                       epsilon=epsilon, delta=delta, alpha=alpha, event_families=event_families,
+                       float_events=float_events, inputs=inputs)
+    del sel_x, sel_xp
+    indicators = [c.event.indicator for c in selection.choices]
+    counts_x, n_x = _count(rest_x, selection.codec, indicators, output_key)
+    counts_xp, n_xp = _count(rest_xp, selection.codec, indicators, output_key)
+    required = minimum_certifying_samples(epsilon, delta, alpha)
+    if min(n_x, n_xp) < required:
+        raise InsufficientSamplesError(
+            f"after the {n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
+            f"to certify; at least {required} of each are needed to certify a violation of "
+            f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}",
+            required=n_selection + required,
+        )
+    result = audit_result(selection, counts_x, counts_xp, n_x, n_xp, epsilon=epsilon, delta=delta,
+                          alpha=alpha, n_selection=n_selection, seed=None)
+    return replace(result, replayable=False,
+                   notes=result.notes + ("audit of given samples: there is no seed to replay",))

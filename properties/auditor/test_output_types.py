@@ -1,0 +1,247 @@
+"""Validity on every output type: no false violation, no silent pass.
+
+Calibration (the audit's promise: a mechanism that keeps its claim is flagged
+with probability at most alpha) is checked for every kind of output a
+mechanism may return: ints, bools, strings, tuples, frozensets, integer rows,
+floats, real vectors, and large output spaces (k-ary randomized response over
+1e4 string labels at its exact claim; pure noise over 1e5 labels). Each
+mechanism attains its claim exactly on the pair (or has loss 0), the worst
+case for false alarms.
+
+Statistics: per output type, ``N`` audits at alpha = 0.05 with spawned seeds;
+the number of violations is at most the ``1 - suite_alpha`` quantile of
+Bin(N, 0.05), so on a correct auditor each assertion fails with probability
+<= 1e-6. Power: the defect this guards against (hashable outputs numbered over
+the certification samples) flagged pure noise in about half the audits; with
+N = 20 the quantile is 7 and Bin(20, 0.5) exceeds it with probability 0.87
+per type, and the deterministic regressions below pin the reported cases.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpverify
+from dpverify.keys import array_tuple, weighted_edges
+from dpverify.mechanisms import GridLaplace
+
+ALPHA = 0.05
+
+
+class RandomizedBit:
+    """Binary randomized response at eps, with the output mapped by ``form``."""
+
+    def __init__(self, epsilon, form):
+        self.epsilon, self.form = epsilon, form
+        self.keep = np.exp(epsilon) / (1 + np.exp(epsilon))
+
+    def bits(self, data, size, rng):
+        return np.where(rng.random(size) < self.keep, data, 1 - data)
+
+    def sample(self, data, size, rng):
+        return self.form(self.bits(data, size, rng))
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]
+
+
+class KaryResponse:
+    """k-ary randomized response over string labels: exact loss eps between inputs 0 and 1."""
+
+    def __init__(self, epsilon, k):
+        self.epsilon, self.k = epsilon, k
+        self.keep = np.exp(epsilon) / (np.exp(epsilon) + k - 1)
+
+    def sample(self, data, size, rng):
+        other = rng.integers(0, self.k - 1, size)
+        other = other + (other >= data)  # uniform over the k - 1 other labels
+        values = np.where(rng.random(size) < self.keep, data, other)
+        return [f"label{v}" for v in values]
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]
+
+
+class PureNoiseLabels:
+    """Ignores its input: one of ``k`` string labels uniformly (true loss 0)."""
+
+    epsilon = 1.0
+
+    def __init__(self, k):
+        self.k = k
+
+    def sample(self, data, size, rng):
+        return [f"v{v}" for v in rng.integers(self.k, size=size)]
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]
+
+
+class VectorLaplace:
+    """(fine-grid Laplace of x, an independent one of 0): a real vector, loss eps."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+        self.scalar = GridLaplace(epsilon)
+
+    def sample(self, data, size, rng):
+        return np.column_stack([self.scalar.sample(data, size, rng), self.scalar.sample(0.0, size, rng)])
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]
+
+
+def _per_call(form):
+    return lambda bits: [form(int(b)) for b in bits]
+
+
+CASES = {
+    "int": (RandomizedBit(1.0, lambda b: b.astype(np.int64)), 0, 1),
+    "bool": (RandomizedBit(1.0, lambda b: b.astype(bool)), 0, 1),
+    "str": (RandomizedBit(1.0, _per_call(lambda b: "yes" if b else "no")), 0, 1),
+    "tuple": (RandomizedBit(1.0, _per_call(lambda b: (b, "const"))), 0, 1),
+    "frozenset": (RandomizedBit(1.0, _per_call(lambda b: frozenset({b}))), 0, 1),
+    "int-rows": (RandomizedBit(1.0, lambda b: np.column_stack([b, 1 - b, np.zeros_like(b)])), 0, 1),
+    "int-array-per-call": (RandomizedBit(1.0, lambda b: [np.array([v, 1 - v]) for v in b]), 0, 1),
+    "None-or-int": (RandomizedBit(1.0, _per_call(lambda b: None if b else 0)), 0, 1),
+    "float": (GridLaplace(1.0), 0.0, 1.0),
+    "real-vector": (VectorLaplace(1.0), 0.0, 1.0),
+    "k-ary-strings-1e4": (KaryResponse(1.0, 10_000), 0, 1),
+    "pure-noise-1e5": (PureNoiseLabels(100_000), 0, 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_false_violation_rate_by_output_type(name, thorough, suite_alpha):
+    mechanism, x, x_prime = CASES[name]
+    n_audits = 200 if thorough else 20
+    seeds = np.random.SeedSequence([71, len(name)]).spawn(n_audits)
+    violations = sum(
+        dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=5_000, alpha=ALPHA,
+                       seed=s).violation
+        for s in seeds
+    )
+    limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
+    assert violations <= limit, f"{name}: {violations} of {n_audits} audits flagged a correct mechanism"
+
+
+def test_pure_noise_strings_of_the_report_are_not_flagged():
+    """The reproducer of the hashable-output defect: bound 2.9 and a violation before."""
+    result = dpverify.audit(PureNoiseLabels(10**6), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6,
+                            seed=1)
+    assert not result.violation
+    assert result.epsilon_lower_bound < 0.05
+
+
+def test_k_ary_response_on_strings_keeps_its_claim_and_a_low_claim_is_caught():
+    result = dpverify.audit(KaryResponse(1.0, 10_000), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6,
+                            seed=2)
+    assert not result.violation
+    # power (k = 100: the label of x has probability 0.027 vs 0.0098, loss 1.0 > 0.5)
+    result = dpverify.audit(KaryResponse(1.0, 100), 0, 1, epsilon=0.5, n_samples=100_000, alpha=1e-6,
+                            seed=2)
+    assert result.violation
+
+
+# --------------------------------------------------------------------------
+# no silent pass
+# --------------------------------------------------------------------------
+
+
+def _graph_leak(x, rng):
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_edge(0, 1, weight=x + int(rng.integers(0, 2)))
+    return g
+
+
+class _Opaque:
+    def __init__(self, value):
+        self.value = value
+
+
+def test_identity_compared_outputs_are_refused_with_the_fix_named():
+    with pytest.raises(dpverify.OutputTypeError, match="output_key"):
+        dpverify.audit(_graph_leak, 0, 5, epsilon=1.0, n_samples=2_000, seed=1)
+    with pytest.raises(dpverify.OutputTypeError, match="compare by identity"):
+        dpverify.audit(lambda x, rng: _Opaque(x), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+
+
+def test_output_key_makes_a_graph_leak_visible():
+    result = dpverify.audit(_graph_leak, 0, 5, epsilon=1.0, n_samples=2_000, seed=1, alpha=1e-6,
+                            output_key=weighted_edges)
+    assert result.violation
+    assert result.event.count_x_prime == 0 or result.event.count_x == 0
+
+
+def test_array_key_and_int_arrays_per_call():
+    def leaky(x, rng):
+        return np.array([x, int(rng.integers(0, 3))])
+
+    for key in (None, array_tuple):
+        result = dpverify.audit(leaky, 0, 1, epsilon=1.0, n_samples=2_000, seed=1, alpha=1e-6, output_key=key)
+        assert result.violation
+
+
+def test_many_distinct_non_numeric_outputs_warn():
+    with pytest.warns(UserWarning, match="distinct"):
+        result = dpverify.audit(PureNoiseLabels(10**9), 0, 1, epsilon=1.0, n_samples=5_000, seed=1)
+    assert any("distinct" in note for note in result.notes)
+
+
+def test_infinite_outputs_are_audited_and_a_one_sided_inf_is_a_leak():
+    def inf_on_one_input(x, rng):
+        return np.inf if (x == 1 and rng.random() < 0.1) else float(rng.integers(0, 3))
+
+    result = dpverify.audit(inf_on_one_input, 0, 1, epsilon=1.0, n_samples=20_000, seed=1, alpha=1e-6)
+    assert result.violation
+    big = dpverify.audit(lambda x, rng: 1e308 * (1 if rng.random() < 0.5 else -1) + x, 0.0, 1.0,
+                         epsilon=1.0, n_samples=5_000, seed=1, alpha=1e-6)
+    assert not big.violation  # 1e308 + x rounds to 1e308: both inputs give the same two outputs
+
+
+def test_nan_is_refused_by_name():
+    with pytest.raises(dpverify.OutputTypeError, match="NaN"):
+        dpverify.audit(lambda x, rng: float("nan"), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+
+
+def test_a_mechanism_ignoring_its_rng_is_reported_as_not_replayable():
+    import random
+
+    def own_randomness(x, rng):
+        return int(random.random() < 0.5) + x
+
+    result = dpverify.audit(own_randomness, 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+    assert not result.replayable
+    assert "does not replay" in result.summary()
+    seeded = dpverify.audit(GridLaplace(1.0), 0.0, 1.0, epsilon=1.0, n_samples=2_000, seed=1)
+    assert seeded.replayable
+
+
+def test_families_that_did_not_apply_are_named_with_the_reason():
+    result = dpverify.audit(GridLaplace(1.0), (0.0, 1.0), (1.0, 1.0), epsilon=1.0, n_samples=2_000, seed=1,
+                            output_key=lambda y: y)
+    notes = " ".join(result.notes)
+    assert "reachability" in notes
+
+
+def test_float_leaks_are_told_apart_from_wrong_epsilons():
+    """The implementation's verdict (float events) and the ideal mechanism's (values only)."""
+
+    def textbook(scale):
+        return lambda x, rng: x + rng.laplace(scale=scale)
+
+    right = dpverify.audit(textbook(1.0), 0.0, 1.0, epsilon=1.0, n_samples=50_000, seed=3, alpha=1e-6)
+    wrong = dpverify.audit(textbook(0.25), 0.0, 1.0, epsilon=1.0, n_samples=50_000, seed=3, alpha=1e-6)
+    assert right.violation and wrong.violation  # both leak through their rounding
+    assert right.value_verdict is not None and wrong.value_verdict is not None
+    assert not right.value_verdict.violation  # the ideal mechanism keeps eps = 1
+    assert wrong.value_verdict.violation and wrong.value_verdict.epsilon_lower_bound > 2.0  # true loss 4
+    values_only = dpverify.audit(textbook(1.0), 0.0, 1.0, epsilon=1.0, n_samples=50_000, seed=3,
+                                 alpha=1e-6, float_events=False)
+    assert not values_only.violation and values_only.value_verdict is None
+    reloaded = dpverify.AuditResult.from_json(wrong.to_json())
+    assert reloaded == wrong
