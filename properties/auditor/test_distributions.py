@@ -1,4 +1,4 @@
-"""equal_distributions and goodness_of_fit: nominal false-alarm rate and power (issue 2, section 4)."""
+"""equal_distributions and goodness_of_fit: nominal false-alarm rate, power, and what is counted."""
 
 import numpy as np
 import pytest
@@ -57,12 +57,100 @@ def test_equal_distributions_detects_a_two_percent_shift(suite_alpha):
     assert result.df == 9
 
 
-def test_g_test_and_rare_category_pooling(suite_alpha):
-    p = [0.5, 0.3, 0.19] + [0.01 / 20] * 20  # twenty rare categories get pooled
-    result = dpverify.equal_distributions(Categorical(p), Categorical(p), n_samples=2_000, seed=2,
-                                          method="g-test")
+def test_rare_categories_are_pooled(suite_alpha):
+    """Twenty categories of expected count 1 are pooled into one (expected 20): 3 + 1 categories.
+
+    Deterministic structure; without pooling the table would keep up to 23 columns."""
+    p = [0.5, 0.3, 0.19] + [0.01 / 20] * 20
+    result = dpverify.equal_distributions(Categorical(p), Categorical(p), n_samples=2_000, seed=2)
     assert result.n_pooled >= 15
+    assert result.n_categories == 4 and result.df == 3
     assert result.pvalue > suite_alpha
+
+
+def test_g_test_is_refused():
+    """The G-test was removed: its chi-square approximation is anti-conservative on pooled
+    sparse tables (see dpverify.distributions); asking for it is a named error."""
+    for call in (
+        lambda: dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=100,
+                                             seed=1, method="g-test"),
+        lambda: dpverify.goodness_of_fit(Categorical(UNIFORM10), dict(enumerate(UNIFORM10)), n_samples=100,
+                                         seed=1, method="g-test"),
+    ):
+        with pytest.raises(dpverify.InvalidParameterError, match="g-test"):
+            call()
+
+
+class Recording(Categorical):
+    """A categorical sampler that keeps every output it returned (executor=None runs in-process)."""
+
+    def __init__(self, p):
+        super().__init__(p)
+        self.seen = []
+
+    def sample(self, size, rng):
+        out = super().sample(size, rng)
+        self.seen.extend(np.asarray(out).tolist())
+        return out
+
+
+def test_statistics_are_pearson_on_the_sampled_counts():
+    """The reported statistic is Pearson's chi-square of the counts actually drawn (recomputed
+    here from the recorded outputs, categories large enough that nothing is pooled), for both
+    tests. Deterministic; fails for a G statistic, a dropped category or a wrong df."""
+    p = [0.3, 0.25, 0.2, 0.15, 0.1]
+    pmf = dict(enumerate([0.2] * 5))
+    a = Recording(p)
+    res = dpverify.goodness_of_fit(a, pmf, n_samples=3_000, seed=5)
+    counts = np.bincount(a.seen, minlength=5)
+    assert counts.sum() == 3_000
+    expected = 3_000 * np.array([pmf[i] for i in range(5)])
+    assert res.statistic == pytest.approx(float(((counts - expected) ** 2 / expected).sum()), rel=1e-9)
+    assert res.df == 4 and res.n_categories == 5
+    b, c = Recording(p), Recording(p[::-1])
+    res = dpverify.equal_distributions(b, c, n_samples=3_000, seed=6)
+    table = np.vstack([np.bincount(b.seen, minlength=5), np.bincount(c.seen, minlength=5)])
+    stat, _, df, _ = stats.chi2_contingency(table, correction=False)
+    assert res.statistic == pytest.approx(stat, rel=1e-9) and res.df == df == 4
+
+
+def test_goodness_of_fit_counts_categories_never_sampled(suite_alpha):
+    """A pmf category the sampler never produces is a category with observed count 0, not a
+    category that does not exist: a sampler uniform on 0..8 tested against the uniform pmf on
+    0..9 is rejected (category 9 expects 1000 of 10,000 and gets 0: statistic >= 1000, p ~ 0),
+    and all 10 categories are counted. Ignoring unseen categories would rescale the other nine
+    and accept it. Likewise a pmf with a 0.3 category the sampler never reaches."""
+    res = dpverify.goodness_of_fit(Categorical([1 / 9] * 9), {i: 0.1 for i in range(10)}, n_samples=10_000,
+                                   seed=7)
+    assert res.n_categories == 10 and res.df == 9
+    assert res.statistic >= 1_000 and res.pvalue < suite_alpha
+    pmf = {0: 0.3, 1: 0.35, 2: 0.35}
+    res = dpverify.goodness_of_fit(Categorical([0.0, 0.5, 0.5]), pmf, n_samples=2_000, seed=8)
+    assert res.n_categories == 3 and res.pvalue < suite_alpha
+
+
+SPARSE50 = [1 / 50] * 50  # 300 samples: expected 6 per category, the regime where G failed
+
+
+@pytest.mark.parametrize("test", ["goodness_of_fit", "equal_distributions"])
+def test_size_on_sparse_tables(test, thorough, suite_alpha):
+    """Rejections at nominal 0.05 over repeated null tests on 50 categories with 300 samples
+    (expected counts ~6, where the removed G-test rejected at 0.076-0.080), asserted with a
+    one-sided binomial bound at suite_alpha (false alarm < 1e-6).
+
+    Power: 200 trials (ci) reject a true rate of 0.15 with probability 0.68 and 0.12 with 0.22;
+    4000 trials (thorough) reject 0.08 -- the G-test's rate here -- with probability 0.999.
+    """
+    trials = 4000 if thorough else 200
+    pmf = dict(enumerate(SPARSE50))
+    if test == "goodness_of_fit":
+        pvalues = [dpverify.goodness_of_fit(Categorical(SPARSE50), pmf, n_samples=300, seed=10_000 + s).pvalue
+                   for s in range(trials)]
+    else:
+        pvalues = [dpverify.equal_distributions(Categorical(SPARSE50), Categorical(SPARSE50), n_samples=300,
+                                                seed=20_000 + s).pvalue for s in range(trials)]
+    hits = int(np.sum(np.array(pvalues) < 0.05))
+    assert _binomial_ok(hits, trials, 0.05, suite_alpha), f"{hits}/{trials} rejections"
 
 
 def test_goodness_of_fit_accepts_the_true_pmf_and_rejects_a_shift(suite_alpha):
