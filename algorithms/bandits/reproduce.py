@@ -121,8 +121,14 @@ def _figure1_configs():
 
 def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
                            n_runs: int | None = None, horizon: int | None = None, executor=None,
-                           rocketfuel_path=None) -> list[Path]:
+                           rocketfuel_path=None, latency_cap=None) -> list[Path]:
     """Seed 000 Figure 1 (see module docstring). Quick: 6 runs, horizon 2000.
+
+    ``latency_cap``: the reward scaling L_max of
+    :class:`~algorithms.bandits.environments.LatencyEnvironment` (rewards
+    1 - min(latency / L_max, 1)); ``None`` keeps the default max(mu) + 4 ms. The
+    figure's outcome depends on it: a larger L_max shrinks every reward gap by the
+    same factor while the privacy noise stays calibrated to rewards in [0, 1].
 
     ``executor``: ``None`` (runs in order) or a ``concurrent.futures.Executor``
     running one task per run; the files do not depend on it.
@@ -142,7 +148,8 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
     rows, timing = [], []
     results = {}
     start_all = time.perf_counter()
-    instances = {name: rocketfuel_instance(name, path=rocketfuel_path) for name in FIGURE1_NETWORKS}
+    instances = {name: rocketfuel_instance(name, path=rocketfuel_path, latency_cap=latency_cap)
+                 for name in FIGURE1_NETWORKS}
     jobs, labels = [], []
     for ni, name in enumerate(FIGURE1_NETWORKS):
         for ci, (model, policy) in enumerate(configs):
