@@ -23,7 +23,6 @@ depends on ``n_selection``, never on the certification size.
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
@@ -36,7 +35,7 @@ from .bounds import (
     minimum_certifying_samples,
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
-from .sampling import children, DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, select
 
 __all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]

@@ -51,7 +51,7 @@ from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .events import candidate_events
 from .outputs import fit_codec
-from .sampling import children, DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from .selection import default_selection_size
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]

@@ -33,7 +33,7 @@ import numpy as np
 from .audit import AuditResult
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import encode_outputs
-from .sampling import children, DEFAULT_CHUNKS, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
 __all__ = ["write_report", "replay_samples", "report_markdown"]
 

@@ -54,7 +54,7 @@ from __future__ import annotations
 
 import math
 import pickle
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -63,7 +63,7 @@ from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .progress import progress_bar
-from .sampling import DEFAULT_CHUNKS, count_events, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
 
 __all__ = [

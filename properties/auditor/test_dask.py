@@ -66,8 +66,9 @@ def test_dask_local_cluster_gives_bit_identical_audits(local_results):
                                   dashboard_address=None) as cluster, distributed.Client(cluster) as client:
         executor = client.get_executor(pure=False)
         remote = _audits(executor)
+        direct = _audits(client)  # a Client is accepted as it is
         pairs = audit_pairs(GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000,
                             seed=3, executor=executor)
-    assert remote == local_results
+    assert remote == local_results == direct
     assert [r.to_json() for r in remote] == [r.to_json() for r in local_results]
     assert pairs == audit_pairs(GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000, seed=3)
