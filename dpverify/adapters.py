@@ -1,0 +1,244 @@
+"""Adapters: audit a mechanism from a DP library in one line.
+
+dpverify audits any ``mechanism(data, rng)`` with ``rng`` a :class:`numpy.random.Generator`.
+Library mechanisms take their randomness differently; these thin wrappers turn them into that
+form and carry the library's own privacy claim where it has one:
+
+- :class:`RandomStateMechanism` -- code that takes a legacy :class:`numpy.random.RandomState`
+  (diffprivlib's ``random_state=`` argument, scikit-learn style). The wrapper seeds a
+  ``RandomState`` from the Generator it is given, so an audit replays exactly from its seed.
+- :class:`OpenDPMeasurement` -- an OpenDP ``Measurement``. The claim is read from the
+  measurement's own privacy map, ``measurement.map(d_in)``, and exposed as ``epsilon`` and
+  ``delta``. OpenDP draws from the operating system's entropy, so replay is impossible.
+- :class:`UnseededMechanism` -- any ``function(data)`` with its own, uncontrollable randomness
+  (Google's python-dp, PipelineDP, Tumult, OpenDP). Replay is impossible.
+
+Every adapter has the attribute ``replayable``. It is ``False`` when the mechanism's randomness
+does not come from the Generator the audit hands it: the audit's seed then reproduces the event
+search but not the mechanism's draws. :func:`dpverify.audit` reads this attribute and says so in
+its result. Adapters also have ``epsilon`` and ``delta`` (the claim, or None where the library
+does not state one), which you pass to the audit::
+
+    from diffprivlib.mechanisms import Geometric
+    from dpverify.adapters import RandomStateMechanism
+
+    mech = RandomStateMechanism(
+        lambda x, rs: Geometric(epsilon=1.0, sensitivity=1, random_state=rs).randomise(x),
+        epsilon=1.0)
+    dpverify.audit(mech, 0, 1, epsilon=mech.epsilon, n_samples=100_000, seed=1)
+
+This module imports no DP library; install the ones you audit (the ``adapters`` extra pulls
+diffprivlib and OpenDP). Wrapped functions that are lambdas or closures cannot be pickled, so
+audit them with ``executor=None`` or threads, not with a process pool.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+
+import numpy as np
+
+from dpverify.errors import InvalidClaimError
+
+__all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
+
+
+def _check_claim(epsilon, delta):
+    if epsilon is not None:
+        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
+            math.isfinite(float(epsilon)) and float(epsilon) > 0
+        ):
+            raise InvalidClaimError(f"epsilon must be a finite number > 0 or None, got {epsilon!r}")
+        epsilon = float(epsilon)
+    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0.0 <= float(delta) < 1.0):
+        raise InvalidClaimError(f"delta must be a number in [0, 1), got {delta!r}")
+    return epsilon, float(delta)
+
+
+def _check_callable(function, what):
+    if not callable(function):
+        raise TypeError(f"{what} must be callable, got {type(function).__name__}")
+    return function
+
+
+def _random_state(rng: np.random.Generator) -> np.random.RandomState:
+    """A legacy RandomState whose whole state follows from 128 bits drawn from ``rng``."""
+    entropy = rng.integers(0, 2**32, size=4, dtype=np.uint64)
+    return np.random.RandomState(np.random.MT19937(np.random.SeedSequence(entropy)))
+
+
+class RandomStateMechanism:
+    """A mechanism whose randomness is a numpy ``RandomState`` (e.g. diffprivlib).
+
+    Parameters
+    ----------
+    function : callable
+        ``function(data, random_state) -> output``; ``random_state`` is a
+        :class:`numpy.random.RandomState` to pass on as the library's ``random_state=``.
+    epsilon, delta : float, optional
+        The claim to audit (the library's parameters), carried for convenience.
+
+    Notes
+    -----
+    ``__call__(data, rng)`` seeds a fresh ``RandomState`` from ``rng``; ``sample(data, size,
+    rng)`` seeds one for the whole batch (creating a ``RandomState`` costs tens of
+    microseconds, more than many mechanisms), so the audit uses ``sample``. Both are
+    determined by ``rng``: ``replayable`` is True.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> mech = RandomStateMechanism(lambda x, rs: x + int(rs.randint(0, 2)), epsilon=1.0)
+    >>> a = mech.sample(5, 3, np.random.default_rng(0))
+    >>> a == mech.sample(5, 3, np.random.default_rng(0)), mech.replayable
+    (True, True)
+    """
+
+    replayable = True
+
+    def __init__(self, function, *, epsilon=None, delta=0.0):
+        self.function = _check_callable(function, "function")
+        self.epsilon, self.delta = _check_claim(epsilon, delta)
+
+    def __call__(self, data, rng):
+        return self.function(data, _random_state(rng))
+
+    def sample(self, data, size, rng):
+        rs = _random_state(rng)
+        return [self.function(data, rs) for _ in range(int(size))]
+
+    def __repr__(self):
+        return f"RandomStateMechanism({self.function!r}, epsilon={self.epsilon}, delta={self.delta})"
+
+
+def _to_opendp(data):
+    """OpenDP's input domains take Python scalars and lists, not tuples or numpy values."""
+    if isinstance(data, np.ndarray):
+        return data.tolist()
+    if isinstance(data, np.generic):
+        return data.item()
+    if isinstance(data, tuple):
+        return [_to_opendp(v) for v in data]
+    return data
+
+
+def _from_opendp(out):
+    """Vectors come back as lists: integer ones become tuples (discrete outputs), real ones arrays."""
+    if isinstance(out, list):
+        if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in out):
+            return tuple(int(v) for v in out)
+        if all(isinstance(v, numbers.Real) for v in out):
+            return np.asarray(out, dtype=np.float64)
+        return tuple(out)
+    return out
+
+
+class OpenDPMeasurement:
+    """An OpenDP ``Measurement`` as a dpverify mechanism, with the claim from its privacy map.
+
+    Parameters
+    ----------
+    measurement : opendp.mod.Measurement
+        Anything callable on the data with ``map(d_in)`` and ``output_measure`` (OpenDP's
+        interface). Supported output measures: ``MaxDivergence`` (``map`` gives epsilon;
+        delta = 0) and ``Approximate(MaxDivergence)`` (``map`` gives ``(epsilon, delta)``).
+    d_in : number
+        The input distance of the neighbouring pairs you will audit, in the measurement's input
+        metric: for example 1 for ``absolute_distance`` with inputs one apart, 1 for
+        ``symmetric_distance`` with one record added or removed, **2** with one record replaced.
+        The claim holds only for pairs within ``d_in``.
+
+    Attributes
+    ----------
+    epsilon, delta : float
+        ``measurement.map(d_in)``.
+    replayable : bool
+        False: OpenDP samples from the operating system's entropy, not from ``rng``.
+
+    Raises
+    ------
+    InvalidClaimError
+        For other output measures (zero-concentrated or Renyi divergence, privacy profiles),
+        or a map that is not a finite epsilon > 0 with delta in [0, 1). Convert to an
+        (epsilon, delta) measurement first: ``dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m),
+        delta)``.
+
+    Notes
+    -----
+    Data given as tuples or numpy arrays is passed to OpenDP as lists. Outputs that are lists
+    become tuples (integers) or float arrays (reals).
+    """
+
+    replayable = False
+
+    def __init__(self, measurement, d_in):
+        self.measurement = _check_callable(measurement, "measurement")
+        if not callable(getattr(measurement, "map", None)):
+            raise TypeError("measurement must have a privacy map measurement.map(d_in), as OpenDP's do")
+        self.d_in = d_in
+        measure = str(getattr(measurement, "output_measure", ""))
+        claim = measurement.map(d_in)
+        if measure == "MaxDivergence":
+            epsilon, delta = claim, 0.0
+        elif measure == "Approximate(MaxDivergence)":
+            epsilon, delta = claim
+        else:
+            raise InvalidClaimError(
+                f"the measurement's output measure is {measure or 'unknown'!r}; supported: "
+                "'MaxDivergence' (pure epsilon) and 'Approximate(MaxDivergence)' ((epsilon, delta)). "
+                "Convert first, e.g. dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m), delta)"
+            )
+        if isinstance(epsilon, numbers.Real) and float(epsilon) == 0.0:
+            raise InvalidClaimError(
+                f"measurement.map({d_in!r}) is epsilon = 0: an audit needs a claim > 0 (is d_in = {d_in!r} right?)"
+            )
+        self.epsilon, self.delta = _check_claim(epsilon, delta)
+
+    def __call__(self, data, rng=None):
+        return _from_opendp(self.measurement(_to_opendp(data)))
+
+    def sample(self, data, size, rng=None):
+        data = _to_opendp(data)
+        return [_from_opendp(self.measurement(data)) for _ in range(int(size))]
+
+    def __repr__(self):
+        return f"OpenDPMeasurement(d_in={self.d_in!r}, epsilon={self.epsilon}, delta={self.delta})"
+
+
+class UnseededMechanism:
+    """A mechanism with its own randomness that cannot be seeded: ``function(data) -> output``.
+
+    The Generator the audit passes is ignored, so ``replayable`` is False: an audit's seed then
+    replays the event search but not the outputs, and two runs differ. Everything else about
+    the audit (its false-alarm rate, its bound) holds as for any mechanism.
+
+    Parameters
+    ----------
+    function : callable
+        ``function(data) -> output``.
+    epsilon, delta : float, optional
+        The claim to audit, carried for convenience.
+
+    Examples
+    --------
+    >>> import secrets
+    >>> mech = UnseededMechanism(lambda x: x + secrets.randbelow(2), epsilon=1.0)
+    >>> mech.replayable, mech(3, None) in (3, 4)
+    (False, True)
+    """
+
+    replayable = False
+
+    def __init__(self, function, *, epsilon=None, delta=0.0):
+        self.function = _check_callable(function, "function")
+        self.epsilon, self.delta = _check_claim(epsilon, delta)
+
+    def __call__(self, data, rng=None):
+        return self.function(data)
+
+    def sample(self, data, size, rng=None):
+        return [self.function(data) for _ in range(int(size))]
+
+    def __repr__(self):
+        return f"UnseededMechanism({self.function!r}, epsilon={self.epsilon}, delta={self.delta})"

@@ -1,0 +1,181 @@
+"""The adapters of :mod:`dpverify.adapters` audit library mechanisms correctly.
+
+For each adapter: a correct, float-safe mechanism (discrete outputs) keeps its claim, and a
+deliberately misconfigured one (a sensitivity or neighbour distance understated by a factor 2,
+so the true loss is twice the claim) is flagged.
+
+Statistics. Every audit runs at alpha = 1e-6, so a correct mechanism is flagged with
+probability at most 1e-6 per assertion (the audit's guarantee; outputs are integers, so no
+floating-point event applies). Power: on the misconfigured mechanisms the true loss is 2 x the
+claim; at the sample sizes used the certified lower bound lands near 1.6-1.9 x the claim (a
+margin of many standard errors), so a miss is far rarer than 1e-6. The seeded adapters use fixed
+seeds; OpenDP and the unseeded adapter cannot be seeded, so their verdicts rest on those rates.
+
+diffprivlib is in the ``test`` extra; OpenDP (a 47 MB wheel) only in the ``adapters`` extra, so
+its library test skips where it is absent; the OpenDP adapter's logic is also tested with a
+measurement-shaped object that needs no library.
+"""
+
+import math
+import secrets
+
+import numpy as np
+import pytest
+
+import dpverify
+from dpverify.adapters import OpenDPMeasurement, RandomStateMechanism, UnseededMechanism
+from dpverify.errors import InvalidClaimError
+
+ALPHA = 1e-6
+
+
+def _audit(mech, x, x_prime, n, seed=1):
+    return dpverify.audit(mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta,
+                          n_samples=n, alpha=ALPHA, seed=seed)
+
+
+# --------------------------------------------------------------------------- RandomState
+
+def _legacy_geometric(epsilon, sensitivity):
+    """Two-sided geometric noise drawn from a RandomState, as legacy-numpy code does."""
+    p = 1.0 - math.exp(-epsilon / sensitivity)
+    return lambda x, rs: int(x) + int(rs.geometric(p) - rs.geometric(p))
+
+
+def test_random_state_adapter_replays_from_the_generator():
+    mech = RandomStateMechanism(_legacy_geometric(1.0, 1), epsilon=1.0)
+    a = mech.sample(0, 50, np.random.default_rng(4))
+    assert a == mech.sample(0, 50, np.random.default_rng(4))
+    assert a != mech.sample(0, 50, np.random.default_rng(5))
+    assert mech(0, np.random.default_rng(4)) == mech(0, np.random.default_rng(4))
+    assert mech.replayable is True
+    r1, r2 = (_audit(mech, 0, 1, 20_000, seed=3) for _ in range(2))
+    assert r1 == r2 and r1.replayable
+
+
+def test_random_state_adapter_keeps_a_correct_claim_and_flags_a_wrong_one():
+    ok = RandomStateMechanism(_legacy_geometric(1.0, 1), epsilon=1.0)
+    assert not _audit(ok, 0, 1, 20_000).violation
+    # sensitivity declared 1 for a query whose neighbours differ by 2: true loss 2
+    assert _audit(ok, 0, 2, 20_000).violation
+
+
+def test_diffprivlib_geometric_through_the_random_state_adapter():
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib.mechanisms import Geometric
+
+    def count(x, rs, sensitivity=1):
+        return Geometric(epsilon=1.0, sensitivity=sensitivity, random_state=rs).randomise(int(x))
+
+    ok = RandomStateMechanism(count, epsilon=1.0)
+    first = ok.sample(3, 20, np.random.default_rng(0))
+    assert first == ok.sample(3, 20, np.random.default_rng(0))  # diffprivlib really uses the state
+    result = _audit(ok, 0, 1, 20_000)
+    assert not result.violation and result.replayable
+    # a per-record contribution of up to 2 with sensitivity=1 declared
+    flagged = _audit(ok, 0, 2, 20_000)
+    assert flagged.violation and flagged.epsilon_lower_bound > 1.5
+    # the same query with the sensitivity stated correctly keeps eps = 1 on that pair
+    fixed = RandomStateMechanism(lambda x, rs: count(x, rs, sensitivity=2), epsilon=1.0)
+    assert not _audit(fixed, 0, 2, 20_000).violation
+
+
+def test_random_state_adapter_rejects_bad_claims():
+    for bad in (0.0, -1.0, math.inf, math.nan, "1"):
+        with pytest.raises(InvalidClaimError, match="epsilon"):
+            RandomStateMechanism(_legacy_geometric(1.0, 1), epsilon=bad)
+    with pytest.raises(InvalidClaimError, match="delta"):
+        RandomStateMechanism(_legacy_geometric(1.0, 1), epsilon=1.0, delta=1.0)
+    with pytest.raises(TypeError, match="callable"):
+        RandomStateMechanism(3, epsilon=1.0)
+
+
+# --------------------------------------------------------------------------- unseeded
+
+def _system_randomized_response(keep_probability):
+    """Randomized response on a bit with OS entropy (no seed can control it)."""
+    scale = 10**6
+    threshold = round(keep_probability * scale)
+    return lambda bit: int(bit) if secrets.randbelow(scale) < threshold else 1 - int(bit)
+
+
+def test_unseeded_adapter_says_replay_is_impossible():
+    mech = UnseededMechanism(_system_randomized_response(0.75), epsilon=math.log(3))
+    assert mech.replayable is False
+    result = _audit(mech, 0, 1, 20_000)
+    assert not result.violation
+    assert result.replayable is False  # the audit reads the attribute
+
+
+def test_unseeded_adapter_flags_a_wrong_claim():
+    # keep probability 0.75 is ln 3 = 1.10-DP; claiming half of it must be flagged
+    mech = UnseededMechanism(_system_randomized_response(0.75), epsilon=math.log(3) / 2)
+    result = _audit(mech, 0, 1, 20_000)
+    assert result.violation and result.epsilon_lower_bound > 0.8 * math.log(3)
+
+
+# --------------------------------------------------------------------------- OpenDP
+
+class _MeasurementShaped:
+    """OpenDP's measurement interface (call, ``map``, ``output_measure``) without OpenDP."""
+
+    def __init__(self, keep_probability, claimed_epsilon_per_unit, output_measure="MaxDivergence"):
+        self.rr = _system_randomized_response(keep_probability)
+        self.per_unit = claimed_epsilon_per_unit
+        self.output_measure = output_measure
+
+    def map(self, d_in):
+        return d_in * self.per_unit
+
+    def __call__(self, data):
+        assert isinstance(data, list)  # the adapter hands OpenDP lists, not tuples
+        return [self.rr(b) for b in data]
+
+
+def test_opendp_adapter_reads_the_claim_from_the_privacy_map():
+    m = OpenDPMeasurement(_MeasurementShaped(0.75, math.log(3)), d_in=2)
+    assert m.epsilon == pytest.approx(2 * math.log(3)) and m.delta == 0.0 and m.replayable is False
+    out = m((0, 1), None)
+    assert isinstance(out, tuple) and len(out) == 2
+    # one differing bit: loss ln 3 <= the claim for d_in = 1
+    ok = OpenDPMeasurement(_MeasurementShaped(0.75, math.log(3)), d_in=1)
+    assert not _audit(ok, (0, 1), (1, 1), 20_000).violation
+    # a map that understates the loss by 2 is caught
+    wrong = OpenDPMeasurement(_MeasurementShaped(0.75, math.log(3) / 2), d_in=1)
+    assert _audit(wrong, (0, 1), (1, 1), 20_000).violation
+
+
+def test_opendp_adapter_refuses_measures_it_cannot_audit():
+    with pytest.raises(InvalidClaimError, match="ZeroConcentratedDivergence"):
+        OpenDPMeasurement(_MeasurementShaped(0.75, 1.0, "ZeroConcentratedDivergence"), d_in=1)
+    with pytest.raises(InvalidClaimError, match="epsilon = 0"):
+        OpenDPMeasurement(_MeasurementShaped(0.75, 1.0), d_in=0)
+    with pytest.raises(TypeError, match="privacy map"):
+        OpenDPMeasurement(lambda x: x, d_in=1)
+
+
+def test_opendp_measurements():
+    pytest.importorskip(
+        "opendp", reason="OpenDP (a 47 MB wheel) is in the 'adapters' extra only: pip install -e '.[adapters]'")
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    # integer Laplace (OpenDP samples it exactly): claim eps = 1 at d_in = 1, kept
+    count = OpenDPMeasurement(
+        (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0), d_in=1)
+    assert count.epsilon == pytest.approx(1.0) and count.delta == 0.0
+    assert not _audit(count, 0, 1, 6_000).violation
+    # a bounded sum under the symmetric distance: replacing a record is distance 2, not 1.
+    # Auditing replacement pairs with the claim for d_in = 1 (a classic misconfiguration) is caught.
+    total = (dp.vector_domain(dp.atom_domain(bounds=(-1, 1))), dp.symmetric_distance()) \
+        >> dp.t.then_sum() >> dp.m.then_laplace(scale=1.0)
+    wrong = OpenDPMeasurement(total, d_in=1)
+    flagged = _audit(wrong, (0, 0, -1), (0, 0, 1), 6_000)
+    assert flagged.violation and flagged.epsilon_lower_bound > 1.2
+    assert not _audit(OpenDPMeasurement(total, d_in=2), (0, 0, -1), (0, 0, 1), 6_000).violation
+    # (epsilon, delta) measurements: the claim comes from the map too; zCDP ones must be converted
+    gauss = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)) >> dp.m.then_gaussian(scale=1.0)
+    with pytest.raises(InvalidClaimError, match="ZeroConcentratedDivergence"):
+        OpenDPMeasurement(gauss, d_in=1.0)
+    approx = OpenDPMeasurement(dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gauss), 1e-6), d_in=1.0)
+    assert approx.delta == 1e-6 and 0 < approx.epsilon < 10
