@@ -1,0 +1,406 @@
+"""Mutation testing of the privacy-critical modules: does the test suite catch realistic bugs?
+
+Each *mutant* is one realistic bug (a noise scale times 2, 1/2 or 1.5, a forgotten budget split,
+an off-by-one level count, a wrong sign, dropped noise, a wrong epsilon in a local randomizer, a
+wrong Clopper-Pearson tail, ...), written as an exact text substitution in one source file. The
+script copies the working tree to a scratch directory (so that nobody else's test run ever sees
+a mutated file), applies the mutants one at a time there, runs the targeted tests of the mutated
+module with ``python -m pytest <files> -x -q -p no:cacheprovider -n 0``, restores the file, and
+prints a table of killed / survived mutants and the kill rate.
+
+A mutant is *killed* when the targeted tests fail (exit status 1), or when they cannot even be
+collected (status 2-4: reported as "error", counted as killed). It *survives* when they pass.
+Before the mutants, the unmutated copy is tested once; if that fails the run stops, since every
+mutant would then look killed.
+
+Usage::
+
+    python benchmarks/mutation.py                 # all mutants, the working tree
+    python benchmarks/mutation.py --list          # ids and descriptions only
+    python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-alpha
+    python benchmarks/mutation.py --group counters --group mst
+    python benchmarks/mutation.py --source-rev HEAD~5   # the tests of an older commit
+
+``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
+the kill rate of an older test suite against the same mutants). Numba's cache lives in the
+scratch directory (``NUMBA_CACHE_DIR``), so the repository's own cache is not touched.
+
+No dependency beyond the project's own (pytest, numba, ...); ``mutmut`` is not needed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# ---- targeted test sets (sharp calibration tests first: with -x a killed mutant stops early) --
+
+T_COUNTERS = ["properties/counters/test_calibration.py", "properties/counters/test_counters.py"]
+T_MST = [
+    "properties/mst/test_calibration.py",
+    "properties/mst/test_accounting_and_parameters.py",
+    "properties/mst/test_privacy.py",
+    "properties/mst/test_exact_distributions.py",
+    "properties/mst/test_matroid_extension.py",
+    "properties/mst/test_utility.py",
+]
+T_BANDITS = [
+    "properties/bandits/test_calibration.py",
+    "properties/bandits/test_privacy_audits.py",
+    "properties/bandits/test_simulator.py",
+]
+T_TREES = [
+    "properties/random_trees/test_bits.py",
+    "properties/random_trees/test_privacy.py",
+]
+T_AUDITOR = ["properties/auditor/test_bounds.py", "properties/auditor/test_distributions.py",
+             "properties/auditor/test_audit.py"]
+
+
+@dataclass(frozen=True)
+class Mutant:
+    id: str
+    path: str
+    old: str
+    new: str
+    tests: list = field(default_factory=list)
+    occurrence: int | None = None  # None: ``old`` must occur exactly once; else 0-based occurrence
+    note: str = ""
+
+    @property
+    def group(self) -> str:
+        return self.id.split("-", 1)[0]
+
+
+BANKS = "algorithms/counters/banks.py"
+STRUCT = "algorithms/counters/structure.py"
+EXPO = "algorithms/mst/exponential.py"
+PERT = "algorithms/mst/perturbation.py"
+KRUS = "algorithms/mst/kruskal.py"
+PAMST = "algorithms/mst/pamst.py"
+MEXT = "algorithms/mst/matroid_extension.py"
+PRIV = "algorithms/mst/privatization.py"
+ACC = "algorithms/mst/accounting.py"
+POL = "algorithms/bandits/policies.py"
+KER = "algorithms/bandits/_kernels.py"
+AUD = "algorithms/bandits/audits.py"
+BITS = "algorithms/random_trees/bits.py"
+BOUNDS = "dpverify/bounds.py"
+DIST = "dpverify/distributions.py"
+
+MUTANTS = [
+    # ---- counters ------------------------------------------------------------------------
+    Mutant("counters-binary-scale-x2", BANKS, "self.scale = self.levels * self.sensitivity / self.epsilon",
+           "self.scale = 2 * self.levels * self.sensitivity / self.epsilon", T_COUNTERS),
+    Mutant("counters-binary-scale-x0.5", BANKS, "self.scale = self.levels * self.sensitivity / self.epsilon",
+           "self.scale = 0.5 * self.levels * self.sensitivity / self.epsilon", T_COUNTERS),
+    Mutant("counters-binary-levels-minus1", BANKS, "self.levels = binary_levels(self.horizon)",
+           "self.levels = max(binary_levels(self.horizon) - 1, 1)", T_COUNTERS),
+    Mutant("counters-binary-levels-plus1", BANKS, "self.levels = binary_levels(self.horizon)",
+           "self.levels = binary_levels(self.horizon) + 1", T_COUNTERS),
+    Mutant("counters-binary-eps-squared", BANKS, "self.scale = self.levels * self.sensitivity / self.epsilon",
+           "self.scale = self.levels * self.sensitivity / self.epsilon ** 2", T_COUNTERS,
+           note="coincides with the right scale at eps = 1"),
+    Mutant("counters-binary-no-sensitivity", BANKS, "self.scale = self.levels * self.sensitivity / self.epsilon",
+           "self.scale = self.levels / self.epsilon", T_COUNTERS, note="tree aggregation loses its l1 sensitivity"),
+    Mutant("counters-levels-log2-floor", STRUCT, "return int(horizon).bit_length()",
+           "return max(int(horizon).bit_length() - 1, 1)", T_COUNTERS),
+    Mutant("counters-hybrid-log-scale-x0.5", BANKS, "std[j] * (2.0 / epsilon)", "std[j] * (1.0 / epsilon)",
+           T_COUNTERS, note="logarithmic part without the eps/2 split"),
+    Mutant("counters-hybrid-log-scale-x1.5", BANKS, "std[j] * (2.0 / epsilon)", "std[j] * (3.0 / epsilon)",
+           T_COUNTERS),
+    Mutant("counters-hybrid-bin-levels-minus1", BANKS, "std[j] * (2.0 * (k + 1) / epsilon)",
+           "std[j] * (2.0 * max(k, 1) / epsilon)", T_COUNTERS),
+    Mutant("counters-hybrid-bin-levels-plus1", BANKS, "std[j] * (2.0 * (k + 1) / epsilon)",
+           "std[j] * (2.0 * (k + 2) / epsilon)", T_COUNTERS),
+    Mutant("counters-hybrid-bin-no-split", BANKS, "std[j] * (2.0 * (k + 1) / epsilon)",
+           "std[j] * ((k + 1) / epsilon)", T_COUNTERS),
+    Mutant("counters-hybrid-eps-times", BANKS, "std[j] * (2.0 / epsilon)", "std[j] * (2.0 * epsilon)",
+           T_COUNTERS, note="coincides at eps = 1"),
+    Mutant("counters-log-scale-x2", BANKS, "noise = self.rng.laplace(0.0, 1.0 / self.epsilon, size=flat.size)",
+           "noise = self.rng.laplace(0.0, 2.0 / self.epsilon, size=flat.size)", T_COUNTERS),
+    Mutant("counters-log-scale-x0.5", BANKS, "noise = self.rng.laplace(0.0, 1.0 / self.epsilon, size=flat.size)",
+           "noise = self.rng.laplace(0.0, 0.5 / self.epsilon, size=flat.size)", T_COUNTERS),
+    Mutant("counters-binary-noise-dropped", BANKS, "alpha_hat[i] = new + noise", "alpha_hat[i] = new", T_COUNTERS),
+    Mutant("counters-hybrid-bound-levels", BANKS,
+           "bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * (k + 1) / self.epsilon, delta / 2)",
+           "bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * k / self.epsilon, delta / 2)", T_COUNTERS),
+    Mutant("counters-tree-sensitivity-dropped", BANKS, "rng, sensitivity=l1_sensitivity)", "rng, sensitivity=1.0)",
+           T_COUNTERS),
+    # ---- private spanning trees ------------------------------------------------------------
+    Mutant("mst-gumbel-scale-x0.5", EXPO, "return 2.0 * check_sensitivity(sensitivity) / check_epsilon",
+           "return 1.0 * check_sensitivity(sensitivity) / check_epsilon", T_MST),
+    Mutant("mst-gumbel-scale-x1.5", EXPO, "return 2.0 * check_sensitivity(sensitivity) / check_epsilon",
+           "return 3.0 * check_sensitivity(sensitivity) / check_epsilon", T_MST),
+    Mutant("mst-gumbel-scale-no-sensitivity", EXPO, "return 2.0 * check_sensitivity(sensitivity) / check_epsilon",
+           "return 2.0 / check_epsilon", T_MST, note="sensitivity D ignored (coincides at D = 1)"),
+    Mutant("mst-gumbel-scale-sensitivity-squared", EXPO,
+           "return 2.0 * check_sensitivity(sensitivity) / check_epsilon",
+           "return 2.0 * check_sensitivity(sensitivity) ** 2 / check_epsilon", T_MST),
+    Mutant("mst-alg1-noise-x2", PERT, "    noisy *= beta\n", "    noisy *= 2 * beta\n", T_MST),
+    Mutant("mst-alg1-noise-sign", PERT, "    noisy *= beta\n", "    noisy *= -beta\n", T_MST),
+    Mutant("mst-alg1-batch-scale-x1.5", PERT, "    scaled = g.weights / beta\n",
+           "    scaled = g.weights / (1.5 * beta)\n", T_MST),
+    Mutant("mst-alg1-batch-no-sensitivity", PERT, "    beta = gumbel_scale(epsilon0, sensitivity)\n    rng",
+           "    beta = gumbel_scale(epsilon0, 1.0)\n    rng", T_MST),
+    Mutant("mst-alg3-batch-scale-x1.5", KRUS, "keys = g.weights[None, :] + beta * np.log(exps)",
+           "keys = g.weights[None, :] + 1.5 * beta * np.log(exps)", T_MST),
+    Mutant("mst-alg2-logweights-x2", EXPO, "return -np.asarray(weights, dtype=np.float64) / gumbel_scale",
+           "return -2.0 * np.asarray(weights, dtype=np.float64) / gumbel_scale", T_MST),
+    Mutant("mst-expmech-step-noise-x2", EXPO, "logw + rng.gumbel(size=cand.size)",
+           "logw + 2.0 * rng.gumbel(size=cand.size)", T_MST),
+    Mutant("mst-pamst-naive-noise-x1.5", PAMST, "(lw - lw.max()) + rng.gumbel(size=cut.size)",
+           "(lw - lw.max()) + 1.5 * rng.gumbel(size=cut.size)", T_MST),
+    Mutant("mst-matroid-max-scale-x2", MEXT, "basis = matroid.greedy_max_basis(w + beta * g)",
+           "basis = matroid.greedy_max_basis(w + 2 * beta * g)", T_MST),
+    Mutant("mst-matroid-min-sign", MEXT, "basis = matroid.greedy_min_basis(w - beta * g)",
+           "basis = matroid.greedy_min_basis(w + beta * g)", T_MST),
+    Mutant("mst-matroid-batch-scale-x0.5", MEXT, "bases = self.matroid.greedy_max_basis_batch(w + beta * g)",
+           "bases = self.matroid.greedy_max_basis_batch(w + 0.5 * beta * g)", T_MST),
+    Mutant("mst-matroid-claim-steps", MEXT, "epsilon0, int(matroid.rank), check_delta(delta)",
+           "epsilon0, max(int(matroid.rank) - 1, 1), check_delta(delta)", T_MST),
+    Mutant("mst-sealfon-laplace-no-m", PRIV, "return (m * d if _check_relation(neighbouring) == \"linf\" else d) / eps",
+           "return (d if _check_relation(neighbouring) == \"linf\" else d) / eps", T_MST),
+    Mutant("mst-sealfon-laplace-noise-x0.5", PRIV, "rng).laplace(scale=b, size=g.m)",
+           "rng).laplace(scale=b / 2, size=g.m)", T_MST),
+    Mutant("mst-sealfon-gauss-noise-x1.5", PRIV, "rng).normal(scale=sigma, size=g.m)",
+           "rng).normal(scale=1.5 * sigma, size=g.m)", T_MST),
+    Mutant("mst-sealfon-gauss-rho", PRIV, "return l2 / math.sqrt(2.0 * rho)", "return l2 / math.sqrt(rho)", T_MST),
+    Mutant("mst-sealfon-gauss-sqrt-m-dropped", PRIV,
+           "l2 = d * math.sqrt(m) if _check_relation(neighbouring) == \"linf\" else d",
+           "l2 = d if _check_relation(neighbouring) == \"linf\" else d", T_MST),
+    Mutant("mst-acc-bounded-range", ACC, "\"bounded-range\": 0.125}", "\"bounded-range\": 0.25}", T_MST),
+    Mutant("mst-acc-eps-from-rho", ACC, "return rho + 2.0 * math.sqrt(rho * math.log(1.0 / delta))",
+           "return rho + math.sqrt(rho * math.log(1.0 / delta))", T_MST),
+    Mutant("mst-acc-rho-from-eps", ACC, "return (math.sqrt(epsilon + log_inv) - math.sqrt(log_inv)) ** 2",
+           "return (math.sqrt(epsilon + log_inv) - math.sqrt(log_inv)) ** 2 / 2", T_MST),
+    Mutant("mst-acc-forest-steps", PERT, "steps = g.n - number_of_components(g)\n        return",
+           "steps = g.n - 1\n        return", T_MST, note="components ignored in the claim"),
+    Mutant("mst-acc-forest-steps-helper", ACC, "steps = max(g.n - number_of_components(g), 1)",
+           "steps = max(g.n - 1, 1)", T_MST),
+    # ---- bandits ---------------------------------------------------------------------------
+    Mutant("bandits-split-dropped", POL, "            return self.epsilon / rank\n",
+           "            return self.epsilon\n", T_BANDITS, note="every arm gets the full eps"),
+    Mutant("bandits-split-x2", POL, "            return self.epsilon / rank\n",
+           "            return 2 * self.epsilon / rank\n", T_BANDITS),
+    Mutant("bandits-split-rank-minus1", POL, "            return self.epsilon / rank\n",
+           "            return self.epsilon / max(rank - 1, 1)\n", T_BANDITS),
+    Mutant("bandits-ldp-noise-x2", KER, "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
+           "sums[e] += x + rng_pol.laplace(0.0, 2.0 / eps_arm)", T_BANDITS),
+    Mutant("bandits-ldp-noise-x0.5", KER, "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
+           "sums[e] += x + rng_pol.laplace(0.0, 0.5 / eps_arm)", T_BANDITS),
+    Mutant("bandits-ldp-noise-dropped", KER, "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
+           "sums[e] += x", T_BANDITS),
+    Mutant("bandits-ldp2-noise-eps-over-K", KER,
+           "sums[least] += xvec[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)",
+           "sums[least] += xvec[least] + rng_pol.laplace(0.0, K / eps_arm)", T_BANDITS,
+           note="the single report gets eps/K"),
+    Mutant("bandits-ldp2-noise-x0.5", KER,
+           "sums[least] += xvec[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)",
+           "sums[least] += xvec[least] + rng_pol.laplace(0.0, 0.5 / eps_arm)", T_BANDITS),
+    Mutant("bandits-dpucb-noise-x1.5", KER, "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / eps_arm)) / target",
+           "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.5 / eps_arm)) / target", T_BANDITS),
+    Mutant("bandits-dpucb-noise-x0.5", KER, "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / eps_arm)) / target",
+           "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 0.5 / eps_arm)) / target", T_BANDITS),
+    Mutant("bandits-hybrid-log-noise-x0.5", KER, "hstate[a, 1] + x + rng.laplace(0.0, 2.0 / eps_arm)",
+           "hstate[a, 1] + x + rng.laplace(0.0, 1.0 / eps_arm)", T_BANDITS),
+    Mutant("bandits-hybrid-bin-levels-minus1", KER, "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * (k + 1) / eps_arm)",
+           "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * max(k, 1) / eps_arm)", T_BANDITS),
+    Mutant("bandits-hybrid-bin-no-split", KER, "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * (k + 1) / eps_arm)",
+           "alpha_hat[a, i] = acc + rng.laplace(0.0, (k + 1) / eps_arm)", T_BANDITS),
+    Mutant("bandits-cucbdp-tree-scale-x0.5", KER, "tree_scale = 2.0 * tree_levels / eps_arm",
+           "tree_scale = 1.0 * tree_levels / eps_arm", T_BANDITS),
+    Mutant("bandits-cucbdp-tree-levels-minus1", KER, "tree_scale = 2.0 * tree_levels / eps_arm",
+           "tree_scale = 2.0 * (tree_levels - 1) / eps_arm", T_BANDITS),
+    Mutant("bandits-ldpomm-c2-x0.5", KER, "c2 = (4.0 / eps_arm) * l2", "c2 = (2.0 / eps_arm) * l2", T_BANDITS),
+    Mutant("bandits-ldpomm-c1-x2", KER, "c1 = (2.0 / eps_arm) * np.sqrt(2.0 * l2)",
+           "c1 = (4.0 / eps_arm) * np.sqrt(2.0 * l2)", T_BANDITS),
+    Mutant("bandits-dpucb-radius-x1.5", KER, "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)",
+           "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 4.5 * lk / (eps_arm * te)", T_BANDITS),
+    Mutant("bandits-dpts-shift-x0.5", KER, "rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
+           "rng_pol.normal(est[e] + 1.5 * lk / (eps_arm * te), 1.0 / np.sqrt(te))", T_BANDITS),
+    Mutant("bandits-cucb-ldp-radius-eps", KER, "4.0 * np.sqrt(2.0 * ln_T / (eps_arm * eps_arm * n))",
+           "4.0 * np.sqrt(2.0 * ln_T / (eps_arm * n))", T_BANDITS, note="eps instead of eps^2 (coincides at 1)"),
+    Mutant("bandits-cucbdp-radius-x0.5", KER, "12.0 * ln_T ** 3 / (eps_arm * n)", "6.0 * ln_T ** 3 / (eps_arm * n)",
+           T_BANDITS),
+    Mutant("bandits-dpomm-bound-c1", KER, "bound_c1[e] = (4.0 / eps_arm) * np.sqrt(2.0 * k1)",
+           "bound_c1[e] = (2.0 / eps_arm) * np.sqrt(2.0 * k1)", T_BANDITS),
+    Mutant("bandits-dpomm-bound-d1", KER, "bound_d1 = np.full(m, 8.0 / eps_arm)",
+           "bound_d1 = np.full(m, 4.0 / eps_arm)", T_BANDITS),
+    Mutant("bandits-dpomm-bound-b2", KER, "b2 = 2.0 * k1 / eps_arm", "b2 = 2.0 * max(k1 - 1.0, 1.0) / eps_arm",
+           T_BANDITS),
+    Mutant("bandits-local-randomizer-x2", AUD, "rng.laplace(0.0, 1.0 / self.eps_report, size=(int(size), x.size))",
+           "rng.laplace(0.0, 2.0 / self.eps_report, size=(int(size), x.size))", T_BANDITS),
+    # ---- DP random spanning trees -----------------------------------------------------------
+    Mutant("trees-keep-prob-half-eps", BITS, "return 1.0 / (1.0 + math.exp(-eps0))",
+           "return 1.0 / (1.0 + math.exp(-eps0 / 2))", T_TREES),
+    Mutant("trees-keep-prob-1.5-eps", BITS, "return 1.0 / (1.0 + math.exp(-eps0))",
+           "return 1.0 / (1.0 + math.exp(-1.5 * eps0))", T_TREES),
+    Mutant("trees-batch-eps-x1.5", BITS, "    t = keep_probability(eps0)\n    rng = np.random.default_rng(rng)\n    shape",
+           "    t = keep_probability(1.5 * eps0)\n    rng = np.random.default_rng(rng)\n    shape", T_TREES),
+    Mutant("trees-batch-eps-squared", BITS,
+           "    t = keep_probability(eps0)\n    rng = np.random.default_rng(rng)\n    shape",
+           "    t = keep_probability(2 * eps0 * eps0)\n    rng = np.random.default_rng(rng)\n    shape", T_TREES,
+           note="coincides with the right rate at eps0 = 0.5"),
+    Mutant("trees-flip-rate-inverted", BITS, "flips = rng.random(shape) >= t", "flips = rng.random(shape) < t",
+           T_TREES),
+    Mutant("trees-flip-strict", BITS, "flips = rng.random(shape) >= t", "flips = rng.random(shape) > t", T_TREES,
+           note="equivalent: differs only when a uniform double equals t exactly"),
+    Mutant("trees-bit-count", BITS, "return (k - 1).bit_length()", "return k.bit_length()", T_TREES),
+    # ---- auditor statistics -----------------------------------------------------------------
+    Mutant("bounds-cp-lower-alpha", BOUNDS, "low, _ = proportion_confint(count, nobs, alpha=alpha, method=\"beta\")",
+           "low, _ = proportion_confint(count, nobs, alpha=2 * alpha, method=\"beta\")", T_AUDITOR),
+    Mutant("bounds-cp-upper-alpha", BOUNDS, "_, upp = proportion_confint(count, nobs, alpha=alpha, method=\"beta\")",
+           "_, upp = proportion_confint(count, nobs, alpha=1.5 * alpha, method=\"beta\")", T_AUDITOR),
+    Mutant("bounds-pvalue-one-sided-alpha", BOUNDS, "float(stats.beta.ppf(alpha / 2, count_p, n_p - count_p + 1))",
+           "float(stats.beta.ppf(alpha, count_p, n_p - count_p + 1))", T_AUDITOR),
+    Mutant("bounds-pvalue-lower-params", BOUNDS, "float(stats.beta.ppf(alpha / 2, count_p, n_p - count_p + 1))",
+           "float(stats.beta.ppf(alpha / 2, count_p + 1, n_p - count_p))", T_AUDITOR),
+    Mutant("bounds-pvalue-upper-params", BOUNDS, "float(stats.beta.isf(alpha / 2, count_q + 1, n_q - count_q))",
+           "float(stats.beta.isf(alpha / 2, count_q, n_q - count_q + 1))", T_AUDITOR),
+    Mutant("bounds-pvalue-delta-dropped", BOUNDS, "return p_lo - delta - math.exp(epsilon) * q_hi",
+           "return p_lo - math.exp(epsilon) * q_hi", T_AUDITOR),
+    Mutant("bounds-pvalue-bisection-end", BOUNDS, "    return math.exp(hi)\n", "    return math.exp(lo)\n",
+           T_AUDITOR, note="equivalent: after 80 halvings lo and hi differ by 745 / 2^80 in log alpha"),
+    Mutant("bounds-eps-bound-delta-sign", BOUNDS, "np.log(np.maximum(p_lo - delta, 0.0))",
+           "np.log(np.maximum(p_lo + delta, 0.0))", T_AUDITOR),
+    Mutant("dist-gof-unseen-dropped", DIST, "unseen_mass = [float(v) for key, v in pmf.items() if key not in seen]",
+           "unseen_mass = []", T_AUDITOR),
+    Mutant("dist-pooling-off", DIST, "    rare = expected < min_expected\n", "    rare = expected < 0.0\n", T_AUDITOR),
+    Mutant("dist-gof-impossible-ignored", DIST, "impossible = np.flatnonzero((probability == 0) & (counts > 0))",
+           "impossible = np.flatnonzero((probability < 0) & (counts > 0))", T_AUDITOR),
+    Mutant("dist-gtest-back", DIST, '_METHODS = {"chi2": "pearson"}', '_METHODS = {"chi2": "log-likelihood"}',
+           T_AUDITOR, note="the anti-conservative G statistic silently used for chi2"),
+]
+
+
+def _copy_tree(dest: Path, rev: str | None) -> None:
+    if rev is None:
+        files = subprocess.run(["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO,
+                               capture_output=True, check=True).stdout.decode().split("\0")
+        for f in filter(None, files):
+            src = REPO / f
+            if src.is_file():
+                (dest / f).parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(src, dest / f)
+    else:
+        archive = subprocess.run(["git", "archive", rev], cwd=REPO, capture_output=True, check=True).stdout
+        subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
+
+
+def _pytest(root: Path, tests, timeout: float, env) -> tuple[str, float]:
+    files = [t for t in tests if (root / t).is_file()]
+    if not files:
+        return "no-tests", 0.0
+    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-n", "0"]
+    start = time.perf_counter()
+    try:
+        proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        return "timeout", time.perf_counter() - start
+    elapsed = time.perf_counter() - start
+    return {0: "survived", 1: "killed"}.get(proc.returncode, "error"), elapsed
+
+
+def _apply(root: Path, m: Mutant, strict: bool) -> str | None:
+    """Write the mutant into the copy; return the original text (None: not applicable here)."""
+    path = root / m.path
+    text = path.read_text()
+    count = text.count(m.old)
+    if count == 0 and not strict:
+        return None  # an older revision without this code
+    if m.occurrence is None and count != 1:
+        raise SystemExit(f"mutant {m.id}: expected exactly one occurrence in {m.path}, found {count}")
+    if m.occurrence is not None and count <= m.occurrence:
+        raise SystemExit(f"mutant {m.id}: occurrence {m.occurrence} not found in {m.path}")
+    if m.occurrence is None:
+        mutated = text.replace(m.old, m.new)
+    else:
+        parts = text.split(m.old)
+        k = m.occurrence + 1
+        mutated = m.old.join(parts[:k]) + m.new + m.old.join(parts[k:])
+    path.write_text(mutated)
+    return text
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument("--only", default="", help="comma-separated mutant ids")
+    ap.add_argument("--group", action="append", default=[],
+                    help="counters, mst, bandits, trees, bounds, dist (repeatable)")
+    ap.add_argument("--source-rev", default=None, help="test a git revision's tree instead of the working tree")
+    ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")
+    ap.add_argument("--skip-baseline", action="store_true", help="do not test the unmutated copy first")
+    args = ap.parse_args(argv)
+
+    chosen = MUTANTS
+    if args.only:
+        ids = set(args.only.split(","))
+        unknown = ids - {m.id for m in MUTANTS}
+        if unknown:
+            raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
+        chosen = [m for m in MUTANTS if m.id in ids]
+    if args.group:
+        chosen = [m for m in chosen if m.group in args.group]
+    if args.list:
+        for m in chosen:
+            print(f"{m.id:40s} {m.path}: {m.note}")
+        return 0
+
+    with tempfile.TemporaryDirectory(prefix="dpverify-mutation-") as tmp:
+        root = Path(tmp) / "repo"
+        root.mkdir()
+        _copy_tree(root, args.source_rev)
+        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba-cache"), PYTHONDONTWRITEBYTECODE="1")
+        env.pop("PYTHONPATH", None)
+        if not args.skip_baseline:
+            tests = list(dict.fromkeys(t for m in chosen for t in m.tests))
+            status, secs = _pytest(root, tests, 4 * args.timeout, env)
+            print(f"baseline (unmutated): {status} in {secs:.0f} s", flush=True)
+            if status != "survived":
+                print("the unmutated tests do not pass: fix that first", file=sys.stderr)
+                return 2
+        rows = []
+        for m in chosen:
+            path = root / m.path
+            if not path.is_file():
+                rows.append((m, "no-file", 0.0))
+                continue
+            original = _apply(root, m, strict=args.source_rev is None)
+            if original is None:
+                rows.append((m, "n/a", 0.0))
+                print(f"n/a       {m.id} (code not present in this revision)", flush=True)
+                continue
+            try:
+                status, secs = _pytest(root, m.tests, args.timeout, env)
+            finally:
+                path.write_text(original)
+            rows.append((m, status, secs))
+            print(f"{status:9s} {secs:6.1f} s  {m.id}", flush=True)
+
+    killed = sum(s in ("killed", "error", "timeout") for _, s, _ in rows)
+    counted = sum(s not in ("no-file", "no-tests", "n/a") for _, s, _ in rows)
+    print()
+    print(f"{'mutant':42s} {'status':9s} {'seconds':>7s}  note")
+    for m, s, secs in rows:
+        print(f"{m.id:42s} {s:9s} {secs:7.1f}  {m.note}")
+    rate = killed / counted if counted else float("nan")
+    print(f"\nkilled {killed} of {counted} mutants: kill rate {rate:.1%}")
+    survivors = [m.id for m, s, _ in rows if s == "survived"]
+    if survivors:
+        print("survivors: " + ", ".join(survivors))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
