@@ -163,3 +163,42 @@ def test_bad_bound_is_rejected(k):
 def test_bad_eps0_is_rejected(eps0):
     with pytest.raises(InvalidPrivacyParameterError, match="eps0 must be a finite number > 0"):
         bits.perturb_weights([1], 4, eps0, rng=0)
+
+
+# eps0 and k where no usual wrong formula coincides with the right one (eps0 = 0.5 makes
+# 2 eps0^2 = eps0; powers of two make ceil(log2 k) and floor(log2 k) + 1 differ)
+CALIBRATION_CASES = [(5, 2, 0.3), (16, 9, 1.3), (9, 4, 3.0)]  # (k, w, eps0)
+
+
+def _stated_pmf(w, k, eps0):
+    """P[w~ = y] = t^(l-h) (1-t)^h, t = e^eps0/(e^eps0+1), l = ceil(log2 k): written out from
+    DP-RST (Definition 3.10, Algorithm 4), independently of the module's helpers."""
+    l = math.ceil(math.log2(k))
+    t = math.exp(eps0) / (math.exp(eps0) + 1)
+    return {y: t ** (l - bin(w ^ y).count("1")) * (1 - t) ** bin(w ^ y).count("1") for y in range(2**l)}
+
+
+@pytest.mark.parametrize("k, w, eps0", CALIBRATION_CASES)
+def test_noisy_weights_follow_the_stated_law_at_several_eps0(k, w, eps0, suite_alpha):
+    """Bit randomized response at three (k, eps0), batched and single-draw samplers, against the
+    law written out in the test. 3 x 2 tests at suite_alpha / 6 each (false alarm <= 1e-6).
+    Power against the keep probability of 1.5 eps0 or eps0 / 1.5 (asserted from the exact pmfs)
+    and against a wrong bit count (mass outside the support: p-value 0)."""
+    pmf = _stated_pmf(w, k, eps0)
+    assert bits.noisy_weight_pmf_dict(w, k, eps0) == pytest.approx(pmf, rel=1e-12)
+    n = 20_000
+    for r in (1.5, 1 / 1.5):
+        assert dpverify.chi_square_power(pmf, _stated_pmf(w, k, r * eps0), n, suite_alpha / 6) > 0.999
+
+    class Batched:
+        def __call__(self, rng):
+            return int(bits.perturb_weights([w], k, eps0, rng)[0])
+
+        def sample(self, size, rng):
+            return bits.perturb_weights_batch([w], k, eps0, size, rng)[:, 0].tolist()
+
+    single = lambda rng: int(bits.reconstruct_weights(  # noqa: E731
+        bits.randomized_response_bits(bits.decompose_bits([w], bits.bit_count(k)), eps0, rng))[0])
+    seed = int(eps0 * 100) + k
+    assert dpverify.goodness_of_fit(Batched(), pmf, n_samples=n, seed=seed).pvalue > suite_alpha / 6
+    assert dpverify.goodness_of_fit(single, pmf, n_samples=n, seed=seed + 1).pvalue > suite_alpha / 6
