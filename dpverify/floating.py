@@ -129,6 +129,11 @@ def _scalar_real(outputs, sel_x) -> bool:
     return outputs.kind == "real" and sel_x.ndim == 2 and sel_x.shape[1] == 1
 
 
+def _integers(outputs) -> bool:
+    """Integer outputs audited by value carry no rounding marks."""
+    return getattr(outputs, "storage", "real") == "int-real"
+
+
 def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Level sets over (sign, binade, trailing zeros) codes of scalar real outputs.
 
@@ -145,8 +150,8 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
         Family ``"mantissa"``: for each k, the k codes most in favour of x
         (and of x'), ranked by the estimated ratio (Mironov 2012, Section 3).
     """
-    if not _scalar_real(outputs, sel_x):
-        return Candidates.empty("needs scalar real outputs")
+    if not _scalar_real(outputs, sel_x) or _integers(outputs):
+        return Candidates.empty("needs scalar floating-point outputs")
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
     finite = pooled[np.isfinite(pooled)]
     if finite.size == 0:
@@ -215,6 +220,8 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
     by adding a double to x'"). No events when the inputs are unknown or not
     real scalars/vectors matching the output dimension.
     """
+    if _integers(outputs):
+        return Candidates.empty("integer outputs carry no rounding marks")
     if inputs is None or outputs.kind != "real" or sel_x.ndim != 2:
         return Candidates.empty("needs the audited inputs (not known here)")
     d = sel_x.shape[1]

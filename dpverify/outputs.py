@@ -160,6 +160,17 @@ def _real_tuples(raw) -> np.ndarray | None:
     return arr
 
 
+def _integer_tuples(raw) -> np.ndarray | None:
+    """Tuples of ints (or of bools) of one length as a 2-D array; None otherwise."""
+    try:
+        arr = np.asarray(raw)
+    except ValueError:
+        return None
+    if arr.dtype.kind not in "biu" or arr.ndim != 2:
+        return None
+    return arr
+
+
 def normalize(raw):
     """Raw outputs as ``(storage, values)``: an array for numbers, a list for other hashables.
 
@@ -178,6 +189,9 @@ def normalize(raw):
         arr = _real_tuples(raw)
         if arr is not None:
             return "real", _check_no_nan(arr.astype(np.float64, copy=False))
+        arr = _integer_tuples(raw)
+        if arr is not None:
+            return _array_storage(arr), arr.astype(np.int64)
         return "hashable:tuple", list(raw)
     if storage == "real":
         arr = np.asarray(raw, dtype=np.float64)
@@ -283,6 +297,8 @@ class OutputCodec:
         storage, values = normalize(raw)
         if storage == "empty":
             return np.zeros((0, self.dimension)) if self.kind == "real" else np.zeros(0, np.int64)
+        if self.storage == "int-real" and storage not in ("int", "bool", "int-rows", "bool-rows"):
+            raise OutputTypeError(self._mismatch(storage))
         if self.kind == "real":
             if storage in ("int", "bool", "int-rows", "bool-rows"):
                 storage, values = "real", np.asarray(values, dtype=np.float64).reshape(len(values), -1)
@@ -348,6 +364,20 @@ class OutputCodec:
             f"the mechanism returned {storage} outputs after {self.storage} outputs; "
             "return one type throughout"
         )
+
+
+#: Integer outputs with more distinct values than this in selection are audited by value
+#: (kind "real"): a code book would leave most certification outputs unseen.
+MAX_INTEGER_CODES = 1024
+
+
+def _distinct_integers(storage: str, groups) -> int:
+    stacked = [np.asarray(g) for g in groups if len(g)]
+    if not stacked:
+        return 0
+    if storage.endswith("-rows"):
+        return len(np.unique(_row_keys(np.concatenate(stacked))))
+    return len(np.unique(np.concatenate([g.reshape(-1) for g in stacked])))
 
 
 def _fit_discrete(storage: str, groups) -> OutputCodec:
@@ -437,6 +467,12 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
+    if storage in ("int", "int-rows") and _distinct_integers(storage, values) > MAX_INTEGER_CODES:
+        arrays = [np.asarray(v, dtype=np.float64).reshape(len(v), -1) if s != "empty" else None
+                  for s, v in normalized]
+        d = next(a.shape[1] for a in arrays if a is not None)
+        codec = OutputCodec("real", "int-real", d)
+        return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     if storage.startswith("hashable"):
         values = [_as_items(s, v) for s, v in normalized if s != "empty"]
     codec = _fit_discrete(storage, values)
