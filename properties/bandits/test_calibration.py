@@ -16,8 +16,8 @@ Chan, Shi, Song (2011) for the hybrid and binary mechanisms.
 
 Statistics: each recovered Laplace sample z (standardized by the stated scale) gets a KS test
 against Lap(0, 1) and an exact scale test (sum |z| ~ Gamma(N, 1) under the law, two-sided);
-N_TESTS assertions in all, each at suite_alpha / N_TESTS, so this module's false-alarm rate is
-<= 1e-6. Power: the scale test's z-score for a scale off by a factor r is about
+N_TESTS assertions in all, each at suite_alpha / N_TESTS, so their family's false-alarm rate is
+<= 1e-6 (the local-randomizer fits at the end are a second family of 6 at suite_alpha / 6). Power: the scale test's z-score for a scale off by a factor r is about
 |1 - 1/r| sqrt(N); with N >= 8,000 here a 1.5x error gives > 29 standard errors and even a
 10% error (one level of ten) > 9 (rejected at 1e-8 / N_TESTS with probability > 0.999);
 a confidence term off by 1.5x shifts the recovered noise by at least one noise scale in the
@@ -221,3 +221,64 @@ def test_cucb_dp_tree_noise(suite_alpha):
     L = int(T).bit_length()
     assert L == 10
     _assert_laplace(nodes / (2 * L / e), suite_alpha, "CUCB-DP")
+
+
+@pytest.mark.parametrize("eps", [0.3, 2.5, 7.0])
+def test_kernel_noise_bound_equals_the_counter_bound(eps):
+    """``hybrid_noise_bound`` (the kernel's exported form of DP-OMM's bound) equals
+    ``HybridCounterBank.error_bound_at`` at delta = t^-4, for counts 1..300 (every k up to 8,
+    powers of two included) and several rounds. Deterministic."""
+    bank = HybridCounterBank((1,), eps)
+    for t in (2.0, 17.0, 300.0, 5000.0):
+        for n in range(1, 301):
+            assert _kernels.hybrid_noise_bound(n, eps, t) == pytest.approx(
+                float(bank.error_bound_at(n, t ** -4)), rel=1e-12)
+
+
+LOCAL_CASES = [("LDP-OMM", 0.6, 2), ("LDP-OMM", 5.0, 3), ("CUCB-LDP1", 0.9, 3), ("CUCB-LDP1", 4.0, 2),
+               ("CUCB-LDP2", 0.7, 3), ("CUCB-LDP2", 3.0, 2)]
+
+
+@pytest.mark.parametrize("name, eps, K", LOCAL_CASES)
+def test_local_randomizers_at_several_eps(name, eps, K, suite_alpha):
+    """The local randomizer of each LDP policy (``LaplaceLocalRandomizer``) at two (eps, K):
+    per-report scale K/eps (LDP-OMM, CUCB-LDP1: K reports) or 1/eps (CUCB-LDP2: one report);
+    the binned report's exact loss between all-zeros and all-ones observations is eps (tail
+    bins attain the density ratio), and the sampled reports fit the binned law written out
+    here (goodness of fit, 6 tests at suite_alpha / 6; power > 0.999 against a scale off by 1.5,
+    asserted)."""
+    import dpverify
+    from algorithms.bandits.audits import LaplaceLocalRandomizer, discretized_report_pmf
+
+    policy = P.POLICY_FACTORIES[name](eps)
+    rnd = LaplaceLocalRandomizer(policy, K)
+    n_reports = 1 if name == "CUCB-LDP2" else K
+    scale = 1 / eps if name == "CUCB-LDP2" else K / eps
+    assert rnd.n_reports == n_reports
+    edges = np.linspace(-3 * scale, 1 + 3 * scale, 6)
+    zero, one = np.zeros(n_reports), np.ones(n_reports)
+    loss = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, zero, edges), discretized_report_pmf(rnd, one, edges))
+    assert loss.epsilon == pytest.approx(eps, rel=1e-9)
+
+    def law(x, b):
+        per = [np.diff(np.concatenate([[0.0], stats.laplace.cdf(edges, loc=xi, scale=b), [1.0]])) for xi in x]
+        out = {(): 1.0}
+        for p in per:
+            out = {k + (i,): v * p[i] for k, v in out.items() for i in range(p.size)}
+        return out
+
+    x = np.linspace(0.1, 0.9, n_reports)
+    n = 20_000
+    for r in (1.5, 1 / 1.5):
+        assert dpverify.chi_square_power(law(x, scale), law(x, r * scale), n, suite_alpha / 6) > 0.999
+
+    class Binned:
+        def sample(self, size, rng):
+            bins = np.searchsorted(edges, rnd.sample(x, size, rng), side="left")
+            return [tuple(row) for row in bins.tolist()]
+
+        def __call__(self, rng):
+            return self.sample(1, rng)[0]
+
+    seed = 60 + LOCAL_CASES.index((name, eps, K))
+    assert dpverify.goodness_of_fit(Binned(), law(x, scale), n_samples=n, seed=seed).pvalue > suite_alpha / 6
