@@ -35,6 +35,7 @@ from .bounds import (
     minimum_certifying_samples,
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from .floating import FLOATING_FAMILIES
 from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, select
 
@@ -336,21 +337,44 @@ def _replay_note(replayable: bool) -> tuple:
             "if it has randomness of its own, the recorded seed does not replay it",)
 
 
+def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, epsilon: float,
+                 delta: float, alpha: float):
+    """Certify ``m`` frozen events with Bonferroni; the verdict of the largest bound.
+
+    Each event's bounds are taken at level ``alpha / m``, so all hold together
+    with probability ``1 - alpha`` and the largest is a valid ``1 - alpha``
+    lower bound; the p-value is ``min(1, m * min_j p_j)``.
+
+    Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
+    """
+    m = len(choices)
+    certified = [
+        certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta,
+                alpha=alpha / m)
+        for j, choice in enumerate(choices)
+    ]
+    best = max(range(m), key=lambda j: (certified[j][0], certified[j][1]))
+    eps_lb, delta_lb, _, estimate = certified[best]
+    pvalue = min(1.0, m * min(c[2] for c in certified))
+    return eps_lb, delta_lb, pvalue, estimate
+
+
 def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
                  epsilon: float, delta: float, alpha: float, n_selection: int, seed=None,
                  replayable: bool = True, cls=None, **extra) -> "AuditResult":
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
-    ``counts_*`` hold one count per event of ``selection.choices``.
+    ``counts_*`` hold one count per event of ``selection.choices`` (the
+    verdict's events, then the value verdict's).
     """
-    eps_lb, delta_lb, pvalue, estimate = certify(
-        selection.choice, counts_x[0], counts_x_prime[0], n_x, n_x_prime,
-        epsilon=epsilon, delta=delta, alpha=alpha)
+    k = len(selection.verdict_choices)
+    options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
+    eps_lb, delta_lb, pvalue, estimate = certify_best(
+        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options)
     value_verdict = None
-    if selection.value_choice is not None:
-        v_eps, v_delta, v_p, v_event = certify(
-            selection.value_choice, counts_x[1], counts_x_prime[1], n_x, n_x_prime,
-            epsilon=epsilon, delta=delta, alpha=alpha)
+    if selection.value_choices and estimate.family in FLOATING_FAMILIES:
+        v_eps, v_delta, v_p, v_event = certify_best(
+            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
         value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event)
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,

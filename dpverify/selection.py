@@ -38,6 +38,11 @@ MIN_SHRINKAGE_SE = 1.0
 #: that the client's memory stays bounded however many samples certify.
 MIN_SELECTION = 20_000
 MAX_SELECTION = 2_000_000
+#: Shrinkage levels (in standard errors; None: sqrt(2 ln M)) at which the best
+#: candidate is picked. The distinct picks are all certified, with Bonferroni:
+#: a strong but rare event loses to a safe large one under full shrinkage, and
+#: a lucky rare one wins under light shrinkage; certifying both hedges.
+SHRINKAGE_LEVELS = (None, 2.0, 1.0)
 #: Discrete outputs warn when more than this share of selection outputs are distinct.
 DISTINCT_WARNING_SHARE = 0.9
 
@@ -95,10 +100,11 @@ def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, a
 
 
 def select_event(candidates, n_selection: int, n_certification: int, *, epsilon: float,
-                 delta: float, alpha: float, mask=None):
+                 delta: float, alpha: float, mask=None, shrinkage_se=None):
     """Index and direction of the candidate predicted to certify the largest bound.
 
-    Scores every candidate in both directions with :func:`predicted_bounds`.
+    Scores every candidate in both directions with :func:`predicted_bounds`
+    (shrinkage ``sqrt(2 ln M)`` standard errors, or ``shrinkage_se``).
     Where no candidate is predicted to certify anything, the scores are
     recomputed with the minimal shrinkage (one standard error), and failing
     that the smoothed point estimate of the ratio decides, so a lopsided event
@@ -111,7 +117,8 @@ def select_event(candidates, n_selection: int, n_certification: int, *, epsilon:
     excluded = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
     if mask is not None:
         excluded = excluded | ~np.asarray(mask, dtype=bool)
-    passes = [dict(n_candidates=2 * len(a)), dict(shrinkage_se=MIN_SHRINKAGE_SE), None]
+    first = dict(n_candidates=2 * len(a)) if shrinkage_se is None else dict(shrinkage_se=shrinkage_se)
+    passes = [first, dict(shrinkage_se=MIN_SHRINKAGE_SE), None]
     for options in passes:
         best = None
         for direction, p, q in (("x", a, b), ("x_prime", b, a)):
@@ -150,11 +157,13 @@ class Selection:
     ----------
     codec : OutputCodec
         The code book, built from the selection samples only.
-    choice : Choice
-        The event certified for the verdict (every applicable family).
-    value_choice : Choice or None
-        The best event among the *value* families (no floating-point family),
-        when a floating-point family made ``choice``; else None.
+    verdict_choices : tuple of Choice
+        The events certified for the verdict (every applicable family): the
+        distinct best picks at the :data:`SHRINKAGE_LEVELS`, certified with
+        Bonferroni over their number.
+    value_choices : tuple of Choice
+        The same among the *value* families (no floating-point family), when
+        a floating-point family made a verdict pick; else empty.
     n_candidates : int
         (event, direction) pairs compared.
     notes : tuple of str
@@ -162,14 +171,20 @@ class Selection:
     """
 
     codec: OutputCodec
-    choice: Choice
-    value_choice: Choice | None
+    verdict_choices: tuple
+    value_choices: tuple
     n_candidates: int
     notes: tuple
 
     @property
+    def choice(self) -> Choice:
+        """The pick at full shrinkage."""
+        return self.verdict_choices[0]
+
+    @property
     def choices(self) -> list[Choice]:
-        return [self.choice] + ([self.value_choice] if self.value_choice is not None else [])
+        """Every event to count: the verdict's, then the value verdict's."""
+        return list(self.verdict_choices) + list(self.value_choices)
 
 
 def _distinct_note(codec: OutputCodec, n_outputs: int) -> str | None:
@@ -219,27 +234,32 @@ def select(sel_x, sel_x_prime, *, n_certification: int, epsilon: float, delta: f
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)
         notes.append(note)
-    picked = None
-    if candidates.events:
-        picked = select_event(candidates, n_selection, n_certification, epsilon=epsilon, delta=delta,
-                              alpha=alpha)
-    if picked is None:
+    options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
+    verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
+    if not verdict:
         raise InsufficientSamplesError(
             "no candidate event could be formed from the selection samples (every output is the "
             "same, or there are too few); draw more samples",
             required=2 * (n_selection + n_certification),
         )
-    index, direction = picked
-    choice = Choice(candidates.events[index], direction)
-    value_choice = None
-    if choice.event.family in FLOATING_FAMILIES:
+    value = ()
+    if any(c.event.family in FLOATING_FAMILIES for c in verdict):
         value_mask = np.array([e.family not in FLOATING_FAMILIES for e in candidates.events])
         if value_mask.any():
-            picked = select_event(candidates, n_selection, n_certification, epsilon=epsilon,
-                                  delta=delta, alpha=alpha, mask=value_mask)
-            if picked is not None:
-                value_choice = Choice(candidates.events[picked[0]], picked[1])
-    return Selection(codec, choice, value_choice, 2 * len(candidates.events), tuple(notes))
+            value = _picks(candidates, n_selection, n_certification, value_mask, **options)
+    return Selection(codec, verdict, value, 2 * len(candidates.events), tuple(notes))
+
+
+def _picks(candidates, n_selection, n_certification, mask, **options) -> tuple:
+    """The distinct best (event, direction) at each of the :data:`SHRINKAGE_LEVELS`."""
+    seen, picks = set(), []
+    for level in SHRINKAGE_LEVELS:
+        picked = select_event(candidates, n_selection, n_certification, mask=mask, shrinkage_se=level,
+                              **options)
+        if picked is not None and picked not in seen:
+            seen.add(picked)
+            picks.append(Choice(candidates.events[picked[0]], picked[1]))
+    return tuple(picks)
 
 
 def _all_family_names():
