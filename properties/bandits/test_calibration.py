@@ -17,7 +17,8 @@ Chan, Shi, Song (2011) for the hybrid and binary mechanisms.
 Statistics: each recovered Laplace sample z (standardized by the stated scale) gets a KS test
 against Lap(0, 1) and an exact scale test (sum |z| ~ Gamma(N, 1) under the law, two-sided);
 N_TESTS assertions in all, each at suite_alpha / N_TESTS, so their family's false-alarm rate is
-<= 1e-6 (the local-randomizer fits at the end are a second family of 6 at suite_alpha / 6). Power: the scale test's z-score for a scale off by a factor r is about
+<= 1e-6 (the local-randomizer fits at the end are a second family of 6 at suite_alpha / 6, the
+greedy/tie-breaking test a third at suite_alpha). Power: the scale test's z-score for a scale off by a factor r is about
 |1 - 1/r| sqrt(N); with N >= 8,000 here a 1.5x error gives > 29 standard errors and even a
 10% error (one level of ten) > 9 (rejected at 1e-8 / N_TESTS with probability > 0.999);
 a confidence term off by 1.5x shifts the recovered noise by at least one noise scale in the
@@ -38,7 +39,7 @@ from algorithms.bandits.simulator import simulate
 from algorithms.counters import HybridCounterBank, HybridMechanism, hybrid_structure
 from algorithms.matroids import UniformMatroid
 
-N_TESTS = 40
+N_TESTS = 42  # Laplace/KS assertions of the kernel tests below (Bonferroni family)
 X = 0.3  # every observation
 
 
