@@ -23,7 +23,6 @@ from dpverify.mechanisms import zoo_entries
 
 ALPHA = 0.1
 SEED = 20240601
-SELECTION_FRACTION = 0.05
 
 
 def _names():
@@ -39,8 +38,7 @@ def run_entry(entry, n_samples: int, seed: int = SEED, alpha: float = ALPHA, exe
     start = time.perf_counter()
     result = dpverify.audit(
         entry.mechanism, entry.x, entry.x_prime, epsilon=entry.epsilon, delta=entry.delta,
-        n_samples=n_samples, alpha=alpha, seed=seed, selection_fraction=SELECTION_FRACTION,
-        executor=executor,
+        n_samples=n_samples, alpha=alpha, seed=seed, executor=executor,
     )
     return result, time.perf_counter() - start
 
@@ -81,7 +79,7 @@ def table(n_samples: int, *, seed: int = SEED, executor=None, progress: bool = T
     """The markdown table of the zoo audits (see the module docstring)."""
     lines = [
         f"Claimed eps = 0.1 (Gaussian: delta = 1e-5), alpha = {ALPHA} (90% confidence), seed {seed}, "
-        f"selection fraction {SELECTION_FRACTION}; `python benchmarks/audit_zoo.py --samples {n_samples}`.",
+        f"default selection size; `python benchmarks/audit_zoo.py --samples {n_samples}`.",
         "",
         "| mechanism | true eps | dpverify bound | samples | DP-Sniper | StatDP | verdict | event family | time |",
         "|---|---|---|---|---|---|---|---|---|",
@@ -142,6 +140,29 @@ def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: fl
     )
 
 
+def calibration_by_output_type(n_audits: int, seed: int = 71, n_samples: int = 5_000,
+                               alpha: float = 0.05) -> str:
+    """False-violation rate per output type (``dpverify.mechanisms.output_types``), as a Markdown table."""
+    import numpy as np
+    from statsmodels.stats.proportion import proportion_confint
+
+    from dpverify.mechanisms.output_types import CALIBRATION_CASES
+
+    rows = ["| output type | false violations | rate | 95% Clopper-Pearson interval |", "|---|---|---|---|"]
+    total = 0
+    for name, (mechanism, x, x_prime) in sorted(CALIBRATION_CASES.items()):
+        seeds = np.random.SeedSequence([seed, len(name)]).spawn(n_audits)
+        k = sum(dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=n_samples,
+                               alpha=alpha, seed=s).violation for s in seeds)
+        total += k
+        low, high = proportion_confint(k, n_audits, alpha=0.05, method="beta")
+        rows.append(f"| {name} | {k}/{n_audits} | {k / n_audits:.3f} | [{low:.3f}, {high:.3f}] |")
+    n = n_audits * len(CALIBRATION_CASES)
+    low, high = proportion_confint(total, n, alpha=0.05, method="beta")
+    rows.append(f"| all | {total}/{n} | {total / n:.4f} | [{low:.4f}, {high:.4f}] |")
+    return "\n".join(rows)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=float, default=1e7, help="samples per input (default 1e7)")
@@ -151,7 +172,12 @@ def main(argv=None):
     parser.add_argument("--only", default="", help="only entries whose name contains this text")
     parser.add_argument("--calibration", type=int, default=0,
                         help="instead of the table, run this many calibration audits")
+    parser.add_argument("--by-output-type", type=int, default=0,
+                        help="instead of the table, this many calibration audits per output type")
     args = parser.parse_args(argv)
+    if args.by_output_type:
+        print(calibration_by_output_type(args.by_output_type))
+        return
     if args.calibration:
         print(calibration(args.calibration, seed=args.seed if args.seed != SEED else 51))
         return

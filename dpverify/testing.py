@@ -125,7 +125,7 @@ def assert_dp(
     sequential : bool, default False
         Stop at the first certified violation (fewer samples on broken code).
     **audit_options
-        Passed on (``executor``, ``event_families``, ``selection_fraction``, ...).
+        Passed on (``executor``, ``event_families``, ``n_selection``, ...).
 
     Returns
     -------
