@@ -23,7 +23,7 @@ depends on ``n_selection``, never on the certification size.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 
 import numpy as np
 
@@ -524,6 +524,18 @@ def audit(
     )
     replayable = (used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
                   and getattr(mechanism, "replayable", True) is not False)
-    return audit_result(selection, counted_x.counts, counted_xp.counts, n_certification, n_certification,
-                        epsilon=epsilon, delta=delta, alpha=alpha, n_selection=n_selection, seed=entropy,
-                        replayable=replayable)
+    result = audit_result(selection, counted_x.counts, counted_xp.counts, n_certification, n_certification,
+                          epsilon=epsilon, delta=delta, alpha=alpha, n_selection=n_selection, seed=entropy,
+                          replayable=replayable)
+    note = where_counted(counted_x.where | counted_xp.where)
+    return replace(result, notes=result.notes + (note,)) if note else result
+
+
+def where_counted(where) -> str | None:
+    """A note on where the events were counted, for outputs of another array library."""
+    if not where:
+        return None
+    if where == {"device"}:
+        return "the mechanism returns arrays of another library: the events were counted on its device"
+    return ("the mechanism returns arrays of another library, but the certified events (or output_key) "
+            "cannot run there: its outputs were moved to the host to be counted")

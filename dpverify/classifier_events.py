@@ -39,6 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import arrays
 from .events import AtLeast, Below, Candidates, Event, register_event_family
 
 __all__ = [
@@ -79,19 +80,28 @@ MIN_DISCRETE_LABELS = 32
 FEATURE_CLIP = 1e50
 
 
-def output_features(group: np.ndarray) -> np.ndarray:
-    """Features of real outputs of shape (n, d): see the module docstring."""
-    g = np.clip(np.asarray(group, dtype=np.float64), -FEATURE_CLIP, FEATURE_CLIP)
+def output_features(group, xp=np):
+    """Features of real outputs of shape (n, d): see the module docstring.
+
+    ``xp`` is the array library of ``group`` (numpy by default): the same
+    features are computed on another library's device.
+    """
+    if xp is np:
+        group = np.asarray(group, dtype=np.float64)
+    g = xp.clip(group, -FEATURE_CLIP, FEATURE_CLIP)
     if g.ndim == 1:
-        g = g[:, None]
+        g = xp.reshape(g, (g.shape[0], 1))
     parts = [g, g * g]
     d = g.shape[1]
     if d > 1:
-        s = np.sort(g, axis=1)
-        parts += [s, s * s, g.sum(axis=1, keepdims=True)]
+        s = xp.sort(g, axis=1)
+        parts += [s, s * s, xp.sum(g, axis=1, keepdims=True)]
         if d <= 64:
-            parts.append(np.eye(d)[np.argmax(g, axis=1)])
-    return np.concatenate(parts, axis=1)
+            columns = xp.arange(d, device=g.device) if xp is not np else np.arange(d)
+            hot = xp.reshape(xp.argmax(g, axis=1), (g.shape[0], 1)) == xp.reshape(columns, (1, d))
+            parts.append(arrays.astype(hot, xp.float64, xp))
+    concat = getattr(xp, "concat", None) or xp.concatenate
+    return concat(parts, axis=1)
 
 
 def _entry_value(v):
@@ -215,6 +225,17 @@ class ClassifierScore:
         out = self.label_table[np.maximum(codes, 0)].astype(float)
         out[codes < 0] = np.nan
         return out
+
+    @property
+    def array_ready(self) -> bool:
+        return self.label_table is None
+
+    def on(self, group, xp):
+        """The score on an array of another library (real outputs only)."""
+        m = self.model
+        z = (output_features(group, xp) - arrays.asarray_like(m.mean, group, xp)) / arrays.asarray_like(
+            m.scale, group, xp)
+        return z @ arrays.asarray_like(m.weights, group, xp) + m.intercept
 
     def __call__(self, group) -> np.ndarray:
         n = len(group)

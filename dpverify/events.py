@@ -29,6 +29,7 @@ from typing import Callable
 
 import numpy as np
 
+from . import arrays
 from .errors import InvalidParameterError
 
 __all__ = [
@@ -183,14 +184,25 @@ class CodeSet:
     def __call__(self, group) -> np.ndarray:
         return self.table[np.asarray(group, dtype=np.int64)]
 
+    array_ready = True
+
+    def on(self, group, xp):
+        """Membership on an array of another library (code -1 indexes the final False)."""
+        table = arrays.asarray_like(self.table, group, xp)
+        return xp.take(table, xp.where(group < 0, len(self.table) - 1, group))
+
 
 @dataclass(frozen=True, eq=False)
 class Coordinate:
     """Projection of (n, d) real outputs on coordinate ``index``."""
 
     index: int
+    array_ready = True
 
     def __call__(self, group):
+        return group[:, self.index]
+
+    def on(self, group, xp):
         return group[:, self.index]
 
 
@@ -198,17 +210,27 @@ class Coordinate:
 class Total:
     """Sum of the coordinates of (n, d) real outputs."""
 
+    array_ready = True
+
     def __call__(self, group):
         with np.errstate(invalid="ignore", over="ignore"):
             return group.sum(axis=1)
+
+    def on(self, group, xp):
+        return xp.sum(group, axis=1)
 
 
 @dataclass(frozen=True, eq=False)
 class Largest:
     """Largest coordinate of (n, d) real outputs."""
 
+    array_ready = True
+
     def __call__(self, group):
         return group.max(axis=1)
+
+    def on(self, group, xp):
+        return xp.max(group, axis=1)
 
 
 @dataclass(frozen=True, eq=False)
@@ -216,10 +238,14 @@ class Linear:
     """``group @ weights`` for (n, d) real outputs."""
 
     weights: np.ndarray
+    array_ready = True
 
     def __call__(self, group):
         with np.errstate(invalid="ignore", over="ignore"):
             return group @ self.weights
+
+    def on(self, group, xp):
+        return group @ arrays.asarray_like(self.weights, group, xp)
 
 
 @dataclass(frozen=True, eq=False)
@@ -235,6 +261,12 @@ class CodeValue:
     def __call__(self, group):
         return self.values[np.asarray(group, dtype=np.int64)]
 
+    array_ready = True
+
+    def on(self, group, xp):
+        values = arrays.asarray_like(self.values, group, xp)
+        return xp.take(values, xp.where(group < 0, len(self.values) - 1, group))
+
 
 @dataclass(frozen=True, eq=False)
 class AtLeast:
@@ -246,6 +278,13 @@ class AtLeast:
     def __call__(self, group):
         return self.projection(group) >= self.threshold
 
+    @property
+    def array_ready(self) -> bool:
+        return getattr(self.projection, "array_ready", False)
+
+    def on(self, group, xp):
+        return self.projection.on(group, xp) >= self.threshold
+
 
 @dataclass(frozen=True, eq=False)
 class Below:
@@ -256,6 +295,13 @@ class Below:
 
     def __call__(self, group):
         return self.projection(group) < self.threshold
+
+    @property
+    def array_ready(self) -> bool:
+        return getattr(self.projection, "array_ready", False)
+
+    def on(self, group, xp):
+        return self.projection.on(group, xp) < self.threshold
 
 
 @dataclass(frozen=True, eq=False)
@@ -270,6 +316,14 @@ class Within:
         v = self.projection(group)
         return (v >= self.low) & (v < self.high)
 
+    @property
+    def array_ready(self) -> bool:
+        return getattr(self.projection, "array_ready", False)
+
+    def on(self, group, xp):
+        v = self.projection.on(group, xp)
+        return (v >= self.low) & (v < self.high)
+
 
 @dataclass(frozen=True, eq=False)
 class Composed:
@@ -280,6 +334,13 @@ class Composed:
 
     def __call__(self, group):
         return self.inner(self.encoder(group))
+
+    @property
+    def array_ready(self) -> bool:
+        return getattr(self.encoder, "array_ready", False) and getattr(self.inner, "array_ready", False)
+
+    def on(self, group, xp):
+        return self.inner.on(self.encoder.on(group, xp), xp)
 
 
 def relabel(parts: "Candidates", encoder, family: str, what: str) -> "Candidates":
@@ -476,6 +537,14 @@ class ExactValue:
         v = group[:, 0]
         idx = np.clip(np.searchsorted(self.values, v), 0, len(self.values) - 1)
         return np.where(self.values[idx] == v, idx, -1)
+
+    array_ready = True
+
+    def on(self, group, xp):
+        values = arrays.asarray_like(self.values, group, xp)
+        v = group[:, 0]
+        idx = xp.minimum(xp.searchsorted(values, v), len(self.values) - 1)
+        return xp.where(xp.take(values, idx) == v, idx, -1)
 
 
 def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:

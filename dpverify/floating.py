@@ -45,6 +45,7 @@ import numpy as np
 
 from dataclasses import dataclass
 
+from . import arrays
 from .events import Candidates, _CodeBook, level_set_events, register_event_family, relabel
 
 __all__ = [
@@ -115,6 +116,42 @@ def mantissa_codes(values: np.ndarray, top_binade: int) -> np.ndarray:
     return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
 
 
+def mantissa_codes_on(values, top_binade: int, xp):
+    """:func:`mantissa_codes` with the array library ``xp``, by exact float64 arithmetic.
+
+    No bit casts (the array API standard has none): the binade comes from
+    ``log2`` corrected by exact powers of two, and ``min(trailing zeros, 3)``
+    from the integer mantissa ``|y| / 2**e * 2**52 mod 2**k`` (dividing by a
+    power of two, subtracting 1 from a value in [1, 2) and multiplying by
+    2**52 are exact in float64). Equal to :func:`mantissa_codes` on every
+    double (tested, subnormals, zeros and infinities included).
+    """
+    with np.errstate(over="ignore", invalid="ignore"):  # array libraries built on numpy
+        return _mantissa_codes_on(values, top_binade, xp)
+
+
+def _mantissa_codes_on(values, top_binade: int, xp):
+    f64 = xp.float64
+    a = xp.abs(values)
+    finite = xp.isfinite(a)
+    normal = finite & (a >= 2.0**-1022)
+    safe = xp.where(normal, a, xp.ones_like(a))
+    e = xp.floor(xp.log2(safe))
+    e = xp.where(xp.pow(2.0, e) > safe, e - 1, e)
+    e = xp.where(xp.pow(2.0, e + 1) <= safe, e + 1, e)
+    biased = xp.where(normal, e + 1023, xp.where(finite, xp.zeros_like(a), xp.full_like(a, 2047.0)))
+    # the mantissa field as an integer (exactly representable: < 2**52)
+    field = xp.where(normal, (safe / xp.pow(2.0, e) - 1.0) * 2.0**52,
+                     xp.where(finite, (a * 2.0**537) * 2.0**537, xp.zeros_like(a)))
+    tz = xp.zeros_like(a)
+    for k in range(1, MAX_TRAILING_ZEROS + 1):
+        tz = tz + arrays.astype(xp.remainder(field, 2.0**k) == 0, f64, xp)
+    sign = arrays.astype(xp.signbit(values), f64, xp)
+    e_code = xp.clip(biased - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1)
+    code = (sign * (BINADE_SPAN + 2) + e_code) * (MAX_TRAILING_ZEROS + 1) + tz
+    return arrays.astype(code, xp.int64, xp)
+
+
 def _describe_code(code: int, top_binade: int) -> str:
     tz = code % (MAX_TRAILING_ZEROS + 1)
     rest = code // (MAX_TRAILING_ZEROS + 1)
@@ -181,6 +218,12 @@ class MantissaCoder:
     def __call__(self, group):
         return self.lookup[mantissa_codes(group[:, 0], self.top_binade)]
 
+    array_ready = True
+
+    def on(self, group, xp):
+        codes = mantissa_codes_on(group[:, 0], self.top_binade, xp)
+        return xp.take(arrays.asarray_like(self.lookup, group, xp), codes)
+
 
 @dataclass(frozen=True, eq=False)
 class ReachabilityCoder:
@@ -193,6 +236,22 @@ class ReachabilityCoder:
         exact_x = difference_is_exact(group, self.x).all(axis=1)
         exact_xp = difference_is_exact(group, self.x_prime).all(axis=1)
         return exact_x.astype(np.int64) * 2 + exact_xp.astype(np.int64)
+
+    array_ready = True
+
+    def on(self, group, xp):
+        exact_x = xp.all(_difference_is_exact_on(group, self.x, xp), axis=1)
+        exact_xp = xp.all(_difference_is_exact_on(group, self.x_prime, xp), axis=1)
+        return arrays.astype(exact_x, xp.int64, xp) * 2 + arrays.astype(exact_xp, xp.int64, xp)
+
+
+def _difference_is_exact_on(y, o, xp):
+    """:func:`difference_is_exact` with the functions of the array library ``xp``."""
+    c = -arrays.asarray_like(np.asarray(o, dtype=np.float64), y, xp)
+    s = y + c
+    bb = s - y
+    err = (y - (s - bb)) + (c - bb)
+    return xp.isfinite(s) & (err == 0)
 
 
 def _real_input(value, d: int):

@@ -324,6 +324,36 @@ class OutputCodec:
         return self._encode_items(values)
 
     @property
+    def array_ready(self) -> bool:
+        """Whether :meth:`encode_array` can encode on another array library's device."""
+        return self.kind == "real" or self.storage in ("int", "bool")
+
+    def encode_array(self, raw, xp):
+        """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.arrays`)."""
+        from . import arrays
+
+        n = raw.shape[0]
+        if self.kind == "real":
+            if self.storage == "int-real" and not arrays.is_integral(raw, xp):
+                raise OutputTypeError(self._mismatch("real"))
+            values = xp.reshape(arrays.astype(raw, xp.float64, xp), (n, -1))
+            if values.shape[1] != self.dimension:
+                raise OutputTypeError(
+                    f"real vector outputs have different lengths ({values.shape[1]} and {self.dimension})"
+                )
+            if bool(xp.any(xp.isnan(values))):
+                _check_no_nan(np.array([np.nan]))
+            return values
+        if not arrays.is_integral(raw, xp):
+            raise OutputTypeError(self._mismatch("real"))
+        values = xp.reshape(arrays.astype(raw, xp.int64, xp), (n,))
+        keys = arrays.asarray_like(self._keys.astype(np.int64), raw, xp)
+        if keys.shape[0] == 0:
+            return xp.full((n,), -1, dtype=xp.int64)
+        pos = xp.minimum(xp.searchsorted(keys, values), keys.shape[0] - 1)
+        return xp.where(xp.take(keys, pos) == values, pos, -1)
+
+    @property
     def _width(self) -> int:
         return len(self.labels[0]) if self.labels is not None and len(self.labels) else 0
 

@@ -34,6 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from . import arrays
 from .errors import DPVerifyError, InvalidParameterError, MechanismError
 from .outputs import apply_output_key
 from .progress import progress_bar
@@ -157,7 +158,7 @@ def _draw_block(mechanism, data, size: int, rng):
     sample = getattr(mechanism, "sample", None)
     if callable(sample):
         out = sample(data, size, rng)
-        if isinstance(out, np.ndarray) or hasattr(out, "__array_namespace__"):
+        if isinstance(out, np.ndarray) or arrays.namespace(out) is not None:
             shape = getattr(out, "shape", ())
             if len(shape) == 0 or shape[0] != size:
                 raise ValueError(
@@ -199,6 +200,8 @@ def _draw_chunk(task: _DrawTask):
     except Exception as exc:  # carried back and re-raised as MechanismError
         return _failure(exc, True)
     try:
+        if arrays.namespace(raw) is not None:  # selection samples move to the host
+            raw = arrays.to_numpy(raw)
         raw = apply_output_key(raw, task.output_key)
     except Exception as exc:
         return _failure(exc, False)
@@ -222,12 +225,35 @@ class _Counted:
     counts: np.ndarray
     size: int
     rng_used: bool
+    where: frozenset = frozenset()  # "device" and/or "host" for arrays of other libraries
+
+
+def _on_device(task: _CountTask) -> bool:
+    return (task.output_key is None and task.codec.array_ready
+            and all(getattr(i, "array_ready", False) for i in task.indicators))
+
+
+def _count_block(task: _CountTask, raw, counts, where: set) -> None:
+    xp = arrays.namespace(raw)
+    if xp is not None:
+        if _on_device(task):
+            encoded = task.codec.encode_array(raw, xp)
+            for i, indicator in enumerate(task.indicators):
+                counts[i] += arrays.count(indicator.on(encoded, xp), xp)
+            where.add("device")
+            return
+        raw = arrays.to_numpy(raw)
+        where.add("host")
+    encoded = task.codec.encode(apply_output_key(raw, task.output_key))
+    for i, indicator in enumerate(task.indicators):
+        counts[i] += int(np.count_nonzero(indicator(encoded)))
 
 
 def _count_chunk(task: _CountTask):
     rng = np.random.default_rng(task.seed)
     before = _state(rng)
     counts = np.zeros(len(task.indicators), dtype=np.int64)
+    where: set = set()
     done = 0
     while done < task.size:
         size = min(task.block_size, task.size - done)
@@ -236,13 +262,11 @@ def _count_chunk(task: _CountTask):
         except Exception as exc:
             return _failure(exc, True)
         try:
-            encoded = task.codec.encode(apply_output_key(raw, task.output_key))
-            for i, indicator in enumerate(task.indicators):
-                counts[i] += int(np.count_nonzero(indicator(encoded)))
+            _count_block(task, raw, counts, where)
         except Exception as exc:
             return _failure(exc, False)
         done += size
-    return _Counted(counts, task.size, _state(rng) != before)
+    return _Counted(counts, task.size, _state(rng) != before, frozenset(where))
 
 
 # --------------------------------------------------------------------------
@@ -416,11 +440,16 @@ class EventCounts:
     rng_used : bool
         Whether the mechanism drew from the ``rng`` it was given (False: the
         seed does not control it, and the run cannot be replayed).
+    where : frozenset
+        For outputs of another array library: ``"device"`` where the events
+        were counted with that library, ``"host"`` where the outputs had to be
+        moved to numpy first (empty for numpy outputs).
     """
 
     counts: np.ndarray
     n: int
     rng_used: bool
+    where: frozenset = frozenset()
 
 
 def count_events(
@@ -481,5 +510,7 @@ def count_events(
     for index, (_, n, _, _) in enumerate(inputs):
         mine = [r for r, owner in zip(results, owners) if owner == index]
         counts = np.sum([r.counts for r in mine], axis=0) if mine else np.zeros(len(indicators), np.int64)
-        out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine)))
+        where = frozenset().union(*(r.where for r in mine)) if mine else frozenset()
+        out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine),
+                               where))
     return out
