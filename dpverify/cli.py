@@ -1,29 +1,117 @@
 """The ``dpverify`` command line: ``audit``, ``suite`` and ``reproduce``.
 
-Exit codes: 0 when nothing was found wrong, 1 when an audit finds a violation
-or a verification fails, 2 on a usage error (bad arguments, bad claim, a
-mechanism that cannot be imported).
+Exit codes (the same for every subcommand, so that a CI job can tell a finding
+from a crash):
+
+- 0: nothing was found wrong;
+- 1: an audit found a violation, or a verification of the suite failed;
+- 2: usage error (bad arguments or claim, a mechanism that cannot be imported
+  or built, an unknown name);
+- 3: any other failure (the mechanism raised or returned unusable outputs, an
+  output file cannot be written, a missing optional extra, an internal error);
+- 130: interrupted (Ctrl-C).
+
+No traceback is printed unless ``--debug`` is given.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
+import inspect
 import json
+import math
 import os
 import sys
 import time
+import traceback
 from pathlib import Path
 
 from .errors import DPVerifyError
 
-__all__ = ["main"]
+__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
 
-EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+
+EXIT_CODES_HELP = (
+    "Exit codes: 0 nothing found wrong; 1 a violation was found or a verification failed; "
+    "2 usage error (bad arguments or claim, a mechanism that cannot be imported or built); "
+    "3 any other failure (the mechanism raised, unwritable output, missing extra, internal error); "
+    "130 interrupted. Add --debug for a traceback."
+)
+
+#: Largest epsilon whose e^epsilon is a finite double.
+MAX_EPSILON = math.log(sys.float_info.max)
 
 
 class _UsageError(Exception):
-    pass
+    """Exit 2: the command line asks for something that cannot be done."""
+
+
+class _Failure(Exception):
+    """Exit 3: something other than the arguments went wrong; the message says what."""
+
+
+# --------------------------------------------------------------------------------------
+# argument types: checked by argparse, before any work
+# --------------------------------------------------------------------------------------
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+
+
+def _positive_int(text: str) -> int:
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be >= 1, got {value}")
+    return value
+
+
+def _workers(text: str) -> int:
+    from .reproduce import available_workers
+
+    value = _whole(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(
+            f"must be >= 1 (this process may use {available_workers()} cores), got {value}"
+        )
+    return value
+
+
+def _seed(text: str) -> int:
+    value = _whole(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"a seed must be a non-negative integer, got {value}")
+    return value
+
+
+def _finite_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number, got {text!r}") from None
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be finite, got {text!r}")
+    return value
+
+
+def _epsilon(text: str) -> float:
+    value = _finite_float(text)
+    if value > MAX_EPSILON:
+        raise argparse.ArgumentTypeError(
+            f"{value:g} is too large: the audit compares probabilities with e^epsilon, which must be a finite "
+            f"double, so epsilon must be at most {MAX_EPSILON:.2f}"
+        )
+    return value
+
+
+# --------------------------------------------------------------------------------------
+# checks made before the work
+# --------------------------------------------------------------------------------------
 
 
 def _load_callable(spec: str):
@@ -36,16 +124,39 @@ def _load_callable(spec: str):
         obj = importlib.import_module(module_name)
     except ImportError as exc:
         raise _UsageError(f"cannot import module {module_name!r}: {exc}") from exc
+    except SyntaxError as exc:
+        where = f"{exc.filename}, line {exc.lineno}" if exc.filename else module_name
+        raise _UsageError(f"cannot import module {module_name!r}: syntax error in {where}: {exc.msg}") from exc
+    except Exception as exc:
+        raise _Failure(f"importing module {module_name!r} raised {type(exc).__name__}: {exc}") from exc
     for part in attribute.split("."):
         try:
             obj = getattr(obj, part)
         except AttributeError as exc:
             raise _UsageError(f"module {module_name!r} has no attribute {attribute!r}") from exc
     if isinstance(obj, type):
-        obj = obj()  # a class: audit an instance built with no arguments
+        obj = _instantiate(obj, spec)
     if not callable(obj):
         raise _UsageError(f"{spec} is not callable; it must be mechanism(data, rng)")
     return obj
+
+
+def _instantiate(cls: type, spec: str):
+    """A class is audited through an instance built with no arguments."""
+    try:
+        inspect.signature(cls).bind()
+    except TypeError as exc:
+        raise _UsageError(
+            f"{spec} is a class whose constructor needs arguments ({exc}); the command line builds it with "
+            f"no arguments. Name an instance or a function instead (MODULE:name), e.g. "
+            f"'mechanism = {cls.__name__}(...)' in {cls.__module__}"
+        ) from exc
+    except ValueError:  # no signature to inspect (a builtin); try it
+        pass
+    try:
+        return cls()
+    except Exception as exc:
+        raise _Failure(f"building {spec}() raised {type(exc).__name__}: {exc}") from exc
 
 
 def _json_argument(text: str, flag: str):
@@ -62,95 +173,243 @@ def _as_hashable(value):
     return value
 
 
+def _writable_file(path, flag: str) -> Path:
+    """Create the missing folders of ``path`` and check that the file can be written, before the work."""
+    path = Path(path)
+    if path.is_dir():
+        raise _UsageError(f"{flag} {path} is a folder; give a file name")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _Failure(f"cannot create the folder of {flag} {path}: {exc.strerror or exc}") from exc
+    target = path if path.exists() else path.parent
+    if not os.access(target, os.W_OK):
+        raise _Failure(f"cannot write {flag} {path}: permission denied")
+    return path
+
+
+def _writable_folder(path, flag: str) -> Path:
+    path = Path(path)
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except FileExistsError as exc:
+        raise _UsageError(f"{flag} {path} exists and is not a folder") from exc
+    except OSError as exc:
+        raise _Failure(f"cannot create {flag} folder {path}: {exc.strerror or exc}") from exc
+    if not os.access(path, os.W_OK):
+        raise _Failure(f"cannot write into {flag} folder {path}: permission denied")
+    return path
+
+
+def _scheduler(args) -> str | None:
+    """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``; checks that dask.distributed is installed."""
+    from .reproduce import SCHEDULER_ENV, require_distributed
+
+    address = getattr(args, "scheduler", None) or os.environ.get(SCHEDULER_ENV) or None
+    if address:
+        require_distributed()
+    return address
+
+
+def _say(args, text: str) -> None:
+    if not getattr(args, "quiet", False):
+        print(text, file=sys.stderr, flush=True)
+
+
+def _human_seconds(seconds: float) -> str:
+    if seconds < 120:
+        return f"{seconds:.0f} s"
+    if seconds < 7200:
+        return f"{seconds / 60:.0f} min"
+    if seconds < 2 * 86400:
+        return f"{seconds / 3600:.1f} h"
+    return f"{seconds / 86400:.1f} days"
+
+
+def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, float] | None:
+    """Seconds per sample of ``mechanism`` on ``x`` from a short pilot, and the implied total seconds.
+
+    The pilot draws from its own generator (seed 0), so the audit's results do
+    not change. ``None`` when the pilot raises (the audit will report why).
+    """
+    import numpy as np
+
+    rng = np.random.default_rng(0)
+    try:
+        if hasattr(mechanism, "sample"):
+            k = 1000
+            mechanism.sample(x, 10, rng)
+            start = time.perf_counter()
+            mechanism.sample(x, k, rng)
+            per = (time.perf_counter() - start) / k
+        else:
+            mechanism(x, rng)
+            k, start = 0, time.perf_counter()
+            while k < 2000 and time.perf_counter() - start < 0.25:
+                mechanism(x, rng)
+                k += 1
+            per = (time.perf_counter() - start) / k
+    except Exception:
+        return None
+    return per, 2 * samples * per / max(1, workers)
+
+
+# --------------------------------------------------------------------------------------
+# subcommands
+# --------------------------------------------------------------------------------------
+
+
 def _cmd_audit(args) -> int:
     from .audit import audit
 
     mechanism = _load_callable(args.mechanism)
     x = _as_hashable(_json_argument(args.x, "--x"))
     x_prime = _as_hashable(_json_argument(args.x_prime, "--x-prime"))
-    result = audit(
-        mechanism, x, x_prime, epsilon=args.epsilon, delta=args.delta, n_samples=args.samples,
-        alpha=args.alpha, seed=args.seed, executor=args.workers if args.workers > 1 else None,
-        progress=not args.json and not args.quiet,
-    )
+    report = _writable_file(args.report, "--report") if args.report else None
+    scheduler = _scheduler(args)
+    if args.samples >= LARGE_SAMPLES:
+        estimate = _estimate_cost(mechanism, x, args.samples, args.workers)
+        if estimate is not None and estimate[1] >= 60:
+            print(
+                f"dpverify audit: {args.samples:,} samples per input at about {estimate[0] * 1e6:.3g} us per "
+                f"sample (a short pilot of this mechanism) will take roughly {_human_seconds(estimate[1])} "
+                f"with {args.workers} worker(s); Ctrl-C stops it. Fewer --samples, more --workers or a "
+                f"vectorized mechanism.sample(data, size, rng) make it shorter.",
+                file=sys.stderr, flush=True,
+            )
+    from .reproduce import open_executor
+
+    with open_executor(args.workers, scheduler, processes=True) as executor:
+        result = audit(
+            mechanism, x, x_prime, epsilon=args.epsilon, delta=args.delta, n_samples=args.samples,
+            alpha=args.alpha, seed=args.seed, executor=executor,
+            progress=not args.json and not args.quiet,
+        )
     if args.json:
         print(result.to_json())
     else:
         print(f"dpverify audit of {args.mechanism} on x={args.x}, x'={args.x_prime}")
         print(result.summary())
         print(f"replay: --seed {result.seed}" if isinstance(result.seed, int) else "")
-    if args.report:
+    if report is not None:
         from .report import write_report
 
-        written = write_report(result, args.report, mechanism=mechanism, x=x, x_prime=x_prime)
+        try:
+            written = write_report(result, report, mechanism=mechanism, x=x, x_prime=x_prime)
+        except OSError as exc:
+            raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
         if not args.json:
             print(f"report written to {written}")
     return EXIT_FOUND if result.violation else EXIT_OK
 
 
+#: From this many samples per input the audit says up front how long it will take.
+LARGE_SAMPLES = 10_000_000
+
+
 def _cmd_suite(args) -> int:
-    from .suite import format_table, registered_verifications, run_suite, write_report
+    from .reproduce import open_executor
+    from .suite import format_table, registered_verifications, run_suite, select_verifications, write_report
 
     items = registered_verifications()
     if args.list:
         for item in items:
             print(f"{item.name}: {item.claim}")
         return EXIT_OK
+    selected = select_verifications(items, args.select)
+    if not selected:
+        raise _UsageError(f"no verification matches {args.select!r} (see dpverify suite --list)")
+    out = _writable_file(args.out, "--out") if args.out else None
+    scheduler = _scheduler(args)
+    workers = min(args.workers, len(selected))
 
     def progress(line):
-        if not args.quiet:
-            print(line, file=sys.stderr, flush=True)
+        _say(args, line)
 
     start = time.perf_counter()
-    records = run_suite(items, seed=args.seed, select=args.select, progress=progress)
-    if not records:
-        print(f"no verification matches {args.select!r} (see dpverify suite --list)", file=sys.stderr)
-        return EXIT_USAGE
+    where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} worker{'s' * (workers > 1)}"
+    _say(args, f"dpverify suite: {len(selected)} verifications on {where} (seed {args.seed})")
+    with open_executor(workers, scheduler, processes=True) as executor:
+        records = run_suite(selected, seed=args.seed, progress=progress, executor=executor)
     print(format_table(records))
     failed = [r for r in records if not r.passed]
+    compiling = sum(r.compile_seconds for r in records)
+    note = f"; {compiling:.1f}s of it compiling numba kernels (cached for the next run)" if compiling >= 1 else ""
     print(
         f"\n{len(records) - len(failed)} passed, {len(failed)} failed "
-        f"in {time.perf_counter() - start:.1f}s (seed {args.seed})"
+        f"in {time.perf_counter() - start:.1f}s (seed {args.seed}){note}"
     )
     for r in failed:
         print(f"FAILED {r.name}: {r.details}")
-    if args.out:
-        write_report(records, args.out, seed=args.seed)
-        print(f"report written to {args.out}")
+    if out is not None:
+        try:
+            write_report(records, out, seed=args.seed)
+        except OSError as exc:
+            raise _Failure(f"cannot write --out {out}: {exc.strerror or exc}") from exc
+        print(f"report written to {out}")
     return EXIT_FOUND if failed else EXIT_OK
 
 
 def _cmd_reproduce(args) -> int:
-    from .reproduce import registered_reproductions
+    import importlib.util
+
+    from .reproduce import open_executor, registered_reproductions
 
     available = registered_reproductions()
     if args.list or args.name is None:
         for name, item in available.items():
             print(f"{name}: {item.description}")
-        return EXIT_OK if args.list else EXIT_USAGE
+        if not args.list:
+            raise _UsageError("name a reproduction (one of the above)")
+        return EXIT_OK
     if args.name not in available:
         raise _UsageError(f"unknown reproduction {args.name!r}; available: {', '.join(available) or 'none'}")
-    out = Path(args.out)
-    out.mkdir(parents=True, exist_ok=True)
+    if importlib.util.find_spec("matplotlib") is None:
+        from .reproduce import MissingExtraError
+
+        raise MissingExtraError("reproductions draw with matplotlib, which is not installed: "
+                                "pip install 'dpverify[plot]'")
+    out = _writable_folder(args.out, "--out")
+    scheduler = _scheduler(args)
+    item = available[args.name]
     start = time.perf_counter()
-    try:
-        paths = available[args.name].run(out, quick=args.quick, seed=args.seed, progress=not args.quiet)
-    except ModuleNotFoundError as exc:
-        if exc.name == "matplotlib":
-            raise _UsageError("reproductions draw with matplotlib: pip install 'dpverify[plot]'") from exc
-        raise
+    if item.accepts_executor:
+        where = f"Dask scheduler {scheduler}" if scheduler else f"{args.workers} worker{'s' * (args.workers > 1)}"
+        _say(args, f"dpverify reproduce {args.name}: runs on {where} (seed {args.seed})")
+        with open_executor(args.workers, scheduler) as executor:
+            paths = item.run(out, quick=args.quick, seed=args.seed, progress=not args.quiet, executor=executor)
+    else:
+        if args.workers > 1 or scheduler:
+            _say(args, f"dpverify reproduce {args.name}: this reproduction runs in one process "
+                       f"(it does not take an executor); --workers/--scheduler are ignored")
+        paths = item.run(out, quick=args.quick, seed=args.seed, progress=not args.quiet)
     print(f"{args.name}: wrote {len(paths)} files to {out} in {time.perf_counter() - start:.1f}s")
     for path in paths:
         print(f"  {path}")
     return EXIT_OK
 
 
+# --------------------------------------------------------------------------------------
+# parser and entry point
+# --------------------------------------------------------------------------------------
+
+
+def _add_common(p, *, workers_default, workers_help) -> None:
+    p.add_argument("--workers", type=_workers, default=workers_default, metavar="N", help=workers_help)
+    p.add_argument("--scheduler", metavar="ADDRESS",
+                   help="run on a Dask cluster (e.g. tcp://scheduler:8786; default $DASK_SCHEDULER_ADDRESS "
+                        "when set); needs the dask extra")
+    p.add_argument("--debug", action="store_true", help="print the full traceback of an error")
+
+
 def build_parser() -> argparse.ArgumentParser:
+    from .reproduce import available_workers
+
+    cores = available_workers()
     parser = argparse.ArgumentParser(
         prog="dpverify",
         description="Audit differential-privacy claims and run the project's verification suite.",
-        epilog="Exit codes: 0 nothing found wrong; 1 an audit found a violation or a verification "
-        "failed; 2 usage error (bad arguments or claim, a mechanism that cannot be imported or raises).",
+        epilog=EXIT_CODES_HELP,
     )
     sub = parser.add_subparsers(dest="command", required=True)
 
@@ -158,21 +417,29 @@ def build_parser() -> argparse.ArgumentParser:
         "audit",
         help="audit a mechanism's (eps, delta) claim on one pair of neighbouring inputs",
         description="Draw samples of M(x) and M(x'), select the most telling output event on "
-        "part of them and certify it on the rest (Clopper-Pearson). Exit 0: no violation "
-        "found; 1: violation at level alpha; 2: usage error.",
+        "part of them and certify it on the rest (Clopper-Pearson). From 1e7 samples per input "
+        "it first says how long the run will take.",
+        epilog="Exit 0: no violation found; 1: violation at level alpha; 2: usage error (bad "
+        "arguments or claim, a mechanism that cannot be imported or built); 3: any other failure "
+        "(the mechanism raised or returned unusable outputs, the report cannot be written, internal "
+        "error); 130: interrupted. No traceback unless --debug.",
     )
     p.add_argument("mechanism", help="MODULE:CALLABLE, a callable mechanism(data, rng) (a class is "
                    "instantiated with no arguments); the current directory is importable")
     p.add_argument("--x", required=True, help="first input, as JSON (arrays become tuples)")
     p.add_argument("--x-prime", required=True, help="neighbouring input, as JSON")
-    p.add_argument("--epsilon", type=float, required=True, help="claimed epsilon (> 0)")
-    p.add_argument("--delta", type=float, default=0.0, help="claimed delta in [0, 1) (default 0)")
-    p.add_argument("--samples", type=int, default=100_000, help="samples per input (default 100000)")
-    p.add_argument("--alpha", type=float, default=0.05, help="test level / 1 - confidence (default 0.05)")
-    p.add_argument("--seed", type=int, default=None, help="seed (default: fresh, printed for replay)")
-    p.add_argument("--workers", type=int, default=1, help="local worker processes (default 1)")
+    p.add_argument("--epsilon", type=_epsilon, required=True,
+                   help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f}, where e^epsilon overflows)")
+    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
+    p.add_argument("--samples", type=_positive_int, default=100_000, help="samples per input (default 100000)")
+    p.add_argument("--alpha", type=_finite_float, default=0.05,
+                   help="test level / 1 - confidence (default 0.05)")
+    p.add_argument("--seed", type=_seed, default=None,
+                   help="non-negative seed (default: fresh, printed for replay)")
+    _add_common(p, workers_default=1, workers_help="local worker processes for the sampling (default 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--report", metavar="FILE", help="also write an HTML report of the audit")
+    p.add_argument("--report", metavar="FILE", help="also write an HTML report of the audit "
+                   "(missing folders are created)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=_cmd_audit)
 
@@ -180,12 +447,20 @@ def build_parser() -> argparse.ArgumentParser:
         "suite",
         help="run every registered verification on built-in instances (the main job)",
         description="Run every verification registered under the 'dpverify.verifications' entry "
-        "point (textbook mechanisms and the project's algorithms), print a table and exit 1 if "
-        "any fails.",
+        "point (textbook mechanisms and the project's algorithms) and print a table. Each "
+        "verification's seed is derived from --seed and its name, so the results do not depend "
+        "on --workers. The first run compiles numba kernels (cached afterwards) and says so.",
+        epilog="Exit 0: every verification passed; 1: one failed; 2: usage error (bad arguments, "
+        "no verification matches --select); 3: any other failure (the report cannot be written, "
+        "missing extra, internal error); 130: interrupted. No traceback unless --debug.",
     )
     p.add_argument("--select", metavar="PATTERN", help="only names matching this shell pattern, e.g. 'textbook/*'")
-    p.add_argument("--out", metavar="FILE", help="write a JSON report")
-    p.add_argument("--seed", type=int, default=0, help="base seed (default 0)")
+    p.add_argument("--out", metavar="FILE", help="write a JSON report (missing folders are created, "
+                   "and the file is checked to be writable before the run)")
+    p.add_argument("--seed", type=_seed, default=0, help="non-negative base seed (default 0)")
+    _add_common(p, workers_default=cores,
+                workers_help=f"verifications run at once, in separate processes (default: every core this "
+                             f"process may use, here {cores})")
     p.add_argument("--list", action="store_true", help="list the verifications and exit")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_suite)
@@ -193,31 +468,69 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser(
         "reproduce",
         help="regenerate a figure of one of the papers (PNG and CSV)",
-        description="Regenerate a paper figure; --list shows the available names.",
+        description="Regenerate a paper figure; --list shows the available names. The simulation "
+        "runs are independent tasks with their own seeds, so the files do not depend on --workers "
+        "or --scheduler. Needs the plot extra (matplotlib), checked before any work.",
+        epilog="Exit 0: files written; 2: usage error (unknown or missing name, bad arguments); "
+        "3: any other failure (the plot extra is missing, --out cannot be written, internal error); "
+        "130: interrupted. No traceback unless --debug.",
     )
     p.add_argument("name", nargs="?", help="reproduction name (see --list)")
-    p.add_argument("--out", default="dpverify-out", help="output folder (default dpverify-out)")
+    p.add_argument("--out", default="dpverify-out", help="output folder, created if missing (default dpverify-out)")
     p.add_argument("--quick", action="store_true", help="a small, fast version (minutes -> seconds)")
-    p.add_argument("--seed", type=int, default=0, help="seed (default 0)")
+    p.add_argument("--seed", type=_seed, default=0, help="non-negative seed (default 0)")
+    _add_common(p, workers_default=cores,
+                workers_help=f"local threads running the simulation runs (default: every core this process "
+                             f"may use, here {cores})")
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
-    p.add_argument("--quiet", action="store_true", help="no progress bar")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_reproduce)
     return parser
 
 
+def _exit_code_of(exc: BaseException) -> int:
+    if isinstance(exc, _UsageError):
+        return EXIT_USAGE
+    if isinstance(exc, DPVerifyError):
+        # Values outside their domain (claims, parameters, sample sizes, equal inputs) are the
+        # caller's to fix; a mechanism that raises or returns unusable outputs, and a missing
+        # extra, are failures.
+        return EXIT_USAGE if isinstance(exc, ValueError) else EXIT_FAILURE
+    return EXIT_FAILURE
+
+
+def _message_of(exc: BaseException) -> str:
+    if isinstance(exc, (_UsageError, _Failure)):
+        return str(exc)
+    if isinstance(exc, DPVerifyError):
+        text = f"{type(exc).__name__}: {exc}"
+        if exc.__cause__ is not None:
+            text += f"\n  caused by {type(exc.__cause__).__name__}: {exc.__cause__}"
+        return text
+    if isinstance(exc, MemoryError):
+        return "out of memory; use fewer --samples"
+    return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
+
+
 def main(argv=None) -> int:
+    """Run the command line; returns the exit code (see the module docstring)."""
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
-    except _UsageError as exc:
-        print(f"dpverify {args.command}: error: {exc}", file=sys.stderr)
-        return EXIT_USAGE
-    except DPVerifyError as exc:
-        print(f"dpverify {args.command}: error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        if exc.__cause__ is not None:
-            print(f"  caused by {type(exc.__cause__).__name__}: {exc.__cause__}", file=sys.stderr)
-        return EXIT_USAGE
+    except KeyboardInterrupt:
+        # The executors have cancelled their pending tasks on the way out (open_executor).
+        print(f"\ndpverify {args.command}: interrupted", file=sys.stderr, flush=True)
+        if argv is None:
+            # The console script: do not wait for a compiled run still busy in a worker thread.
+            sys.stdout.flush()
+            os._exit(EXIT_INTERRUPTED)
+        return EXIT_INTERRUPTED
+    except Exception as exc:  # every error becomes a message and an exit code
+        if args.debug:
+            traceback.print_exc()
+        print(f"dpverify {args.command}: error: {_message_of(exc)}", file=sys.stderr, flush=True)
+        return _exit_code_of(exc)
 
 
 if __name__ == "__main__":

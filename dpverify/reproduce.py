@@ -165,15 +165,19 @@ def open_executor(workers: int | None = None, scheduler: str | None = None, *,
     if processes:
         import multiprocessing
 
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context("spawn"),
+        # fork where there is one: the workers start at once with what this process has imported
+        method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
                                    initializer=_ignore_sigint)
     else:
         pool = ThreadPoolExecutor(workers)
     try:
         yield pool
     except BaseException:
+        # a process pool forgets its processes on shutdown: take them first
+        processes = list((getattr(pool, "_processes", None) or {}).values())
         pool.shutdown(wait=False, cancel_futures=True)
-        for process in list((getattr(pool, "_processes", None) or {}).values()):
+        for process in processes:
             process.terminate()  # a running task would otherwise finish first
         raise
     else:

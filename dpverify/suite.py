@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import fnmatch
 import json
+import sys
 import time
 import traceback
 from dataclasses import dataclass, field
@@ -26,6 +27,7 @@ __all__ = [
     "VerificationOutcome",
     "VerificationRecord",
     "registered_verifications",
+    "select_verifications",
     "run_suite",
 ]
 
@@ -86,6 +88,7 @@ class VerificationRecord:
     details: str
     seconds: float
     error: str | None = None
+    compile_seconds: float = 0.0
 
     def to_dict(self) -> dict:
         return _jsonable(dataclasses.asdict(self))
@@ -132,57 +135,168 @@ def _failing(message: str) -> Callable[[int], VerificationOutcome]:
     return run
 
 
+def select_verifications(verifications: Iterable[Verification], select: str | None) -> list[Verification]:
+    """The verifications whose names match the shell-style pattern ``select`` (all when ``None``)."""
+    items = list(verifications)
+    if select is None:
+        return items
+    return [v for v in items if fnmatch.fnmatch(v.name, select)]
+
+
+def verification_seed(seed: int, name: str) -> int:
+    """The seed a verification named ``name`` gets from the suite's base ``seed``."""
+    child = np.random.SeedSequence([seed, _stable_hash(name)])
+    return int(child.generate_state(1)[0])
+
+
 def run_suite(
     verifications: Iterable[Verification] | None = None,
     *,
     seed: int = 0,
     select: str | None = None,
     progress: Callable[[str], None] | None = None,
+    executor=None,
 ) -> list[VerificationRecord]:
-    """Run verifications and return one record each.
+    """Run verifications and return one record each, in the order given.
 
     Parameters
     ----------
     verifications : iterable of Verification, optional
         Defaults to :func:`registered_verifications`.
     seed : int
-        Base seed; each verification gets its own stream spawned from it, in
-        the order of the sorted names, so adding a verification does not change
-        the seeds of the others that sort before it.
+        Base seed; each verification gets its own seed derived from it and its
+        name (:func:`verification_seed`), so the results do not depend on the
+        order, on the other verifications or on the executor.
     select : str, optional
         A shell-style pattern (``fnmatch``) on names, e.g. ``"textbook/*"``.
     progress : callable, optional
-        Called with a line of text before each verification starts.
+        Called with a line of text: before each verification starts (in order),
+        or as each finishes, with an estimate of the time left (on an executor);
+        and when a verification compiles numba kernels.
+    executor : concurrent.futures.Executor, optional
+        Runs the verifications concurrently. A process pool or a Dask executor
+        needs registered verifications (a worker finds them again by name) or
+        picklable ones.
     """
-    items = list(registered_verifications() if verifications is None else verifications)
-    if select is not None:
-        items = [v for v in items if fnmatch.fnmatch(v.name, select)]
-    records = []
-    for index, item in enumerate(items):
-        child = np.random.SeedSequence([seed, _stable_hash(item.name)])
-        child_seed = int(child.generate_state(1)[0])
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        from .errors import InvalidParameterError
+
+        raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    items = select_verifications(registered_verifications() if verifications is None else verifications, select)
+    if executor is None:
+        records = []
+        for index, item in enumerate(items):
+            if progress is not None:
+                progress(f"[{index + 1}/{len(items)}] {item.name}")
+            records.append(_run_one(item, seed, progress))
+        return records
+
+    from .reproduce import map_tasks
+
+    registered = {v.name: v for v in registered_verifications()} if verifications is not None else None
+    tasks = []
+    for item in items:
+        # A registered verification travels by name: its ``run`` may be a closure.
+        by_name = registered is None or _same(registered.get(item.name), item)
+        tasks.append((item.name if by_name else item, seed, progress is not None))
+    start = time.perf_counter()
+    done = [0]
+
+    def finished(index, record):
+        done[0] += 1
         if progress is not None:
-            progress(f"[{index + 1}/{len(items)}] {item.name}")
-        start = time.perf_counter()
-        error = None
+            elapsed = time.perf_counter() - start
+            left = elapsed / done[0] * (len(items) - done[0])
+            eta = f", about {left:.0f}s left" if done[0] < len(items) else ""
+            verdict = "pass" if record.passed else "FAIL"
+            progress(f"[{done[0]}/{len(items)}] {record.name}: {verdict} ({record.seconds:.1f}s){eta}")
+
+    return map_tasks(_run_task, tasks, executor=executor, on_result=finished)
+
+
+def _same(a: Verification | None, b: Verification) -> bool:
+    """Same name, claim and function: the registered verification ``b`` was taken from."""
+    if a is None or a != b:
+        return False
+    return all(getattr(a.run, k, None) == getattr(b.run, k, None) for k in ("__module__", "__qualname__"))
+
+
+_REGISTRY_CACHE: dict[str, Verification] = {}
+
+
+def _run_task(item, seed: int, announce: bool) -> VerificationRecord:
+    """Run one verification in a worker; ``item`` is a registered name or a Verification."""
+    if isinstance(item, str):
+        if item not in _REGISTRY_CACHE:
+            _REGISTRY_CACHE.update({v.name: v for v in registered_verifications()})
+        item = _REGISTRY_CACHE[item]
+    say = (lambda line: print(line, file=sys.stderr, flush=True)) if announce else None
+    return _run_one(item, seed, say)
+
+
+def _run_one(item: Verification, seed: int, progress) -> VerificationRecord:
+    start = time.perf_counter()
+    error = None
+    with _CompileWatch(item.name, progress) as watch:
         try:
-            outcome = item.run(child_seed)
+            outcome = item.run(verification_seed(seed, item.name))
         except Exception as exc:
             error = "".join(traceback.format_exception_only(type(exc), exc)).strip()
             outcome = VerificationOutcome(passed=False, details=error)
-        records.append(
-            VerificationRecord(
-                name=item.name,
-                claim=item.claim,
-                passed=bool(outcome.passed),
-                certified_lower_bound=outcome.certified_lower_bound,
-                exact_loss=outcome.exact_loss,
-                details=outcome.details,
-                seconds=time.perf_counter() - start,
-                error=error,
-            )
-        )
-    return records
+    return VerificationRecord(
+        name=item.name,
+        claim=item.claim,
+        passed=bool(outcome.passed),
+        certified_lower_bound=outcome.certified_lower_bound,
+        exact_loss=outcome.exact_loss,
+        details=outcome.details,
+        seconds=time.perf_counter() - start,
+        error=error,
+        compile_seconds=watch.seconds,
+    )
+
+
+class _CompileWatch:
+    """Times numba compilations (cache misses) while a verification runs and says when one starts."""
+
+    def __init__(self, name: str, say):
+        self.name, self.say = name, say
+        self.seconds = 0.0
+        self._depth = 0
+        self._start = 0.0
+        self._told = False
+        self._installed = None
+
+    def __enter__(self):
+        try:
+            from numba.core import event
+        except ImportError:  # numba is optional for dpverify itself
+            return self
+        watch = self
+
+        class Listener(event.Listener):
+            def on_start(self, ev):
+                if watch._depth == 0:
+                    watch._start = time.perf_counter()
+                    if watch.say is not None and not watch._told:
+                        watch._told = True
+                        watch.say(f"    {watch.name}: compiling numba kernels (first run only; "
+                                  f"cached for the next runs)")
+                watch._depth += 1
+
+            def on_end(self, ev):
+                watch._depth -= 1
+                if watch._depth == 0:
+                    watch.seconds += time.perf_counter() - watch._start
+
+        self._installed = event.install_listener("numba:compile", Listener())
+        self._installed.__enter__()
+        return self
+
+    def __exit__(self, *exc):
+        if self._installed is not None:
+            self._installed.__exit__(*exc)
+        return False
 
 
 def _stable_hash(name: str) -> int:

@@ -1,12 +1,19 @@
-"""The dpverify command line: exit codes, JSON output, suite and reproduce (issue 2, section 3)."""
+"""The dpverify command line: exit codes (0 found nothing, 1 found something, 2 usage, 3 failure, 130
+interrupted), no traceback without --debug, checks made before the work, JSON output, suite and reproduce."""
 
 import json
+import os
+import queue
+import signal
 import subprocess
 import sys
 import textwrap
+import threading
+import time
 
 import pytest
 
+import dpverify.cli as cli
 from dpverify.cli import main
 
 MECHANISMS = textwrap.dedent(
@@ -24,6 +31,18 @@ MECHANISMS = textwrap.dedent(
 
     def broken(x, rng):
         raise RuntimeError("boom")
+
+    class NeedsArguments:
+        def __init__(self, scale):
+            self.scale = scale
+        def __call__(self, x, rng):
+            return float(x) + rng.laplace(scale=self.scale)
+
+    class FailsToBuild:
+        def __init__(self):
+            raise ValueError("no noise source")
+        def __call__(self, x, rng):
+            return x
     """
 )
 
@@ -31,6 +50,8 @@ MECHANISMS = textwrap.dedent(
 @pytest.fixture
 def mechanisms(tmp_path, monkeypatch):
     (tmp_path / "cli_mechanisms.py").write_text(MECHANISMS)
+    (tmp_path / "cli_syntax_error.py").write_text("def f(x, rng:\n    return x\n")
+    (tmp_path / "cli_raises_on_import.py").write_text("raise RuntimeError('no config file')\n")
     monkeypatch.chdir(tmp_path)
     monkeypatch.syspath_prepend(str(tmp_path))
     return tmp_path
@@ -66,14 +87,80 @@ def test_violation_exits_one_and_json_is_machine_readable(mechanisms, capsys):
         (["cli_mechanisms", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "MODULE:CALLABLE"),
         (["cli_mechanisms:Laplace", "--x", "{", "--x-prime", "1", "--epsilon", "1"], "JSON"),
         (["cli_mechanisms:Laplace", "--x", "1", "--x-prime", "1", "--epsilon", "1"], "equal"),
-        (["cli_mechanisms:broken", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "boom"),
         (["cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "9", "--samples", "50"],
          "at least"),
+        (["cli_syntax_error:f", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "syntax error"),
+        (["cli_mechanisms:NeedsArguments", "--x", "0", "--x-prime", "1", "--epsilon", "1"],
+         "needs arguments"),
     ],
 )
 def test_usage_errors_exit_two_with_a_message(mechanisms, capsys, args, message):
     assert run("audit", *args, "--quiet") == 2
-    assert message in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert message in err
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "mechanism, message",
+    [
+        ("cli_mechanisms:broken", "boom"),
+        ("cli_raises_on_import:f", "no config file"),
+        ("cli_mechanisms:FailsToBuild", "no noise source"),
+    ],
+)
+def test_mechanism_failures_exit_three_without_a_traceback(mechanisms, capsys, mechanism, message):
+    code = run("audit", mechanism, "--x", "0", "--x-prime", "1", "--epsilon", "1", "--quiet")
+    err = capsys.readouterr().err
+    assert code == 3, err
+    assert message in err and "Traceback" not in err
+
+
+def test_internal_errors_exit_three_and_debug_shows_the_traceback(mechanisms, capsys, monkeypatch):
+    def crash(*args, **kwargs):
+        raise ZeroDivisionError("a bug in dpverify")
+
+    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", crash)
+    args = ["audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--quiet"]
+    assert run(*args) == 3
+    err = capsys.readouterr().err
+    assert "internal error: ZeroDivisionError: a bug in dpverify" in err and "Traceback" not in err
+    assert run(*args, "--debug") == 3
+    assert "Traceback" in capsys.readouterr().err
+
+
+def test_interrupt_exits_130_with_a_short_message(mechanisms, capsys, monkeypatch):
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", interrupted)
+    assert run("audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1") == 130
+    err = capsys.readouterr().err
+    assert "interrupted" in err and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "1000"],  # e^1000 overflows
+        ["audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "nan"],
+        ["audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--seed", "-1"],
+        ["audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--samples", "0"],
+        ["audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--workers", "0"],
+        ["suite", "--seed", "-1"],
+        ["suite", "--workers", "0"],
+        ["suite", "--workers", "-3"],
+        ["reproduce", "thesis-synthetic", "--workers", "0"],
+        ["reproduce", "thesis-synthetic", "--workers", "-3"],
+        ["reproduce", "thesis-synthetic", "--seed", "-1"],
+    ],
+)
+def test_bad_arguments_are_rejected_before_any_work(args, capsys):
+    with pytest.raises(SystemExit) as info:
+        main(args)
+    assert info.value.code == 2
+    err = capsys.readouterr().err
+    assert "Traceback" not in err and ("must" in err or "expected" in err or "too large" in err), err
 
 
 def test_argparse_usage_error_exits_two(capsys):
@@ -105,6 +192,168 @@ def test_reproduce_list_and_unknown_name(capsys):
     assert run("reproduce", "--list") == 0
     assert run("reproduce", "no-such-figure") == 2
     assert "unknown reproduction" in capsys.readouterr().err
+
+
+def test_suite_out_creates_a_missing_folder(tmp_path, capsys):
+    out = tmp_path / "not" / "yet" / "report.json"
+    assert run("suite", "--select", "textbook/laplace", "--out", out, "--quiet", "--workers", "1") == 0
+    assert json.loads(out.read_text())["passed"] is True
+
+
+def test_suite_out_that_cannot_be_written_fails_before_the_run(tmp_path, capsys, monkeypatch):
+    import dpverify.suite
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the suite ran although its report could not be written")
+
+    monkeypatch.setattr(dpverify.suite, "run_suite", must_not_run)
+    (tmp_path / "a-file").write_text("")
+    assert run("suite", "--out", tmp_path / "a-file" / "report.json", "--quiet") == 3
+    assert "cannot create the folder" in capsys.readouterr().err
+    assert run("suite", "--out", tmp_path, "--quiet") == 2  # a folder, not a file
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys, monkeypatch):
+    import importlib.util
+
+    import dpverify.reproduce
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a))
+
+    def must_not_run(*args, **kwargs):
+        raise AssertionError("the reproduction ran without matplotlib")
+
+    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", must_not_run)
+    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    assert run("reproduce", "fake-figure", "--out", tmp_path / "figs") == 3
+    assert "pip install 'dpverify[plot]'" in capsys.readouterr().err
+
+
+def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tmp_path, capsys, monkeypatch):
+    import dpverify.reproduce
+
+    seen = []
+
+    def figure(out_dir, *, quick, seed, progress, executor=None):
+        seen.append(executor)
+        path = out_dir / "f.csv"
+        path.write_text(f"{seed}\n")
+        return [path]
+
+    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    assert run("reproduce", "fake-figure", "--out", tmp_path / "one", "--workers", "1", "--quiet") == 0
+    assert run("reproduce", "fake-figure", "--out", tmp_path / "two", "--workers", "2", "--quiet") == 0
+    from concurrent.futures import ThreadPoolExecutor
+
+    assert seen[0] is None and isinstance(seen[1], ThreadPoolExecutor)
+    assert (tmp_path / "one" / "f.csv").read_text() == (tmp_path / "two" / "f.csv").read_text()
+
+
+def test_scheduler_without_dask_names_the_extra(tmp_path, capsys, monkeypatch):
+    monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
+    assert run("suite", "--select", "textbook/laplace", "--scheduler", "tcp://127.0.0.1:1", "--quiet") == 3
+    assert "pip install 'dpverify[dask]'" in capsys.readouterr().err
+
+
+def test_suite_results_do_not_depend_on_the_workers():
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dpverify.suite import registered_verifications, run_suite
+
+    items = [v for v in registered_verifications() if v.name.startswith("textbook/")]
+    one = run_suite(items, seed=5)
+    with ThreadPoolExecutor(2) as pool:
+        two = run_suite(items, seed=5, executor=pool)
+    strip = lambda records: [(r.name, r.passed, r.certified_lower_bound, r.exact_loss, r.details) for r in records]
+    assert strip(one) == strip(two)
+    assert run_suite(items[:1], seed=6)[0].certified_lower_bound != one[0].certified_lower_bound
+
+
+def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys, monkeypatch):
+    class Result:
+        violation = False
+        seed = 1
+
+        def summary(self):
+            return "no violation found"
+
+    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", lambda *a, **k: Result())
+    code = run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--epsilon", "1",
+               "--samples", 10**10, "--seed", "1")
+    assert code == 0
+    err = capsys.readouterr().err
+    assert "will take roughly" in err and ("h" in err or "days" in err)
+
+
+def _child(args, cwd):
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    # Ctrl-C as in a terminal: a background shell may have left SIGINT ignored for its children.
+    return subprocess.Popen([sys.executable, "-m", "dpverify", *args], cwd=cwd, env=env, text=True,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+
+
+def _interrupt_after(proc, marker: str, timeout=120.0):
+    """Send Ctrl-C once ``marker`` appears on stderr; return (exit code, seconds to exit, stderr)."""
+    lines: "queue.Queue[str]" = queue.Queue()
+    reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
+    reader.start()
+    seen = []
+    deadline = time.monotonic() + timeout
+    while not any(marker in line for line in seen):
+        try:
+            seen.append(lines.get(timeout=max(0.0, deadline - time.monotonic())))
+        except queue.Empty:
+            proc.kill()
+            pytest.fail(f"{marker!r} never appeared: {''.join(seen)}")
+    time.sleep(0.5)
+    sent = time.monotonic()
+    proc.send_signal(signal.SIGINT)
+    try:
+        code = proc.wait(timeout=10)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        pytest.fail("the command did not stop within 10 s of Ctrl-C")
+    seconds = time.monotonic() - sent
+    reader.join(timeout=5)
+    assert not reader.is_alive(), "a worker outlived the command (it still holds stderr open)"
+    while not lines.empty():
+        seen.append(lines.get())
+    return code, seconds, "".join(seen)
+
+
+@pytest.mark.parametrize(
+    "args, marker",
+    [
+        (["suite", "--workers", "2"], "verifications on 2 workers"),
+        (["reproduce", "thesis-synthetic", "--workers", "2"], "runs on 2 workers"),
+    ],
+)
+def test_ctrl_c_stops_within_a_second_with_exit_130(tmp_path, args, marker):
+    proc = _child([*args, *(["--out", str(tmp_path / "out")] if args[0] == "reproduce" else [])], tmp_path)
+    code, seconds, err = _interrupt_after(proc, marker)
+    assert code == 130, err
+    assert "interrupted" in err and "Traceback" not in err
+    assert seconds < 2.0, f"took {seconds:.1f}s to stop"
+
+
+def test_help_is_true_for_every_subcommand():
+    parser = cli.build_parser()
+    subparsers = next(a for a in parser._actions if a.dest == "command").choices
+    assert set(subparsers) == {"audit", "suite", "reproduce"}
+    for name, sub in subparsers.items():
+        text = sub.format_help()
+        for action in sub._actions:
+            for flag in action.option_strings:
+                assert flag in text, (name, flag)
+        for code in ("0", "1" if name != "reproduce" else "0", "2", "3", "130"):
+            assert code in text.split("Exit")[-1], (name, code)
+        assert "--debug" in text
+    assert "Exit codes" in parser.format_help()
 
 
 def test_console_script_help_is_true():
