@@ -45,6 +45,7 @@ from dpverify.reproduce import map_tasks
 
 __all__ = [
     "reproductions",
+    "figure1_simulations",
     "run_rocketfuel_figure1",
     "run_thesis_synthetic",
     "FIGURE1_CENTRAL_EPSILONS",
@@ -119,6 +120,28 @@ def _figure1_configs():
         yield "local", P.ldp_omm(eps)
 
 
+def figure1_simulations(*, seed, n_runs: int, horizon: int, executor=None, progress: bool = False,
+                        rocketfuel_path=None, latency_cap=None) -> list[tuple[str, str, SimulationResult]]:
+    """The simulations behind Figure 1: ``(network, model, result)`` per configuration, in figure order.
+
+    ``model`` is ``"baseline"`` (OMM), ``"central"`` (DP-OMM) or ``"local"``
+    (LDP-OMM). Configuration ``i`` gets the i-th child of ``SeedSequence(seed)``
+    and its run ``r`` that child's r-th child, whatever ``executor`` runs them.
+    """
+    configs = list(_figure1_configs())
+    seeds = np.random.SeedSequence(seed).spawn(len(FIGURE1_NETWORKS) * len(configs))
+    ck = _checkpoints(horizon)
+    jobs, labels = [], []
+    for ni, name in enumerate(FIGURE1_NETWORKS):
+        instance = rocketfuel_instance(name, path=rocketfuel_path, latency_cap=latency_cap)
+        for ci, (model, policy) in enumerate(configs):
+            jobs.append((instance, policy, horizon, n_runs, ck, seeds[ni * len(configs) + ci]))
+            labels.append((name, model))
+    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
+                               desc=f"matroid-bandits-rocketfuel ({len(jobs)} configurations x {n_runs} runs)")
+    return [(name, model, res) for (name, model), res in zip(labels, simulated)]
+
+
 def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
                            n_runs: int | None = None, horizon: int | None = None, executor=None,
                            rocketfuel_path=None, latency_cap=None) -> list[Path]:
@@ -143,21 +166,13 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
     n_runs = n_runs or (6 if quick else 100)
     horizon = horizon or (2000 if quick else 100_000)
     ck = _checkpoints(horizon)
-    configs = list(_figure1_configs())
-    seeds = np.random.SeedSequence(seed).spawn(len(FIGURE1_NETWORKS) * len(configs))
     rows, timing = [], []
     results = {}
     start_all = time.perf_counter()
-    instances = {name: rocketfuel_instance(name, path=rocketfuel_path, latency_cap=latency_cap)
-                 for name in FIGURE1_NETWORKS}
-    jobs, labels = [], []
-    for ni, name in enumerate(FIGURE1_NETWORKS):
-        for ci, (model, policy) in enumerate(configs):
-            jobs.append((instances[name], policy, horizon, n_runs, ck, seeds[ni * len(configs) + ci]))
-            labels.append((name, model, policy))
-    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
-                               desc=f"matroid-bandits-rocketfuel ({len(jobs)} configurations x {n_runs} runs)")
-    for (name, model, policy), res in zip(labels, simulated):
+    for name, model, res in figure1_simulations(seed=seed, n_runs=n_runs, horizon=horizon, executor=executor,
+                                                progress=progress, rocketfuel_path=rocketfuel_path,
+                                                latency_cap=latency_cap):
+        policy = res.policy
         lo, hi = res.regret_band(0.95)
         mean = res.mean_regret()
         results[(name, model, policy.epsilon)] = (mean, lo, hi)
