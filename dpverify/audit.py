@@ -348,6 +348,10 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
     Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
     """
     m = len(choices)
+    if m == 0:  # nothing could be chosen: nothing is certified
+        return 0.0, 0.0, 1.0, EventEstimate("no event (nothing separated the selection samples)", "none",
+                                            "x", 0.0, 0.0, 0, 0, int(n_x),
+                                            None if n_x == n_x_prime else int(n_x_prime))
     certified = [
         certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta,
                 alpha=alpha / m)

@@ -151,7 +151,8 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
         else:
             found = family(sel_x, sel_x_prime, outputs)
         if not found.events:
-            skipped[name] = found.skipped.get("_", "proposed no event for these outputs")
+            if "_" in found.skipped:  # families say why when the reason helps the reader
+                skipped[name] = found.skipped["_"]
             continue
         events.extend(found.events)
         cx.append(np.asarray(found.counts_x, dtype=float))
@@ -409,7 +410,7 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
     b = _counts(sel_x_prime[hxp:], k) * (len(sel_x_prime) / (len(sel_x_prime) - hxp))
     seen = np.flatnonzero(a_rank + b_rank)
     if len(seen) < 2:
-        return Candidates.empty()
+        return Candidates.empty("fewer than two distinct outputs in the selection samples")
     ratio = np.log(a_rank[seen] + 0.5) - np.log(b_rank[seen] + 0.5)
     order = seen[np.argsort(-ratio, kind="stable")]
     events, cx, cxp = [], [], []
@@ -589,7 +590,7 @@ def row_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """
     rows = getattr(outputs.labels, "rows", None)
     if rows is None or rows.ndim != 2 or rows.shape[1] < 1:
-        return Candidates.empty("applies to integer-vector outputs")
+        return Candidates.empty()  # not integer vectors: nothing to say
     values = RowValues.of(rows)
     vx, vxp = values(sel_x), values(sel_x_prime)
     parts = []

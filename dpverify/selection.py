@@ -177,9 +177,9 @@ class Selection:
     notes: tuple
 
     @property
-    def choice(self) -> Choice:
-        """The pick at full shrinkage."""
-        return self.verdict_choices[0]
+    def choice(self) -> Choice | None:
+        """The pick at full shrinkage (None when no event could be chosen)."""
+        return self.verdict_choices[0] if self.verdict_choices else None
 
     @property
     def choices(self) -> list[Choice]:
@@ -237,10 +237,15 @@ def select(sel_x, sel_x_prime, *, n_certification: int, epsilon: float, delta: f
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
     verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
     if not verdict:
-        raise InsufficientSamplesError(
-            "no candidate event could be formed from the selection samples (every output is the "
-            "same, or there are too few); draw more samples",
-            required=2 * (n_selection + n_certification),
+        if len(enc_x) + len(enc_xp) < 4:
+            raise InsufficientSamplesError(
+                "too few selection samples to form any event; draw more samples",
+                required=2 * (n_selection + n_certification),
+            )
+        notes.append(
+            "no event separates the inputs' selection samples (every output was the same, or every "
+            "candidate contained all or none of them): nothing was certified; if the mechanism has "
+            "rare outputs, draw more samples"
         )
     value = ()
     if any(c.event.family in FLOATING_FAMILIES for c in verdict):

@@ -164,3 +164,10 @@ def test_float_leaks_are_told_apart_from_wrong_epsilons():
     assert not values_only.violation and values_only.value_verdict is None
     reloaded = dpverify.AuditResult.from_json(wrong.to_json())
     assert reloaded == wrong
+
+
+def test_a_constant_mechanism_is_a_pass_with_a_note_not_a_crash():
+    result = dpverify.audit(lambda x, rng: 7, 0, 1, epsilon=1.0, n_samples=5_000, seed=1)
+    assert not result.violation and result.epsilon_lower_bound == 0 and result.event.family == "none"
+    assert any("nothing was certified" in note for note in result.notes)
+    assert dpverify.AuditResult.from_json(result.to_json()) == result
