@@ -100,3 +100,62 @@ def test_thesis_synthetic_quick(tmp_path):
         by_eps = {float(r["epsilon"]): r for r in fig63b if r["policy"] == policy}
         smallest = by_eps[min(by_eps)]
         assert all(float(smallest["band_low"]) > float(r["band_high"]) for e, r in by_eps.items() if e >= 20)
+
+
+def test_thesis_synthetic_files_do_not_depend_on_the_workers(tmp_path):
+    from concurrent.futures import ThreadPoolExecutor
+
+    rep = registered_reproductions()["thesis-synthetic"]
+    rep.run(tmp_path / "one", quick=True, seed=4, progress=False)
+    with ThreadPoolExecutor(2) as pool:
+        rep.run(tmp_path / "two", quick=True, seed=4, progress=False, executor=pool)
+    one = (tmp_path / "one" / "thesis_synthetic.csv").read_bytes()
+    assert one == (tmp_path / "two" / "thesis_synthetic.csv").read_bytes()
+    rep.run(tmp_path / "other", quick=True, seed=5, progress=False)
+    assert one != (tmp_path / "other" / "thesis_synthetic.csv").read_bytes()  # the seed matters
+
+
+def _jobs():
+    from algorithms.bandits import policies as P
+    from algorithms.bandits.environments import thesis_table61_instance
+
+    inst = thesis_table61_instance()
+    seeds = np.random.SeedSequence(11).spawn(2)
+    return [(inst, P.dpucb_mat(1.0), 300, 5, [100, 300], seeds[0]), (inst, P.cts(), 200, 3, [200], seeds[1])]
+
+
+def _expected():
+    from algorithms.bandits.simulator import simulate
+
+    return [simulate(inst, policy=pol, horizon=h, n_runs=n, seed=s, checkpoints=ck)
+            for inst, pol, h, n, ck, s in _jobs()]
+
+
+def test_one_task_per_run_equals_one_simulation_on_any_executor():
+    """Run r of a split simulation is run r of the whole one: seeds per run, never per worker."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from algorithms.bandits.reproduce import _simulate_jobs
+
+    expected = _expected()
+    with ThreadPoolExecutor(2) as pool:
+        for executor in (None, pool):
+            got = _simulate_jobs(_jobs(), executor=executor, progress=False, desc="")
+            for g, e in zip(got, expected):
+                assert g.n_runs == e.n_runs
+                np.testing.assert_array_equal(g.cumulative_regret, e.cumulative_regret)
+                np.testing.assert_array_equal(g.cumulative_reward, e.cumulative_reward)
+    assert not np.array_equal(expected[0].cumulative_regret[0], expected[0].cumulative_regret[1])
+
+
+def test_one_task_per_run_on_a_dask_cluster_equals_one_simulation():
+    distributed = pytest.importorskip("distributed")
+    from algorithms.bandits.reproduce import _simulate_jobs
+    from dpverify.reproduce import open_executor
+
+    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
+                                  dashboard_address=None) as cluster:
+        with open_executor(scheduler=cluster.scheduler_address) as executor:
+            got = _simulate_jobs(_jobs(), executor=executor, progress=False, desc="")
+    for g, e in zip(got, _expected()):
+        np.testing.assert_array_equal(g.cumulative_regret, e.cumulative_regret)

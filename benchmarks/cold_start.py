@@ -1,0 +1,58 @@
+"""asv benchmarks: the first ``dpverify suite`` on an empty numba cache (cold start), and a warm one.
+
+numba keeps compiled kernels beside the modules (``__pycache__/*.nbi, *.nbc``)
+or under ``NUMBA_CACHE_DIR``. ``setup`` points ``NUMBA_CACHE_DIR`` at a fresh,
+empty folder, which is an empty cache for the timed run without deleting the
+caches of the working copy; ``teardown`` removes it. The suite runs as the
+command a user types (``python -m dpverify suite``) in a new process, so imports
+count too. Target: at most 40 s on the project's 2-core machine.
+"""
+
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+
+def _suite(cache_dir: str, workers: int) -> None:
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    subprocess.run([sys.executable, "-m", "dpverify", "suite", "--quiet", "--workers", str(workers)],
+                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+
+class ColdSuite:
+    params = ([1, 2],)
+    param_names = ["workers"]
+    timeout = 900
+    number = 1
+    repeat = 1
+    warmup_time = 0
+
+    def setup(self, workers):
+        self.cache = tempfile.mkdtemp(prefix="dpverify-numba-cache-")  # empty: nothing compiled yet
+
+    def teardown(self, workers):
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def time_first_suite(self, workers):
+        _suite(self.cache, workers)
+
+
+class WarmSuite:
+    params = ([1, 2],)
+    param_names = ["workers"]
+    timeout = 900
+    number = 1
+    repeat = 2
+    warmup_time = 0
+
+    def setup(self, workers):
+        self.cache = tempfile.mkdtemp(prefix="dpverify-numba-cache-")
+        _suite(self.cache, workers)  # fills the cache
+
+    def teardown(self, workers):
+        shutil.rmtree(self.cache, ignore_errors=True)
+
+    def time_suite(self, workers):
+        _suite(self.cache, workers)
