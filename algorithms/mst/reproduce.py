@@ -7,6 +7,11 @@ Each writes a PNG (median and min-max band of weight(private)/weight(true MST)
 per method), a summary CSV (one line per x value and method) and a CSV of every
 run, at the paper's size or, with ``quick=True``, at a size a test runs in
 seconds. The experiments themselves live in :mod:`algorithms.mst.experiments`.
+
+With ``executor=`` (a ``concurrent.futures.Executor``) the density figure runs
+one task per density and the mutual-information figure one task per (rho, run),
+each with the stream :mod:`algorithms.mst.experiments` spawns for it, so the
+files are the same as with ``executor=None`` (the experiment functions, in order).
 """
 
 from __future__ import annotations
@@ -18,7 +23,54 @@ from dpverify.reproduce import Reproduction
 __all__ = ["reproductions", "run_density", "run_mutual_information"]
 
 
-def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True) -> list[Path]:
+def _density_rows(settings, seed, *, executor, progress: bool):
+    """:func:`~algorithms.mst.experiments.density_experiment`, one task per density on ``executor``."""
+    from algorithms.mst import experiments as ex
+    from dpverify.reproduce import map_tasks
+
+    if executor is None:
+        return ex.density_experiment(settings, seed, progress=progress)
+    densities = settings.densities()
+    tasks = [
+        (settings.n, float(p), settings.runs, p_seed, settings.rho, settings.sensitivity, settings.methods,
+         settings.weight_low, settings.weight_high)
+        for p, p_seed in zip(densities, ex._seed_sequence(seed).spawn(len(densities)))
+    ]
+    parts = map_tasks(_gnp_task, tasks, executor=executor, progress=progress,
+                      desc=f"private-mst-density ({len(tasks)} densities x {settings.runs} runs)")
+    return [row for part in parts for row in part]
+
+
+def _gnp_task(n, p, runs, seed, rho, sensitivity, methods, low, high):
+    from algorithms.mst.experiments import gnp_runs
+
+    return gnp_runs(n, p, runs, seed, rho=rho, sensitivity=sensitivity, methods=methods, weight_low=low,
+                    weight_high=high)
+
+
+def _mutual_information_rows(settings, seed, *, executor, progress: bool):
+    """:func:`~algorithms.mst.experiments.mutual_information_experiment`, one task per (rho, run)."""
+    from algorithms.mst import experiments as ex
+    from dpverify.reproduce import map_tasks
+
+    if executor is None:
+        return ex.mutual_information_experiment(settings, seed, progress=progress)
+    for rho in settings.rhos:
+        ex.check_rho(rho)
+    n, edges, weights = ex.chow_liu_chain_graph(settings.n, settings.flip)
+    weight_true = ex._true_mst_weight(n, edges, weights)
+    tasks = []
+    for rho, rho_seed in zip(settings.rhos, ex._seed_sequence(seed).spawn(len(settings.rhos))):
+        for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
+            tasks.append((rho, run, n, edges, weights, rho, settings.sensitivity, settings.methods,
+                          run_seed.spawn(len(settings.methods)), weight_true))
+    parts = map_tasks(ex._run_methods, tasks, executor=executor, progress=progress,
+                      desc=f"private-mst-mutual-information ({len(tasks)} runs)")
+    return [row for part in parts for row in part]
+
+
+def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True,
+                executor=None) -> list[Path]:
     """Regenerate Figure 2b of seed 004 (Appendix H, "the effect of the density").
 
     G(n, p) with n = 1000, 50 log-spaced p from 2 ln(n)/n to 1, U(0, 100)
@@ -31,7 +83,7 @@ def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: 
     from algorithms.mst import experiments as ex
 
     settings = ex.DensitySettings.quick() if quick else ex.DensitySettings.paper()
-    rows = ex.density_experiment(settings, seed, progress=progress)
+    rows = _density_rows(settings, seed, executor=executor, progress=progress)
     return _write_figure(
         rows, out_dir, "private-mst-density", "p",
         x_label="edge probability p",
@@ -44,7 +96,7 @@ def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: 
 
 
 def run_mutual_information(
-    out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True
+    out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True, executor=None
 ) -> list[Path]:
     """Regenerate Figure 2a of seed 004 (Appendix H, mutual information / Chow-Liu tree).
 
@@ -60,7 +112,7 @@ def run_mutual_information(
     from algorithms.mst import experiments as ex
 
     settings = ex.MutualInformationSettings.quick() if quick else ex.MutualInformationSettings.paper()
-    rows = ex.mutual_information_experiment(settings, seed, progress=progress)
+    rows = _mutual_information_rows(settings, seed, executor=executor, progress=progress)
     return _write_figure(
         rows, out_dir, "private-mst-mutual-information", "rho",
         x_label="rho (zCDP budget of the whole tree)",

@@ -133,3 +133,16 @@ def test_chow_liu_graph_mst_is_the_chain():
     n, edges, weights = ex.chow_liu_chain_graph(30, 0.05)
     tree = minimum_spanning_tree((n, edges, weights))
     assert sorted(map(tuple, edges[tree])) == [(i, i + 1) for i in range(n - 1)]
+
+
+@pytest.mark.parametrize("name", ["private-mst-density", "private-mst-mutual-information"])
+def test_quick_files_do_not_depend_on_the_workers(tmp_path, name):
+    from concurrent.futures import ThreadPoolExecutor
+
+    reproduction = {r.name: r for r in reproductions()}[name]
+    one = reproduction.run(tmp_path / "one", quick=True, seed=2, progress=False)
+    with ThreadPoolExecutor(2) as pool:
+        two = reproduction.run(tmp_path / "two", quick=True, seed=2, progress=False, executor=pool)
+    for a, b in zip(one, two):
+        if a.suffix == ".csv":
+            assert a.read_bytes() == b.read_bytes(), a.name
