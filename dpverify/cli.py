@@ -282,15 +282,16 @@ def _cmd_audit(args) -> int:
     with open_executor(args.workers, scheduler, processes=True) as executor:
         result = audit(
             mechanism, x, x_prime, epsilon=args.epsilon, delta=args.delta, n_samples=args.samples,
-            alpha=args.alpha, seed=args.seed, executor=executor,
-            progress=not args.json and not args.quiet,
+            n_selection=args.n_selection, alpha=args.alpha, seed=args.seed, executor=executor,
+            float_events=not args.no_float_events, progress=not args.json and not args.quiet,
         )
     if args.json:
         print(result.to_json())
     else:
         print(f"dpverify audit of {args.mechanism} on x={args.x}, x'={args.x_prime}")
         print(result.summary())
-        print(f"replay: --seed {result.seed}" if isinstance(result.seed, int) else "")
+        if isinstance(result.seed, int) and result.replayable:
+            print(f"replay: --seed {result.seed}")
     if report is not None:
         from .report import write_report
 
@@ -300,6 +301,29 @@ def _cmd_audit(args) -> int:
             raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
         if not args.json:
             print(f"report written to {written}")
+    return EXIT_FOUND if result.violation else EXIT_OK
+
+
+def _cmd_audit_samples(args) -> int:
+    from .samples import audit_samples
+
+    inputs = None
+    if (args.x is None) != (args.x_prime is None):
+        raise _UsageError("give both --x and --x-prime (the inputs the samples came from), or neither")
+    if args.x is not None:
+        inputs = (_as_hashable(_json_argument(args.x, "--x")), _as_hashable(_json_argument(args.x_prime,
+                                                                                           "--x-prime")))
+    for path in (args.samples_x, args.samples_x_prime):
+        if not Path(path).is_file():
+            raise _UsageError(f"no such file: {path} (give two .npy files of samples)")
+    result = audit_samples(args.samples_x, args.samples_x_prime, epsilon=args.epsilon, delta=args.delta,
+                           alpha=args.alpha, n_selection=args.n_selection, inputs=inputs,
+                           float_events=not args.no_float_events)
+    if args.json:
+        print(result.to_json())
+    else:
+        print(f"dpverify audit-samples of {args.samples_x} and {args.samples_x_prime}")
+        print(result.summary())
     return EXIT_FOUND if result.violation else EXIT_OK
 
 
@@ -402,6 +426,14 @@ def _add_common(p, *, workers_default, workers_help) -> None:
     p.add_argument("--debug", action="store_true", help="print the full traceback of an error")
 
 
+def _add_selection_options(p) -> None:
+    p.add_argument("--n-selection", type=_positive_int, default=None, metavar="N",
+                   help="samples per input that choose the event (default: a tenth, between 20000 and "
+                   "2000000; the rest certify it)")
+    p.add_argument("--no-float-events", action="store_true",
+                   help="leave out the floating-point event families: judge the output values only")
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .reproduce import available_workers
 
@@ -436,12 +468,38 @@ def build_parser() -> argparse.ArgumentParser:
                    help="test level / 1 - confidence (default 0.05)")
     p.add_argument("--seed", type=_seed, default=None,
                    help="non-negative seed (default: fresh, printed for replay)")
+    _add_selection_options(p)
     _add_common(p, workers_default=1, workers_help="local worker processes for the sampling (default 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
     p.add_argument("--report", metavar="FILE", help="also write an HTML report of the audit "
                    "(missing folders are created)")
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=_cmd_audit)
+
+    p = sub.add_parser(
+        "audit-samples",
+        help="audit an (eps, delta) claim on samples already drawn (two .npy files)",
+        description="The audit of 'dpverify audit' on given samples of M(x) and M(x'): the first "
+        "--n-selection samples of each file choose the event, the rest certify it (streamed from "
+        "the memory-mapped files). The samples of each file must be i.i.d. in the order stored.",
+        epilog="Exit 0: no violation found; 1: violation at level alpha; 2: usage error (bad "
+        "arguments or claim, missing files, too few samples); 3: any other failure (unreadable or "
+        "unusable samples, internal error); 130: interrupted. No traceback unless --debug.",
+    )
+    p.add_argument("samples_x", metavar="X.npy", help="samples of M(x), first axis indexes samples")
+    p.add_argument("samples_x_prime", metavar="X_PRIME.npy", help="samples of M(x')")
+    p.add_argument("--epsilon", type=_epsilon, required=True,
+                   help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})")
+    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
+    p.add_argument("--alpha", type=_finite_float, default=0.05,
+                   help="test level / 1 - confidence (default 0.05)")
+    p.add_argument("--x", default=None, help="optional: the input of the first file, as JSON (lets the "
+                   "floating-point reachability events run)")
+    p.add_argument("--x-prime", default=None, help="optional: the input of the second file, as JSON")
+    _add_selection_options(p)
+    p.add_argument("--json", action="store_true", help="print the result as JSON")
+    p.add_argument("--debug", action="store_true", help="print the full traceback of an error")
+    p.set_defaults(func=_cmd_audit_samples)
 
     p = sub.add_parser(
         "suite",

@@ -277,6 +277,7 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
     class Result:
         violation = False
         seed = 1
+        replayable = True
 
         def summary(self):
             return "no violation found"
@@ -341,10 +342,34 @@ def test_ctrl_c_stops_within_a_second_with_exit_130(tmp_path, args, marker):
     assert seconds < 2.0, f"took {seconds:.1f}s to stop"
 
 
+def test_audit_samples_reads_npy_files_and_reports_both_verdicts(tmp_path, capsys):
+    import numpy as np
+
+    rng = np.random.default_rng(4)
+    np.save(tmp_path / "a.npy", rng.laplace(size=100_000))          # x = 0, textbook doubles
+    np.save(tmp_path / "b.npy", 1.0 + rng.laplace(size=100_000))    # x' = 1
+    common = [tmp_path / "a.npy", tmp_path / "b.npy", "--epsilon", "1", "--x", "0.0", "--x-prime", "1.0"]
+    assert run("audit-samples", *common, "--json") == 1             # the rounding leaks
+    payload = json.loads(capsys.readouterr().out)
+    assert payload["value_verdict"]["violation"] is False            # the ideal Laplace keeps eps = 1
+    assert run("audit-samples", *common, "--no-float-events") == 0
+    assert "no violation found" in capsys.readouterr().out
+    assert run("audit-samples", tmp_path / "missing.npy", tmp_path / "b.npy", "--epsilon", "1") == 2
+    assert "no such file" in capsys.readouterr().err
+
+
+def test_no_float_events_and_n_selection_reach_the_audit(mechanisms, capsys):
+    code = run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--epsilon", "4.5",
+               "--samples", "20000", "--seed", "2", "--json", "--no-float-events", "--n-selection", "5000")
+    payload = json.loads(capsys.readouterr().out)
+    assert code == 0 and payload["n_selection"] == 5000
+    assert payload["event"]["family"] not in ("mantissa", "reachability")
+
+
 def test_help_is_true_for_every_subcommand():
     parser = cli.build_parser()
     subparsers = next(a for a in parser._actions if a.dest == "command").choices
-    assert set(subparsers) == {"audit", "suite", "reproduce"}
+    assert set(subparsers) == {"audit", "audit-samples", "suite", "reproduce"}
     for name, sub in subparsers.items():
         text = sub.format_help()
         for action in sub._actions:
