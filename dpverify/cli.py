@@ -577,18 +577,34 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except KeyboardInterrupt:
-        # The executors have cancelled their pending tasks on the way out (open_executor).
-        print(f"\ndpverify {args.command}: interrupted", file=sys.stderr, flush=True)
-        if argv is None:
-            # The console script: do not wait for a compiled run still busy in a worker thread.
-            sys.stdout.flush()
-            os._exit(EXIT_INTERRUPTED)
-        return EXIT_INTERRUPTED
+        return _interrupted(args, argv)
     except Exception as exc:  # every error becomes a message and an exit code
+        if _caused_by_interrupt(exc):  # e.g. an ImportError of a module whose import Ctrl-C cut short
+            return _interrupted(args, argv)
         if args.debug:
             traceback.print_exc()
         print(f"dpverify {args.command}: error: {_message_of(exc)}", file=sys.stderr, flush=True)
         return _exit_code_of(exc)
+
+
+def _caused_by_interrupt(exc: BaseException) -> bool:
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        if isinstance(exc, KeyboardInterrupt):
+            return True
+        seen.add(id(exc))
+        exc = exc.__cause__ or exc.__context__
+    return False
+
+
+def _interrupted(args, argv) -> int:
+    # The executors have cancelled their pending tasks on the way out (open_executor).
+    print(f"\ndpverify {args.command}: interrupted", file=sys.stderr, flush=True)
+    if argv is None:
+        # The console script: do not wait for a compiled run still busy in a worker thread.
+        sys.stdout.flush()
+        os._exit(EXIT_INTERRUPTED)
+    return EXIT_INTERRUPTED
 
 
 if __name__ == "__main__":
