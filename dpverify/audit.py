@@ -36,8 +36,8 @@ from .bounds import (
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
 from .floating import FLOATING_FAMILIES
-from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
-from .selection import Choice, Selection, default_selection_size, select
+from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
 
 __all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]
 
@@ -439,7 +439,10 @@ def audit(
     n_selection : int, optional
         Of those, how many choose the event (held in memory); by default
         :func:`dpverify.selection.default_selection_size` (a tenth, between
-        20,000 and 2,000,000). The others certify it, streamed.
+        20,000 and 2,000,000), grown to a fifth (at most 2,000,000) when the
+        first selection sample shows more than 100 discrete outputs that
+        repeat (:func:`dpverify.selection.grown_selection_size`). The others
+        certify it, streamed.
     alpha : float, default 0.05
         Test level: the false-alarm rate of ``violation`` on a mechanism that
         keeps its claim, and ``1 - alpha`` is the confidence of the bounds.
@@ -505,6 +508,7 @@ def audit(
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
     alpha = check.check_alpha(alpha)
+    fixed_selection = n_selection
     n_samples, n_selection = check_sizes(n_samples, n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
     if n_chunks is not None:
         n_chunks = check.check_positive_int(n_chunks, "n_chunks")
@@ -512,10 +516,21 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
+    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp, seed_more = children(sequence, 5)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
     sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
     sel_xp, used_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)
+    if fixed_selection is None:  # a large discrete output space gets a larger selection share
+        grown = grown_selection_size(sel_x, sel_xp, n_samples, n_selection)
+        if grown > n_selection and n_samples - grown >= minimum_certifying_samples(epsilon, delta, alpha):
+            more_x, more_xp = children(seed_more, 2)
+            extra_x, used_more_x = draw(mechanism, x, grown - n_selection, more_x, label="x", **common)
+            extra_xp, used_more_xp = draw(mechanism, x_prime, grown - n_selection, more_xp, label="x_prime",
+                                          **common)
+            sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
+            used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
+            n_selection = grown
+            n_certification = n_samples - n_selection
     selection = select(sel_x, sel_xp, n_certification=n_certification, epsilon=epsilon, delta=delta,
                        alpha=alpha, event_families=event_families, float_events=float_events,
                        inputs=(x, x_prime))

@@ -23,6 +23,7 @@ from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .outputs import apply_output_key
+from .sampling import concatenate_outputs
 from .selection import MIN_SELECTION, default_selection_size, select
 
 __all__ = ["audit_samples"]
@@ -56,15 +57,6 @@ def _open(source, name: str):
         ) from None
 
 
-def _join(parts):
-    if parts and all(isinstance(p, np.ndarray) for p in parts):
-        return np.concatenate(parts, axis=0)
-    out: list = []
-    for p in parts:
-        out.extend(list(p))
-    return out
-
-
 def _take(blocks, n: int):
     """The first ``n`` samples of a stream of blocks, and the stream of what follows."""
     parts, have = [], 0
@@ -73,10 +65,10 @@ def _take(blocks, n: int):
             cut = n - have
             parts.append(block[:cut])
             rest = block[cut:]
-            return _join(parts), itertools.chain([rest] if len(rest) else [], blocks), n
+            return concatenate_outputs(parts), itertools.chain([rest] if len(rest) else [], blocks), n
         parts.append(block)
         have += len(block)
-    return _join(parts), iter(()), have
+    return concatenate_outputs(parts), iter(()), have
 
 
 def _count(blocks, codec, indicators, output_key) -> tuple[np.ndarray, int]:

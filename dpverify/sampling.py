@@ -45,6 +45,8 @@ __all__ = [
     "count_events",
     "EventCounts",
     "chunk_sizes",
+    "children",
+    "concatenate_outputs",
     "default_chunks",
     "DEFAULT_CHUNKS",
     "BLOCK_SIZE",
@@ -354,7 +356,8 @@ def _raise_failures(results, labels, data_by_label) -> None:
             ) from result.exception
 
 
-def _concatenate(parts):
+def concatenate_outputs(parts):
+    """Batches of raw outputs as one batch (arrays stay arrays; anything else becomes a list)."""
     if all(isinstance(p, np.ndarray) for p in parts):
         try:
             return np.concatenate(parts, axis=0)
@@ -421,7 +424,7 @@ def draw(
     tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
     results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
     _raise_failures(results, [label] * len(results), {label: data})
-    outputs = _concatenate([r.outputs for r in results])
+    outputs = concatenate_outputs([r.outputs for r in results])
     if return_rng_used:
         return outputs, any(r.rng_used for r in results)
     return outputs

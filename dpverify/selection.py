@@ -59,6 +59,38 @@ def default_selection_size(n_samples: int) -> int:
     return int(max(1, min(max(n // 10, min(MIN_SELECTION, n // 2)), MAX_SELECTION)))
 
 
+#: A discrete output space of more than this many values that repeat in the
+#: selection sample (at least REPEATS_FOR_GROWTH samples per value) gets a
+#: larger selection share, GROWN_SHARE of the samples (at most MAX_SELECTION):
+#: level sets over many outputs are ranked on per-output counts, whose noise
+#: is what limits the bound there (sparse vector without cutoff, 1024 outputs:
+#: 0.79 -> 0.95 of the best achievable bound at 1e7 samples, median of 3 seeds).
+GROWTH_MIN_CODES = 100
+REPEATS_FOR_GROWTH = 10
+GROWN_SHARE = 0.2
+
+
+def grown_selection_size(sel_x, sel_x_prime, n_samples: int, n_selection: int) -> int:
+    """The selection size to use after looking at a first selection sample.
+
+    Growing the selection on what the selection samples show is valid: the
+    certification samples are drawn afterwards from independent seeds, and
+    their number is fixed before any of them is drawn.
+    """
+    target = min(int(GROWN_SHARE * n_samples), MAX_SELECTION)
+    if target <= n_selection:
+        return n_selection
+    try:
+        codec, _ = fit_codec(sel_x, sel_x_prime)
+    except Exception:  # type errors surface in select(), with their message
+        return n_selection
+    if codec.kind != "discrete" or codec.n_codes <= GROWTH_MIN_CODES:
+        return n_selection
+    if 2 * n_selection < REPEATS_FOR_GROWTH * codec.n_codes:
+        return n_selection  # outputs barely repeat: more selection samples would not rank them
+    return target
+
+
 def _beta_lower(count, nobs, alpha):
     """Clopper-Pearson lower bound for real-valued (predicted) counts."""
     count = np.asarray(count, dtype=float)

@@ -63,7 +63,7 @@ from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .progress import progress_bar
-from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
 
 __all__ = [
@@ -214,19 +214,6 @@ def alpha_spending(alpha: float, n_looks: int, final_share: float = DEFAULT_FINA
     return [early] * (n_looks - 1) + [alpha * final_share]
 
 
-def _extend(parts: list):
-    """Concatenate batches of raw outputs (arrays stay arrays)."""
-    if all(isinstance(p, np.ndarray) for p in parts):
-        try:
-            return np.concatenate(parts, axis=0)
-        except ValueError:
-            pass
-    combined: list = []
-    for p in parts:
-        combined.extend(list(p))
-    return combined
-
-
 def _split(n: int, n_selection) -> tuple[int, int]:
     """(selection, certification) samples per input of a look of ``n`` samples."""
     s = default_selection_size(n) if n_selection is None else min(n_selection, n - 1)
@@ -258,7 +245,7 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
                                        n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
                     parts.append(drawn)
                     rng_used = rng_used and used
-            selection = select(_extend(parts_x), _extend(parts_xp), n_certification=c_k, epsilon=epsilon,
+            selection = select(concatenate_outputs(parts_x), concatenate_outputs(parts_xp), n_certification=c_k, epsilon=epsilon,
                                delta=delta, alpha=alpha_k, event_families=event_families,
                                float_events=float_events, inputs=(x, x_prime))
             counts = np.zeros((2, len(selection.choices)), dtype=np.int64)

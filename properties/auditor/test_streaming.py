@@ -125,3 +125,18 @@ def test_sequential_audit_counts_a_stable_event_once_and_stops_early():
     kept = dpverify.sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=200_000,
                                      seed=3, alpha=0.05)
     assert not kept.stopped_early and len(kept.looks) == len(kept.schedule)
+
+
+def test_a_large_repeating_discrete_output_space_gets_a_larger_selection():
+    from dpverify.mechanisms.output_types import KaryResponse
+
+    # 500 labels, each seen ~80 times in the default selection of 20,000 per input: grown to a fifth
+    grown = dpverify.audit(KaryResponse(1.0, 500), 0, 1, epsilon=1.0, n_samples=200_000, seed=1)
+    assert grown.n_selection == 40_000 and grown.event.n_certification == 160_000
+    # the same audit with the selection size given: kept as given
+    fixed = dpverify.audit(KaryResponse(1.0, 500), 0, 1, epsilon=1.0, n_samples=200_000, seed=1,
+                           n_selection=20_000)
+    assert fixed.n_selection == 20_000
+    # outputs that barely repeat: more selection samples would not rank them, so no growth
+    sparse = dpverify.audit(KaryResponse(1.0, 100_000), 0, 1, epsilon=1.0, n_samples=200_000, seed=1)
+    assert sparse.n_selection == 20_000
