@@ -343,7 +343,9 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
 
     Each event's bounds are taken at level ``alpha / m``, so all hold together
     with probability ``1 - alpha`` and the largest is a valid ``1 - alpha``
-    lower bound; the p-value is ``min(1, m * min_j p_j)``.
+    lower bound (of epsilon, and of delta); the p-value is
+    ``min(1, m * min_j p_j)``. The reported event is the one with the
+    largest epsilon bound.
 
     Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
     """
@@ -358,7 +360,8 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
         for j, choice in enumerate(choices)
     ]
     best = max(range(m), key=lambda j: (certified[j][0], certified[j][1]))
-    eps_lb, delta_lb, _, estimate = certified[best]
+    eps_lb, _, _, estimate = certified[best]
+    delta_lb = max(c[1] for c in certified)  # all m bounds hold together: the largest of each is valid
     pvalue = min(1.0, m * min(c[2] for c in certified))
     return eps_lb, delta_lb, pvalue, estimate
 
