@@ -348,13 +348,13 @@ def _cmd_suite(args) -> int:
     workers = min(args.workers, len(selected))
 
     def progress(line):
-        _say(args, line)
+        print(line, file=sys.stderr, flush=True)
 
     start = time.perf_counter()
     where = f"Dask scheduler {scheduler}" if scheduler else f"{workers} worker{'s' * (workers > 1)}"
     _say(args, f"dpverify suite: {len(selected)} verifications on {where} (seed {args.seed})")
     with open_executor(workers, scheduler, processes=True) as executor:
-        records = run_suite(selected, seed=args.seed, progress=progress, executor=executor)
+        records = run_suite(selected, seed=args.seed, progress=None if args.quiet else progress, executor=executor)
     print(format_table(records))
     failed = [r for r in records if not r.passed]
     compiling = sum(r.compile_seconds for r in records)

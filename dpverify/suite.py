@@ -185,9 +185,14 @@ def run_suite(
     items = select_verifications(registered_verifications() if verifications is None else verifications, select)
     if executor is None:
         records = []
+        start = time.perf_counter()
         for index, item in enumerate(items):
             if progress is not None:
-                progress(f"[{index + 1}/{len(items)}] {item.name}")
+                eta = ""
+                if index:
+                    left = (time.perf_counter() - start) / index * (len(items) - index)
+                    eta = f" (about {left:.0f}s left)"
+                progress(f"[{index + 1}/{len(items)}] {item.name}{eta}")
             records.append(_run_one(item, seed, progress))
         return records
 

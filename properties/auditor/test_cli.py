@@ -332,9 +332,12 @@ def _interrupt_after(proc, marker: str, timeout=120.0):
     [
         (["suite", "--workers", "2"], "verifications on 2 workers"),
         (["reproduce", "thesis-synthetic", "--workers", "2"], "runs on 2 workers"),
+        (["audit", "slow_mechanism:noisy", "--x", "0", "--x-prime", "1", "--epsilon", "1",
+          "--samples", "20000000", "--workers", "2"], "will take roughly"),
     ],
 )
 def test_ctrl_c_stops_within_a_second_with_exit_130(tmp_path, args, marker):
+    (tmp_path / "slow_mechanism.py").write_text("def noisy(x, rng):\n    return int(x) + int(rng.integers(3))\n")
     proc = _child([*args, *(["--out", str(tmp_path / "out")] if args[0] == "reproduce" else [])], tmp_path)
     code, seconds, err = _interrupt_after(proc, marker)
     assert code == 130, err
