@@ -13,7 +13,7 @@ tree-valued result: a spanning tree is an ``int64`` array of edge indices, and
 :func:`tree_key` turns one into a canonical hashable value (a sorted tuple)
 for exact distributions and audits.
 
-Valid and invalid input (seed 004, Section 2: the topology is public, the
+Valid and invalid input (Pagh et al. 2025, Section 2: the topology is public, the
 weights are private and arbitrary reals):
 
 - negative and zero weights are valid;
@@ -680,7 +680,7 @@ def connected_gnp_graph(
     """A connected Erdos-Renyi G(n, p) graph with iid uniform(low, high) weights.
 
     Draws G(n, p) (each of the n(n-1)/2 pairs independently with probability p),
-    redrawing until connected as in seed 004, Appendix H ("regenerate until connected").
+    redrawing until connected as in Pagh et al. 2025, Appendix H ("regenerate until connected").
     The edge set is drawn without materializing all pairs: the number of edges is
     Binomial(n(n-1)/2, p) and the pairs are a uniform subset of that size, which has the
     same distribution. Edges are listed in increasing pair order.
@@ -691,7 +691,7 @@ def connected_gnp_graph(
     p : float in (0, 1]
     rng : None, int, SeedSequence or Generator
     low, high : float
-        Weight range (seed 004 App. H: U(0, 100)).
+        Weight range (Pagh et al. 2025, App. H: U(0, 100)).
     max_tries : int
         Give up (InvalidGraphError) after this many disconnected draws.
     """

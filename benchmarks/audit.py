@@ -1,6 +1,6 @@
 """Audit throughput (samples per second, end to end), memory, and sequential-audit savings.
 
-Issue 6, section 2: an audit of a scalar mechanism with a vectorized
+The target: an audit of a scalar mechanism with a vectorized
 ``sample`` at 1e7 samples per input must finish in <= 30 s on one core
 (target >= 2e6 samples/s, counting the samples of both inputs).
 

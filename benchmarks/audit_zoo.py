@@ -1,9 +1,9 @@
-"""Audits of the issue-6 zoo (dpverify.mechanisms) against the published DP-Sniper/StatDP bounds.
+"""Audits of the mechanism zoo (dpverify.mechanisms) against the published DP-Sniper/StatDP bounds.
 
 As an asv benchmark: ``track_lower_bound`` records the certified bound of each
 zoo entry at a modest sample size, ``time_audit`` the time of the audit.
 
-As a script, the table of issue 6 section 4 (claimed eps = 0.1, 90% confidence
+As a script, the comparison table (claimed eps = 0.1, 90% confidence
 like the published table, at most 1e7 samples per input)::
 
     python benchmarks/audit_zoo.py --samples 10000000 --out zoo_table.md
@@ -110,7 +110,7 @@ def table(n_samples: int, *, seed: int = SEED, executor=None, progress: bool = T
 
 
 def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: float = 0.05) -> str:
-    """False-violation rate of ``n_audits`` audits of correct mechanisms at ``alpha`` (issue 6, section 5).
+    """False-violation rate of ``n_audits`` audits of correct mechanisms at ``alpha``.
 
     Same design as properties/auditor/test_calibration.py: randomized response,
     fine-grid Laplace and geometric mechanism at eps = 1 on pairs where they attain

@@ -1,4 +1,4 @@
-"""asv benchmarks: matroid-bandit simulator throughput on RocketFuel AS1755 (seed 000, Figure 1).
+"""asv benchmarks: matroid-bandit simulator throughput on RocketFuel AS1755 (Tao et al. 2025, Figure 1).
 
 ``PolicyRounds``: 100 runs of each policy for a short horizon, the unit of the Figure 1
 reproduction (161 arms, rank 86); ``track_run_rounds_per_second`` reports run-rounds per

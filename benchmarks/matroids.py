@@ -1,7 +1,7 @@
 """asv benchmarks for matroid greedy bases (algorithms.matroids) and counter banks.
 
-Issue 4 asks that the greedy basis of a 161-arm graphic matroid take microseconds. The graph
-is RocketFuel AS1755 (seed 000, Figure 1 bottom row: 87 routers, 161 links), read with
+The target: the greedy basis of a 161-arm graphic matroid takes microseconds. The graph
+is RocketFuel AS1755 (Tao et al. 2025, Figure 1 bottom row: 87 routers, 161 links), read with
 ``algorithms.bandits.rocketfuel.load_rocketfuel``; the benchmarks skip (NotImplementedError
 in setup, asv's skip) when the data is absent. Baselines in the same run: networkx's maximum
 spanning tree on the same graph (per call) and the project's pure-Python tracker greedy.

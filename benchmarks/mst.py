@@ -1,8 +1,8 @@
-"""asv benchmarks for private minimum spanning trees (seed 004), against non-private MSTs.
+"""asv benchmarks for private minimum spanning trees (Pagh et al. 2025), against non-private MSTs.
 
 Graphs are Erdos-Renyi G(n, p) with m ~ 1e3 .. 1e6 edges (average degree 20: n = m / 10,
 p = 2 m / (n (n - 1)); connected, U(0, 100) weights), built in ``setup`` from fixed seeds.
-The speed targets of issue 3 are ratios of these timings:
+The speed targets are ratios of these timings:
 
 - ``Algorithm1.time_algorithm1_scipy`` / ``Algorithm1.time_scipy_mst`` <= 1.25 at m = 1e6;
   ``Algorithm1.time_algorithm1_networkx`` / ``Algorithm1.time_algorithm1_scipy`` >= 10;
@@ -11,7 +11,7 @@ The speed targets of issue 3 are ratios of these timings:
 - ``BatchedSampler.time_batched`` >= 2e5 trees/s and >= 30x ``time_networkx_loop`` per tree.
 
 ``track_`` benchmarks report the relative excess weight (w(T~) - w(T*)) / w(T*) of each
-private tree at a fixed seed (seed 004's error measure, Appendix H).
+private tree at a fixed seed (Pagh et al. 2025's error measure, Appendix H).
 """
 
 

@@ -1,9 +1,9 @@
-"""asv benchmarks for weighted random spanning trees and DP-RST (seed 002).
+"""asv benchmarks for weighted random spanning trees and DP-RST (DP-RST 2025).
 
 Graphs: connected Erdos-Renyi G(n, p) with average degree 20 (n = m / 10, E[edges] = m),
 integer weights uniform on 1..15 (k = 16), built in ``setup`` from fixed seeds.
 
-The speed target of issue 5 is the ratio
+The speed target is the ratio
 ``WilsonVsNetworkx.time_networkx`` / ``WilsonVsNetworkx.time_wilson`` (>= 5 at the largest
 size both finish). networkx's ``random_spanning_tree(G, weight=..., multiplicative=True)``
 contracts edges and recomputes Kirchhoff determinants (roughly O(m n^3)), so it is only run

@@ -1,7 +1,7 @@
 """Auditing a privacy claim on one pair of neighbouring inputs: select, then stream.
 
 The audit follows StatDP's select-then-certify design with DP-Sniper's
-likelihood-ratio events (see ``auditing.md``):
+likelihood-ratio events (Ding et al. 2018; Bichsel et al. 2021):
 
 1. draw a bounded *selection* sample of M(x) and of M(x') (``n_selection``
    each), build the code book and the candidate events from it alone, and

@@ -6,7 +6,7 @@ Clopper-Pearson lower bound on P[M(x) in S] and ``q_hi`` a one-sided
 ``1 - alpha/2`` upper bound on P[M(x') in S]. By the union bound both hold
 together with probability at least ``1 - alpha``, so
 
-    eps_lb   = ln((p_lo - delta) / q_hi)          (auditing.md, "The question")
+    eps_lb   = ln((p_lo - delta) / q_hi)          (Bichsel et al. 2021)
     delta_lb = p_lo - exp(eps) * q_hi
 
 are ``1 - alpha`` lower confidence bounds on the privacy loss of the pair at

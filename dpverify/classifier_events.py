@@ -1,7 +1,7 @@
 """Likelihood-ratio level sets learned by a classifier (DP-Sniper style).
 
 By Neyman-Pearson the most telling events are the level sets of the
-likelihood ratio ``P[M(x) = o] / P[M(x') = o]`` (auditing.md, DP-Sniper).
+likelihood ratio ``P[M(x) = o] / P[M(x') = o]`` (Bichsel et al. 2021, DP-Sniper).
 For rich outputs -- real vectors, sequences, mixed tuples -- the ratio is
 estimated by a logistic regression of "which input produced this output" on
 features of the output, fitted on the *selection* split only; the candidate

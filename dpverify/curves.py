@@ -32,7 +32,7 @@ recovers most of what a finer correction would. Likewise
 ``epsilon_at(delta) = max_j ln((p_lo_j - delta) / q_hi_j)`` is a simultaneous
 lower bound on the eps needed at every delta.
 
-References: auditing.md ("The question an audit answers"); Balle and Wang,
+References: Bichsel et al., S&P 2021 (the lower bound from one event); Balle and Wang,
 ICML 2018 (the privacy profile of the Gaussian mechanism the tests use).
 """
 

@@ -6,7 +6,7 @@ counted by value (hashable discrete values; see :mod:`dpverify.outputs`).
 
 Both tests are Pearson chi-square tests on counts, with categories of
 expected count below ``min_expected`` pooled into one, as scipy's and
-networkx's own sampler tests do (auditing.md, "Distribution equality"). Their
+networkx's own sampler tests do. Their
 false-alarm rate is the p-value threshold the caller uses; their power against
 a given alternative can be computed with :func:`chi_square_power`.
 

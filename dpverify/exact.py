@@ -6,8 +6,7 @@ For pmfs P = M(x) and Q = M(x') over a finite (or truncated) output space:
     delta(e) = max( sum_o max(0, P(o) - e^e Q(o)), sum_o max(0, Q(o) - e^e P(o)) )
 
 ``delta(e)`` is the hockey-stick divergence in the worse direction: M is
-(e, delta(e))-DP on this pair and on no smaller delta (auditing.md, "Exact beats
-sampled").
+(e, delta(e))-DP on this pair and on no smaller delta (Balle and Wang 2018).
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 A textbook ``x + numpy.random.laplace(scale)`` is not differentially private
 on doubles: the rounding of ``x + Z`` leaves marks in the low bits of the
 output, and some outputs are reachable from one input and not from the other
-(auditing.md, "Floating point": with scale 10 and inputs 0 vs 1, outputs in
+(Mironov 2012; with scale 10 and inputs 0 vs 1, outputs in
 [0.25, 0.5) with an odd last mantissa bit occur about 0.5% of the time from 0
 and never from 1). Value histograms and thresholds cannot see this; the two
 families here can, and the certified bound then grows like ``ln(n)`` with the

@@ -5,9 +5,8 @@ the first thousand samples already show a flagrant violation. A *sequential*
 audit looks at the data at a few pre-registered sample sizes and stops at the
 first look that certifies a violation.
 
-The plan (a group-sequential design with Bonferroni alpha spending; the
-**choice** among the designs listed in issue 6, section 2, and
-``auditing.md``, "Sound practice"):
+The plan (a group-sequential design with Bonferroni alpha spending; a
+**choice** among the group-sequential designs of Jennison and Turnbull 2000):
 
 1. The looks are fixed before any sample is drawn: ``N_1 = first_look``,
    ``N_k = growth * N_{k-1}`` while below the budget, and ``N_K = n_samples``

@@ -12,8 +12,7 @@ under a stated relation, built constructively (no filtering):
 - :func:`neighbouring_streams` -- sequences differing in one element
   (substitution, or insertion/deletion).
 
-Searching many pairs needs a multiple-testing correction
-(``auditing.md``, "Statistical tests inside a test suite"): every audit of a
+Searching many pairs needs a multiple-testing correction (Holm 1979): every audit of a
 correct mechanism raises a false alarm with probability up to its ``alpha``,
 so a search over ``m`` pairs at ``alpha`` each raises one with probability up
 to ``m * alpha`` (``@given`` with 100 examples and ``alpha = 0.05`` fails on
@@ -243,7 +242,7 @@ def neighbouring_graphs(
         Range of the vertex count (``min_vertices >= 2``).
     max_shift : float, default 1
         The neighbouring radius: ``|w_e - w'_e| <= max_shift`` for every edge e
-        (l_inf on the weight vector; seed 004, Section 2).
+        (l_inf on the weight vector; Pagh et al. 2025, Section 2).
     connected : bool, default True
         Build a random spanning tree first (each vertex joins an earlier one),
         then add extra edges; ``False`` may also leave vertices isolated.

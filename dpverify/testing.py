@@ -8,8 +8,7 @@
 - :func:`per_example_alpha` gives the per-example level for an assertion
   inside Hypothesis' ``@given``.
 
-Why the correction (``auditing.md``, "Statistical tests inside a test
-suite"): each audit of a correct mechanism raises a false alarm with
+Why the correction (Holm 1979): each audit of a correct mechanism raises a false alarm with
 probability up to ``alpha``. A search over ``m`` pairs raises at least one
 with probability up to ``m * alpha``: ``@given`` with 100 examples and an
 ``alpha = 0.05`` assertion fails on correct code in most runs. Two remedies,

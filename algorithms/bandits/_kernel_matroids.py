@@ -4,7 +4,7 @@ The simulator (``algorithms.bandits._kernels``) runs a whole bandit run inside
 one numba function, so it cannot call a Python matroid object each round. It
 needs a matroid as plain arrays plus a *kind* code, and an independence test it
 can run incrementally in the greedy algorithm (sort descending, add if
-independent; seed 001, Algorithm 1):
+independent; Chandak 2023, Algorithm 1):
 
 graphic (kind 0)
     ``edges (m, 2)`` on ``n_vertices``; incremental independence by union-find.

@@ -3,7 +3,7 @@
 One call plays ``horizon`` rounds of one policy on one matroid and environment:
 each round computes the index ``J_t(e)`` of every base arm, sorts the arms by
 ``J_t`` descending (insertion sort from the previous round's order, then ties
-broken uniformly at random), runs the greedy algorithm (seed 001, Algorithm 1)
+broken uniformly at random), runs the greedy algorithm (Chandak 2023, Algorithm 1)
 and updates the policy's (private) statistics with the played arms'
 observations. The policy formulas and their seed equations are documented in
 :mod:`algorithms.bandits.policies`; the codes below are the ``Policy.code``.
@@ -46,7 +46,7 @@ MAX_LEVELS = 48
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _lemma1_sum_bound(n, b, log_term):
-    """Seed 000 Lemma 1 for a *sum* of ``n`` iid Lap(b): |sum| <= max{2b sqrt(2 n L), 4 b L}, L = ln(2/delta)."""
+    """Tao et al. 2025, Lemma 1 for a *sum* of ``n`` iid Lap(b): |sum| <= max{2b sqrt(2 n L), 4 b L}, L = ln(2/delta)."""
     if n <= 0:
         return 0.0
     return max(2.0 * b * np.sqrt(2.0 * n * log_term), 4.0 * b * log_term)
@@ -59,7 +59,7 @@ def hybrid_noise_bound(count, eps_arm, t):
     At count ``n`` with ``2^k <= n < 2^(k+1)`` the noise is the sum of ``k+1``
     iid Lap(2/eps') (logarithmic part, eps'/2) plus ``popcount(n - 2^k)`` iid
     Lap(2(k+1)/eps') (binary part, eps'/2, k+1 levels). **Choice**: Lemma 1
-    (seed 000) on each group at ``delta_t / 2`` with ``delta_t = t^-4``
+    (Tao et al. 2025) on each group at ``delta_t / 2`` with ``delta_t = t^-4``
     (the confidence level LDP-OMM uses), union bound: the bound holds with
     probability >= 1 - t^-4; at powers of two (no binary part) Lemma 1 at
     ``delta_t``. Equal to ``algorithms.counters.HybridCounterBank.error_bound_at``
@@ -86,7 +86,7 @@ def hybrid_noise_bound(count, eps_arm, t):
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _hybrid_insert(a, x, eps_arm, count, hstate, alpha, alpha_hat, noisy_sum, rng):
-    """Insert ``x`` into arm ``a``'s hybrid counter (notes Section 2; Chan, Shi, Song 2011).
+    """Insert ``x`` into arm ``a``'s hybrid counter (Chan, Shi, Song 2011).
 
     ``count[a]`` must already be incremented to ``n``. At ``n = 2^k`` the
     logarithmic release adds the items since the last release plus

@@ -1,12 +1,12 @@
 """Bandit policies as dpverify mechanisms, and the instances their privacy audits run on.
 
-Central DP (seed 000 Definition 1, seed 001 Definition 9, seed 003 Definition 3):
+Central DP (Tao et al. 2025, Definition 1; Chandak 2023, Definition 9; Chen et al. 2020, Definition 3):
 the data is the reward table ``(rounds, m)``; neighbouring tables differ in one
 round; the released output is the sequence of played super arms.
 :class:`PlayedSuperArms` is exactly that map (a dpverify *mechanism*: each
 output is a tuple with one bitmask ``sum_e 2^e`` per round).
 
-Local DP (seed 000 Definition 2, seed 003 Definition 4): the data is one
+Local DP (Tao et al. 2025, Definition 2; Chen et al. 2020, Definition 4): the data is one
 round's observations of the played arms and the output is the report the
 learner receives. :class:`LaplaceLocalRandomizer` is that report for LDP-OMM,
 CUCB-LDP1 (K coordinates, Lap(K/eps) each) and CUCB-LDP2 (one coordinate,

@@ -1,10 +1,10 @@
-"""Seed 000, Lemma 1: concentration of the mean of n iid Laplace variables, and its exact tail.
+"""Tao et al. 2025, Lemma 1: concentration of the mean of n iid Laplace variables, and its exact tail.
 
-Lemma 1 (seed 000): X_1..X_n iid Lap(b); for every n >= 1, with probability >= 1 - delta,
+Lemma 1 (Tao et al. 2025): X_1..X_n iid Lap(b); for every n >= 1, with probability >= 1 - delta,
 
     |mean| <= max{ 2b sqrt(2 ln(2/delta) / n),  4b ln(2/delta) / n }.
 
-LDP-OMM (seed 000 Alg. 2) uses it with delta = t^-4 for the noise of the locally privatized
+LDP-OMM (Tao et al. 2025, Alg. 2) uses it with delta = t^-4 for the noise of the locally privatized
 observations.
 
 Exact failure probability
@@ -62,7 +62,13 @@ def _check(n, b, delta=None):
 
 
 def lemma1_bound(n, b, delta):
-    """Seed 000 Lemma 1: max{2b sqrt(2 ln(2/delta)/n), 4b ln(2/delta)/n} (vectorized over n)."""
+    """Tao et al. 2025, Lemma 1: max{2b sqrt(2 ln(2/delta)/n), 4b ln(2/delta)/n} (vectorized over n).
+
+    References
+    ----------
+    .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
+       Topology Optimization", ACM MobiArch workshop, 2025. Lemma 1.
+    """
     n = np.asarray(n, dtype=np.float64)
     if np.any(n < 1):
         raise AlgorithmInputError("n must be >= 1")

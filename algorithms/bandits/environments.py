@@ -1,13 +1,13 @@
-"""Stochastic environments of the matroid-bandit experiments (seeds 000, 001, 003).
+"""Stochastic environments of the matroid-bandit experiments (Tao et al. 2025; Chandak 2023; Chen et al. 2020).
 
 An environment gives every base arm ``e`` a reward distribution on [0, 1] with
 mean ``means[e]``; rewards are independent across arms and rounds (semi-bandit
 feedback: a round reveals the rewards of the played arms only). Three kinds:
 
 ``BernoulliEnvironment``
-    ``x_e(t) ~ Bernoulli(mu_e)`` (thesis, seed 001, Section 6.1.1).
+    ``x_e(t) ~ Bernoulli(mu_e)`` (Chandak 2023, Section 6.1.1).
 ``LatencyEnvironment``
-    The RocketFuel latency model of seed 000, Section 5: the latency of link
+    The RocketFuel latency model of Tao et al. 2025, Section 5: the latency of link
     ``e`` at round ``t`` is ``ell_e(t) = mu_e - 1 + Exp(1)`` (mean ``mu_e``, the
     dataset latency). **Choice** (the seed does not say how latencies become
     rewards in [0, 1], which its privacy and confidence formulas need):
@@ -27,7 +27,7 @@ feedback: a round reveals the rewards of the played arms only). Three kinds:
 ``TableEnvironment``
     A fixed reward table ``(rounds, m)``: round ``t`` reveals ``table[t - 1, e]``
     for the played ``e``. This is the *data* of the privacy definitions
-    (seed 000 Definition 1, seed 001 Definition 9): neighbouring tables differ
+    (Tao et al. 2025, Definition 1; Chandak 2023, Definition 9): neighbouring tables differ
     in one round. Values outside [0, 1] raise
     :class:`~algorithms.errors.InvalidRewardError` unless ``clip=True`` asks
     for the documented clipping into [0, 1].
@@ -67,11 +67,11 @@ ENV_BERNOULLI, ENV_LATENCY, ENV_TABLE = 0, 1, 2
 #: Default ``L_max - max_e mu_e`` (ms) of the latency-to-reward map (a **choice**).
 DEFAULT_LATENCY_MARGIN = 4.0
 
-#: Thesis (seed 001) Table 6.1: seven vectors in R^3 (from Neel et al. 2009).
+#: Chandak's thesis (2023) Table 6.1: seven vectors in R^3 (from Neel et al. 2009).
 THESIS_TABLE61_VECTORS = np.array(
     [[1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 0, 1], [0, 1, 1], [2, 0, 0], [0, 0, 0]], dtype=np.float64
 )
-#: Thesis (seed 001) Table 6.1: Bernoulli means of e1..e7; the optimal basis is {e1, e2, e3}.
+#: Chandak's thesis (2023) Table 6.1: Bernoulli means of e1..e7; the optimal basis is {e1, e2, e3}.
 THESIS_TABLE61_MEANS = np.array([0.80, 0.75, 0.60, 0.20, 0.30, 0.40, 0.70], dtype=np.float64)
 
 
@@ -83,7 +83,7 @@ def _check_unit_interval(values, what):
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InvalidRewardError(
-            f"{what} must lie in [0, 1] (rewards are bounded in [0, 1], seed 000 Section 2); "
+            f"{what} must lie in [0, 1] (rewards are bounded in [0, 1], Tao et al. 2025, Section 2); "
             f"entry {i} is {values[i]!r}"
         )
     return values
@@ -91,7 +91,7 @@ def _check_unit_interval(values, what):
 
 @dataclass(frozen=True)
 class BernoulliEnvironment:
-    """Independent Bernoulli arms: ``x_e(t) ~ Bernoulli(means[e])`` (seed 001, Section 6.1.1).
+    """Independent Bernoulli arms: ``x_e(t) ~ Bernoulli(means[e])`` (Chandak 2023, Section 6.1.1).
 
     Parameters
     ----------
@@ -133,7 +133,7 @@ def latency_reward_means(latencies, latency_cap):
 
 @dataclass(frozen=True)
 class LatencyEnvironment:
-    """Seed 000's latency model mapped into [0, 1] rewards (module docstring: the **choice**).
+    """Tao et al. 2025's latency model mapped into [0, 1] rewards (module docstring: the **choice**).
 
     Parameters
     ----------
@@ -250,7 +250,7 @@ class BanditInstance:
 
 
 def thesis_table61_instance():
-    """The linear matroid of thesis (seed 001) Table 6.1 with its Bernoulli arms.
+    """The linear matroid of Chandak's thesis (2023) Table 6.1 with its Bernoulli arms.
 
     Seven vectors in R^3, rank 3, optimal basis ``{e1, e2, e3}`` (arms 0, 1, 2);
     ``e7 = 0`` is a loop and ``e6 = 2 e1`` is parallel to ``e1``.
@@ -265,7 +265,7 @@ def thesis_table61_instance():
 
 
 def rocketfuel_instance(name: str = "AS1755", path=None, latency_cap=None):
-    """Seed 000's RocketFuel instance: graphic matroid of AS ``name`` with latency arms.
+    """Tao et al. 2025's RocketFuel instance: graphic matroid of AS ``name`` with latency arms.
 
     The max-reward basis is the min-expected-latency spanning forest (AS1221
     is disconnected: rank 105; AS1755 is connected: rank 86).

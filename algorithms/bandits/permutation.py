@@ -1,8 +1,8 @@
-"""The round-dependent permutation pi_t of the regret decomposition (seed 001, Section 4.1.3).
+"""The round-dependent permutation pi_t of the regret decomposition (Chandak 2023, Section 4.1.3).
 
 Given the super arm A^t = (a_1^t, ..., a_K^t) played in round t, ordered by the index J_t
 descending (the greedy selection order), and the optimal super arm A* = (a_1^*, ..., a_K^*)
-ordered by mean descending, pi_t is built backwards (seed 001, eq. 4.5): for k = K, ..., 1
+ordered by mean descending, pi_t is built backwards (Chandak 2023, eq. 4.5): for k = K, ..., 1
 
     B_k = {a_1^t, ..., a_{k-1}^t} U {a*_{pi(k+1)}, ..., a*_{pi(K)}};
     pi(k) = i                if a_k^t = a_i^*                           (case 1),
@@ -13,7 +13,7 @@ Claimed (and checked by :func:`check_regret_permutation`): pi is a permutation o
 {a_1^t..a_{k-1}^t, a_k^t} and {a_1^t..a_{k-1}^t, a*_{pi(k)}} are independent; (3) a_k^t not in
 A* implies J_t(a_k^t) >= J_t(a*_{pi(k)}); Lemma 22: A^t with a^t_{pi^{-1}(k)} replaced by a_k^*
 is independent -- **this last claim is false in general** (see :func:`lemma22_violations`;
-counterexamples in ``properties/bandits/test_permutation.py``). The regret decomposition (seed 001, eq. (a) after 4.6) is
+counterexamples in ``properties/bandits/test_permutation.py``). The regret decomposition (Chandak 2023, eq. (a) after 4.6) is
 sum_{A*} mu - sum_{A^t} mu = sum_k (mu(a_k^*) - mu(a^t_{pi^{-1}(k)})).
 
 Indices here are 0-based: ``pi[k] = i`` pairs ``played[k]`` with ``optimal[i]``.
@@ -41,7 +41,7 @@ __all__ = [
 
 
 class PermutationPropertyError(AssertionError):
-    """A claimed property of pi_t (seed 001 Section 4.1.3) fails on the given round."""
+    """A claimed property of pi_t (Chandak 2023, Section 4.1.3) fails on the given round."""
 
 
 def _bases(matroid: Matroid, played, optimal):
@@ -58,7 +58,7 @@ def _bases(matroid: Matroid, played, optimal):
 
 
 def regret_permutation(matroid: Matroid, played, optimal) -> np.ndarray:
-    """pi_t of seed 001 eq. (4.5), 0-based: ``pi[k]`` is the position in ``optimal`` paired with
+    """pi_t of Chandak 2023 eq. (4.5), 0-based: ``pi[k]`` is the position in ``optimal`` paired with
     ``played[k]``.
 
     Parameters
@@ -73,6 +73,11 @@ def regret_permutation(matroid: Matroid, played, optimal) -> np.ndarray:
         If ``played`` or ``optimal`` is not a basis.
     PermutationPropertyError
         If case 2 finds no admissible optimal arm (impossible for a true matroid).
+
+    References
+    ----------
+    .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Section 4.1.3, eq. (4.5).
     """
     played, optimal = _bases(matroid, played, optimal)
     K = played.size
@@ -115,7 +120,7 @@ def regret_decomposition(played, optimal, pi, means) -> tuple[float, np.ndarray]
 
 
 def check_regret_permutation(matroid: Matroid, played, optimal, pi, index) -> None:
-    """Check Corollary 13 and properties (1)-(3) for one round (seed 001 Sec. 4.1.3).
+    """Check Corollary 13 and properties (1)-(3) for one round (Chandak 2023, Sec. 4.1.3).
 
     Lemma 22 is checked separately by :func:`lemma22_violations` (it does not always hold).
 
@@ -154,7 +159,7 @@ def check_regret_permutation(matroid: Matroid, played, optimal, pi, index) -> No
 
 
 def lemma22_violations(matroid: Matroid, played, optimal, pi) -> list[int]:
-    """The k (0-based) for which Lemma 22 of seed 001 fails on this round.
+    """The k (0-based) for which Lemma 22 of Chandak 2023 fails on this round.
 
     Lemma 22 claims: A^t with a^t_{pi^{-1}(k)} replaced by a_k^* is independent, for every k.
     Its proof adds "a_{i+1}^t, ..., a_K^t" to an independent set by the augmentation property,
@@ -163,6 +168,11 @@ def lemma22_violations(matroid: Matroid, played, optimal, pi) -> list[int]:
     5-vertex graph). The weaker fact Lemma 23 uses -- a_k^* can be added to the prefix
     {a_1^t, ..., a^t_{pi^{-1}(k)-1}} -- is property (2), checked by
     :func:`check_regret_permutation`.
+
+    References
+    ----------
+    .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Lemma 22.
     """
     played, optimal = _bases(matroid, played, optimal)
     K = played.size

@@ -1,7 +1,7 @@
 """Index policies for stochastic matroid bandits, each with its privacy claim as data.
 
 Every policy computes an index ``J_t(e)`` for each base arm and plays the
-greedy basis of ``J_t`` (seed 001, Algorithm 1: sort descending, add if
+greedy basis of ``J_t`` (Chandak 2023, Algorithm 1: sort descending, add if
 independent; ties, including ties between infinite indices, broken uniformly
 at random). ``T_e`` is the number of observations of arm ``e``; ``K`` the rank;
 ``t`` the round (1-based); ``T`` a known horizon where a policy needs one.
@@ -11,57 +11,57 @@ The compiled implementation is ``algorithms.bandits._kernels.simulate_run``.
 policy     index J_t(e)                                                 source
 ========== ============================================================ =====================
 OMM        mu^_e + sqrt(2 ln t / T_e); +inf while T_e = 0               Kveton et al. 2014
-DP-OMM     (S~_e + B(T_e, t)) / T_e + sqrt(2 ln t / T_e); one hybrid     seed 000, Alg. 1
+DP-OMM     (S~_e + B(T_e, t)) / T_e + sqrt(2 ln t / T_e); one hybrid     Tao et al. 2025, Alg. 1
            counter per arm with eps' = eps/K; B = noise bound below
-LDP-OMM    mean of x + Lap(1/eps') + sqrt(2 ln t / T_e)                 seed 000, Alg. 2,
+LDP-OMM    mean of x + Lap(1/eps') + sqrt(2 ln t / T_e)                 Tao et al. 2025, Alg. 2,
            + max{(2/eps') sqrt(2 ln(2t^4)/T_e), (4/eps') ln(2t^4)/T_e}   Lemma 1
-DPUCB-MAT  w~_e + sqrt(3 ln(Kt)/T_e) + 3 ln(Kt)/(eps0 T_e);             seed 001, Alg. 2
+DPUCB-MAT  w~_e + sqrt(3 ln(Kt)/T_e) + 3 ln(Kt)/(eps0 T_e);             Chandak 2023, Alg. 2
            eps0 = eps/K, T_e = last batch size 2^s, w~ = (batch sum
            + Lap(1/eps0)) / T_e (lazy doubling batches, forgetful)
-DPTS-MAT   sample of N(w~_e + 3 ln(Kt)/(eps0 T_e), 1/T_e)               seed 001, Alg. 5
+DPTS-MAT   sample of N(w~_e + 3 ln(Kt)/(eps0 T_e), 1/T_e)               Chandak 2023, Alg. 5
 CTS        sample of N(mu^_e, 1/T_e)                                    Wang & Chen 2018
                                                                         (thesis Sec. 6.1)
 CUCB       min{mu^_e + sqrt(3 ln t / (2 T_e)), 1}                       Chen et al. 2013
-CUCB-LDP1  min{mu~_e + 4 sqrt(2 K^2 ln T / (eps^2 T_e)), 1};            seed 003, Alg. 1
+CUCB-LDP1  min{mu~_e + 4 sqrt(2 K^2 ln T / (eps^2 T_e)), 1};            Chen et al. 2020, Alg. 1
            every played arm reports x + Lap(K/eps)
-CUCB-LDP2  min{mu~_e + 4 sqrt(2 ln T / (eps^2 T_e)), 1}; only the       seed 003, Alg. 2
+CUCB-LDP2  min{mu~_e + 4 sqrt(2 ln T / (eps^2 T_e)), 1}; only the       Chen et al. 2020, Alg. 2
            least-observed played arm reports x + Lap(1/eps)
-CUCB-DP    min{S~_e/T_e + sqrt(4 ln(mT)/T_e) + 12 K ln^3 T/(eps T_e),    seed 003, Alg. 3
+CUCB-DP    min{S~_e/T_e + sqrt(4 ln(mT)/T_e) + 12 K ln^3 T/(eps T_e),    Chen et al. 2020, Alg. 3
            1}; S~ from tree-based aggregation over rounds
 ========== ============================================================ =====================
 
-**Choices** (documented where the seeds are garbled or silent):
+**Choices** (documented where the papers are garbled or silent):
 
-* DP-OMM's index (seed 000, Alg. 1 line 11 is unreadable): following the
-  notes, ``B(n, t)`` bounds the hybrid counter's noise at count ``n``: the
+* DP-OMM's index (Tao et al. 2025, Alg. 1 line 11 is unreadable): in our
+  reading, ``B(n, t)`` bounds the hybrid counter's noise at count ``n``: the
   noise is ``k+1`` iid Lap(2/eps') plus ``popcount(n - 2^k)`` iid
-  Lap(2(k+1)/eps') (``2^k <= n < 2^(k+1)``), and ``B`` applies seed 000's
+  Lap(2(k+1)/eps') (``2^k <= n < 2^(k+1)``), and ``B`` applies Tao et al. 2025's
   Lemma 1 to each group at ``delta/2`` with ``delta = t^-4`` (so
   ``|noise| <= B`` with probability ``>= 1 - t^-4``), see
   :func:`algorithms.bandits._kernels.hybrid_noise_bound`. The hybrid counter
   gives eps'/2 to the logarithmic and eps'/2 to the binary part, and a binary
-  phase of horizon ``2^k`` uses ``k+1`` levels (notes Section 2).
-* Budget split (notes Section 3): ``eps' = eps/K`` for DP-OMM, LDP-OMM,
+  phase of horizon ``2^k`` uses ``k+1`` levels (Chan, Shi, Song 2011).
+* Budget split: ``eps' = eps/K`` for DP-OMM, LDP-OMM,
   DPUCB-MAT, DPTS-MAT, CUCB-LDP1 (Lap(K/eps) = Lap(1/eps')) and CUCB-DP;
   CUCB-LDP2 reports one arm per round, so its single report gets all of eps.
-* Initialization: no free observation round (seed 000's Algorithms 1-2
+* Initialization: no free observation round (Tao et al. 2025's Algorithms 1-2
   sample every arm once at ``t = 0``; here unplayed arms have index +inf and
-  are played first, as in OMM and seed 001). CUCB-family indices are clipped
-  at 1 and an unplayed arm's index is ``min{inf, 1} = 1`` (seed 003, footnote 3).
+  are played first, as in OMM and Chandak 2023). CUCB-family indices are clipped
+  at 1 and an unplayed arm's index is ``min{inf, 1} = 1`` (Chen et al. 2020, footnote 3).
 * CUCB's radius ``sqrt(3 ln t / (2 T_e))`` is Chen et al.'s (2013), clipped
   at 1 like the private variants.
 * CUCB-DP's tree-based aggregation: the binary mechanism over rounds
   ``1..T`` with ``L = floor(log2 T) + 1`` levels, applied to the vector
   ``X_t`` (played arms' observations, 0 elsewhere), Lap(2 K L / eps) on every
-  coordinate of every node: seed 003's Lap(2K log T / eps) with "log T" read
+  coordinate of every node: Chen et al. 2020's Lap(2K log T / eps) with "log T" read
   as the number of levels L (with ``log = ln`` it would be smaller than L for
   small T), as in ``algorithms.counters.TreeAggregationBank``. The l1 change
-  2K is the seed's; since the super arm of round t is a function of earlier
+  2K is the paper's; since the super arm of round t is a function of earlier
   releases, K would already suffice, so the claim eps holds with slack.
 * CUCB-LDP2 ties for the least-observed arm go to the arm that comes first in
   the greedy order.
 
-Privacy unit (seed 000 Definition 1, seed 001 Definition 9, seed 003
+Privacy unit (Tao et al. 2025, Definition 1; Chandak 2023, Definition 9; Chen et al. 2020,
 Definition 3): two reward tables are neighbours if they differ in one round
 (all arms of that round may change). Central claims are about the sequence of
 played super arms; local claims are about each round's report.
@@ -195,77 +195,139 @@ def _none(source):
 
 
 def omm() -> Policy:
-    """OMM (Kveton et al. 2014; seed 000's baseline): UCB1 indices, greedy basis. Not private."""
-    return Policy("OMM", K.OMM, None, "none", _none("non-private baseline"), "Kveton et al. 2014 (seed 000 Sec. 5)")
+    """OMM (Kveton et al. 2014; Tao et al. 2025's baseline): UCB1 indices, greedy basis. Not private.
+
+    References
+    ----------
+    .. [1] B. Kveton, Z. Wen, A. Ashkan, H. Eydgahi, B. Eriksson, "Matroid Bandits: Fast
+       Combinatorial Optimization with Learning", UAI 2014.
+    """
+    return Policy("OMM", K.OMM, None, "none", _none("non-private baseline"), "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)")
 
 
 def dp_omm(epsilon) -> Policy:
-    """DP-OMM (seed 000, Algorithm 1; Theorem 1: eps-DP in the central model)."""
+    """DP-OMM (Tao et al. 2025, Algorithm 1; Theorem 1: eps-DP in the central model).
+
+    References
+    ----------
+    .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
+       Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 1 and Theorem 1.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "seed 000, Theorem 1")
-    return Policy("DP-OMM", K.DP_OMM, eps, "per-arm", claim, "seed 000, Algorithm 1")
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Tao et al. 2025, Theorem 1")
+    return Policy("DP-OMM", K.DP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 1")
 
 
 def ldp_omm(epsilon) -> Policy:
-    """LDP-OMM (seed 000, Algorithm 2; Theorem 2: eps-LDP; each report x + Lap(K/eps))."""
+    """LDP-OMM (Tao et al. 2025, Algorithm 2; Theorem 2: eps-LDP; each report x + Lap(K/eps)).
+
+    References
+    ----------
+    .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
+       Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 2 and Theorem 2.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "seed 000, Theorem 2")
-    return Policy("LDP-OMM", K.LDP_OMM, eps, "per-arm", claim, "seed 000, Algorithm 2")
+    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Tao et al. 2025, Theorem 2")
+    return Policy("LDP-OMM", K.LDP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 2")
 
 
 def dpucb_mat(epsilon) -> Policy:
-    """DPUCB-MAT (seed 001, Algorithm 2) with eps0 = eps/K.
+    """DPUCB-MAT (Chandak 2023, Algorithm 2) with eps0 = eps/K.
 
     The thesis' Theorem 8 claims 2*eps (its proof bounds the sensitivity by
     2K, counting the access times tau under w and w' separately). The access
     times are functions of the released noisy sums only, so they coincide and
     the sensitivity is K, giving eps; the claim carried here is eps and the
     audits test both (``claim.seed_epsilon`` = 2 eps).
+
+    References
+    ----------
+    .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Algorithm 2 and Theorem 8.
     """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "seed 001, Theorem 8 (states 2*eps)", seed_epsilon=2 * eps)
-    return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "seed 001, Algorithm 2")
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 8 (states 2*eps)", seed_epsilon=2 * eps)
+    return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 2")
 
 
 def dpts_mat(epsilon) -> Policy:
-    """DPTS-MAT (seed 001, Algorithm 5) with eps0 = eps/K; Theorem 10 states 2*eps (see dpucb_mat)."""
+    """DPTS-MAT (Chandak 2023, Algorithm 5) with eps0 = eps/K; Theorem 10 states 2*eps (see dpucb_mat).
+
+    References
+    ----------
+    .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Algorithm 5 and Theorem 10.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "seed 001, Theorem 10 (states 2*eps)", seed_epsilon=2 * eps)
-    return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "seed 001, Algorithm 5")
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 10 (states 2*eps)", seed_epsilon=2 * eps)
+    return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 5")
 
 
 def cts() -> Policy:
-    """CTS with Gaussian prior and likelihood (thesis Section 6.1 baseline). Not private."""
-    return Policy("CTS", K.CTS, None, "none", _none("non-private baseline"), "Wang & Chen 2018 (seed 001 Sec. 6.1)")
+    """CTS with Gaussian prior and likelihood (thesis Section 6.1 baseline). Not private.
+
+    References
+    ----------
+    .. [1] S. Wang, W. Chen, "Thompson Sampling for Combinatorial Semi-Bandits", ICML 2018.
+    .. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Section 6.1 (CTS as a baseline).
+    """
+    return Policy("CTS", K.CTS, None, "none", _none("non-private baseline"), "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)")
 
 
 def cucb(horizon=None) -> Policy:
-    """CUCB (Chen et al. 2013; seed 003's non-private baseline). Not private."""
-    return Policy("CUCB", K.CUCB, None, "none", _none("non-private baseline"), "Chen et al. 2013 (seed 003)",
+    """CUCB (Chen et al. 2013; Chen et al. 2020's non-private baseline). Not private.
+
+    References
+    ----------
+    .. [1] W. Chen, Y. Wang, Y. Yuan, "Combinatorial Multi-Armed Bandit: General Framework and
+       Applications", ICML 2013.
+    .. [2] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
+       Combinatorial Semi-Bandits", ICML 2020, PMLR 119. (CUCB as a baseline).
+    """
+    return Policy("CUCB", K.CUCB, None, "none", _none("non-private baseline"), "Chen et al. 2013 (baseline of Chen et al. 2020)",
                   None if horizon is None else _check_horizon(horizon))
 
 
 def cucb_ldp1(epsilon, horizon=None) -> Policy:
-    """CUCB-LDP1 (seed 003, Algorithm 1; Theorem 1: eps-LDP): every played arm reports x + Lap(K/eps)."""
+    """CUCB-LDP1 (Chen et al. 2020, Algorithm 1; Theorem 1: eps-LDP): every played arm reports x + Lap(K/eps).
+
+    References
+    ----------
+    .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
+       Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 1 and Theorem 1.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "seed 003, Theorem 1")
-    return Policy("CUCB-LDP1", K.CUCB_LDP1, eps, "per-arm", claim, "seed 003, Algorithm 1",
+    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 1")
+    return Policy("CUCB-LDP1", K.CUCB_LDP1, eps, "per-arm", claim, "Chen et al. 2020, Algorithm 1",
                   None if horizon is None else _check_horizon(horizon))
 
 
 def cucb_ldp2(epsilon, horizon=None) -> Policy:
-    """CUCB-LDP2 (seed 003, Algorithm 2; Theorem 3: eps-LDP): the least-observed arm reports x + Lap(1/eps)."""
+    """CUCB-LDP2 (Chen et al. 2020, Algorithm 2; Theorem 3: eps-LDP): the least-observed arm reports x + Lap(1/eps).
+
+    References
+    ----------
+    .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
+       Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 2 and Theorem 3.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "seed 003, Theorem 3")
-    return Policy("CUCB-LDP2", K.CUCB_LDP2, eps, "single-report", claim, "seed 003, Algorithm 2",
+    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 3")
+    return Policy("CUCB-LDP2", K.CUCB_LDP2, eps, "single-report", claim, "Chen et al. 2020, Algorithm 2",
                   None if horizon is None else _check_horizon(horizon))
 
 
 def cucb_dp(epsilon, horizon=None) -> Policy:
-    """CUCB-DP (seed 003, Algorithm 3; Theorem 7: eps-DP): tree-based aggregation over rounds."""
+    """CUCB-DP (Chen et al. 2020, Algorithm 3; Theorem 7: eps-DP): tree-based aggregation over rounds.
+
+    References
+    ----------
+    .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
+       Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3 and Theorem 7.
+    """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "seed 003, Theorem 7")
-    return Policy("CUCB-DP", K.CUCB_DP, eps, "per-arm", claim, "seed 003, Algorithm 3",
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chen et al. 2020, Theorem 7")
+    return Policy("CUCB-DP", K.CUCB_DP, eps, "per-arm", claim, "Chen et al. 2020, Algorithm 3",
                   None if horizon is None else _check_horizon(horizon))
 
 

@@ -1,7 +1,7 @@
 """Figure reproductions this family registers with ``dpverify reproduce``.
 
 ``matroid-bandits-rocketfuel``
-    Seed 000, Figure 1: cumulative (pseudo-)regret of DP-OMM (central DP,
+    Tao et al. 2025, Figure 1: cumulative (pseudo-)regret of DP-OMM (central DP,
     eps in {0.25, 0.5, 1, 2}; left column) and LDP-OMM (local DP, eps in
     {0.5, 1, 2, 4}; right column) with the OMM baseline dashed, on AS1221
     (top row) and AS1755 (bottom row). Full size: 100 runs, horizon 1e5;
@@ -9,7 +9,7 @@
     documented latency map of :class:`~algorithms.bandits.environments.LatencyEnvironment`
     (regret in reward units; times ``L_max`` it is in clipped ms).
 ``thesis-synthetic``
-    Thesis (seed 001) Figures 6.1-6.3 on the Table 6.1 linear matroid
+    Chandak's thesis (2023) Figures 6.1-6.3 on the Table 6.1 linear matroid
     (Bernoulli arms): 6.1a/b expected per-round return
     ``(1/s) sum_{t<=s} sum_{e in A_t} mu_e`` of DPUCB-MAT vs OMM vs the optimal
     policy and DPTS-MAT vs CTS vs optimal at eps = 2, n = 1e4; 6.2a/b the same
@@ -145,7 +145,7 @@ def figure1_simulations(*, seed, n_runs: int, horizon: int, executor=None, progr
 def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
                            n_runs: int | None = None, horizon: int | None = None, executor=None,
                            rocketfuel_path=None, latency_cap=None) -> list[Path]:
-    """Seed 000 Figure 1 (see module docstring). Quick: 6 runs, horizon 2000.
+    """Tao et al. 2025, Figure 1 (see module docstring). Quick: 6 runs, horizon 2000.
 
     ``latency_cap``: the reward scaling L_max of
     :class:`~algorithms.bandits.environments.LatencyEnvironment` (rewards
@@ -201,7 +201,7 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
             ax.set_xlabel("round t")
             ax.set_ylabel("cumulative pseudo-regret (reward units)")
             ax.legend(fontsize=7)
-    fig.suptitle(f"Seed 000 Figure 1: {n_runs} runs, horizon {horizon}, mean and 95% band", fontsize=10)
+    fig.suptitle(f"Tao et al. 2025, Figure 1: {n_runs} runs, horizon {horizon}, mean and 95% band", fontsize=10)
     fig.tight_layout()
     png = out_dir / "matroid_bandits_rocketfuel.png"
     fig.savefig(png, dpi=120)
@@ -346,13 +346,13 @@ def reproductions():
     return [
         Reproduction(
             "matroid-bandits-rocketfuel",
-            "Seed 000 Figure 1: DP-OMM (eps 0.25-2) and LDP-OMM (eps 0.5-4) vs OMM on RocketFuel AS1221 and "
+            "Tao et al. 2025, Figure 1: DP-OMM (eps 0.25-2) and LDP-OMM (eps 0.5-4) vs OMM on RocketFuel AS1221 and "
             "AS1755; 100 runs, horizon 1e5 (quick: 6 runs, 2000 rounds)",
             run_rocketfuel_figure1,
         ),
         Reproduction(
             "thesis-synthetic",
-            "Thesis (seed 001) Figures 6.1-6.3 on the Table 6.1 linear matroid: DPUCB-MAT/DPTS-MAT vs OMM/CTS, "
+            "Chandak's thesis (2023) Figures 6.1-6.3 on the Table 6.1 linear matroid: DPUCB-MAT/DPTS-MAT vs OMM/CTS, "
             "eps sweep, R_n/ln n to 1e6, R_n vs 1/eps",
             run_thesis_synthetic,
         ),

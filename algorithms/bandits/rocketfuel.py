@@ -1,6 +1,6 @@
-"""RocketFuel ISP maps with inferred link latencies (the networks of seed 000's Figure 1).
+"""RocketFuel ISP maps with inferred link latencies (the networks of Tao et al. 2025's Figure 1).
 
-Seed 000 (Section 5) learns a minimum expected-latency spanning tree of the
+Tao et al. 2025 (Section 5) learns a minimum expected-latency spanning tree of the
 RocketFuel AS1221 (Telstra) and AS1755 (EBONE) router maps. This module reads
 ``<AS>/latencies.intra`` (lines ``<router> <router> <latency ms>``, every link
 listed once per direction) into an undirected simple graph with a fixed vertex
@@ -31,7 +31,7 @@ __all__ = [
     "load_rocketfuel",
 ]
 
-#: The two AS numbers of seed 000, Figure 1 (top row AS1221, bottom row AS1755).
+#: The two AS numbers of Tao et al. 2025, Figure 1 (top row AS1221, bottom row AS1755).
 FIGURE1_NETWORKS = ("AS1221", "AS1755")
 
 
@@ -49,7 +49,7 @@ class RocketFuelNetwork:
         Links as vertex pairs ``u < v``, sorted lexicographically; arm ``e`` is
         ``edges[e]``.
     latencies : ndarray of float64, shape (m,)
-        The dataset latency of each link in milliseconds (``mu_e`` of seed 000).
+        The dataset latency of each link in milliseconds (``mu_e`` of Tao et al. 2025).
     source : pathlib.Path
         The file read.
     """
@@ -102,7 +102,7 @@ def load_rocketfuel(name: str = "AS1755", path=None) -> RocketFuelNetwork:
     Parameters
     ----------
     name : str
-        AS folder, e.g. ``"AS1221"`` or ``"AS1755"`` (seed 000, Figure 1).
+        AS folder, e.g. ``"AS1221"`` or ``"AS1755"`` (Tao et al. 2025, Figure 1).
     path : str or Path, optional
         The RocketFuel folder (see :func:`rocketfuel_dir` for the lookup order).
 

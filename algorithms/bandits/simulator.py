@@ -10,7 +10,7 @@ result for any ``n_workers``, and the first runs of a larger simulation equal
 a smaller one's.
 
 Pseudo-regret of round ``t``: ``sum_{e in A*} mu_e - sum_{e in A_t} mu_e``
-(seed 000 Section 2 with the expectation over the observations taken).
+(Tao et al. 2025, Section 2 with the expectation over the observations taken).
 """
 
 from __future__ import annotations
@@ -53,7 +53,7 @@ class SimulationResult:
         ``J_t(e)`` at those rounds (``+inf`` for unplayed arms where the policy says so).
     index_orders : ndarray (n_runs, r, K) or None
         The super arm of those rounds sorted by ``J_t`` descending (``A^t`` of
-        seed 001 Section 4.1.3), ready for the permutation ``pi_t``.
+        Chandak 2023, Section 4.1.3), ready for the permutation ``pi_t``.
     optimal_basis : ndarray (K,)
         ``A*`` (greedy on the true means, in descending-mean order).
     means : ndarray (m,)
@@ -179,7 +179,7 @@ def simulate(
         Keep the ``(n_runs, horizon, K)`` array of played super arms.
     record_indices_at : iterable of int
         Rounds ``t`` whose index vectors ``J_t`` and greedy order are kept
-        (to apply the permutation ``pi_t`` of seed 001 Section 4.1.3).
+        (to apply the permutation ``pi_t`` of Chandak 2023, Section 4.1.3).
     n_workers : int
         Threads running runs in parallel (results do not depend on it).
     progress : bool

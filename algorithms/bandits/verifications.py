@@ -1,13 +1,13 @@
-"""Verifications this family registers with ``dpverify suite`` (seeds 000, 001, 003: matroid bandits).
+"""Verifications this family registers with ``dpverify suite`` (Tao et al. 2025; Chandak 2023; Chen et al. 2020: matroid bandits).
 
 Built-in instances, a few seconds each (plus a one-time numba compile):
 
-- ``matroid-bandits/dpucb-mat-audit`` -- DPUCB-MAT (seed 001 Alg. 2) on the two-block design of
+- ``matroid-bandits/dpucb-mat-audit`` -- DPUCB-MAT (Chandak 2023, Alg. 2) on the two-block design of
   :mod:`algorithms.bandits.audits` audited at eps (tighter than the thesis' 2 eps, Theorem 8);
   reports the certified lower bound against the design's true event loss;
 - ``matroid-bandits/full-eps-per-arm-is-caught`` -- the same policy giving every arm the whole eps
   (instead of eps/K) must be flagged at the unchanged claim;
-- ``matroid-bandits/ldp-omm-audit`` and ``matroid-bandits/dp-omm-audit`` -- seed 000 Algorithms 2
+- ``matroid-bandits/ldp-omm-audit`` and ``matroid-bandits/dp-omm-audit`` -- Tao et al. 2025, Algorithms 2
   and 1 at their claims;
 - ``matroid-bandits/ldp-randomizer-exact-loss`` -- LDP-OMM's local randomizer (x + Lap(K/eps) per
   played arm) has exact loss eps on a discretization (tail bins attain it);
@@ -128,15 +128,15 @@ def verifications():
     from algorithms.bandits import policies as P
 
     return [
-        Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (seed 001 Alg. 2)", _dpucb),
+        Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)", _dpucb),
         Verification("matroid-bandits/full-eps-per-arm-is-caught", "auditor flags eps per arm instead of eps/K",
                      _broken),
-        Verification("matroid-bandits/ldp-omm-audit", f"LDP-OMM eps={EPS:g} (seed 000 Thm 2)",
+        Verification("matroid-bandits/ldp-omm-audit", f"LDP-OMM eps={EPS:g} (Tao et al. 2025, Thm 2)",
                      _policy_audit(P.ldp_omm)),
-        Verification("matroid-bandits/dp-omm-audit", f"DP-OMM eps={EPS:g}-DP (seed 000 Thm 1)",
+        Verification("matroid-bandits/dp-omm-audit", f"DP-OMM eps={EPS:g}-DP (Tao et al. 2025, Thm 1)",
                      _policy_audit(P.dp_omm)),
         Verification("matroid-bandits/ldp-randomizer-exact-loss", "LDP-OMM report is exactly eps-LDP",
                      _ldp_exact),
         Verification("matroid-bandits/dp-omm-bound-equals-counter-bound",
-                     "simulator's DP-OMM confidence term = HybridCounterBank bound (seed 000 Lemma 1)", _bound_equal),
+                     "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)", _bound_equal),
     ]

@@ -31,10 +31,15 @@ the whole output sequence of one counter; the ``*Mechanism`` classes are dpverif
 
 References
 ----------
-Chan, Shi, Song (2011), "Private and continual release of statistics" (binary, logarithmic and
-hybrid mechanisms); Dwork, Naor, Pitassi, Rothblum (2010) (tree-based aggregation);
-seed 000 Algorithm 1 (one hybrid counter per arm); seed 003 Algorithm 3 (tree-based
-aggregation of the K-sparse vector stream); notes/algorithms.md Section 2.
+.. [1] T.-H. H. Chan, E. Shi, D. Song, "Private and Continual Release of Statistics", ACM TISSEC
+   14(3), 2011 (binary, logarithmic and hybrid mechanisms).
+.. [2] C. Dwork, M. Naor, T. Pitassi, G. N. Rothblum, "Differential Privacy under Continual
+   Observation", STOC 2010 (tree-based aggregation).
+.. [3] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network Topology
+   Optimization", ACM MobiArch workshop, 2025. Algorithm 1 (one hybrid counter per arm).
+.. [4] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
+   Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3 (tree-based aggregation of the
+   K-sparse vector stream).
 """
 
 from __future__ import annotations
@@ -244,7 +249,7 @@ class CounterBank:
 
 
 class BinaryCounterBank(CounterBank):
-    """Binary mechanism (Chan, Shi, Song 2011; notes Section 2), known horizon T per counter.
+    """Binary mechanism (Chan, Shi, Song 2011), known horizon T per counter.
 
     L = floor(log2 T) + 1 levels; each p-sum gets Lap(L * sensitivity / eps); the output at
     count t is the sum of the noisy p-sums for the set bits of t. ``sensitivity`` bounds the
@@ -252,7 +257,7 @@ class BinaryCounterBank(CounterBank):
     vector items. More than T items per counter raise :class:`InvalidHorizonError`.
 
     Error bound: the noise at count t is a sum of popcount(t) iid Lap(b), b = L s / eps; with
-    seed 000 Lemma 1 (times n), P(|noise| > max{2b sqrt(2 n ln(2/delta)), 4b ln(2/delta)}) <= delta.
+    Tao et al. 2025, Lemma 1 (times n), P(|noise| > max{2b sqrt(2 n ln(2/delta)), 4b ln(2/delta)}) <= delta.
     """
 
     def __init__(self, shape, epsilon, horizon: int, rng=None, sensitivity: float = 1.0,
@@ -292,7 +297,7 @@ class BinaryCounterBank(CounterBank):
 
 
 class LogarithmicCounterBank(CounterBank):
-    """Logarithmic mechanism (Chan, Shi, Song 2011; notes Section 2), no horizon.
+    """Logarithmic mechanism (Chan, Shi, Song 2011), no horizon.
 
     At count t = 2^k the release becomes the previous release plus the items since plus
     Lap(1/eps); between powers of two the output stays the last release.
@@ -328,7 +333,7 @@ class LogarithmicCounterBank(CounterBank):
 
 
 class HybridCounterBank(CounterBank):
-    """Hybrid mechanism (Chan, Shi, Song 2011; notes Section 2), no horizon -- seed 000 Alg. 1.
+    """Hybrid mechanism (Chan, Shi, Song 2011), no horizon -- Tao et al. 2025, Alg. 1.
 
     Logarithmic mechanism with eps/2 at counts t = 2^k; for t = 2^k + s, 0 < s < 2^k, a fresh
     binary mechanism with eps/2 and horizon 2^k (k + 1 levels, node scale 2 (k+1)/eps) on the
@@ -339,7 +344,7 @@ class HybridCounterBank(CounterBank):
 
     Error bound at count t (k = floor(log2 t), s = t - 2^k): the noise is the sum of k + 1
     iid Lap(2/eps) (logarithmic part) and popcount(s) iid Lap(2(k+1)/eps) (binary part). With
-    a union bound over the two parts at delta/2 each and seed 000 Lemma 1 for each:
+    a union bound over the two parts at delta/2 each and Tao et al. 2025, Lemma 1 for each:
     B(t) = Lemma1(k + 1, 2/eps, delta/2) + Lemma1(popcount(s), 2(k+1)/eps, delta/2)
     (the first term alone, at delta, when s = 0). This is the confidence term DP-OMM adds.
     """
@@ -385,14 +390,14 @@ class HybridCounterBank(CounterBank):
 
 
 class TreeAggregationBank(BinaryCounterBank):
-    """Tree-based aggregation of a vector stream (seed 003 Algorithm 3; Dwork et al. 2010).
+    """Tree-based aggregation of a vector stream (Chen et al. 2020, Algorithm 3; Dwork et al. 2010).
 
     ``n_streams`` independent vector streams of dimension ``dim`` (bank shape
     ``(n_streams, dim)``); each step adds a whole vector to a stream. The binary mechanism runs
     on every coordinate with node noise Lap(L * l1_sensitivity / eps), L = floor(log2 T) + 1,
-    where ``l1_sensitivity`` bounds the l1 change of one step's vector (seed 003: vectors in
-    [0, 1]^m with support <= K change by at most 2K, the seed's ``Lap(2 K log T / eps)``;
-    **choice**: the seed's "log T" is taken as L levels, which is what makes the claim hold).
+    where ``l1_sensitivity`` bounds the l1 change of one step's vector (Chen et al. 2020: vectors in
+    [0, 1]^m with support <= K change by at most 2K, the paper's ``Lap(2 K log T / eps)``;
+    **choice**: the paper's "log T" is taken as L levels, which is what makes the claim hold).
     """
 
     def __init__(self, n_streams: int, dim: int, epsilon, horizon: int, l1_sensitivity: float, rng=None):
@@ -448,7 +453,7 @@ def hybrid_mechanism_outputs(stream, epsilon, rng=None) -> np.ndarray:
 
 
 def tree_aggregation_outputs(vectors, epsilon, l1_sensitivity, rng=None, horizon: int | None = None) -> np.ndarray:
-    """All T noisy prefix-sum vectors, shape (T, d), of tree-based aggregation (seed 003)."""
+    """All T noisy prefix-sum vectors, shape (T, d), of tree-based aggregation (Chen et al. 2020)."""
     X = np.asarray(vectors, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
         raise InvalidHorizonError(f"vectors must have shape (T, d) with T >= 1, got {X.shape}")

@@ -1,6 +1,6 @@
 """High-probability bounds on sums of independent Laplace noise (used for counter error bounds).
 
-The bound is seed 000, Lemma 1, multiplied by n: for X_1..X_n iid Lap(b) and every n >= 1,
+The bound is Tao et al. 2025, Lemma 1, multiplied by n: for X_1..X_n iid Lap(b) and every n >= 1,
 
     P( |X_1 + ... + X_n| > max{ 2 b sqrt(2 n ln(2/delta)), 4 b ln(2/delta) } ) <= delta.
 
@@ -18,7 +18,7 @@ __all__ = ["laplace_sum_deviation_bound"]
 
 
 def laplace_sum_deviation_bound(n, scale, delta):
-    """Bound B with P(|sum of n iid Lap(scale)| > B) <= delta (seed 000, Lemma 1 times n).
+    """Bound B with P(|sum of n iid Lap(scale)| > B) <= delta (Tao et al. 2025, Lemma 1 times n).
 
     Parameters
     ----------
@@ -29,6 +29,11 @@ def laplace_sum_deviation_bound(n, scale, delta):
     Returns
     -------
     float or array (broadcast of the inputs)
+
+    References
+    ----------
+    .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
+       Topology Optimization", ACM MobiArch workshop, 2025. Lemma 1.
     """
     n = np.asarray(n)
     scale = np.asarray(scale, dtype=np.float64)

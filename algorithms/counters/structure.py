@@ -10,7 +10,7 @@ differ by at most ``sensitivity`` in one position i is exactly
 
 (the density ratio of a shifted Laplace vector is exp(||Delta / b||_1) on a set of positive
 probability). The structures are built directly from the dyadic definitions of
-``notes/algorithms.md`` Section 2, independently of the streaming implementations, which are
+Chan, Shi and Song (2011), independently of the streaming implementations, which are
 tested against them.
 """
 
@@ -153,7 +153,7 @@ def logarithmic_structure(T: int, epsilon: float) -> LaplaceLinearStructure:
 
 
 def hybrid_structure(T: int, epsilon: float) -> LaplaceLinearStructure:
-    """Hybrid mechanism (Chan, Shi, Song 2011) as in notes/algorithms.md Section 2.
+    """Hybrid mechanism (Chan, Shi, Song 2011, Section 4).
 
     Logarithmic nodes with eps/2 (scale 2/eps); for t = 2^k + s, 0 < s < 2^k, a binary
     mechanism with eps/2 and horizon 2^k (L = k + 1 levels, scale 2 (k+1)/eps) on the items

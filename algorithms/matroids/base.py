@@ -12,8 +12,8 @@ derived from the tracker here, and subclasses override the greedy kernels where 
 version pays (the graphic matroid does).
 
 Greedy (Rado-Edmonds): sorting the elements by weight and adding each element that keeps the
-set independent gives a maximum-weight basis (seed 000 and seed 001 play the greedy basis of
-the index J_t each round; seed 004 Appendix A uses it after perturbing the weights).
+set independent gives a maximum-weight basis (Tao et al. 2025 and Chandak 2023 play the greedy basis of
+the index J_t each round; Pagh et al. 2025, Appendix A uses it after perturbing the weights).
 **Ties** are broken by the lower element index (a stable sort), so the result is a
 deterministic function of the weights. Weights may be ``+inf``/``-inf`` (a bandit's index of
 an unplayed arm is infinite); NaN is rejected.

@@ -7,9 +7,9 @@ valid elements of the matroid (loops: in no independent set) and parallel edges 
 (parallel elements); graph-level checks such as "no self-loops" belong to the MST mechanisms.
 
 Independence is tested with union-find (path halving, union by size). The greedy basis runs in
-a numba kernel on the edge arrays: for the 161-edge AS1755 graph of seed 000 it takes a few
+a numba kernel on the edge arrays: for the 161-edge AS1755 graph of Tao et al. 2025 it takes a few
 microseconds per call, and :meth:`GraphicMatroid.greedy_max_basis_batch` handles R parallel
-runs in one compiled loop (seed 000 Alg. 1-2 and seed 001 Alg. 2 play the greedy basis of the
+runs in one compiled loop (Tao et al. 2025, Alg. 1-2 and Chandak 2023, Alg. 2 play the greedy basis of the
 index vector each round).
 """
 
@@ -107,7 +107,7 @@ class GraphicMatroid(Matroid):
 
     Notes
     -----
-    Seed 000 (Section 5) and seed 004 (Appendix A). A disconnected graph's bases are its
+    Tao et al. 2025 (Section 5) and Pagh et al. 2025 (Appendix A). A disconnected graph's bases are its
     spanning forests. Use :meth:`from_networkx` for a networkx graph and :meth:`from_edges`
     for an ``(m, 2)`` array.
     """

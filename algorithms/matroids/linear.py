@@ -1,7 +1,7 @@
 """Linear (vector) matroids over the reals.
 
 Element e is the vector ``vectors[e]`` in R^d; a set is independent iff its vectors are
-linearly independent. Seed 001's synthetic experiment (thesis Table 6.1) is a linear matroid of
+linearly independent. Chandak 2023's synthetic experiment (thesis Table 6.1) is a linear matroid of
 7 vectors in R^3.
 
 **Tolerance (choice).** Independence is decided in floating point by incremental

@@ -1,9 +1,9 @@
 """Uniform and partition matroids.
 
 - Uniform U(k, n): a set is independent iff it has at most k elements (the top-k super arm of
-  combinatorial bandits, seed 003).
+  combinatorial bandits, Chen et al. 2020).
 - Partition: elements are split into blocks; a set is independent iff it has at most
-  ``capacities[b]`` elements of each block b (seed 001 Section 2 lists it as an example).
+  ``capacities[b]`` elements of each block b (Chandak 2023, Section 2 lists it as an example).
 
 Both greedy bases are sort-based (no scan needed) and vectorized over batches.
 """

@@ -1,4 +1,4 @@
-"""Private minimum spanning trees (seed 004, notes/algorithms.md section 1).
+"""Private minimum spanning trees (Pagh et al. 2025).
 
 Modules (import them directly; this package imports nothing eagerly):
 
@@ -20,4 +20,9 @@ Modules (import them directly; this package imports nothing eagerly):
   :mod:`.reproduce` -- Appendix H.
 
 Graphs are validated by :func:`algorithms.graphs.as_graph_arrays`; trees are edge indices.
+
+References
+----------
+.. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning Trees
+   via Input Perturbation", 2025.
 """

@@ -1,6 +1,6 @@
 """Privacy accounting for private spanning trees: (eps, delta) <-> rho <-> per-step eps0.
 
-Seed 004, Section 3 (Theorem 3.2 and Fact 2.7) and notes/algorithms.md section 1:
+Pagh et al. 2025, Section 3 (Theorem 3.2 and Fact 2.7):
 
 - one exponential-mechanism step with budget ``eps0`` is ``eps0``-DP, hence
   ``c * eps0**2``-zCDP with ``c = 1/2`` (**generic** conversion, pure DP -> zCDP; the
@@ -67,7 +67,7 @@ class PrivacyClaim:
     sensitivity : float
         The neighbouring distance D the claim is for (``max_e |w_e - w'_e| <= D`` by default).
     neighbouring : str
-        ``"linf"`` (every weight moves by at most D; seed 004's relation) or ``"l1"``.
+        ``"linf"`` (every weight moves by at most D; Pagh et al. 2025's relation) or ``"l1"``.
     """
 
     epsilon0_per_step: float
@@ -239,7 +239,7 @@ def spanning_forest_claim(
     """The claim of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
 
     ``n - c`` exponential-mechanism selections (c = number of connected components; ``n - 1``
-    for a connected graph), each eps0-DP, composed by zCDP (seed 004, Theorem 3.2).
+    for a connected graph), each eps0-DP, composed by zCDP (Pagh et al. 2025, Theorem 3.2).
     """
     from algorithms.graphs import as_graph_arrays, number_of_components
 

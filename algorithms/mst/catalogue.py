@@ -1,6 +1,6 @@
 """A catalogue of small weighted graphs on which the exact output distributions are computed.
 
-Seed 004 (Theorem 3.5, Appendix H) verifications need graphs small enough to enumerate every
+Pagh et al. 2025 (Theorem 3.5, Appendix H) verifications need graphs small enough to enumerate every
 spanning tree and every sign-pattern neighbour (``2**m`` of them, m <= 10 here), yet rich enough
 that the mechanisms differ (PAMST vs private Kruskal), that ties and disconnected graphs occur,
 and that the one-step loss comes close to eps0 (an edge much heavier than the rest).

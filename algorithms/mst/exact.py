@@ -1,10 +1,9 @@
 """Exact output distributions and exact privacy losses of the private spanning-tree mechanisms.
 
-On small graphs the output distribution is computable exactly (notes/auditing.md "Exact beats
-sampled"):
+On small graphs the output distribution is computable exactly, which beats any sampled check:
 
 - :func:`exact_tree_distribution` -- the common distribution of Algorithms 1, 2, 3 and
-  One-Shot-PPSACR (seed 004, Theorem 3.5): PPSACR with sizes ``exp(-eps0 w / (2D))`` and the
+  One-Shot-PPSACR (Pagh et al. 2025, Theorem 3.5): PPSACR with sizes ``exp(-eps0 w / (2D))`` and the
   graphic removal rule, computed by dynamic programming over the forests reached (the candidate
   set after a selection depends only on the selected *set*), vectorized over many weight
   vectors at once;
@@ -12,7 +11,7 @@ sampled"):
   exponential-mechanism step over the cut), by the same kind of dynamic programme;
 - :func:`exact_step_distribution` -- one exponential-mechanism step.
 
-Privacy: seed 004 uses the l_inf neighbouring relation ``max_e |w_e - w'_e| <= D``. The
+Privacy: Pagh et al. 2025 uses the l_inf neighbouring relation ``max_e |w_e - w'_e| <= D``. The
 *sign-pattern neighbours* ``w + D s``, ``s in {-1, +1}^m`` (the vertices of the l_inf ball), are
 searched exhaustively by :func:`worst_case_step_loss` and :func:`worst_case_tree_loss`.
 """
@@ -134,7 +133,7 @@ def exact_tree_distributions(data, weight_matrix, epsilon0: float, sensitivity: 
 
 
 def exact_tree_distribution(data, epsilon0: float, sensitivity: float = 1.0, weights=None) -> dict:
-    """``{tree (sorted tuple of edge indices): probability}`` of Algorithms 1, 2, 3 (seed 004, Thm 3.5)."""
+    """``{tree (sorted tuple of edge indices): probability}`` of Algorithms 1, 2, 3 (Pagh et al. 2025, Thm 3.5)."""
     g = as_graph_arrays(data)
     w = g.weights if weights is None else np.asarray(weights, dtype=np.float64)
     trees, probs = exact_tree_distributions(g, w[None, :], epsilon0, sensitivity)
@@ -204,7 +203,7 @@ class StepLoss:
 
 
 def worst_case_step_loss(data, epsilon0: float, sensitivity: float = 1.0, candidates=None) -> StepLoss:
-    """Exact worst-case loss of one step (seed 004, Fact 2.7 says <= eps0), all sign patterns searched."""
+    """Exact worst-case loss of one step (Pagh et al. 2025, Fact 2.7 says <= eps0), all sign patterns searched."""
     g = as_graph_arrays(data)
     cand = np.arange(g.m) if candidates is None else np.asarray(candidates, dtype=np.int64)
     S = sign_patterns(cand.size)

@@ -1,6 +1,6 @@
-"""The two experiments of Appendix H of seed 004 (private minimum spanning trees).
+"""The two experiments of Appendix H of Pagh et al. 2025 (private minimum spanning trees).
 
-Seed 004, Appendix H (parameters restated in ``notes/algorithms.md`` section 1):
+Pagh et al. 2025, Appendix H (parameters as stated there):
 
 (a) *Mutual information* (Chow-Liu). Bits X_1 ~ Bernoulli(1/2) and X_i = X_{i-1}
     flipped with probability ``flip``; the mutual information of X_i and X_j
@@ -69,7 +69,7 @@ METHOD_LABELS = {
 
 @dataclass(frozen=True)
 class DensitySettings:
-    """Parameters of the density experiment (seed 004, Appendix H, Figure 2b).
+    """Parameters of the density experiment (Pagh et al. 2025, Appendix H, Figure 2b).
 
     ``paper()`` gives the paper's size; ``quick()`` a size a test runs in seconds.
     """
@@ -104,7 +104,7 @@ class DensitySettings:
 
 @dataclass(frozen=True)
 class MutualInformationSettings:
-    """Parameters of the mutual-information experiment (seed 004, Appendix H, Figure 2a)."""
+    """Parameters of the mutual-information experiment (Pagh et al. 2025, Appendix H, Figure 2a)."""
 
     n: int = 1000
     flip: float = 0.05
@@ -146,7 +146,7 @@ class ExperimentRow:
 
 
 def chain_mutual_information(k, flip: float) -> np.ndarray:
-    """Mutual information in bits of X_i and X_{i+k} in the flip chain (seed 004, Claim H.4).
+    """Mutual information in bits of X_i and X_{i+k} in the flip chain (Pagh et al. 2025, Claim H.4).
 
     W(k) = (1/2 + c/2) log2(1 + c) + (1/2 - c/2) log2(1 - c) with c = (1 - 2 flip)^k,
     computed with ``log1p`` so that W stays accurate (about c^2 / (2 ln 2)) when c
@@ -169,7 +169,7 @@ def chain_mutual_information(k, flip: float) -> np.ndarray:
 
 
 def chow_liu_chain_graph(n: int, flip: float) -> tuple[int, np.ndarray, np.ndarray]:
-    """The complete graph of negated pairwise mutual informations (seed 004, Appendix H).
+    """The complete graph of negated pairwise mutual informations (Pagh et al. 2025, Appendix H).
 
     Returns
     -------
@@ -218,7 +218,7 @@ def private_tree_methods() -> dict[str, PrivateTreeMethod]:
     sensitivity D): Algorithm 1 (:func:`~algorithms.mst.perturbation.perturbed_mst`,
     scipy backend) and PAMST (:func:`~algorithms.mst.pamst.pamst_fast`) use the
     per-step budget eps0 = sqrt(2 rho / (n - 1)) (the generic eps0-DP =>
-    eps0^2/2-zCDP conversion, the authors' choice, notes section 1); input
+    eps0^2/2-zCDP conversion, the authors' choice); input
     privatization (:func:`~algorithms.mst.privatization.gaussian_privatized_mst`)
     adds Gaussian noise of sigma = D sqrt(m / (2 rho)).
     """
@@ -280,7 +280,7 @@ def gnp_runs(
     weight_high: float = 100.0,
     on_run: Callable[[], None] | None = None,
 ) -> list[ExperimentRow]:
-    """``runs`` independent runs at one density of the experiment of Figure 2b (seed 004, App. H).
+    """``runs`` independent runs at one density of the experiment of Figure 2b (Pagh et al. 2025, App. H).
 
     Each run draws a fresh connected G(n, p) with U(low, high) weights and one private tree per
     method on it (the same graph for every method). Random streams: the seed is split
@@ -301,7 +301,7 @@ def gnp_runs(
 def density_experiment(
     settings: DensitySettings, seed=None, *, progress: bool = False
 ) -> list[ExperimentRow]:
-    """Run the density experiment (seed 004, Appendix H, Figure 2b).
+    """Run the density experiment (Pagh et al. 2025, Appendix H, Figure 2b).
 
     The seed is split into one child per density, passed to :func:`gnp_runs`.
     """
@@ -326,7 +326,7 @@ def density_experiment(
 def mutual_information_experiment(
     settings: MutualInformationSettings, seed=None, *, progress: bool = False
 ) -> list[ExperimentRow]:
-    """Run the mutual-information experiment (seed 004, Appendix H, Figure 2a).
+    """Run the mutual-information experiment (Pagh et al. 2025, Appendix H, Figure 2a).
 
     The graph is deterministic (the Chow-Liu chain graph); only the mechanisms'
     noise is random, one spawned stream per (rho, run, method).

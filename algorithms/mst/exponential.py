@@ -1,6 +1,6 @@
 """The exponential-mechanism step that every private spanning-tree selection is built on.
 
-Seed 004, Fact 2.7 and Algorithm 2 line 5 (notes/algorithms.md section 1): among candidate edges
+Pagh et al. 2025, Fact 2.7 and Algorithm 2 line 5: among candidate edges
 C, pick e with probability
 
     P[e] = exp(-eps0 * w_e / (2D)) / sum_{f in C} exp(-eps0 * w_f / (2D)).
@@ -28,7 +28,7 @@ __all__ = [
 
 
 def gumbel_scale(epsilon0: float, sensitivity: float = 1.0) -> float:
-    """Noise scale ``beta = 2D / eps0`` of Algorithm 1 (seed 004, Algorithm 1 line 2)."""
+    """Noise scale ``beta = 2D / eps0`` of Algorithm 1 (Pagh et al. 2025, Algorithm 1 line 2)."""
     return 2.0 * check_sensitivity(sensitivity) / check_epsilon(epsilon0, "epsilon0")
 
 
@@ -56,6 +56,11 @@ def exponential_mechanism_step(weights, candidates, epsilon0: float, rng=None, *
 
     Implemented as report-noisy-max with Gumbel(0, 1) noise on the log weights (the Gumbel-max
     trick), which has exactly the probabilities above.
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Fact 2.7 and Algorithm 2 line 5.
     """
     rng = np.random.default_rng(rng)
     cand = np.asarray(candidates, dtype=np.int64)

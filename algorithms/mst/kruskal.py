@@ -1,8 +1,8 @@
-"""Seed 004, Algorithms 2 and 3: private Kruskal and one-pass Kruskal.
+"""Pagh et al. 2025, Algorithms 2 and 3: private Kruskal and one-pass Kruskal.
 
 **Algorithm 2 (private Kruskal).** C = E, F = {}. Until F spans every component: draw e from C
 by the exponential-mechanism step ``P[e] ~ exp(-eps0 w_e / (2D))`` (:mod:`.exponential`), add e to
-F, and drop from C every edge that now closes a cycle with F. Implemented as in seed 004,
+F, and drop from C every edge that now closes a cycle with F. Implemented as in Pagh et al. 2025,
 Appendix E:
 
 - a complete binary *sum tree* over the m sampling weights (leaves padded to a power of two
@@ -147,7 +147,7 @@ def private_kruskal(
     sensitivity: float = 1.0,
     return_order: bool = False,
 ) -> np.ndarray:
-    """Seed 004, Algorithm 2 (private Kruskal) with the Appendix E sum tree, O(m log m).
+    """Pagh et al. 2025, Algorithm 2 (private Kruskal) with the Appendix E sum tree, O(m log m).
 
     Parameters
     ----------
@@ -163,6 +163,11 @@ def private_kruskal(
     Returns
     -------
     int64 array of edge indices (``n - c`` of them: a spanning forest).
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Algorithm 2 and Appendix E.
     """
     g = as_graph_arrays(data)
     logw = selection_log_weights(g.weights, epsilon0, sensitivity)
@@ -187,10 +192,15 @@ def one_pass_kruskal(
     sensitivity: float = 1.0,
     return_order: bool = False,
 ) -> np.ndarray:
-    """Seed 004, Algorithm 3: Kruskal on keys drawn once (One-Shot-PPSACR for spanning trees).
+    """Pagh et al. 2025, Algorithm 3: Kruskal on keys drawn once (One-Shot-PPSACR for spanning trees).
 
     Same parameters and output as :func:`private_kruskal`. With the same ``rng`` the keys are
     those of :func:`one_pass_kruskal_keys` and of Algorithm 1 (:func:`.perturbed_mst`).
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Algorithm 3.
     """
     g = as_graph_arrays(data)
     keys = one_pass_kruskal_keys(g, epsilon0, rng, sensitivity=sensitivity)

@@ -1,4 +1,4 @@
-"""Seed 004, Appendix A: private optimal bases of any matroid by perturbing once and running greedy.
+"""Pagh et al. 2025, Appendix A: private optimal bases of any matroid by perturbing once and running greedy.
 
 For a matroid M on elements ``0..N-1`` with private weights ``w`` (neighbours: ``max |w - w'| <= D``)
 and rank K, perturb every weight once with Gumbel noise of scale ``beta = 2D/eps0`` and return the
@@ -46,7 +46,7 @@ def private_matroid_basis(
     sensitivity: float = 1.0,
     maximize: bool = True,
 ) -> np.ndarray:
-    """Seed 004 Appendix A: greedy basis of Gumbel-perturbed weights (sorted element indices).
+    """Pagh et al. 2025, Appendix A: greedy basis of Gumbel-perturbed weights (sorted element indices).
 
     Parameters
     ----------
@@ -59,6 +59,11 @@ def private_matroid_basis(
     sensitivity : float > 0
     maximize : bool
         Maximum-weight basis (default) or minimum-weight basis.
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Appendix A.
     """
     w = _weights(matroid, weights)
     beta = gumbel_scale(epsilon0, sensitivity)

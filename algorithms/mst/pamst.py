@@ -1,8 +1,8 @@
-"""PAMST (Pinot 2018): private Prim, the baseline of seed 004's experiments.
+"""PAMST (Pinot 2018): private Prim, the baseline of Pagh et al. 2025's experiments.
 
 Prim from a public root (vertex 0): at each of the ``n - 1`` steps the candidates are the edges
 crossing the cut (one endpoint reached, one not) and one is selected by the exponential-mechanism
-step ``P[e] ~ exp(-eps0 w_e / (2D))`` (notes/algorithms.md section 1). Every step is eps0-DP, so
+step ``P[e] ~ exp(-eps0 w_e / (2D))`` (Pinot 2018). Every step is eps0-DP, so
 PAMST has the same privacy claim as Algorithm 2; its output distribution differs in general
 (already on a triangle).
 
@@ -76,6 +76,13 @@ def pamst_naive(
     Returns
     -------
     int64 array of edge indices (a spanning forest; a spanning tree if connected).
+
+    References
+    ----------
+    .. [1] R. Pinot, "Minimum spanning tree release under differential privacy constraints", MSc
+       thesis, arXiv:1801.06423, 2018.
+    .. [2] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Appendix H (PAMST as a baseline).
     """
     g = as_graph_arrays(data)
     logw = _log_weights(g, epsilon0, sensitivity)
@@ -232,6 +239,13 @@ def pamst_fast(
     (kept incrementally by weighted reservoir sampling). Weights are handled as (largest log
     weight, log of the relative sum) pairs, so the step probabilities are accurate whatever
     the scale of ``eps0 * |w| / (2D)``. Same parameters and output as :func:`pamst_naive`.
+
+    References
+    ----------
+    .. [1] R. Pinot, "Minimum spanning tree release under differential privacy constraints", MSc
+       thesis, arXiv:1801.06423, 2018.
+    .. [2] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Appendix H (PAMST as a baseline).
     """
     g = as_graph_arrays(data)
     logw = _log_weights(g, epsilon0, sensitivity)

@@ -1,6 +1,6 @@
-"""Algorithm 1 of seed 004: Gumbel input perturbation followed by any non-private MST algorithm.
+"""Algorithm 1 of Pagh et al. 2025: Gumbel input perturbation followed by any non-private MST algorithm.
 
-Noisy weights (seed 004, Algorithm 1 line 2; notes/algorithms.md section 1)
+Noisy weights (Pagh et al. 2025, Algorithm 1 line 2)
 
     w~_e = w_e - (2D/eps0) * G_e,   G_e iid Gumbel(0, 1),
 
@@ -36,10 +36,10 @@ __all__ = [
 
 
 def gumbel_perturbed_weights(data, epsilon0: float, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
-    """Noisy weights ``w - (2D/eps0) G``, G iid Gumbel(0, 1) (seed 004, Algorithm 1 line 2).
+    """Noisy weights ``w - (2D/eps0) G``, G iid Gumbel(0, 1) (Pagh et al. 2025, Algorithm 1 line 2).
 
     Drawn in the equivalent form ``w + (2D/eps0) ln E`` with E iid Exp(1) (``-ln E`` is
-    Gumbel(0, 1); notes section 1), which costs one logarithm per edge instead of two.
+    Gumbel(0, 1)), which costs one logarithm per edge instead of two.
     """
     g = as_graph_arrays(data)
     return _noisy_weights(g.weights, gumbel_scale(epsilon0, sensitivity), np.random.default_rng(rng))
@@ -65,7 +65,7 @@ def perturbed_mst(
     backend: str = "scipy",
     return_noisy_weights: bool = False,
 ):
-    """Seed 004, Algorithm 1: the minimum spanning tree of Gumbel-perturbed weights.
+    """Pagh et al. 2025, Algorithm 1: the minimum spanning tree of Gumbel-perturbed weights.
 
     Parameters
     ----------
@@ -85,6 +85,11 @@ def perturbed_mst(
     -------
     tree : int64 array of edge indices, sorted
     noisy_weights : float array (only if ``return_noisy_weights``)
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Algorithm 1.
     """
     g = as_graph_arrays(data)
     noisy = _noisy_weights(g.weights, gumbel_scale(epsilon0, sensitivity), np.random.default_rng(rng))
@@ -201,7 +206,7 @@ def batched_perturbed_trees(
 
 
 class GumbelPerturbationMechanism:
-    """Algorithm 1 (seed 004) as a dpverify mechanism: ``data -> spanning tree`` (sorted tuple).
+    """Algorithm 1 (Pagh et al. 2025) as a dpverify mechanism: ``data -> spanning tree`` (sorted tuple).
 
     ``mechanism(data, rng)`` returns one tree as the sorted tuple of its edge indices and
     ``mechanism.sample(data, size, rng)`` returns ``size`` such tuples, drawn by the batched

@@ -1,4 +1,4 @@
-"""PPSACR and One-Shot-PPSACR (seed 004, Section 3.3, Algorithm 4 and Theorem 3.5).
+"""PPSACR and One-Shot-PPSACR (Pagh et al. 2025, Section 3.3, Algorithm 4 and Theorem 3.5).
 
 PPSACR (probability proportional to size with adaptive candidate removal): items ``0..N-1``
 with sizes ``p_i > 0``, a budget ``k`` and a removal rule ``R(selected sequence) -> items to
@@ -85,7 +85,7 @@ def _removed(rule: RemovalRule | None, selected: tuple, n_items: int) -> set:
 
 
 def ppsacr(log_sizes, k: int, removal_rule: RemovalRule | None = None, rng=None) -> tuple:
-    """Seed 004, Algorithm 4 (PPSACR): fresh proportional-to-size draw at every step.
+    """Pagh et al. 2025, Algorithm 4 (PPSACR): fresh proportional-to-size draw at every step.
 
     Parameters
     ----------
@@ -101,6 +101,11 @@ def ppsacr(log_sizes, k: int, removal_rule: RemovalRule | None = None, rng=None)
     Returns
     -------
     tuple of selected items in selection order.
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Section 3.3, Algorithm 4.
     """
     q = _check_log_sizes(log_sizes)
     k = _check_k(k, q.size)
@@ -119,9 +124,14 @@ def ppsacr(log_sizes, k: int, removal_rule: RemovalRule | None = None, rng=None)
 
 
 def one_shot_ppsacr(log_sizes, k: int, removal_rule: RemovalRule | None = None, rng=None) -> tuple:
-    """Seed 004, Theorem 3.5 (One-Shot-PPSACR): draw ``X_i = E_i / p_i`` once, take smallest candidates.
+    """Pagh et al. 2025, Theorem 3.5 (One-Shot-PPSACR): draw ``X_i = E_i / p_i`` once, take smallest candidates.
 
     Same parameters and output as :func:`ppsacr`; ``ln X_i = ln E_i - ln p_i`` is used.
+
+    References
+    ----------
+    .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Theorem 3.5.
     """
     q = _check_log_sizes(log_sizes)
     k = _check_k(k, q.size)
@@ -207,7 +217,7 @@ def ppsacr_set_distribution(log_sizes, k: int, removal_rule: RemovalRule | None 
 
 
 class GraphicRemovalRule:
-    """Removal rule of Algorithm 2 (seed 004, Example 3.4): drop every edge closing a cycle.
+    """Removal rule of Algorithm 2 (Pagh et al. 2025, Example 3.4): drop every edge closing a cycle.
 
     ``rule(selected)`` returns the edges (indices) whose endpoints are already connected by the
     selected edges, including the selected ones. Picklable (plain data).

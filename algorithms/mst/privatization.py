@@ -1,6 +1,6 @@
 """Input privatization (Sealfon 2016): release noisy weights, then post-process with any MST.
 
-The baseline of seed 004's experiments (notes/algorithms.md section 1). The whole weight vector
+The baseline of Pagh et al. 2025's experiments (Sealfon 2016). The whole weight vector
 is released with additive noise and a non-private minimum spanning tree of the noisy weights is
 returned (post-processing: no further privacy cost).
 
@@ -13,7 +13,7 @@ neighbouring    pure eps-DP (Laplace, per edge)          rho-zCDP (Gaussian, per
 ``"l1"``        ``Lap(D / eps)``                         ``sigma = D / sqrt(2 rho)`` (l2 <= D)
 ==============  =====================================  ============================================
 
-``"linf"`` (``max_e |w_e - w'_e| <= D``) is seed 004's relation; ``"l1"``
+``"linf"`` (``max_e |w_e - w'_e| <= D``) is Pagh et al. 2025's relation; ``"l1"``
 (``sum_e |w_e - w'_e| <= D``) is Sealfon's.
 """
 
@@ -83,6 +83,12 @@ def laplace_privatized_mst(
     """Sealfon's input privatization, pure eps-DP: MST of ``w + Lap(b)`` (b from :func:`laplace_scale`).
 
     Returns sorted edge indices (and the noisy weights if asked).
+
+    References
+    ----------
+    .. [1] A. Sealfon, "Shortest Paths and Distances with Differential Privacy", PODS 2016.
+    .. [2] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Appendix H (input privatization as a baseline).
     """
     g = as_graph_arrays(data)
     b = laplace_scale(g.m, epsilon, sensitivity, neighbouring)
@@ -101,7 +107,14 @@ def gaussian_privatized_mst(
     backend: str = "scipy",
     return_noisy_weights: bool = False,
 ):
-    """Sealfon's input privatization, rho-zCDP: MST of ``w + N(0, sigma^2)`` (sigma from :func:`gaussian_sigma`)."""
+    """Sealfon's input privatization, rho-zCDP: MST of ``w + N(0, sigma^2)`` (sigma from :func:`gaussian_sigma`).
+
+    References
+    ----------
+    .. [1] A. Sealfon, "Shortest Paths and Distances with Differential Privacy", PODS 2016.
+    .. [2] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning
+       Trees via Input Perturbation", 2025. Appendix H (input privatization as a baseline).
+    """
     g = as_graph_arrays(data)
     sigma = gaussian_sigma(g.m, rho, sensitivity, neighbouring)
     noisy = g.weights + np.random.default_rng(rng).normal(scale=sigma, size=g.m)

@@ -1,7 +1,7 @@
 """Figure reproductions this family registers with ``dpverify reproduce``.
 
-- ``private-mst-density``: seed 004, Appendix H, Figure 2b (effect of density).
-- ``private-mst-mutual-information``: seed 004, Appendix H, Figure 2a (Chow-Liu tree).
+- ``private-mst-density``: Pagh et al. 2025, Appendix H, Figure 2b (effect of density).
+- ``private-mst-mutual-information``: Pagh et al. 2025, Appendix H, Figure 2a (Chow-Liu tree).
 
 Each writes a PNG (median and min-max band of weight(private)/weight(true MST)
 per method), a summary CSV (one line per x value and method) and a CSV of every
@@ -71,7 +71,7 @@ def _mutual_information_rows(settings, seed, *, executor, progress: bool):
 
 def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True,
                 executor=None) -> list[Path]:
-    """Regenerate Figure 2b of seed 004 (Appendix H, "the effect of the density").
+    """Regenerate Figure 2b of Pagh et al. 2025 (Appendix H, "the effect of the density").
 
     G(n, p) with n = 1000, 50 log-spaced p from 2 ln(n)/n to 1, U(0, 100)
     weights, rho = 1, D = 0.1, 10 runs per p (``quick``: n = 60, 6 values of p,
@@ -98,7 +98,7 @@ def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: 
 def run_mutual_information(
     out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True, executor=None
 ) -> list[Path]:
-    """Regenerate Figure 2a of seed 004 (Appendix H, mutual information / Chow-Liu tree).
+    """Regenerate Figure 2a of Pagh et al. 2025 (Appendix H, mutual information / Chow-Liu tree).
 
     The complete graph of negated mutual informations of the flip chain with
     n = 1000 variables, flip probability 0.05, V = 10000 rows (D = log2(V)/V),
@@ -146,7 +146,7 @@ def reproductions():
         Reproduction(
             name="private-mst-density",
             description=(
-                "Seed 004, Appendix H, Figure 2b: weight(private tree)/weight(MST) on connected "
+                "Pagh et al. 2025, Appendix H, Figure 2b: weight(private tree)/weight(MST) on connected "
                 "G(1000, p), 50 log-spaced p in [2 ln(n)/n, 1], U(0,100) weights, rho=1, D=0.1, "
                 "10 runs per p; Algorithm 1, PAMST (fast exact form), Sealfon Gaussian."
             ),
@@ -155,7 +155,7 @@ def reproductions():
         Reproduction(
             name="private-mst-mutual-information",
             description=(
-                "Seed 004, Appendix H, Figure 2a: Chow-Liu tree of the flip chain (n=1000, flip 0.05, "
+                "Pagh et al. 2025, Appendix H, Figure 2a: Chow-Liu tree of the flip chain (n=1000, flip 0.05, "
                 "V=10000 rows, D=log2(V)/V), rho in {0.001, 1.001, 2.001, 3.001, 4.001}, 10 runs; "
                 "Algorithm 1, PAMST (fast exact form), Sealfon Gaussian."
             ),

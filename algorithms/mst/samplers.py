@@ -1,4 +1,4 @@
-"""Tree samplers for distribution tests: each mechanism of seed 004 as ``sampler(rng) -> tree``.
+"""Tree samplers for distribution tests: each mechanism of Pagh et al. 2025 as ``sampler(rng) -> tree``.
 
 A sampler (dpverify's contract) is a picklable callable ``sampler(rng)`` returning a hashable
 output -- here the sorted tuple of the tree's edge indices (:func:`algorithms.graphs.tree_key`),

@@ -1,4 +1,4 @@
-"""Verifications this family registers with ``dpverify suite`` (seed 004, private MSTs).
+"""Verifications this family registers with ``dpverify suite`` (Pagh et al. 2025, private MSTs).
 
 Each runs on built-in catalogue instances (:mod:`.catalogue`) in a few seconds:
 
@@ -183,10 +183,10 @@ def verifications():
     from dpverify.suite import Verification
 
     return [
-        Verification("private-mst/exponential-step-exact-loss", "one selection is eps0-DP (seed 004 Fact 2.7)", _step_loss),
+        Verification("private-mst/exponential-step-exact-loss", "one selection is eps0-DP (Pagh et al. 2025, Fact 2.7)", _step_loss),
         Verification(
             "private-mst/tree-exact-loss-vs-zcdp-claim",
-            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) eps0^2/2 (seed 004 Thm 3.2)",
+            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) eps0^2/2 (Pagh et al. 2025, Thm 3.2)",
             _tree_loss,
         ),
         Verification("private-mst/algorithm1-audit", "Algorithm 1 is (n-1) eps0-DP (pure, basic composition)", _audit),
@@ -198,7 +198,7 @@ def verifications():
         Verification("private-mst/pamst-naive-equals-fast", "fast PAMST has naive PAMST's distribution", _pamst_equal),
         Verification(
             "private-mst/algorithm2-goodness-of-fit",
-            "private Kruskal has the PPSACR distribution (seed 004 Thm 3.5)",
+            "private Kruskal has the PPSACR distribution (Pagh et al. 2025, Thm 3.5)",
             _algorithm2_fit,
         ),
     ]

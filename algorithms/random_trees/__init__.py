@@ -1,4 +1,4 @@
-"""Differentially private random spanning trees (seed 002, DP-RST).
+"""Differentially private random spanning trees (DP-RST 2025).
 
 Modules
 -------
@@ -7,15 +7,20 @@ bits
     exact pmf of a noisy weight (Sections 4.1-4.3, Lemma 5.2).
 samplers
     Weighted spanning tree samplers (P[T] proportional to prod w(e)): Wilson's algorithm,
-    Aldous-Broder, the seed's add-edge / drop-from-cycle chain (Algorithms 1 and 3).
+    Aldous-Broder, the paper's add-edge / drop-from-cycle chain (Algorithms 1 and 3).
 exact
     Enumeration of spanning trees, matrix-tree normalizer, exact chain laws and mixing,
     exact DP-RST output law, Theorem 5.3 evaluated under three readings.
 pipeline
-    DP-RST (Algorithm 4) as a function and as dpverify mechanisms, with the seed's privacy
+    DP-RST (Algorithm 4) as a function and as dpverify mechanisms, with the paper's privacy
     claim (Lemma 4.4) and the exact loss of the weight release as data.
 catalogue
     Small graphs with integer weights for exact checks.
 verifications
     The family's ``dpverify suite`` entries.
+
+References
+----------
+.. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+   under double-blind review, 2025.
 """

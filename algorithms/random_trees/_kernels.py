@@ -216,7 +216,7 @@ def exchange_chain_batch(n, m, eu, ev, weights, indptr, nbr, eid, initial, steps
 
     ``initial`` is ``(size, n - 1)`` edge ids (usable edges only). One step: pick a
     usable non-tree edge e uniformly, then drop f from the cycle of T + e with
-    probability proportional to 1 / w(f) (seed 002, Algorithm 3 lines 5-8).
+    probability proportional to 1 / w(f) (DP-RST 2025, Algorithm 3 lines 5-8).
     Returns ``(size, n - 1)`` edge ids.
     """
     np.random.seed(seed)

@@ -1,4 +1,4 @@
-"""Bit-level randomized response on integer edge weights (seed 002, Sections 4.1-4.3).
+"""Bit-level randomized response on integer edge weights (DP-RST 2025, Sections 4.1-4.3).
 
 An integer weight ``0 < w < k`` is written with ``l = ceil(log2 k)`` bits
 (Definition 4.1); each bit is kept with probability ``t = e^eps0 / (e^eps0 + 1)``
@@ -75,7 +75,7 @@ def validate_weight_bound(k) -> int:
 
 
 def bit_count(k) -> int:
-    """Number of bits ``l = ceil(log2 k)`` of a weight ``0 < w < k`` (seed 002, Definition 4.1).
+    """Number of bits ``l = ceil(log2 k)`` of a weight ``0 < w < k`` (DP-RST 2025, Definition 4.1).
 
     Computed exactly with integers: ``(k - 1).bit_length()``, which equals
     ``ceil(log2 k)`` for every integer ``k >= 2``.
@@ -103,7 +103,7 @@ def validate_bit_epsilon(eps0) -> float:
 
 
 def keep_probability(eps0) -> float:
-    """Probability ``t = e^eps0 / (e^eps0 + 1)`` that a bit is kept (seed 002, Definition 5.1)."""
+    """Probability ``t = e^eps0 / (e^eps0 + 1)`` that a bit is kept (DP-RST 2025, Definition 5.1)."""
     eps0 = validate_bit_epsilon(eps0)
     return 1.0 / (1.0 + math.exp(-eps0))
 
@@ -149,7 +149,7 @@ def validate_integer_weights(weights, k) -> np.ndarray:
 
 
 def decompose_bits(weights, l: int) -> np.ndarray:
-    """Bits ``b_i(e)``, shape ``(..., l)``, with ``w = sum_i 2^i b_i`` (seed 002, Definition 4.1).
+    """Bits ``b_i(e)``, shape ``(..., l)``, with ``w = sum_i 2^i b_i`` (DP-RST 2025, Definition 4.1).
 
     Column ``i`` holds bit ``i`` (least significant first).
     """
@@ -159,14 +159,14 @@ def decompose_bits(weights, l: int) -> np.ndarray:
 
 
 def reconstruct_weights(bits) -> np.ndarray:
-    """Weights ``sum_i 2^i b_i`` from bits of shape ``(..., l)`` (seed 002, Definition 4.3)."""
+    """Weights ``sum_i 2^i b_i`` from bits of shape ``(..., l)`` (DP-RST 2025, Definition 4.3)."""
     b = np.asarray(bits, dtype=np.int64)
     powers = np.left_shift(np.int64(1), np.arange(b.shape[-1], dtype=np.int64))
     return b @ powers
 
 
 def randomized_response_bits(bits, eps0, rng=None) -> np.ndarray:
-    """Keep each bit with probability ``e^eps0/(e^eps0+1)``, flip it otherwise (seed 002, Definition 3.10).
+    """Keep each bit with probability ``e^eps0/(e^eps0+1)``, flip it otherwise (DP-RST 2025, Definition 3.10).
 
     Parameters
     ----------
@@ -183,11 +183,16 @@ def randomized_response_bits(bits, eps0, rng=None) -> np.ndarray:
 
 
 def perturb_weights(weights, k, eps0, rng=None) -> np.ndarray:
-    """Noisy weights ``w~`` of seed 002, Algorithm 4 lines 2-9 (one draw per edge).
+    """Noisy weights ``w~`` of DP-RST 2025, Algorithm 4 lines 2-9 (one draw per edge).
 
     Validates ``0 < w < k`` (integers), ``k >= 2`` and ``eps0 > 0``; returns an
     int64 array of values in ``[0, 2^l - 1]``. A noisy weight can be ``0`` (the
     edge becomes unusable) and can exceed ``k - 1`` (all ``l``-bit patterns occur).
+
+    References
+    ----------
+    .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Algorithm 4 lines 2-9, Definitions 3.10 and 4.1.
     """
     return perturb_weights_batch(weights, k, eps0, None, rng)
 
@@ -224,7 +229,7 @@ def noisy_weight_pmf(w, k, eps0) -> np.ndarray:
     """Exact pmf of the noisy weight of one edge: entry ``y`` is ``P[w~ = y]``, ``y < 2^l``.
 
     ``P[w~ = y] = t^(l - h) (1 - t)^h``, ``h`` = Hamming distance of ``w`` and ``y``
-    (the ``l`` bits are flipped independently; seed 002, Algorithm 4).
+    (the ``l`` bits are flipped independently; DP-RST 2025, Algorithm 4).
     """
     w = int(validate_integer_weights([w], k)[0])
     l = bit_count(k)
@@ -241,5 +246,5 @@ def noisy_weight_pmf_dict(w, k, eps0) -> dict[int, float]:
 
 
 def probability_exact_reconstruction(k, eps0) -> float:
-    """``P[w~(e) = w(e)] = t^l`` (seed 002, Lemma 5.2 / Lemma B.1)."""
+    """``P[w~(e) = w(e)] = t^l`` (DP-RST 2025, Lemma 5.2 / Lemma B.1)."""
     return keep_probability(eps0) ** bit_count(k)

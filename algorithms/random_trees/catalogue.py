@@ -1,4 +1,4 @@
-"""A small catalogue of graphs with integer weights for exact checks of DP-RST (seed 002).
+"""A small catalogue of graphs with integer weights for exact checks of DP-RST (DP-RST 2025).
 
 Each entry is a :class:`CatalogueGraph`: a name, :class:`~algorithms.graphs.GraphArrays`
 with integer weights ``0 < w < k`` and the bound ``k``. The graphs are small enough

@@ -2,8 +2,8 @@
 
 Everything here enumerates: the spanning trees (all (n-1)-subsets of edges that
 are acyclic), the normalizer sum_T prod w(e) (checked against the matrix-tree
-theorem), the exchange chain's transition matrix on the tree space (seed 002,
-Algorithm 3), and the output distribution of the whole DP-RST pipeline (seed 002,
+theorem), the exchange chain's transition matrix on the tree space (DP-RST 2025,
+Algorithm 3), and the output distribution of the whole DP-RST pipeline (DP-RST 2025,
 Algorithm 4 with an exact sampler) by summing over every noisy weight vector.
 Intended for graphs with at most ~10 edges and ``l <= 3`` bits.
 """
@@ -192,11 +192,11 @@ def _tree_path(topo: GraphArrays, tree: tuple[int, ...], a: int, b: int) -> list
 
 
 def chain_transition_matrix(graph, weights=None):
-    """Exact transition matrix of the seed's exchange chain on the trees of positive weight.
+    """Exact transition matrix of the paper's exchange chain on the trees of positive weight.
 
     From T: pick e uniformly among the usable non-tree edges C (|C| = m' - n + 1,
     m' usable edges); drop f from the cycle of T + e with probability
-    ``(1/w(f)) / sum_{g in cycle} 1/w(g)`` (seed 002, Algorithm 3 lines 5-8; see
+    ``(1/w(f)) / sum_{g in cycle} 1/w(g)`` (DP-RST 2025, Algorithm 3 lines 5-8; see
     :func:`algorithms.random_trees.samplers.exchange_chain_spanning_trees` for the
     choice on usable edges).
 
@@ -235,7 +235,7 @@ def total_variation(p: np.ndarray, q: np.ndarray) -> float:
 
 
 def _initial_vector(trees, initial) -> np.ndarray:
-    if initial is None:  # the seed's start: a uniform tree of the usable graph
+    if initial is None:  # the paper's start: a uniform tree of the usable graph
         return np.full(len(trees), 1.0 / len(trees))
     start = tuple(sorted(int(e) for e in initial))
     vec = np.zeros(len(trees))
@@ -271,7 +271,7 @@ def steps_for_total_variation(graph, weights=None, *, tolerance: float, initial=
                               max_steps: int = 100_000) -> int:
     """Smallest number of chain steps whose exact distance to the target is ``<= tolerance``.
 
-    This is the seed's ``Delta`` stopping rule (Algorithm 3 line 4) made computable
+    This is the paper's ``Delta`` stopping rule (Algorithm 3 line 4) made computable
     for small graphs.
     """
     topo = as_weighted_graph(graph)
@@ -294,7 +294,7 @@ def _noisy_value_pmfs(w: np.ndarray, k: int, eps0: float) -> np.ndarray:
 def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int):
     """Exact law of the DP-RST output given each noisy value of one edge.
 
-    The pipeline (seed 002, Algorithm 4, with an exact sampler of the product
+    The pipeline (DP-RST 2025, Algorithm 4, with an exact sampler of the product
     measure in place of the approximate chain): noisy weights by bit-level
     randomized response, then T with P[T] proportional to prod w~(e); if the usable
     edges (w~ > 0) do not connect the graph the output is
@@ -382,7 +382,7 @@ def exact_dp_rst_pair(graph, weights, neighbour_weights, *, k, eps0):
 
 @dataclass(frozen=True)
 class Theorem53Evaluation:
-    """Seed 002, Theorem 5.3 (``P[T~ = T*] >= t^(l(|V|-1))``) evaluated exactly under three readings.
+    """DP-RST 2025, Theorem 5.3 (``P[T~ = T*] >= t^(l(|V|-1))``) evaluated exactly under three readings.
 
     Attributes
     ----------
@@ -432,12 +432,12 @@ class Theorem53Evaluation:
 
 
 def theorem_5_3_bound(k, eps0, n: int) -> float:
-    """``t^(l (n - 1))`` with ``t = e^eps0/(e^eps0+1)``, ``l = ceil(log2 k)`` (seed 002, Theorem 5.3)."""
+    """``t^(l (n - 1))`` with ``t = e^eps0/(e^eps0+1)``, ``l = ceil(log2 k)`` (DP-RST 2025, Theorem 5.3)."""
     return _bits.keep_probability(eps0) ** (_bits.bit_count(k) * (int(n) - 1))
 
 
 def evaluate_theorem_5_3(graph, weights=None, *, k, eps0) -> Theorem53Evaluation:
-    """Evaluate seed 002's Theorem 5.3 exactly on a small graph (see :class:`Theorem53Evaluation`).
+    """Evaluate DP-RST 2025's Theorem 5.3 exactly on a small graph (see :class:`Theorem53Evaluation`).
 
     The DP-RST output law is :func:`exact_dp_rst_distribution` (exact sampler; the
     "no spanning tree" outcome counts as ``T~ != T`` for every T).

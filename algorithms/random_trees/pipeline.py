@@ -1,13 +1,13 @@
-"""DP-RST: differentially private random spanning trees (seed 002, Algorithm 4).
+"""DP-RST: differentially private random spanning trees (DP-RST 2025, Algorithm 4).
 
 Pipeline: integer weights ``0 < w(e) < k`` -> ``l = ceil(log2 k)`` bits -> each bit
 kept with probability ``e^eps0/(e^eps0+1)`` -> noisy weights ``w~`` -> a spanning
 tree with P[T] proportional to ``prod_{e in T} w~(e)`` (edges with ``w~ = 0`` unusable).
 
 Privacy is carried as data (OpenDP style), for neighbours that change one edge's
-weight by at most 1 (seed 002, Definition 3.5):
+weight by at most 1 (DP-RST 2025, Definition 3.5):
 
-- :func:`lemma_4_4_claimed_epsilon` -- the seed's claim (Lemma 4.4):
+- :func:`lemma_4_4_claimed_epsilon` -- the paper's claim (Lemma 4.4):
   ``(eps0 * sqrt(8 k ln(1/delta)), delta)``-DP.
 - :func:`exact_weight_release_epsilon` -- the exact pure loss of the noisy weight
   release: ``eps0`` times the largest Hamming distance between the bit patterns of
@@ -63,11 +63,16 @@ class PrivacyClaim:
 
 
 def lemma_4_4_claimed_epsilon(eps0, k, delta) -> float:
-    """The seed's claimed epsilon ``eps0 * sqrt(8 k ln(1/delta))`` (seed 002, Lemma 4.4 / A.2).
+    """The paper's claimed epsilon ``eps0 * sqrt(8 k ln(1/delta))`` (DP-RST 2025, Lemma 4.4 / A.2).
 
     **choice**: ``log`` in the seed is the natural logarithm (it comes from the
     advanced-composition Lemma 3.8 of Dwork, Rothblum, Vadhan 2010). Note the seed
     writes ``k`` (the weight bound) where the composition has ``l`` bit mechanisms.
+
+    References
+    ----------
+    .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Lemma 4.4.
     """
     eps0 = _bits.validate_bit_epsilon(eps0)
     k = _bits.validate_weight_bound(k)
@@ -135,7 +140,7 @@ def _check_sampler(sampler, steps):
 
 def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", steps=None,
                             rng=None) -> tuple[int, ...]:
-    """One DP-RST tree (seed 002, Algorithm 4).
+    """One DP-RST tree (DP-RST 2025, Algorithm 4).
 
     Parameters
     ----------
@@ -150,7 +155,7 @@ def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", s
         Per-bit randomized-response parameter, ``> 0``.
     sampler : {"wilson", "aldous-broder", "chain"}
         The final sampler. **choice**: the default is Wilson's exact sampler; the
-        seed's Algorithm 4 uses the exchange chain with a Delta stopping rule,
+        paper's Algorithm 4 uses the exchange chain with a Delta stopping rule,
         available as ``"chain"`` with an explicit ``steps``.
     rng : None, int, SeedSequence or Generator
 
@@ -166,6 +171,11 @@ def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", s
         names the cut-off vertices). This happens with positive probability (e.g. a
         bridge of weight 1 becomes 0 with probability ``(1 - t) t^(l-1)``);
         :class:`DPRandomSpanningTree` returns ``NO_SPANNING_TREE`` instead.
+
+    References
+    ----------
+    .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Algorithm 4.
     """
     topo = as_weighted_graph(graph)
     _check_sampler(sampler, steps)
@@ -196,8 +206,8 @@ class DPRandomSpanningTree:
         self.steps = None if steps is None else int(steps)
 
     def claimed_privacy(self, delta) -> PrivacyClaim:
-        """The seed's claim (Lemma 4.4) for this ``k`` and ``eps0``."""
-        return PrivacyClaim(lemma_4_4_claimed_epsilon(self.eps0, self.k, delta), float(delta), "seed 002, Lemma 4.4")
+        """The paper's claim (Lemma 4.4) for this ``k`` and ``eps0``."""
+        return PrivacyClaim(lemma_4_4_claimed_epsilon(self.eps0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4")
 
     def exact_weight_release_privacy(self) -> PrivacyClaim:
         """The exact pure loss of the noisy weights (an upper bound for the tree release)."""

@@ -1,16 +1,16 @@
 """Weighted random spanning tree samplers: P[T] proportional to prod_{e in T} w(e).
 
-Seed 002 (Section 3.2, Algorithms 1 and 3) samples its final tree from the
+DP-RST 2025 (Section 3.2, Algorithms 1 and 3) samples its final tree from the
 product measure of the noisy weights. Three samplers:
 
 - :func:`wilson_spanning_trees` -- Wilson's algorithm (loop-erased random walks
   with steps proportional to the weights), exact for the weighted product measure;
   numba on CSR arrays.
 - :func:`aldous_broder_spanning_trees` -- the first-entrance tree of a random walk
-  (seed 002, Algorithm 1 / Definition 3.1): uniform for unit weights, and the same
+  (DP-RST 2025, Algorithm 1 / Definition 3.1): uniform for unit weights, and the same
   product measure for weighted walks.
 - :func:`exchange_chain_spanning_trees` -- the add-an-edge / drop-from-the-cycle
-  chain of seed 002, Algorithm 3 lines 5-8, run for an explicit number of steps.
+  chain of DP-RST 2025, Algorithm 3 lines 5-8, run for an explicit number of steps.
 
 Trees are canonical hashable values: the sorted tuple of edge indices
 (:func:`canonical_tree`). Edges of weight 0 are *unusable*; if the usable edges do
@@ -156,13 +156,20 @@ def wilson_spanning_trees(graph, weights=None, *, size: int = 1, rng=None) -> np
     at the current tree (rooted at vertex 0); a step from u goes to v with
     probability w(uv) / sum_x w(ux). For an undirected graph the output law is the
     weighted product measure for every root. Expected time is the mean hitting
-    time of the root, O(m) on typical graphs. Used by seed 002 as the exact sampler
+    time of the root, O(m) on typical graphs. Used by DP-RST 2025 as the exact sampler
     its Algorithm 4 approximates.
 
     Raises
     ------
     NoSpanningTreeError
         If the edges of positive weight do not connect the graph.
+
+    References
+    ----------
+    .. [1] D. B. Wilson, "Generating random spanning trees more quickly than the cover time", STOC
+       1996.
+    .. [2] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Section 3.2.
     """
     topo, w = _prepare(graph, weights)
     indptr, nbr, eid, cumw = usable_csr(topo, w)
@@ -179,10 +186,10 @@ def wilson_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, ...]:
 def aldous_broder_spanning_trees(
     graph, weights=None, *, size: int = 1, rng=None
 ) -> np.ndarray:
-    """Draw ``size`` trees by the Aldous-Broder walk (seed 002, Algorithm 1 / Definition 3.1).
+    """Draw ``size`` trees by the Aldous-Broder walk (DP-RST 2025, Algorithm 1 / Definition 3.1).
 
     The walk starts at a uniform random vertex and records the edge through which
-    it first enters each vertex. With ``weights=None`` (the seed's setting) the tree
+    it first enters each vertex. With ``weights=None`` (the paper's setting) the tree
     is uniform; with weights the walk steps proportionally to them and the tree
     follows the same product measure as Wilson's algorithm (Broder 1989, Aldous
     1990 for reversible chains). Cover time O(m n) in the worst case.
@@ -190,6 +197,14 @@ def aldous_broder_spanning_trees(
     Returns
     -------
     ndarray of int64, shape (size, n - 1), rows sorted.
+
+    References
+    ----------
+    .. [1] A. Z. Broder, "Generating random spanning trees", FOCS 1989; D. J. Aldous, "The random
+       walk construction of uniform spanning trees and uniform labelled trees", SIAM J. Discrete
+       Math. 3(4), 1990.
+    .. [2] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Algorithm 1, Definition 3.1.
     """
     topo, w = _prepare(graph, weights)
     indptr, nbr, eid, cumw = usable_csr(topo, w)
@@ -206,7 +221,7 @@ def aldous_broder_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, 
 def exchange_chain_spanning_trees(
     graph, weights=None, *, steps: int, size: int = 1, initial=None, rng=None
 ) -> np.ndarray:
-    """Run the seed's add-edge / drop-from-cycle chain for ``steps`` steps (seed 002, Algorithm 3).
+    """Run the paper's add-edge / drop-from-cycle chain for ``steps`` steps (DP-RST 2025, Algorithm 3).
 
     One step (Algorithm 3 lines 5-8): pick e uniformly among the usable edges not
     in T, add it, and remove f from the cycle of T + e with probability
@@ -230,11 +245,16 @@ def exchange_chain_spanning_trees(
         Number of independent chains.
     initial : array_like of shape (n - 1,) or (size, n - 1), optional
         Start trees (edge indices of usable edges). Default: uniform spanning trees
-        of the usable graph by Aldous-Broder (the seed's ``UNIFORMLYRST(G)``).
+        of the usable graph by Aldous-Broder (the paper's ``UNIFORMLYRST(G)``).
 
     Returns
     -------
     ndarray of int64, shape (size, n - 1), rows sorted.
+
+    References
+    ----------
+    .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
+       under double-blind review, 2025. Algorithm 3.
     """
     topo, w = _prepare(graph, weights)
     steps = int(steps)
@@ -315,7 +335,7 @@ class AldousBroderSampler(_TreeSampler):
 
 
 class ExchangeChainSampler(_TreeSampler):
-    """The seed's exchange chain with a fixed number of steps as a dpverify sampler."""
+    """The paper's exchange chain with a fixed number of steps as a dpverify sampler."""
 
     def __init__(self, graph, weights=None, *, steps: int, initial=None):
         super().__init__(graph, weights)

@@ -1,8 +1,8 @@
-"""Verifications this family registers with ``dpverify suite`` (seed 002, DP random spanning trees).
+"""Verifications this family registers with ``dpverify suite`` (DP-RST 2025, DP random spanning trees).
 
 - ``random-spanning-trees/weight-release-exact-loss`` -- exact loss of the noisy weight
   release on the worst-case neighbours ``2^(l-1) - 1 -> 2^(l-1)`` equals ``l * eps0`` and
-  the seed's Lemma 4.4 claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` holds; its slack is
+  the paper's Lemma 4.4 claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` holds; its slack is
   reported.
 - ``random-spanning-trees/weight-release-audit`` -- sampled audit (dpverify.audit) of the
   same release at the exact claim ``l * eps0``: no violation, certified bound close to it.

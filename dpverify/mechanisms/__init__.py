@@ -1,4 +1,4 @@
-"""The issue-6 zoo of textbook mechanisms, correct and broken, for auditing the auditor.
+"""A zoo of textbook mechanisms, correct and broken, for auditing the auditor.
 
 Randomized response, the textbook (float) Laplace, geometric and exponential
 mechanisms live in :mod:`dpverify.zoo` and are re-exported here; this package

@@ -1,9 +1,10 @@
-"""The issue-6 zoo: correct and broken textbook mechanisms on the StatDP/DP-Sniper pairs.
+"""The mechanism zoo: correct and broken textbook mechanisms on the StatDP/DP-Sniper pairs.
 
 Each :class:`ZooEntry` names a mechanism, the neighbouring pair it is audited
-on, its claim (eps = 0.1 as in the published table of auditing.md), its true
+on, its claim (eps = 0.1 as in the published tables of
+DP-Sniper, Bichsel et al. 2021), its true
 loss on that pair where known, and the published DP-Sniper/StatDP lower
-bounds (auditing.md, "Published lower bounds"; 90% confidence).
+bounds (Bichsel et al. 2021; Ding et al. 2018; 90% confidence).
 
 Pairs. Query vectors of five counts as in StatDP's patterns: the histogram
 changes one count ("one above": (1,1,1,1,1) vs (2,1,1,1,1)); report-noisy-max

@@ -1,7 +1,7 @@
 """Noisy histogram: Laplace noise on every count (Dwork-Roth 3.3, Example 3.2).
 
 Neighbouring datasets change one count by one (l1 sensitivity 1), so
-Laplace(1/eps) noise per count is eps-DP. The broken variant of issue 6 uses
+Laplace(1/eps) noise per count is eps-DP. The deliberately broken variant uses
 noise scale ``eps`` instead of ``1/eps`` (true loss ``1/eps``: 10 at eps = 0.1).
 Counts are rounded to a fine grid and clamped (:mod:`.noise`) so the audit
 measures the noise scale, not float bits.

@@ -1,4 +1,4 @@
-"""The auditor's own guarantees (issue 2, section 4): no false alarms, power, tightness.
+"""The auditor's own guarantees: no false alarms, power, tightness.
 
 Mechanisms come from :mod:`dpverify.zoo`, each on a neighbouring pair where
 its exact loss is known (and, except the exponential mechanism, equals the

@@ -1,4 +1,4 @@
-"""Calibration: the false-violation rate of dpverify.audit on correct mechanisms (issue 6, section 5).
+"""Calibration: the false-violation rate of dpverify.audit on correct mechanisms.
 
 Each audit runs at alpha = 0.05 on a mechanism that attains its claim exactly
 on the pair (randomized response, fine-grid Laplace, geometric: the worst case

@@ -1,4 +1,4 @@
-"""Bad input gets a named exception that says what is wrong (issue 2, section 2)."""
+"""Bad input gets a named exception that says what is wrong."""
 
 import numpy as np
 import pytest

@@ -1,4 +1,4 @@
-"""exact_privacy_loss agrees with closed forms (issue 2, section 4)."""
+"""exact_privacy_loss agrees with closed forms."""
 
 import math
 

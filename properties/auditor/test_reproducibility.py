@@ -1,4 +1,4 @@
-"""Same seed, same result, whatever runs the chunks (issue 2, section 2 "Sampling")."""
+"""Same seed, same result, whatever runs the chunks."""
 
 import concurrent.futures
 

@@ -78,7 +78,7 @@ def test_obvious_violation_stops_at_the_first_looks(mechanism, x, x_prime, claim
     assert result.pvalue <= suite_alpha
     assert result.epsilon_lower_bound > claim
     assert result.stopped_early
-    # about 1e4 samples suffice (issue 6, section 2); in fact the first looks do
+    # about 1e4 samples should suffice; in fact the first looks do
     assert result.n_samples_used <= 4_000
     assert result.budget == 10**6
     assert result.looks[-1].violation and not any(look.violation for look in result.looks[:-1])

@@ -1,4 +1,4 @@
-"""The issue-6 zoo (dpverify.mechanisms): exact facts, samplers vs exact pmfs, audits at the claim.
+"""The mechanism zoo (dpverify.mechanisms): exact facts, samplers vs exact pmfs, audits at the claim.
 
 CI sizes. Every audit uses alpha = suite_alpha (1e-6):
 
@@ -127,7 +127,7 @@ def test_mask_and_answers_encode_the_same_sequence(above, cutoff):
 
 
 def test_zoo_table_thorough(thorough, suite_alpha):
-    """Thorough profile only: the 1e7-sample table rows at alpha = 0.1 meet issue 6's targets.
+    """Thorough profile only: the 1e7-sample table rows at alpha = 0.1 meet the targets below.
 
     Broken entries reach >= 95% of the published figure (or exceed both where the true loss is
     infinite); correct entries show no violation. Runs ~10 minutes.

@@ -1,4 +1,4 @@
-"""Seed 000 Lemma 1 (algorithms.bandits.concentration): exact failure probabilities.
+"""Tao et al. 2025, Lemma 1 (algorithms.bandits.concentration): exact failure probabilities.
 
 - The exact P(|mean of n Lap(b)| > Lemma-1 bound) is <= delta for every n = 1..1000 and
   delta in {0.5, 0.1, 1e-2, 1e-4, 1e-8} (deterministic, closed-form mixture, relative error

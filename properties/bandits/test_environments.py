@@ -1,4 +1,4 @@
-"""Environments and the RocketFuel loader (seed 000 Section 5; thesis Table 6.1)."""
+"""Environments and the RocketFuel loader (Tao et al. 2025, Section 5; thesis Table 6.1)."""
 
 import math
 

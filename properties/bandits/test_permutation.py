@@ -1,4 +1,4 @@
-"""The regret permutation pi_t of seed 001 Section 4.1.3 (algorithms.bandits.permutation).
+"""The regret permutation pi_t of Chandak 2023, Section 4.1.3 (algorithms.bandits.permutation).
 
 Deterministic invariants only (no statistics):
 
@@ -65,7 +65,7 @@ def test_pi_is_a_permutation_with_properties_1_2_3(matroid, data):
         mu = np.array(data.draw(st.permutations(range(n))), dtype=float) / max(n, 1)
     played, optimal, pi = _round(matroid, J, mu)
     check_regret_permutation(matroid, played, optimal, pi, J)
-    # pi_t only pairs arms, so the round's regret splits exactly (seed 001, eq. (a) after 4.6)
+    # pi_t only pairs arms, so the round's regret splits exactly (Chandak 2023, eq. (a) after 4.6)
     regret, terms = regret_decomposition(played, optimal, pi, mu)
     assert regret == pytest.approx(terms.sum(), abs=1e-12)
 
@@ -195,7 +195,7 @@ def test_bitmask_kernel_agrees_with_regret_permutation():
 # ---- regret decomposition on simulated OMM rounds --------------------------------------------
 
 def test_regret_decomposition_identity_on_omm_rounds():
-    """OMM (Kveton 2014; notes Section 3) on a disconnected random graph with Bernoulli arms:
+    """OMM (Kveton et al. 2014) on a disconnected random graph with Bernoulli arms:
     every round's pi_t satisfies Cor. 13 and (1)-(3), and the round's regret equals
     sum_k mu(a_k^*) - mu(a^t_{pi^-1(k)})."""
     rng = np.random.default_rng(20240601)

@@ -5,7 +5,7 @@ Deterministic invariants (Hypothesis over the four matroid kinds of
 super arm is a basis (checked with the matroid package's own oracle, an independent
 implementation), it is the greedy basis of the recorded indices, the recorded pseudo-regret
 equals the recomputation from the super arms, and the regret decomposition of the permutation
-pi_t (seed 001 Section 4.1.3, ``algorithms.bandits.permutation``) holds on simulated rounds.
+pi_t (Chandak 2023, Section 4.1.3, ``algorithms.bandits.permutation``) holds on simulated rounds.
 """
 
 import numpy as np

@@ -1,7 +1,7 @@
 """Continual-release counters (algorithms.counters): structure, exact privacy, audits, error bounds.
 
 Exact privacy: every counter releases y = A (M x + Z) with independent Laplace Z; the
-structures (built from the dyadic definitions of notes/algorithms.md Section 2) give the exact
+structures (built from the dyadic definitions of Chan, Shi, Song 2011) give the exact
 loss of the whole output sequence when A is injective. The streaming banks are tied to the
 structures by (i) a deterministic check of the data part (same seed, two streams: the output
 difference is A M (x - x')) and (ii) a Kolmogorov-Smirnov test that the recovered node noise
@@ -75,7 +75,7 @@ def test_exact_epsilon_of_the_output_sequences():
         assert hybrid_structure(T, EPS).exact_epsilon() <= EPS
     # a horizon longer than the stream: only the first T outputs are released
     assert binary_structure(10, EPS, horizon=100).exact_epsilon() == pytest.approx(4 / 7 * EPS)
-    # tree aggregation (seed 003): l1 change <= s of one vector, scale L s / eps per coordinate
+    # tree aggregation (Chen et al. 2020): l1 change <= s of one vector, scale L s / eps per coordinate
     tree = TreeAggregationBank(1, 3, EPS, horizon=16, l1_sensitivity=4.0, rng=0)
     assert tree.structure(16).exact_epsilon(sensitivity=4.0) == pytest.approx(EPS, rel=1e-12)
 

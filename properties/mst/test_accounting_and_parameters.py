@@ -1,4 +1,4 @@
-"""Accounting helpers (seed 004 Thm 3.2; notes section 1) and named errors for bad parameters."""
+"""Accounting helpers (Pagh et al. 2025, Thm 3.2) and named errors for bad parameters."""
 
 import math
 

@@ -1,6 +1,6 @@
-"""Exact output distributions on the catalogue (seed 004, Theorem 3.5) and sampled checks against them.
+"""Exact output distributions on the catalogue (Pagh et al. 2025, Theorem 3.5) and sampled checks against them.
 
-Statistics (notes/auditing.md): every distributional assertion is a fixed-seed chi-square test.
+Statistics: every distributional assertion is a fixed-seed chi-square test.
 A family of K tests (one per catalogue graph) is corrected by Bonferroni: each p-value must exceed
 ``suite_alpha / K``, so the family-wise false-alarm rate on correct code is <= suite_alpha = 1e-6.
 Power is stated per test against a concrete bug and, where it is computable from the exact pmfs,

@@ -1,4 +1,4 @@
-"""Deterministic invariants of the private spanning-tree mechanisms (seed 004), under Hypothesis.
+"""Deterministic invariants of the private spanning-tree mechanisms (Pagh et al. 2025), under Hypothesis.
 
 Every statement here holds for every draw, so Hypothesis searches graphs (including disconnected
 ones, ties, two vertices, complete graphs) and seeds freely.
@@ -99,7 +99,7 @@ def test_algorithm3_is_kruskal_on_the_same_keys_and_algorithm1_uses_them(g, eps0
 @example(g=TIES, eps0=1.0, seed=0, backend="scipy")
 @example(g=HUGE, eps0=0.1, seed=0, backend="prim")
 def test_deterministic_utility_inequality_holds_for_every_draw(g, eps0, seed, backend):
-    # seed 004, proof of Theorem 1.1: w(T~) - w(T*) <= N(T*) - N(T~) <= (n-1)(max N - min N).
+    # Pagh et al. 2025, proof of Theorem 1.1: w(T~) - w(T*) <= N(T*) - N(T~) <= (n-1)(max N - min N).
     tree, noisy = perturbed_mst(g, eps0, seed, backend=backend, return_noisy_weights=True)
     best = minimum_spanning_tree(g, backend=backend)
     noise = noisy - g.weights

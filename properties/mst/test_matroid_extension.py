@@ -1,4 +1,4 @@
-"""Seed 004 Appendix A: perturb once, run greedy, on any matroid (algorithms/mst/matroid_extension.py).
+"""Pagh et al. 2025, Appendix A: perturb once, run greedy, on any matroid (algorithms/mst/matroid_extension.py).
 
 On the graphic matroid the minimum-weight version is Algorithm 1; on the uniform matroid U(N, K)
 the maximum-weight version selects the top K of w + beta G, i.e. PPSACR with sizes

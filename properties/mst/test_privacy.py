@@ -1,4 +1,4 @@
-"""Privacy of the private spanning trees (seed 004, Fact 2.7 and Theorem 3.2), exactly and by sampling.
+"""Privacy of the private spanning trees (Pagh et al. 2025, Fact 2.7 and Theorem 3.2), exactly and by sampling.
 
 Neighbours: l_inf with D = 1, worst case searched over the sign patterns w + D s, s in {-1,+1}^m
 (the vertices of the l_inf ball), exhaustively on the catalogue (m <= 10).

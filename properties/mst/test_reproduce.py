@@ -1,4 +1,4 @@
-"""The Appendix H reproductions of seed 004 run at their quick size and write sane files.
+"""The Appendix H reproductions of Pagh et al. 2025 run at their quick size and write sane files.
 
 Deterministic checks only (fixed seeds): files exist, CSV columns are the
 documented ones, values are in the ranges the mathematics forces (a private

@@ -1,13 +1,13 @@
-"""Utility of the private spanning trees of seed 004: the high-probability bound and Appendix H.
+"""Utility of the private spanning trees of Pagh et al. 2025: the high-probability bound and Appendix H.
 
-Statistical practice (notes/auditing.md): fixed seeds, one spawned stream per purpose, every
+Statistical practice: fixed seeds, one spawned stream per purpose, every
 assertion at the per-test false-alarm rate ``suite_alpha`` (1e-6), sample sizes chosen so the
 assertion holds on correct code with probability >= 1 - 1e-6 and the alternative it guards
 against is detected with power ~1 (each test states its figures).
 
 What the tests establish
 ------------------------
-1. *High-probability bound* (seed 004, utility of Algorithm 1; notes section 1): with Gumbel noise
+1. *High-probability bound* (Pagh et al. 2025, utility of Algorithm 1): with Gumbel noise
    of scale beta = 2D/eps0, with probability >= 1 - gamma,
    w(T~) - w(T*) <= (n - 1) beta (ln(2m/gamma) + ln ln(2m/gamma)).
    Tested with a one-sided exact binomial test on the number of draws that exceed the bound, and

@@ -1,4 +1,4 @@
-"""Bit decomposition, randomized response per bit and reconstruction (seed 002, Sections 4.1-4.3, Lemma 5.2)."""
+"""Bit decomposition, randomized response per bit and reconstruction (DP-RST 2025, Sections 4.1-4.3, Lemma 5.2)."""
 
 import math
 

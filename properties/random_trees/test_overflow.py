@@ -1,6 +1,6 @@
 """Weight bounds near the int64 limit: exact noisy weights up to ``k = 2**63``, a named error above.
 
-Noisy weights of DP-RST (seed 002, Algorithm 4) have ``l = ceil(log2 k)`` bits and are computed
+Noisy weights of DP-RST (DP-RST 2025, Algorithm 4) have ``l = ceil(log2 k)`` bits and are computed
 in int64. For ``k > 2**63`` the 64th bit is ``2**63``, which wrapped into negative weights (a
 silent wrong answer: the pipeline then saw unusable edges); such ``k`` are now refused.
 """

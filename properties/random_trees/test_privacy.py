@@ -1,10 +1,10 @@
-"""Privacy of DP-RST (seed 002): exact loss of the weight release, sampled audit, Lemma 4.4, tree release.
+"""Privacy of DP-RST (DP-RST 2025): exact loss of the weight release, sampled audit, Lemma 4.4, tree release.
 
-Findings asserted here (for neighbours changing one edge weight by 1, seed 002 Definition 3.5):
+Findings asserted here (for neighbours changing one edge weight by 1, DP-RST 2025, Definition 3.5):
 
 - the noisy weight release is exactly ``l * eps0``-DP (pure) on the worst-case
   neighbours ``2^(l-1) - 1 -> 2^(l-1)``, and no pair does worse;
-- the seed's claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4) holds but is
+- the paper's claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4) holds but is
   loose: ``sqrt(8 k ln(1/delta)) / l`` times the exact loss (9.6x at k = 4 and 16, 19.2x at k = 256,
   delta = 1e-5; 30.7x at k = 1024);
 - the tree release is a post-processing, and on the catalogue its exact loss is far

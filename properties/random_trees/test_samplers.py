@@ -1,4 +1,4 @@
-"""Weighted spanning tree samplers against the exact product measure (seed 002, Section 3.2, Algorithm 3)."""
+"""Weighted spanning tree samplers against the exact product measure (DP-RST 2025, Section 3.2, Algorithm 3)."""
 
 import math
 
@@ -78,7 +78,7 @@ def test_cayley_formula(n):
 
 @given(connected_graphs(max_vertices=5, max_extra=4))
 def test_chain_is_reversible_for_the_product_measure(graph):
-    """Detailed balance pi(T) P(T, T') = pi(T') P(T', T) exactly, rows stochastic (seed 002, Algorithm 3)."""
+    """Detailed balance pi(T) P(T, T') = pi(T') P(T', T) exactly, rows stochastic (DP-RST 2025, Algorithm 3)."""
     trees, matrix = exact.chain_transition_matrix(graph)
     target = exact.exact_tree_distribution(graph)
     pi = np.array([target[t] for t in trees])
@@ -90,7 +90,7 @@ def test_chain_is_reversible_for_the_product_measure(graph):
 
 @pytest.mark.parametrize("name", ["four-cycle-chord", "k4", "k5-minus-two", "bridge"])
 def test_chain_total_variation_falls_with_steps(name):
-    """The exact distance to the target never rises, and falls below 1e-3 (seed 002, Algorithm 3)."""
+    """The exact distance to the target never rises, and falls below 1e-3 (DP-RST 2025, Algorithm 3)."""
     entry = CATALOGUE[name]
     tv = exact.chain_total_variation(entry.graph, steps=60)
     assert np.all(np.diff(tv) <= 1e-15)
@@ -125,7 +125,7 @@ def test_wilson_matches_the_product_measure(entry, suite_alpha):
 
 @pytest.mark.parametrize("name", ["k4", "bridge", "k5-minus-two"])
 def test_aldous_broder_matches_uniform_and_weighted(name, suite_alpha):
-    """Aldous-Broder with unit weights is uniform (seed 002, Algorithm 1); with weights, the product measure.
+    """Aldous-Broder with unit weights is uniform (DP-RST 2025, Algorithm 1); with weights, the product measure.
 
     Two tests per graph at suite_alpha / 2 each (false alarm <= suite_alpha per graph).
     Power: uniform and weighted laws differ on these graphs (TV >= 0.1), and the
@@ -143,7 +143,7 @@ def test_aldous_broder_matches_uniform_and_weighted(name, suite_alpha):
 
 @pytest.mark.parametrize("name, steps", [("k4", 2), ("k4", 6), ("bridge", 3), ("four-cycle-chord", 25)])
 def test_chain_matches_its_exact_law_after_s_steps(name, steps, suite_alpha):
-    """The sampled chain after s steps follows the exact law (uniform start) P^s (seed 002, Algorithm 3).
+    """The sampled chain after s steps follows the exact law (uniform start) P^s (DP-RST 2025, Algorithm 3).
 
     This checks the implementation step by step (not only its limit). False alarm
     <= suite_alpha per case. Power: one step too few on K4 (TV 0.08) is rejected, see

@@ -1,4 +1,4 @@
-"""Seed 002, Theorem 5.3: P[T~ = T*] >= t^(l(|V|-1)), evaluated exactly.
+"""DP-RST 2025, Theorem 5.3: P[T~ = T*] >= t^(l(|V|-1)), evaluated exactly.
 
 Readings (see :class:`algorithms.random_trees.exact.Theorem53Evaluation`):
 
