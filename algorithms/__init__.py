@@ -2,10 +2,12 @@
 
 Subpackages, grouped by paper family:
 
-- :mod:`algorithms.matroids` -- matroid oracles and greedy bases (Tao et al. 2025; Chandak 2023; Pagh et al. 2025, App. A);
+- :mod:`algorithms.matroids` -- matroid oracles and greedy bases (Tao et al. 2025; Chandak 2023;
+  Pagh et al. 2025, App. A);
 - :mod:`algorithms.mst` -- private minimum spanning trees (Pagh et al. 2025);
 - :mod:`algorithms.counters` -- continual-release counters (Tao et al. 2025; Chen et al. 2020);
-- :mod:`algorithms.bandits` -- private matroid and combinatorial bandits (Tao et al. 2025; Chandak 2023; Chen et al. 2020);
+- :mod:`algorithms.bandits` -- private matroid and combinatorial bandits (Tao et al. 2025;
+  Chandak 2023; Chen et al. 2020);
 - :mod:`algorithms.random_trees` -- DP random spanning trees (DP-RST 2025).
 
 Note: PyPI hosts an unrelated distribution that also installs a top-level module

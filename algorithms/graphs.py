@@ -35,7 +35,6 @@ returns *a* minimum spanning tree; which one may differ between backends.
 
 from __future__ import annotations
 
-import heapq
 import weakref
 from typing import NamedTuple
 
@@ -83,7 +82,7 @@ class GraphArrays(NamedTuple):
         """Number of edges."""
         return int(self.edges.shape[0])
 
-    def with_weights(self, weights) -> "GraphArrays":
+    def with_weights(self, weights) -> GraphArrays:
         """The same topology with new (validated) weights."""
         return GraphArrays(self.n, self.edges, _validate_weights(weights, self.m))
 
@@ -382,7 +381,9 @@ def kruskal_order(n: int, edges: np.ndarray, order: np.ndarray) -> np.ndarray:
     -------
     int64 array of the selected edge indices, in selection order.
     """
-    return _kruskal_on_order(n, np.ascontiguousarray(edges, dtype=np.int64), np.ascontiguousarray(order, dtype=np.int64))
+    return _kruskal_on_order(
+        n, np.ascontiguousarray(edges, dtype=np.int64), np.ascontiguousarray(order, dtype=np.int64)
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -702,7 +703,8 @@ def connected_gnp_graph(
         raise InvalidWeightsError(f"weight range must be finite with low <= high, got ({low}, {high})")
     rng = np.random.default_rng(rng)
     n_pairs = n * (n - 1) // 2
-    row_start = np.arange(n, dtype=np.int64) * n - np.arange(n, dtype=np.int64) * (np.arange(n, dtype=np.int64) + 1) // 2
+    rows = np.arange(n, dtype=np.int64)
+    row_start = rows * n - rows * (rows + 1) // 2
     for _ in range(max_tries):
         k = int(rng.binomial(n_pairs, p))
         codes = _uniform_subset(n_pairs, k, rng)

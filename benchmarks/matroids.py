@@ -21,7 +21,6 @@ from algorithms.errors import DatasetNotFoundError
 from algorithms.matroids import GraphicMatroid, LinearMatroid
 from algorithms.matroids.base import Matroid
 
-
 #: asv runs benchmarks against a copy of the package installed in its own
 #: environment, so the data is located from this file (the repository), not
 #: from the package; $DPVERIFY_ROCKETFUEL still takes precedence.
@@ -36,7 +35,7 @@ def _as1755():
 
         net = load_rocketfuel("AS1755", path=ROCKETFUEL_DIR)
     except (ImportError, DatasetNotFoundError) as err:
-        raise NotImplementedError(f"RocketFuel AS1755 unavailable: {err}")
+        raise NotImplementedError(f"RocketFuel AS1755 unavailable: {err}") from err
     return GraphicMatroid.from_edges(net.n_nodes, net.edges)
 
 

@@ -129,7 +129,7 @@ def _cases() -> list[Case]:
 CASES = {case.name: case for case in _cases()}
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def exact_pmfs(name: str):
     """The exact pmfs of a case (cached: quadratures take up to a second)."""
     return CASES[name].pmfs()

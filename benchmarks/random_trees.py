@@ -195,7 +195,7 @@ def section6():  # pragma: no cover - manual measurement
         for k in BitLevelRandomizedResponse.params[1]:
             b = BitLevelRandomizedResponse()
             b.setup(m, k)
-            t = _best_of(lambda: b.time_perturb_weights(m, k))
+            t = _best_of(lambda b=b, m=m, k=k: b.time_perturb_weights(m, k))
             bits = math.ceil(math.log2(k))
             print(f"| {m} | {k} | {bits} | {t:.3g} | {1e9 * t / (m * bits):.1f} |")
     print()
@@ -204,7 +204,7 @@ def section6():  # pragma: no cover - manual measurement
     for m in DownUpWalk.params:
         b = DownUpWalk()
         b.setup(m)
-        t = _best_of(lambda: b.time_down_up_1000_steps(m), repeat=2)
+        t = _best_of(lambda b=b, m=m: b.time_down_up_1000_steps(m), repeat=2)
         print(f"| {b.g.m} | {b.g.n} | {t:.3g} | {1e9 * t / 1000 / (b.g.n + b.g.m):.2f} |")
     print()
     for m in DPRandomSpanningTreeSplit.params:
@@ -219,10 +219,10 @@ def main():  # pragma: no cover - manual measurement
     for m in EDGE_COUNTS:
         bench = WilsonVsNetworkx()
         bench.setup(m)
-        tw = _best_of(lambda: bench.time_wilson(m))
-        ta = _best_of(lambda: bench.time_aldous_broder(m))
+        tw = _best_of(lambda bench=bench, m=m: bench.time_wilson(m))
+        ta = _best_of(lambda bench=bench, m=m: bench.time_aldous_broder(m))
         if m <= NETWORKX_MAX_EDGES:
-            tn = _best_of(lambda: bench.time_networkx(m), repeat=1)
+            tn = _best_of(lambda bench=bench, m=m: bench.time_networkx(m), repeat=1)
             nx_cols = f"{tn:.3g} | {tn / tw:.0f}x"
         else:
             nx_cols = "skipped | -"

@@ -185,14 +185,14 @@ class AuditResult:
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "AuditResult":
+    def from_dict(cls, data: dict) -> AuditResult:
         return cls(**cls._parse(data))
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)
 
     @classmethod
-    def from_json(cls, text: str) -> "AuditResult":
+    def from_json(cls, text: str) -> AuditResult:
         return cls.from_dict(json.loads(text))
 
     def summary(self) -> str:
@@ -368,7 +368,7 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
 
 def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
                  epsilon: float, delta: float, alpha: float, n_selection: int, seed=None,
-                 replayable: bool = True, cls=None, **extra) -> "AuditResult":
+                 replayable: bool = True, cls=None, **extra) -> AuditResult:
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
     ``counts_*`` hold one count per event of ``selection.choices`` (the

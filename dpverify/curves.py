@@ -42,7 +42,6 @@ import math
 from dataclasses import asdict, dataclass, field
 
 import numpy as np
-
 from scipy import stats
 
 from . import _validation as check
@@ -242,7 +241,7 @@ def delta_lower_bound_curve(
         codec, [e.indicator for e in chosen], executor=executor, n_chunks=n_chunks,
         progress=progress, output_key=output_key,
     )
-    for slot, ((index, direction), chosen_for) in enumerate(distinct.items()):
+    for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
         event = chosen[slot]
         cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
         p, q = (cx, cxp) if direction == "x" else (cxp, cx)

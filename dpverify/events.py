@@ -24,8 +24,8 @@ Dask (which pickles with cloudpickle), not on a process pool.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 import numpy as np
 
@@ -94,7 +94,7 @@ class Candidates:
     skipped: dict = field(default_factory=dict)
 
     @staticmethod
-    def empty(reason: str | None = None) -> "Candidates":
+    def empty(reason: str | None = None) -> Candidates:
         found = Candidates([], np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64))
         if reason:
             found.skipped["_"] = reason
@@ -177,7 +177,7 @@ class CodeSet:
     table: np.ndarray
 
     @classmethod
-    def of(cls, codes, n_codes: int) -> "CodeSet":
+    def of(cls, codes, n_codes: int) -> CodeSet:
         table = np.zeros(int(n_codes) + 1, dtype=bool)
         table[np.asarray(codes, dtype=np.int64)] = True
         return cls(table)
@@ -256,7 +256,7 @@ class CodeValue:
     values: np.ndarray  # numeric value per code, NaN appended
 
     @classmethod
-    def of(cls, numeric) -> "CodeValue":
+    def of(cls, numeric) -> CodeValue:
         return cls(np.append(np.asarray(numeric, dtype=float), np.nan))
 
     def __call__(self, group):
@@ -344,7 +344,7 @@ class Composed:
         return self.inner.on(self.encoder.on(group, xp), xp)
 
 
-def relabel(parts: "Candidates", encoder, family: str, what: str) -> "Candidates":
+def relabel(parts: Candidates, encoder, family: str, what: str) -> Candidates:
     """Wrap events over derived codes (``encoder(group)``) as events on the audit's outputs."""
     parts.events = [
         Event(e.description.replace("output in", f"{what} in"), family, Composed(encoder, e.indicator))
@@ -571,7 +571,7 @@ class RowValues:
     table: np.ndarray  # one row per code, a NaN row appended
 
     @classmethod
-    def of(cls, rows) -> "RowValues":
+    def of(cls, rows) -> RowValues:
         rows = np.asarray(rows, dtype=float)
         return cls(np.vstack([rows, np.full((1, rows.shape[1]), np.nan)]))
 

@@ -40,10 +40,9 @@ privacy", CCS 2012 (Section 3: the attack; Section 5: the snapping mechanism).
 from __future__ import annotations
 
 import numbers
+from dataclasses import dataclass
 
 import numpy as np
-
-from dataclasses import dataclass
 
 from . import arrays
 from .events import Candidates, _CodeBook, level_set_events, register_event_family, relabel

@@ -19,12 +19,12 @@ import inspect
 import numbers
 import os
 import signal
+from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 from .errors import DPVerifyError, InvalidParameterError
 from .progress import progress_bar

@@ -500,7 +500,7 @@ def count_events(
     if block_size is None:
         block_size = _block_size(mechanism)
     tasks, owners, weights = [], [], []
-    for index, (data, n, seed, label) in enumerate(inputs):
+    for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):
             tasks.append(_CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size))

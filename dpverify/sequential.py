@@ -38,7 +38,8 @@ The plan (a group-sequential design with Bonferroni alpha spending; a
 Why the false-alarm rate survives the stopping: at each look, the event is
 a function of the selection stream alone, which is independent of the
 certification stream, so on a mechanism that keeps its claim the look
-rejects with probability at most ``alpha_k`` whatever the other looks saw. The audit reports a violation only if some look rejects, and
+rejects with probability at most ``alpha_k`` whatever the other looks saw. The audit reports a
+violation only if some look rejects, and
 by the union bound that has probability at most ``sum_k alpha_k = alpha``,
 however the looks are correlated and wherever the audit stops. The same union
 bound makes the reported lower bounds ``1 - alpha`` confidence bounds, and
@@ -149,7 +150,7 @@ class SequentialAuditResult(AuditResult):
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "SequentialAuditResult":
+    def from_dict(cls, data: dict) -> SequentialAuditResult:
         data = cls._parse(data)
         data["looks"] = tuple(Look(**look) for look in data.get("looks", ()))
         data["schedule"] = tuple(data.get("schedule", ()))
@@ -238,13 +239,15 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=progress) as bar:
         for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
             grow = s_k - (splits[k - 1][0] if k else 0)
-            for parts, data, label, seeds in ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1])):
+            inputs = ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1]))
+            for parts, data, label, seeds in inputs:
                 if grow > 0:
                     drawn, used = draw(mechanism, data, grow, seeds[k], label=label, executor=executor,
                                        n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
                     parts.append(drawn)
                     rng_used = rng_used and used
-            selection = select(concatenate_outputs(parts_x), concatenate_outputs(parts_xp), n_certification=c_k, epsilon=epsilon,
+            selection = select(concatenate_outputs(parts_x), concatenate_outputs(parts_xp), n_certification=c_k,
+                               epsilon=epsilon,
                                delta=delta, alpha=alpha_k, event_families=event_families,
                                float_events=float_events, inputs=(x, x_prime))
             counts = np.zeros((2, len(selection.choices)), dtype=np.int64)

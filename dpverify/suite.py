@@ -16,9 +16,9 @@ import json
 import sys
 import time
 import traceback
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
-from typing import Callable, Iterable
 
 import numpy as np
 

@@ -46,7 +46,10 @@ MAX_LEVELS = 48
 
 @numba.njit(cache=True, nogil=True, inline="always")
 def _lemma1_sum_bound(n, b, log_term):
-    """Tao et al. 2025, Lemma 1 for a *sum* of ``n`` iid Lap(b): |sum| <= max{2b sqrt(2 n L), 4 b L}, L = ln(2/delta)."""
+    """Tao et al. 2025, Lemma 1 for a *sum* of ``n`` iid Lap(b).
+
+    ``|sum| <= max{2b sqrt(2 n L), 4 b L}`` with ``L = ln(2/delta)``.
+    """
     if n <= 0:
         return 0.0
     return max(2.0 * b * np.sqrt(2.0 * n * log_term), 4.0 * b * log_term)

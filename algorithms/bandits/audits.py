@@ -36,9 +36,9 @@ import numpy as np
 
 from algorithms.bandits import _kernels
 from algorithms.bandits._kernel_matroids import as_kernel_matroid, greedy_basis, partition_matroid
+from algorithms.bandits.environments import TableEnvironment
 from algorithms.bandits.policies import Policy
 from algorithms.bandits.simulator import _prepare
-from algorithms.bandits.environments import TableEnvironment
 from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, InvalidRewardError
 
 __all__ = [

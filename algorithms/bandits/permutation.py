@@ -13,7 +13,8 @@ Claimed (and checked by :func:`check_regret_permutation`): pi is a permutation o
 {a_1^t..a_{k-1}^t, a_k^t} and {a_1^t..a_{k-1}^t, a*_{pi(k)}} are independent; (3) a_k^t not in
 A* implies J_t(a_k^t) >= J_t(a*_{pi(k)}); Lemma 22: A^t with a^t_{pi^{-1}(k)} replaced by a_k^*
 is independent -- **this last claim is false in general** (see :func:`lemma22_violations`;
-counterexamples in ``properties/bandits/test_permutation.py``). The regret decomposition (Chandak 2023, eq. (a) after 4.6) is
+counterexamples in ``properties/bandits/test_permutation.py``). The regret decomposition
+(Chandak 2023, eq. (a) after 4.6) is
 sum_{A*} mu - sum_{A^t} mu = sum_k (mu(a_k^*) - mu(a^t_{pi^{-1}(k)})).
 
 Indices here are 0-based: ``pi[k] = i`` pairs ``played[k]`` with ``optimal[i]``.

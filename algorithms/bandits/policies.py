@@ -167,7 +167,7 @@ class Policy:
             return self.epsilon / rank
         return self.epsilon  # "single-report" and the broken "full-per-arm" variant
 
-    def with_horizon(self, horizon: int) -> "Policy":
+    def with_horizon(self, horizon: int) -> Policy:
         return dataclasses.replace(self, horizon=_check_horizon(horizon))
 
 
@@ -202,7 +202,8 @@ def omm() -> Policy:
     .. [1] B. Kveton, Z. Wen, A. Ashkan, H. Eydgahi, B. Eriksson, "Matroid Bandits: Fast
        Combinatorial Optimization with Learning", UAI 2014.
     """
-    return Policy("OMM", K.OMM, None, "none", _none("non-private baseline"), "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)")
+    return Policy("OMM", K.OMM, None, "none", _none("non-private baseline"),
+                  "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)")
 
 
 def dp_omm(epsilon) -> Policy:
@@ -272,7 +273,8 @@ def cts() -> Policy:
     .. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Section 6.1 (CTS as a baseline).
     """
-    return Policy("CTS", K.CTS, None, "none", _none("non-private baseline"), "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)")
+    return Policy("CTS", K.CTS, None, "none", _none("non-private baseline"),
+                  "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)")
 
 
 def cucb(horizon=None) -> Policy:
@@ -285,7 +287,8 @@ def cucb(horizon=None) -> Policy:
     .. [2] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. (CUCB as a baseline).
     """
-    return Policy("CUCB", K.CUCB, None, "none", _none("non-private baseline"), "Chen et al. 2013 (baseline of Chen et al. 2020)",
+    return Policy("CUCB", K.CUCB, None, "none", _none("non-private baseline"),
+                  "Chen et al. 2013 (baseline of Chen et al. 2020)",
                   None if horizon is None else _check_horizon(horizon))
 
 

@@ -1,4 +1,6 @@
-"""Verifications this family registers with ``dpverify suite`` (Tao et al. 2025; Chandak 2023; Chen et al. 2020: matroid bandits).
+"""Verifications this family registers with ``dpverify suite``: matroid bandits.
+
+Sources: Tao et al. 2025; Chandak 2023; Chen et al. 2020.
 
 Built-in instances, a few seconds each (plus a one-time numba compile):
 
@@ -19,8 +21,6 @@ Statistical verifications use level ``ALPHA = 1e-6``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 __all__ = ["verifications", "ALPHA"]
@@ -31,7 +31,6 @@ EPS = 4.0
 
 def _audit(policy, claim, n, seed):
     import dpverify
-
     from algorithms.bandits.audits import PlayedSuperArms, two_block_instance
 
     matroid, x, x_prime, horizon = two_block_instance()
@@ -40,10 +39,9 @@ def _audit(policy, claim, n, seed):
 
 
 def _dpucb(seed: int):
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import two_block_event_loss
+    from dpverify.suite import VerificationOutcome
 
     res = _audit(P.dpucb_mat(EPS), EPS, 100_000, seed)
     true = two_block_event_loss(EPS / 2)
@@ -56,10 +54,9 @@ def _dpucb(seed: int):
 
 
 def _broken(seed: int):
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import two_block_event_loss
+    from dpverify.suite import VerificationOutcome
 
     res = _audit(P.full_budget_per_arm(P.dpucb_mat(EPS)), EPS, 100_000, seed)
     return VerificationOutcome(
@@ -86,10 +83,9 @@ def _policy_audit(factory):
 
 def _ldp_exact(seed: int):
     import dpverify
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import LaplaceLocalRandomizer, discretized_report_pmf
+    from dpverify.suite import VerificationOutcome
 
     rank, eps = 3, 2.0
     edges = np.linspace(-4.0, 5.0, 10)
@@ -104,10 +100,9 @@ def _ldp_exact(seed: int):
 
 
 def _bound_equal(seed: int):
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.bandits._kernels import hybrid_noise_bound
     from algorithms.counters.banks import HybridCounterBank
+    from dpverify.suite import VerificationOutcome
 
     eps = 0.37
     bank = HybridCounterBank((1,), eps)
@@ -123,9 +118,8 @@ def _bound_equal(seed: int):
 
 def verifications():
     """Return the list of :class:`dpverify.suite.Verification` of this family."""
-    from dpverify.suite import Verification
-
     from algorithms.bandits import policies as P
+    from dpverify.suite import Verification
 
     return [
         Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)", _dpucb),
@@ -138,5 +132,6 @@ def verifications():
         Verification("matroid-bandits/ldp-randomizer-exact-loss", "LDP-OMM report is exactly eps-LDP",
                      _ldp_exact),
         Verification("matroid-bandits/dp-omm-bound-equals-counter-bound",
-                     "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)", _bound_equal),
+                     "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)",
+                     _bound_equal),
     ]

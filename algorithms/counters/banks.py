@@ -178,7 +178,9 @@ class CounterBank:
     """Common bookkeeping of the banks (see the module docstring for the interface)."""
 
     def __init__(self, shape, epsilon, rng=None, value_range: tuple[float, float] = (0.0, 1.0)):
-        self.shape = tuple(np.atleast_1d(np.asarray(shape, dtype=np.int64)).tolist()) if np.ndim(shape) else (int(shape),)
+        self.shape = (
+            tuple(np.atleast_1d(np.asarray(shape, dtype=np.int64)).tolist()) if np.ndim(shape) else (int(shape),)
+        )
         if any(s < 1 for s in self.shape):
             raise AlgorithmInputError(f"bank shape entries must be >= 1, got {self.shape}")
         self.n_counters = int(np.prod(self.shape))

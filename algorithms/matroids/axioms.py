@@ -16,7 +16,7 @@ rejected up front where that is cheap.
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import numpy as np
 
@@ -86,7 +86,8 @@ def check_matroid_axioms(matroid: Matroid, rng=None, n_trials: int = 200) -> Non
                 tr.add(e)
             if not any(tr.can_add(b) for b in B if b not in A):
                 raise MatroidAxiomError(
-                    f"(I3) violated: independent {A} cannot be extended by any element of the larger independent set {B}"
+                    f"(I3) violated: independent {A} cannot be extended by any element of the larger "
+                    f"independent set {B}"
                 )
         # (I2) and consistency on an arbitrary random subset (not only tracker-built ones)
         S = np.flatnonzero(rng.random(n) < rng.random()).tolist()

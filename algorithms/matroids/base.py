@@ -22,7 +22,7 @@ an unplayed arm is infinite); NaN is rejected.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Iterable
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -102,7 +102,7 @@ class IndependenceTracker(ABC):
     ``reset()`` empties S. ``elements`` lists S in insertion order.
     """
 
-    def __init__(self, matroid: "Matroid"):
+    def __init__(self, matroid: Matroid):
         self.matroid = matroid
         self.elements: list[int] = []
         self._members = np.zeros(matroid.n_elements, dtype=bool)

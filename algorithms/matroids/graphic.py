@@ -65,7 +65,7 @@ def _greedy_forest_batch(orders, u, v, n_vertices, out):
 
 
 class _ForestTracker(IndependenceTracker):
-    def __init__(self, matroid: "GraphicMatroid"):
+    def __init__(self, matroid: GraphicMatroid):
         super().__init__(matroid)
         self._parent = list(range(matroid.n_vertices))
 
@@ -134,7 +134,7 @@ class GraphicMatroid(Matroid):
         self._size = np.empty(self.n_vertices, dtype=np.int64)
 
     @classmethod
-    def from_edges(cls, n_vertices: int, edges) -> "GraphicMatroid":
+    def from_edges(cls, n_vertices: int, edges) -> GraphicMatroid:
         """From an integer array of shape (m, 2) (row e = the endpoints of edge e)."""
         edges = np.asarray(edges)
         if edges.size == 0:
@@ -144,7 +144,7 @@ class GraphicMatroid(Matroid):
         return cls(n_vertices, edges[:, 0], edges[:, 1])
 
     @classmethod
-    def from_networkx(cls, graph) -> "GraphicMatroid":
+    def from_networkx(cls, graph) -> GraphicMatroid:
         """From an undirected networkx Graph/MultiGraph; element e is ``list(graph.edges())[e]``.
 
         The node order is ``list(graph.nodes())`` (kept in ``.nodes``); ``.edge_list`` keeps

@@ -70,7 +70,7 @@ def _greedy_linear_batch(orders, vectors, norms, rtol, rank, out):
 
 
 class _SpanTracker(IndependenceTracker):
-    def __init__(self, matroid: "LinearMatroid"):
+    def __init__(self, matroid: LinearMatroid):
         super().__init__(matroid)
         self._Q = np.empty((max(matroid.dim, 1), matroid.dim))
 

@@ -25,7 +25,7 @@ def _check_count(name: str, value, minimum: int) -> int:
 
 
 class _CountTracker(IndependenceTracker):
-    def __init__(self, matroid: "UniformMatroid"):
+    def __init__(self, matroid: UniformMatroid):
         super().__init__(matroid)
 
     def _can_add(self, e: int) -> bool:
@@ -69,7 +69,7 @@ class UniformMatroid(Matroid):
 
 
 class _BlockTracker(IndependenceTracker):
-    def __init__(self, matroid: "PartitionMatroid"):
+    def __init__(self, matroid: PartitionMatroid):
         super().__init__(matroid)
         self._used = np.zeros(matroid.capacities.size, dtype=np.int64)
 
@@ -99,7 +99,9 @@ class PartitionMatroid(Matroid):
         capacities = np.asarray(capacities)
         if block_of.ndim != 1 or capacities.ndim != 1:
             raise AlgorithmInputError("block_of and capacities must be 1-D integer arrays")
-        if (block_of.size and block_of.dtype.kind not in "iu") or (capacities.size and capacities.dtype.kind not in "iu"):
+        if (block_of.size and block_of.dtype.kind not in "iu") or (
+            capacities.size and capacities.dtype.kind not in "iu"
+        ):
             raise AlgorithmInputError("block_of and capacities must hold integers")
         if capacities.size and capacities.min() < 0:
             raise AlgorithmInputError("capacities must be >= 0")

@@ -39,7 +39,9 @@ def complete_graph(n: int, weights) -> GraphArrays:
     return as_graph_arrays((n, edges, weights))
 
 
-def random_small_graph(rng=None, *, n_min: int = 3, n_max: int = 6, max_edges: int = 10, connected: bool = True) -> GraphArrays:
+def random_small_graph(
+    rng=None, *, n_min: int = 3, n_max: int = 6, max_edges: int = 10, connected: bool = True
+) -> GraphArrays:
     """A random graph on n_min..n_max vertices with at most ``max_edges`` edges, weights U(0, 4).
 
     Built constructively: a uniformly random labelled tree (Pruefer sequence) when ``connected``,

@@ -27,9 +27,9 @@ from __future__ import annotations
 
 import csv
 import math
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -85,11 +85,11 @@ class DensitySettings:
     methods: tuple[str, ...] = ("algorithm1", "pamst", "sealfon_gaussian")
 
     @classmethod
-    def paper(cls) -> "DensitySettings":
+    def paper(cls) -> DensitySettings:
         return cls()
 
     @classmethod
-    def quick(cls) -> "DensitySettings":
+    def quick(cls) -> DensitySettings:
         return cls(n=60, n_densities=6, runs=3)
 
     def densities(self) -> np.ndarray:
@@ -114,11 +114,11 @@ class MutualInformationSettings:
     methods: tuple[str, ...] = ("algorithm1", "pamst", "sealfon_gaussian")
 
     @classmethod
-    def paper(cls) -> "MutualInformationSettings":
+    def paper(cls) -> MutualInformationSettings:
         return cls()
 
     @classmethod
-    def quick(cls) -> "MutualInformationSettings":
+    def quick(cls) -> MutualInformationSettings:
         return cls(n=60, runs=3)
 
     @property

@@ -75,7 +75,9 @@ def private_matroid_basis(
     return np.sort(np.asarray(basis, dtype=np.int64))
 
 
-def matroid_basis_claim(matroid, epsilon0: float, delta: float, *, conversion: str = "generic", sensitivity: float = 1.0) -> PrivacyClaim:
+def matroid_basis_claim(
+    matroid, epsilon0: float, delta: float, *, conversion: str = "generic", sensitivity: float = 1.0
+) -> PrivacyClaim:
     """The claim of :func:`private_matroid_basis`: ``rank`` eps0-DP steps composed by zCDP."""
     return claim_from_epsilon0(
         epsilon0, int(matroid.rank), check_delta(delta), conversion=conversion, sensitivity=sensitivity
@@ -113,4 +115,6 @@ class PerturbedMatroidBasisMechanism:
         return list(map(tuple, np.sort(bases, axis=1).tolist()))
 
     def privacy_claim(self, delta: float, *, conversion: str = "generic") -> PrivacyClaim:
-        return matroid_basis_claim(self.matroid, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity)
+        return matroid_basis_claim(
+            self.matroid, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity
+        )

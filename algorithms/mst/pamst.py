@@ -183,7 +183,7 @@ def _pamst_fast(n, logw, uniforms, indptr, nbr, eid):
                 cur[n_cur] = leaf  # a leaf may be listed twice; parents are deduplicated below
                 n_cur += 1
             # recompute the changed nodes level by level, each parent once
-            for level in range(depth):
+            for _level in range(depth):
                 tick += 1
                 n_nxt = 0
                 for j in range(n_cur):

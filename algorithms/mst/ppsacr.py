@@ -24,7 +24,7 @@ representable; :func:`log_sizes_of` converts positive sizes. Sequences are tuple
 from __future__ import annotations
 
 from collections import defaultdict
-from typing import Callable, Iterable
+from collections.abc import Callable, Iterable
 
 import numpy as np
 from scipy.special import logsumexp

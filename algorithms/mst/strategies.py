@@ -25,7 +25,9 @@ def weights_strategy(m: int, *, allow_ties: bool = True):
 
 
 @st.composite
-def graphs(draw, *, min_vertices: int = 2, max_vertices: int = 9, connected: bool = False, allow_ties: bool = True) -> GraphArrays:
+def graphs(
+    draw, *, min_vertices: int = 2, max_vertices: int = 9, connected: bool = False, allow_ties: bool = True
+) -> GraphArrays:
     """A simple undirected weighted graph as validated :class:`GraphArrays`.
 
     Includes two-vertex graphs, bare trees, complete graphs and (unless ``connected``)

@@ -28,10 +28,9 @@ DELTA = 1e-6
 
 
 def _step_loss(seed: int):
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.catalogue import catalogue, catalogue_graph
     from algorithms.mst.exact import worst_case_step_loss
+    from dpverify.suite import VerificationOutcome
 
     worst_ratio, worst_name = 0.0, ""
     for entry in catalogue():
@@ -53,11 +52,10 @@ def _step_loss(seed: int):
 
 
 def _tree_loss(seed: int):
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.accounting import claim_from_epsilon0
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.exact import worst_case_tree_loss
+    from dpverify.suite import VerificationOutcome
 
     parts, passed, exact_max = [], True, 0.0
     for name in ("K4", "four-cycle-chord", "K5"):
@@ -90,9 +88,8 @@ def _worst_pair(name: str):
 
 def _audit(seed: int):
     import dpverify
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.perturbation import GumbelPerturbationMechanism
+    from dpverify.suite import VerificationOutcome
 
     entry, loss, g_prime = _worst_pair("triangle")
     mech = GumbelPerturbationMechanism(entry.epsilon0)
@@ -113,10 +110,9 @@ def _audit(seed: int):
 
 def _half_noise(seed: int):
     import dpverify
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.exact import worst_case_tree_loss
     from algorithms.mst.perturbation import GumbelPerturbationMechanism
+    from dpverify.suite import VerificationOutcome
 
     entry, loss, _ = _worst_pair("triangle")
     broken_loss = worst_case_tree_loss(entry.graph, 2 * entry.epsilon0)
@@ -138,10 +134,9 @@ def _half_noise(seed: int):
 
 def _pamst_equal(seed: int):
     import dpverify
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.samplers import TreeSampler
+    from dpverify.suite import VerificationOutcome
 
     entry = catalogue_graph("K4")
     res = dpverify.equal_distributions(
@@ -158,11 +153,10 @@ def _pamst_equal(seed: int):
 
 def _algorithm2_fit(seed: int):
     import dpverify
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.exact import exact_tree_distribution
     from algorithms.mst.samplers import TreeSampler
+    from dpverify.suite import VerificationOutcome
 
     entry = catalogue_graph("K5")
     pmf = exact_tree_distribution(entry.graph, entry.epsilon0)
@@ -183,10 +177,12 @@ def verifications():
     from dpverify.suite import Verification
 
     return [
-        Verification("private-mst/exponential-step-exact-loss", "one selection is eps0-DP (Pagh et al. 2025, Fact 2.7)", _step_loss),
+        Verification("private-mst/exponential-step-exact-loss", "one selection is eps0-DP (Pagh et al. 2025, Fact 2.7)",
+                     _step_loss),
         Verification(
             "private-mst/tree-exact-loss-vs-zcdp-claim",
-            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) eps0^2/2 (Pagh et al. 2025, Thm 3.2)",
+            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) eps0^2/2 "
+            "(Pagh et al. 2025, Thm 3.2)",
             _tree_loss,
         ),
         Verification("private-mst/algorithm1-audit", "Algorithm 1 is (n-1) eps0-DP (pure, basic composition)", _audit),

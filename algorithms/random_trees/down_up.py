@@ -47,10 +47,10 @@ from algorithms.random_trees.samplers import (
     _prepare,
     _seed,
     aldous_broder_spanning_trees,
+    as_weighted_graph,
     canonical_tree,
     check_usable_edges_span,
     validate_tree_weights,
-    as_weighted_graph,
 )
 
 __all__ = [

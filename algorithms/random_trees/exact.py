@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from algorithms.errors import NoSpanningTreeError
+from algorithms.graphs import GraphArrays
 from algorithms.random_trees import bits as _bits
 from algorithms.random_trees.samplers import (
     NO_SPANNING_TREE,
@@ -24,7 +24,6 @@ from algorithms.random_trees.samplers import (
     check_usable_edges_span,
     validate_tree_weights,
 )
-from algorithms.graphs import GraphArrays
 
 __all__ = [
     "MAX_ENUMERATED_SUBSETS",
@@ -79,7 +78,7 @@ def enumerate_spanning_trees(graph) -> list[tuple[int, ...]]:
     for subset in itertools.combinations(range(m), n - 1):
         parent = list(range(n))
 
-        def find(x):
+        def find(x, parent=parent):
             while parent[x] != x:
                 parent[x] = parent[parent[x]]
                 x = parent[x]

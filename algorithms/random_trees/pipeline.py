@@ -207,11 +207,15 @@ class DPRandomSpanningTree:
 
     def claimed_privacy(self, delta) -> PrivacyClaim:
         """The paper's claim (Lemma 4.4) for this ``k`` and ``eps0``."""
-        return PrivacyClaim(lemma_4_4_claimed_epsilon(self.eps0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4")
+        return PrivacyClaim(
+            lemma_4_4_claimed_epsilon(self.eps0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4"
+        )
 
     def exact_weight_release_privacy(self) -> PrivacyClaim:
         """The exact pure loss of the noisy weights (an upper bound for the tree release)."""
-        return PrivacyClaim(exact_weight_release_epsilon(self.eps0, self.k), 0.0, "exact, bit-level randomized response")
+        return PrivacyClaim(
+            exact_weight_release_epsilon(self.eps0, self.k), 0.0, "exact, bit-level randomized response"
+        )
 
     def __call__(self, weights, rng=None):
         return self.sample(weights, 1, rng)[0]

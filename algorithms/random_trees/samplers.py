@@ -25,8 +25,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import connected_components
 
 from algorithms.errors import InvalidWeightsError, NoSpanningTreeError
-from algorithms.random_trees import _kernels
 from algorithms.graphs import GraphArrays, as_graph_arrays, incidence_lists, tree_key
+from algorithms.random_trees import _kernels
 
 __all__ = [
     "NO_SPANNING_TREE",

@@ -25,15 +25,14 @@ EPS0 = 0.5
 
 
 def _weight_release_exact(seed: int):
-    from dpverify import exact_privacy_loss
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.random_trees.bits import noisy_weight_pmf_dict
     from algorithms.random_trees.pipeline import (
         exact_weight_release_epsilon,
         lemma_4_4_claimed_epsilon,
         worst_case_neighbours,
     )
+    from dpverify import exact_privacy_loss
+    from dpverify.suite import VerificationOutcome
 
     lo, hi = worst_case_neighbours(K)
     loss = exact_privacy_loss(noisy_weight_pmf_dict(lo, K, EPS0), noisy_weight_pmf_dict(hi, K, EPS0))
@@ -53,10 +52,13 @@ def _weight_release_exact(seed: int):
 
 
 def _weight_release_audit(seed: int):
+    from algorithms.random_trees.pipeline import (
+        SingleWeightRelease,
+        exact_weight_release_epsilon,
+        worst_case_neighbours,
+    )
     from dpverify import audit
     from dpverify.suite import VerificationOutcome
-
-    from algorithms.random_trees.pipeline import SingleWeightRelease, exact_weight_release_epsilon, worst_case_neighbours
 
     lo, hi = worst_case_neighbours(K)
     exact_eps = exact_weight_release_epsilon(EPS0, K)
@@ -74,12 +76,11 @@ def _weight_release_audit(seed: int):
 def _tree_release_exact(seed: int):
     import numpy as np
 
-    from dpverify import exact_privacy_loss
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.random_trees.catalogue import catalogue_entry
     from algorithms.random_trees.exact import exact_dp_rst_pair
     from algorithms.random_trees.pipeline import exact_weight_release_epsilon, worst_case_neighbours
+    from dpverify import exact_privacy_loss
+    from dpverify.suite import VerificationOutcome
 
     entry = catalogue_entry("k4")
     lo, hi = worst_case_neighbours(entry.k)
@@ -103,12 +104,11 @@ def _tree_release_exact(seed: int):
 
 
 def _wilson_fit(seed: int):
-    from dpverify import goodness_of_fit
-    from dpverify.suite import VerificationOutcome
-
     from algorithms.random_trees.catalogue import catalogue_entry
     from algorithms.random_trees.exact import exact_tree_distribution
     from algorithms.random_trees.samplers import WilsonSampler
+    from dpverify import goodness_of_fit
+    from dpverify.suite import VerificationOutcome
 
     graph = catalogue_entry("k4").graph
     result = goodness_of_fit(WilsonSampler(graph), exact_tree_distribution(graph), n_samples=100_000, seed=seed)

@@ -107,6 +107,6 @@ def zoo_entries(epsilon: float = CLAIMED_EPSILON) -> list[ZooEntry]:
                  SparseVectorNoQueryNoise(eps, threshold=4.0), *svt5_10, INF, True, p("1.761"), p("14.31 / 14.31")),
         ZooEntry("BROKEN sparse vector without query noise (Lyu Alg. 5), 60 queries",
                  SparseVectorNoQueryNoise(eps, threshold=29.0), *svt5_60, INF, True, p("1.761"), p("14.31 / 14.31")),
-        ZooEntry("BROKEN textbook float Laplace x + numpy.laplace (Mironov)", LaplaceMechanism(eps, snap=None), 0.0, 1.0,
-                 INF, True),
+        ZooEntry("BROKEN textbook float Laplace x + numpy.laplace (Mironov)", LaplaceMechanism(eps, snap=None),
+                 0.0, 1.0, INF, True),
     ]

@@ -15,8 +15,8 @@ import pytest
 
 import dpverify
 from dpverify import arrays
-from dpverify.mechanisms import GridLaplace
 from dpverify.floating import mantissa_codes, mantissa_codes_on
+from dpverify.mechanisms import GridLaplace
 from dpverify.mechanisms.output_types import CALIBRATION_CASES, VectorLaplace
 from dpverify.zoo import GeometricMechanism
 

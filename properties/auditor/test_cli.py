@@ -268,7 +268,9 @@ def test_suite_results_do_not_depend_on_the_workers():
     one = run_suite(items, seed=5)
     with ThreadPoolExecutor(2) as pool:
         two = run_suite(items, seed=5, executor=pool)
-    strip = lambda records: [(r.name, r.passed, r.certified_lower_bound, r.exact_loss, r.details) for r in records]
+    def strip(records):
+        return [(r.name, r.passed, r.certified_lower_bound, r.exact_loss, r.details) for r in records]
+
     assert strip(one) == strip(two)
     assert run_suite(items[:1], seed=6)[0].certified_lower_bound != one[0].certified_lower_bound
 
@@ -300,7 +302,7 @@ def _child(args, cwd):
 
 def _interrupt_after(proc, marker: str, timeout=120.0):
     """Send Ctrl-C once ``marker`` appears on stderr; return (exit code, seconds to exit, stderr)."""
-    lines: "queue.Queue[str]" = queue.Queue()
+    lines: queue.Queue[str] = queue.Queue()
     reader = threading.Thread(target=lambda: [lines.put(line) for line in proc.stderr], daemon=True)
     reader.start()
     seen = []

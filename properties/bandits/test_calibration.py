@@ -259,7 +259,9 @@ def test_local_randomizers_at_several_eps(name, eps, K, suite_alpha):
     assert rnd.n_reports == n_reports
     edges = np.linspace(-3 * scale, 1 + 3 * scale, 6)
     zero, one = np.zeros(n_reports), np.ones(n_reports)
-    loss = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, zero, edges), discretized_report_pmf(rnd, one, edges))
+    loss = dpverify.exact_privacy_loss(
+        discretized_report_pmf(rnd, zero, edges), discretized_report_pmf(rnd, one, edges)
+    )
     assert loss.epsilon == pytest.approx(eps, rel=1e-9)
 
     def law(x, b):

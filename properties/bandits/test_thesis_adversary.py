@@ -115,7 +115,10 @@ def test_lemma19_constant_two_is_approached():
     assert lemma19_lhs(gaps) / (2 / gaps[-1]) > 0.99
 
 
-@given(st.lists(_fractions, min_size=1, max_size=25), st.fractions(min_value=Fraction(1, 1000), max_value=10, max_denominator=1000))
+@given(
+    st.lists(_fractions, min_size=1, max_size=25),
+    st.fractions(min_value=Fraction(1, 1000), max_value=10, max_denominator=1000),
+)
 @example([Fraction(1), Fraction(1, 2), Fraction(1, 4)], Fraction(1, 3))  # case 3 of the proof
 @example([Fraction(1, 2)] * 5, Fraction(1, 10))  # case 2: all gaps above eps0
 def test_lemma20_exact(gaps, eps0):

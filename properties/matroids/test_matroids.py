@@ -4,7 +4,6 @@ All checks are deterministic invariants (Hypothesis over constructively built ma
 four kinds, ``algorithms.matroids.strategies``); no statistical assertions here.
 """
 
-import itertools
 
 import networkx as nx
 import numpy as np
@@ -113,7 +112,9 @@ def test_tracker_agrees_with_is_independent(matroid, data):
                 tr.add(e)
     assert len(tr.elements) == matroid.rank
     tr.reset()
-    assert tr.elements == [] and (matroid.n_elements == 0 or matroid.rank == 0 or tr.can_add(tr.matroid.greedy_in_order(order)[0]))
+    assert tr.elements == [] and (
+        matroid.n_elements == 0 or matroid.rank == 0 or tr.can_add(tr.matroid.greedy_in_order(order)[0])
+    )
 
 
 def test_graphic_from_networkx_disconnected_gives_spanning_forest():
@@ -178,11 +179,11 @@ def test_bad_input_raises_named_errors():
         GraphicMatroid(2, [0], [2])
     with pytest.raises(InvalidGraphError, match="undirected"):
         GraphicMatroid.from_networkx(nx.DiGraph([(0, 1)]))
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - any named error will do here
         PartitionMatroid([0, 3], [1, 1])
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - any named error will do here
         LinearMatroid([[np.inf, 0.0]])
-    with pytest.raises(Exception):
+    with pytest.raises(Exception):  # noqa: B017 - any named error will do here
         UniformMatroid(-1, 0)
 
 

@@ -225,7 +225,7 @@ def test_stated_power(suite_alpha):
             for law in (_kruskal_law, _pamst_law):
                 assert dpverify.chi_square_power(law(g, eps0, sens), law(g, eps0 / r, sens), N, level) > 0.999
         for sign in (1.0, -1.0):
-            law = lambda s: ppsacr_set_distribution(sign * BASE * s, 3, None)  # noqa: E731
+            law = lambda s, sign=sign: ppsacr_set_distribution(sign * BASE * s, 3, None)  # noqa: E731
             assert dpverify.chi_square_power(law(1.0), law(1.5), N, level) > 0.999
             assert dpverify.chi_square_power(law(1.0), law(1 / 1.5), N, level) > 0.999
     # noise laws: KS distance of a 1.5x scale error vs the critical value at 15,600 values

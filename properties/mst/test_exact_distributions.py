@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpverify
-from algorithms.graphs import as_graph_arrays, is_spanning_forest, number_of_components
+from algorithms.graphs import is_spanning_forest, number_of_components
 from algorithms.mst.catalogue import catalogue, catalogue_graph, random_small_graph
 from algorithms.mst.exact import (
     exact_pamst_distribution,

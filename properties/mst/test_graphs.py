@@ -141,7 +141,8 @@ def test_tree_key_is_canonical():
 
 def test_validated_edges_are_frozen_and_not_revalidated():
     """Validated edge arrays are read-only, so remembering them by identity is safe."""
-    from algorithms.graphs import as_graph_arrays as _as, incidence_lists
+    from algorithms.graphs import as_graph_arrays as _as
+    from algorithms.graphs import incidence_lists
 
     g = _as((3, [[0, 1], [1, 2]], [1.0, 2.0]))
     with pytest.raises(ValueError):
