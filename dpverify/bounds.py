@@ -66,9 +66,30 @@ def clopper_pearson_delta_bound(count_p, n_p, count_q, n_q, alpha, epsilon):
     return np.maximum(p_lo - math.exp(epsilon) * q_hi, 0.0)
 
 
+def _beta_lower(count, nobs, alpha):
+    """One-sided ``1 - alpha/2`` Clopper-Pearson lower bound, through scipy directly.
+
+    The same bound as :func:`clopper_pearson_lower`; it also takes real-valued (predicted)
+    counts, and skips statsmodels' wrapper where it is called many times.
+    """
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.ppf(alpha / 2, count, nobs - count + 1)
+    return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
+
+
+def _beta_upper(count, nobs, alpha):
+    """One-sided ``1 - alpha/2`` Clopper-Pearson upper bound (see :func:`_beta_lower`)."""
+    count = np.asarray(count, dtype=float)
+    with np.errstate(invalid="ignore"):
+        value = stats.beta.isf(alpha / 2, count + 1, nobs - count)
+    return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
+
+
 def _excess(count_p, n_p, count_q, n_q, alpha, epsilon, delta) -> float:
     # the same Clopper-Pearson bounds as above, through scipy directly (this
     # runs ~80 times per p-value; statsmodels' wrapper dominates otherwise)
+    # (scalar form of _beta_lower/_beta_upper, kept apart: counts above n give NaN here, as before)
     p_lo = 0.0 if count_p <= 0 else float(stats.beta.ppf(alpha / 2, count_p, n_p - count_p + 1))
     q_hi = 1.0 if count_q >= n_q else float(stats.beta.isf(alpha / 2, count_q + 1, n_q - count_q))
     return p_lo - delta - math.exp(epsilon) * q_hi

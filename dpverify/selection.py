@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .bounds import _beta_lower, _beta_upper
 from .errors import InsufficientSamplesError
 from .events import Event, candidate_events
 from .floating import FLOATING_FAMILIES
@@ -89,22 +90,6 @@ def grown_selection_size(sel_x, sel_x_prime, n_samples: int, n_selection: int) -
     if 2 * n_selection < REPEATS_FOR_GROWTH * codec.n_codes:
         return n_selection  # outputs barely repeat: more selection samples would not rank them
     return target
-
-
-def _beta_lower(count, nobs, alpha):
-    """Clopper-Pearson lower bound for real-valued (predicted) counts."""
-    count = np.asarray(count, dtype=float)
-    with np.errstate(invalid="ignore"):
-        value = stats.beta.ppf(alpha / 2, count, nobs - count + 1)
-    return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
-
-
-def _beta_upper(count, nobs, alpha):
-    """Clopper-Pearson upper bound for real-valued (predicted) counts."""
-    count = np.asarray(count, dtype=float)
-    with np.errstate(invalid="ignore"):
-        value = stats.beta.isf(alpha / 2, count + 1, nobs - count)
-    return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
 
 
 def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
