@@ -174,12 +174,14 @@ def hard_instance_errors(n: int, rows: int, epsilon: float, delta: float, n_grap
     return out
 
 
-def algorithm1_upper_bound(n: int, epsilon: float, delta: float, gamma: float = 0.05, sensitivity: float = 1.0) -> float:
+def algorithm1_upper_bound(
+    n: int, epsilon: float, delta: float, gamma: float = 0.05, sensitivity: float = 1.0
+) -> float:
     """Theorem 1.1's explicit high-probability bound on the error of Algorithm 1 (and 2, 3).
 
     With Gumbel noise of scale beta = 2D/eps0 on m = n(n-1)/2 edges, with probability >= 1 - gamma
-    the error is at most (n - 1) beta (ln(2m/gamma) + ln ln(2m/gamma)) (notes/algorithms.md,
-    utility: the error is at most (n - 1)(max noise - min noise)); eps0 from (eps, delta) by zCDP.
+    the error is at most (n - 1) beta (ln(2m/gamma) + ln ln(2m/gamma)) (Pagh et al. 2025,
+    proof of Theorem 1.1: the error is at most (n - 1)(max noise - min noise)); eps0 from (eps, delta) by zCDP.
     """
     m = n * (n - 1) // 2
     eps0 = _per_step_epsilon0(epsilon, delta, n - 1)
