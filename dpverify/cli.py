@@ -357,8 +357,11 @@ def _cmd_suite(args) -> int:
         records = run_suite(selected, seed=args.seed, progress=None if args.quiet else progress, executor=executor)
     print(format_table(records))
     failed = [r for r in records if not r.passed]
-    compiling = sum(r.compile_seconds for r in records)
-    note = f"; {compiling:.1f}s of it compiling numba kernels (cached for the next run)" if compiling >= 1 else ""
+    compiled = [r for r in records if r.compile_seconds >= 0.5]
+    note = ""
+    if compiled:
+        note = (f"; {len(compiled)} verification{'s' * (len(compiled) > 1)} compiled numba kernels "
+                f"({sum(r.compile_seconds for r in compiled):.0f}s of worker time; cached for the next run)")
     print(
         f"\n{len(records) - len(failed)} passed, {len(failed)} failed "
         f"in {time.perf_counter() - start:.1f}s (seed {args.seed}){note}"

@@ -392,3 +392,23 @@ def test_console_script_help_is_true():
     for flag in ["--x", "--x-prime", "--epsilon", "--delta", "--samples", "--seed", "--json", "--report"]:
         assert flag in result.stdout
     assert "Exit 0" in result.stdout
+
+
+def test_suite_says_when_a_verification_compiles_numba_kernels():
+    numba = pytest.importorskip("numba")
+    from dpverify.suite import Verification, VerificationOutcome, run_suite
+
+    def compiles(seed):
+        @numba.njit  # a fresh function: never in the cache
+        def add(a, b):
+            return a + b
+
+        return VerificationOutcome(passed=add(seed, 1) == seed + 1)
+
+    lines = []
+    plain = Verification("test/plain", "no kernels", lambda seed: VerificationOutcome(passed=True))
+    records = run_suite([Verification("test/compiles", "compiles a kernel", compiles), plain], progress=lines.append)
+    assert [r.passed for r in records] == [True, True]
+    assert records[0].compile_seconds > 0 and records[1].compile_seconds == 0
+    assert any("test/compiles: compiling numba kernels" in line for line in lines)
+    assert not any("test/plain: compiling" in line for line in lines)
