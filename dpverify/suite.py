@@ -174,7 +174,9 @@ def run_suite(
         or as each finishes, with an estimate of the time left (on an executor);
         and when a verification compiles numba kernels.
     executor : concurrent.futures.Executor, optional
-        Runs the verifications concurrently. A process pool or a Dask executor
+        Runs the families of verifications (the names up to their first ``/``)
+        concurrently, each family in order in one worker, so that the kernels
+        its verifications share are compiled once. A process pool or a Dask executor
         needs registered verifications (a worker finds them again by name) or
         picklable ones.
     """
@@ -199,24 +201,37 @@ def run_suite(
     from .reproduce import map_tasks
 
     registered = {v.name: v for v in registered_verifications()} if verifications is not None else None
+    # One task per family (the name up to its first "/"), run in order in one worker: the
+    # verifications of a family share compiled kernels, which a first run compiles once
+    # instead of once per worker.
+    families: dict[str, list[int]] = {}
+    for index, item in enumerate(items):
+        families.setdefault(item.name.split("/", 1)[0], []).append(index)
     tasks = []
-    for item in items:
+    for indices in families.values():
         # A registered verification travels by name: its ``run`` may be a closure.
-        by_name = registered is None or _same(registered.get(item.name), item)
-        tasks.append((item.name if by_name else item, seed, progress is not None))
+        batch = [items[i].name if registered is None or _same(registered.get(items[i].name), items[i]) else items[i]
+                 for i in indices]
+        tasks.append((batch, seed, progress is not None))
     start = time.perf_counter()
     done = [0]
 
-    def finished(index, record):
-        done[0] += 1
-        if progress is not None:
-            elapsed = time.perf_counter() - start
-            left = elapsed / done[0] * (len(items) - done[0])
-            eta = f", about {left:.0f}s left" if done[0] < len(items) else ""
-            verdict = "pass" if record.passed else "FAIL"
-            progress(f"[{done[0]}/{len(items)}] {record.name}: {verdict} ({record.seconds:.1f}s){eta}")
+    def finished(index, batch_records):
+        for record in batch_records:
+            done[0] += 1
+            if progress is not None:
+                elapsed = time.perf_counter() - start
+                left = elapsed / done[0] * (len(items) - done[0])
+                eta = f", about {left:.0f}s left" if done[0] < len(items) else ""
+                verdict = "pass" if record.passed else "FAIL"
+                progress(f"[{done[0]}/{len(items)}] {record.name}: {verdict} ({record.seconds:.1f}s){eta}")
 
-    return map_tasks(_run_task, tasks, executor=executor, on_result=finished)
+    results = map_tasks(_run_batch, tasks, executor=executor, on_result=finished)
+    records: list = [None] * len(items)
+    for indices, batch_records in zip(families.values(), results):
+        for i, record in zip(indices, batch_records):
+            records[i] = record
+    return records
 
 
 def _same(a: Verification | None, b: Verification) -> bool:
@@ -229,14 +244,17 @@ def _same(a: Verification | None, b: Verification) -> bool:
 _REGISTRY_CACHE: dict[str, Verification] = {}
 
 
-def _run_task(item, seed: int, announce: bool) -> VerificationRecord:
-    """Run one verification in a worker; ``item`` is a registered name or a Verification."""
-    if isinstance(item, str):
-        if item not in _REGISTRY_CACHE:
-            _REGISTRY_CACHE.update({v.name: v for v in registered_verifications()})
-        item = _REGISTRY_CACHE[item]
+def _run_batch(batch, seed: int, announce: bool) -> list[VerificationRecord]:
+    """Run verifications in order in a worker; each is a registered name or a Verification."""
     say = (lambda line: print(line, file=sys.stderr, flush=True)) if announce else None
-    return _run_one(item, seed, say)
+    records = []
+    for item in batch:
+        if isinstance(item, str):
+            if item not in _REGISTRY_CACHE:
+                _REGISTRY_CACHE.update({v.name: v for v in registered_verifications()})
+            item = _REGISTRY_CACHE[item]
+        records.append(_run_one(item, seed, say))
+    return records
 
 
 def _run_one(item: Verification, seed: int, progress) -> VerificationRecord:

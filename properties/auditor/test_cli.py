@@ -412,3 +412,26 @@ def test_suite_says_when_a_verification_compiles_numba_kernels():
     assert records[0].compile_seconds > 0 and records[1].compile_seconds == 0
     assert any("test/compiles: compiling numba kernels" in line for line in lines)
     assert not any("test/plain: compiling" in line for line in lines)
+
+
+def test_suite_on_an_executor_keeps_the_order_and_runs_a_family_in_one_worker():
+    import threading
+    from concurrent.futures import ThreadPoolExecutor
+
+    from dpverify.suite import Verification, VerificationOutcome, run_suite
+
+    threads = {}
+
+    def check(name):
+        def run(seed):
+            threads[name] = threading.get_ident()
+            return VerificationOutcome(passed=True, details=str(seed))
+
+        return Verification(name, "claim", run)
+
+    items = [check(n) for n in ("b/one", "a/one", "b/two", "c/one", "a/two")]
+    with ThreadPoolExecutor(2) as pool:
+        records = run_suite(items, seed=3, executor=pool)
+    assert [r.name for r in records] == [v.name for v in items]
+    assert [r.details for r in records] == [r.details for r in run_suite(items, seed=3)]
+    assert threads["a/one"] == threads["a/two"] and threads["b/one"] == threads["b/two"]
