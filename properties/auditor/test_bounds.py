@@ -105,6 +105,21 @@ def test_epsilon_and_delta_bounds_cover_exactly(n_p, n_q, alpha, delta):
     assert worst_delta <= alpha * (1 + TOL)
 
 
+def test_epsilon_bound_with_delta_covers_at_larger_n():
+    """The same exact coverage with 300 samples per input at alpha = 0.3 and delta = 0.05, where
+    the Clopper-Pearson half-width (~0.03) is below delta: adding delta instead of subtracting
+    it would overshoot the true ln((P - delta)/Q) with probability ~0.9 at (0.6, 0.5)."""
+    n, alpha, delta = 300, 0.3, 0.05
+    kp, kq = np.meshgrid(np.arange(n + 1), np.arange(n + 1), indexing="ij")
+    eps_lb = clopper_pearson_epsilon_bound(kp, n, kq, n, alpha, delta=delta)
+    qs = np.array([0.1, 0.3, 0.5])
+    wq = stats.binom.pmf(np.arange(n + 1)[None, :], n, qs[:, None])
+    for p in (0.3, 0.6, 0.9):
+        wp = stats.binom.pmf(np.arange(n + 1), n, p)
+        miss = _miss_probabilities(eps_lb, np.maximum(np.log((p - delta) / qs), 0.0), wp, wq)
+        assert miss.max() <= alpha * (1 + TOL), (p, miss)
+
+
 def _pvalue_matrix(n_p, n_q, eps, delta):
     return np.array([[claim_pvalue(a, n_p, b, n_q, eps, delta) for b in range(n_q + 1)] for a in range(n_p + 1)])
 
