@@ -33,6 +33,7 @@ __all__ = [
     "Reproduction",
     "registered_reproductions",
     "MissingExtraError",
+    "SchedulerUnreachableError",
     "available_workers",
     "check_workers",
     "open_executor",
@@ -93,6 +94,10 @@ class MissingExtraError(DPVerifyError, ImportError):
     """An optional dependency is not installed; the message names the extra that provides it."""
 
 
+class SchedulerUnreachableError(DPVerifyError, ConnectionError):
+    """The Dask scheduler given (``scheduler=``, ``--scheduler``, ``$DASK_SCHEDULER_ADDRESS``) cannot be reached."""
+
+
 def available_workers() -> int:
     """The number of cores this process may use (``os.sched_getaffinity``), at least 1."""
     try:
@@ -148,7 +153,13 @@ def open_executor(workers: int | None = None, scheduler: str | None = None, *,
     """
     if scheduler:
         distributed = require_distributed()
-        client = distributed.Client(scheduler)
+        try:
+            client = distributed.Client(scheduler)
+        except (OSError, TimeoutError) as exc:
+            raise SchedulerUnreachableError(
+                f"cannot reach the Dask scheduler at {scheduler!r} ({type(exc).__name__}: {exc}); check the "
+                f"address (tcp://host:port) or leave --scheduler and $DASK_SCHEDULER_ADDRESS unset to run locally"
+            ) from exc
         executor = client.get_executor(pure=False)
         try:
             yield executor

@@ -435,3 +435,15 @@ def test_suite_on_an_executor_keeps_the_order_and_runs_a_family_in_one_worker():
     assert [r.name for r in records] == [v.name for v in items]
     assert [r.details for r in records] == [r.details for r in run_suite(items, seed=3)]
     assert threads["a/one"] == threads["a/two"] and threads["b/one"] == threads["b/two"]
+
+
+def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatch):
+    distributed = pytest.importorskip("distributed")
+
+    def refuse(address, *args, **kwargs):
+        raise OSError(f"Timed out trying to connect to {address}")
+
+    monkeypatch.setattr(distributed, "Client", refuse)
+    assert run("suite", "--select", "textbook/laplace", "--scheduler", "tcp://127.0.0.1:1", "--quiet") == 3
+    err = capsys.readouterr().err
+    assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err and "internal error" not in err
