@@ -264,3 +264,27 @@ def test_forest_claims_count_one_step_per_forest_edge():
     for claim in (spanning_forest_claim(forest, 0.7, 1e-6),
                   GumbelPerturbationMechanism(0.7).privacy_claim(forest, 1e-6)):
         assert claim.steps == 4 and claim.rho == pytest.approx(4 * 0.7**2 / 2)
+
+
+FLOAT_SAMPLERS = ["algorithm1", "algorithm2", "algorithm3", "pamst-fast"]
+
+
+@pytest.mark.parametrize("algorithm", FLOAT_SAMPLERS)
+def test_samplers_keep_the_law_at_float_extremes(algorithm, suite_alpha):
+    """eps0 = 10, weights near +-1e3 (log sizes near -+5000, e^5000 overflows a double): on a
+    4-cycle with a chord, the two light edges are always taken and the third edge is chosen
+    among two heavy near-tied edges (log sizes differing by 0.5: probabilities 0.62 / 0.38) --
+    a sampler that left log space would see infinite or zero keys and pick one of them
+    deterministically. Goodness of fit to the law written out here, 4 x 2 tests at
+    suite_alpha / 8 (power: a deterministic pick puts mass 0 on a 0.38 outcome, p-value ~0).
+    Also at a spread just below the batched sampler's log-space threshold (w / beta spans 590,
+    keys up to e^590 in linear space)."""
+    for case, (w, eps0, sens) in enumerate([
+        ([-1e3, -999.0, 1e3, 1e3 + 0.1, 1e3 + 5.0], 10.0, 1.0),     # log path
+        ([0.0, 1.0, 118.0, 118.1, 120.0], 10.0, 1.0),               # w/beta spans 600: linear path edge
+    ]):
+        g = as_graph_arrays((4, [[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]], w))
+        law = _kruskal_law(g, eps0, sens) if algorithm != "pamst-fast" else _pamst_law(g, eps0, sens)
+        sampler = TreeSampler(algorithm, g, eps0, sensitivity=sens)
+        res = dpverify.goodness_of_fit(sampler, law, n_samples=N, seed=500 + 10 * case + FLOAT_SAMPLERS.index(algorithm))
+        assert res.pvalue > suite_alpha / (2 * len(FLOAT_SAMPLERS)), (algorithm, case, res)
