@@ -570,6 +570,10 @@ def _message_of(exc: BaseException) -> str:
         return text
     if isinstance(exc, MemoryError):
         return "out of memory; use fewer --samples"
+    if type(exc).__module__ != "builtins":
+        # a named error of the code that ran (a verification, a reproduction, a data loader) says
+        # what is wrong itself: e.g. a missing data set
+        return f"{type(exc).__name__}: {exc}"
     return f"internal error: {type(exc).__name__}: {exc} (rerun with --debug for the traceback)"
 
 

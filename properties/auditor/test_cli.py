@@ -447,3 +447,19 @@ def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatc
     assert run("suite", "--select", "textbook/laplace", "--scheduler", "tcp://127.0.0.1:1", "--quiet") == 3
     err = capsys.readouterr().err
     assert "cannot reach the Dask scheduler at 'tcp://127.0.0.1:1'" in err and "internal error" not in err
+
+
+def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_path, capsys, monkeypatch):
+    import dpverify.reproduce
+
+    class DatasetMissing(FileNotFoundError):
+        pass
+
+    def figure(out_dir, *, quick, seed, progress, executor=None):
+        raise DatasetMissing("the maps are not in ./data; set DATA_DIR")
+
+    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    assert run("reproduce", "fake-figure", "--out", tmp_path / "figs", "--quiet") == 3
+    err = capsys.readouterr().err
+    assert "DatasetMissing: the maps are not in ./data" in err and "internal error" not in err
