@@ -335,7 +335,7 @@ def _interrupt_after(proc, marker: str, timeout=120.0):
         (["suite", "--workers", "2"], "verifications on 2 workers"),
         (["reproduce", "thesis-synthetic", "--workers", "2"], "runs on 2 workers"),
         (["audit", "slow_mechanism:noisy", "--x", "0", "--x-prime", "1", "--epsilon", "1",
-          "--samples", "20000000", "--workers", "2"], "will take roughly"),
+          "--samples", "200000000", "--workers", "2"], "will take roughly"),
     ],
 )
 def test_ctrl_c_stops_within_a_second_with_exit_130(tmp_path, args, marker):
