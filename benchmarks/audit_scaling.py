@@ -113,10 +113,11 @@ def main(argv=None):
             result = laplace_audit(n, executor, args.chunks)
             seconds = time.perf_counter() - start
         rate = 2 * n / seconds
-        base = base or rate / k
-        print(f"{k} worker(s) ({'pool' if args.pool else 'dask'}): {seconds:.1f} s, {rate:.3g} samples/s, "
-              f"{rate / base:.2f}x one worker ({rate / (base * k):.2f} of linear); "
-              f"eps >= {result.epsilon_lower_bound:.4f}, violation={result.violation}", flush=True)
+        if k == 1:
+            base = rate
+        versus = f", {rate / base:.2f}x one worker ({rate / (base * k):.2f} of linear)" if base else ""
+        print(f"{k} worker(s) ({'pool' if args.pool else 'dask'}): {seconds:.1f} s, {rate:.3g} samples/s"
+              f"{versus}; eps >= {result.epsilon_lower_bound:.4f}, violation={result.violation}", flush=True)
     if args.memory:
         print(f"client peak resident memory: {_peak_mb():.0f} MB")
 
