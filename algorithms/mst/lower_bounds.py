@@ -31,9 +31,9 @@ above; ``properties/mst/test_lower_bounds.py`` checks what that structure allows
 
 from __future__ import annotations
 
+import decimal
 import math
 
-import mpmath
 import numpy as np
 from scipy import special, stats
 from scipy.sparse import coo_matrix
@@ -210,12 +210,14 @@ def gnp_disconnection_probability(n: int, p: float) -> float:
         return 0.0
     # Exact in 60-digit arithmetic: D_k is within 1e-16 of 1 for small k when p is small, and
     # 1 - D_k (needed for larger k) would be lost in double precision.
-    with mpmath.workdps(60):
-        q = mpmath.mpf(1) - mpmath.mpf(p)
-        conn = [mpmath.mpf(0), mpmath.mpf(1)]          # P[G(k, p) connected], k = 0, 1
+    with decimal.localcontext() as context:
+        context.prec = 60
+        one = decimal.Decimal(1)
+        q = one - decimal.Decimal(p)  # the float p converted exactly
+        conn = [decimal.Decimal(0), one]          # P[G(k, p) connected], k = 0, 1
         for k in range(2, n + 1):
-            disc = mpmath.fsum(mpmath.binomial(k - 1, j - 1) * conn[j] * q ** (j * (k - j)) for j in range(1, k))
-            conn.append(1 - disc)
+            disc = sum(decimal.Decimal(math.comb(k - 1, j - 1)) * conn[j] * q ** (j * (k - j)) for j in range(1, k))
+            conn.append(one - disc)
         return float(1 - conn[n])
 
 
