@@ -261,8 +261,9 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
     """
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
     fixed_selection = n_selection
+    required_cert = minimum_certifying_samples(epsilon, delta, alpha)
     if n_selection is None:
-        n_selection = default_selection_size(n_samples)
+        n_selection = default_split(n_samples, required_cert)
     else:
         n_selection = check.check_positive_int(n_selection, "n_selection")
         if n_selection >= n_samples:
@@ -270,7 +271,6 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
                 f"n_selection must be smaller than n_samples={n_samples} (the rest certify), "
                 f"got {n_selection}"
             )
-    required_cert = minimum_certifying_samples(epsilon, delta, alpha)
     if n_samples - n_selection < required_cert:
         required = required_samples(required_cert, fixed_selection)
         raise InsufficientSamplesError(
@@ -283,24 +283,31 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
     return n_samples, n_selection
 
 
+#: The default selection gives way to certification down to this many samples (or half of them).
+MIN_DEFAULT_SELECTION = 1_000
+
+
+def default_split(n_samples: int, required_certification: int) -> int:
+    """Default selection size: :func:`default_selection_size`, shrunk so that at least
+    ``required_certification`` samples certify when ``n_samples`` allows it (never below
+    ``min(MIN_DEFAULT_SELECTION, n_samples // 2)``)."""
+    n_selection = default_selection_size(n_samples)
+    if n_samples - n_selection < required_certification:
+        n_selection = max(n_samples - required_certification, min(MIN_DEFAULT_SELECTION, n_samples // 2), 1)
+    return n_selection
+
+
 def required_samples(n_certification: int, n_selection: int | None = None) -> int:
     """Smallest ``n_samples`` leaving ``n_certification`` certification samples per input.
 
-    With ``n_selection`` None the default selection size applies (it grows
-    with ``n_samples``, but ``n - default_selection_size(n)`` never decreases).
+    With ``n_selection`` None the default split applies (:func:`default_split`).
     """
     if n_selection is not None:
         return n_certification + n_selection
-    lo, hi = n_certification, 2 * n_certification + 2
-    while hi - default_selection_size(hi) < n_certification:
-        hi *= 2
-    while lo + 1 < hi:
-        mid = (lo + hi) // 2
-        if mid - default_selection_size(mid) >= n_certification:
-            hi = mid
-        else:
-            lo = mid
-    return hi
+    n = n_certification + 1
+    while n - default_split(n, n_certification) < n_certification:
+        n += max(1, (n_certification - (n - default_split(n, n_certification))))
+    return n
 
 
 def certify(choice: Choice, count_x: int, count_x_prime: int, n_x: int, n_x_prime: int, *,

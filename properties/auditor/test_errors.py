@@ -26,6 +26,16 @@ def test_too_few_samples_says_how_many_are_needed():
         dpverify.audit(RR, 0, 1, epsilon=8.0, n_samples=100)
     needed = info.value.required
     dpverify.audit(RR, 0, 1, epsilon=8.0, n_samples=needed, seed=1)  # enough is accepted
+    with pytest.raises(dpverify.InsufficientSamplesError):
+        dpverify.audit(RR, 0, 1, epsilon=8.0, n_samples=needed - 1, seed=1)  # and it is the least
+
+
+def test_the_default_selection_gives_way_to_the_certification_a_claim_needs():
+    from dpverify.bounds import minimum_certifying_samples
+
+    needed = minimum_certifying_samples(8.0, 0.0, 1e-6)  # 43257
+    result = dpverify.audit(RR, 0, 1, epsilon=8.0, n_samples=60_000, alpha=1e-6, seed=1)
+    assert result.n_selection == 60_000 - needed and result.event.n_certification == needed
 
 
 def test_a_raising_mechanism_is_named_and_chained():
