@@ -168,29 +168,29 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
 
 
 @dataclass(frozen=True, eq=False)
-class CodeSet:
-    """Membership of integer codes in a set; code -1 (a value selection never saw) is never in it.
-
-    ``table`` has one entry per code plus a final ``False`` that code -1 indexes.
-    """
+class _CodeLookup:
+    """``table[code]`` per code, with a final sentinel entry that code -1 (unseen) reads."""
 
     table: np.ndarray
+    array_ready = True
+
+    def __call__(self, group) -> np.ndarray:
+        return self.table[np.asarray(group, dtype=np.int64)]
+
+    def on(self, group, xp):
+        """The lookup on an array of another library."""
+        table = arrays.asarray_like(self.table, group, xp)
+        return xp.take(table, xp.where(group < 0, len(self.table) - 1, group))
+
+
+class CodeSet(_CodeLookup):
+    """Membership of integer codes in a set; code -1 (a value selection never saw) is never in it."""
 
     @classmethod
     def of(cls, codes, n_codes: int) -> CodeSet:
         table = np.zeros(int(n_codes) + 1, dtype=bool)
         table[np.asarray(codes, dtype=np.int64)] = True
         return cls(table)
-
-    def __call__(self, group) -> np.ndarray:
-        return self.table[np.asarray(group, dtype=np.int64)]
-
-    array_ready = True
-
-    def on(self, group, xp):
-        """Membership on an array of another library (code -1 indexes the final False)."""
-        table = arrays.asarray_like(self.table, group, xp)
-        return xp.take(table, xp.where(group < 0, len(self.table) - 1, group))
 
 
 @dataclass(frozen=True, eq=False)
@@ -249,24 +249,12 @@ class Linear:
         return group @ arrays.asarray_like(self.weights, group, xp)
 
 
-@dataclass(frozen=True, eq=False)
-class CodeValue:
+class CodeValue(_CodeLookup):
     """The numeric value of discrete codes; NaN for code -1, which then meets no threshold."""
-
-    values: np.ndarray  # numeric value per code, NaN appended
 
     @classmethod
     def of(cls, numeric) -> CodeValue:
         return cls(np.append(np.asarray(numeric, dtype=float), np.nan))
-
-    def __call__(self, group):
-        return self.values[np.asarray(group, dtype=np.int64)]
-
-    array_ready = True
-
-    def on(self, group, xp):
-        values = arrays.asarray_like(self.values, group, xp)
-        return xp.take(values, xp.where(group < 0, len(self.values) - 1, group))
 
 
 @dataclass(frozen=True, eq=False)
