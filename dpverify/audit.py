@@ -5,15 +5,16 @@ likelihood-ratio events (Ding et al. 2018; Bichsel et al. 2021):
 
 1. draw a bounded *selection* sample of M(x) and of M(x') (``n_selection``
    each), build the code book and the candidate events from it alone, and
-   choose the event and direction predicted to certify the largest bound
-   (:mod:`dpverify.selection`); the event is frozen;
+   choose the events and directions predicted to certify the largest bound
+   (the best at three winner's-curse shrinkage levels, at most three events;
+   :mod:`dpverify.selection`); the events are frozen;
 2. *certify*: stream ``n_samples - n_selection`` fresh outputs of each input
    from independent seeds, in chunks on any executor; each worker counts the
-   frozen event block by block and returns only the counts
+   frozen events block by block and returns only the counts
    (:func:`dpverify.sampling.count_events`); report Clopper-Pearson bounds
-   (:mod:`dpverify.bounds`).
+   (:mod:`dpverify.bounds`), with Bonferroni over the ``m`` events.
 
-Only the selected event is tested on fresh samples, and nothing of those
+Only the selected events are tested on fresh samples, and nothing of those
 samples (values, order, number of distinct values) reaches the selection, so
 the ``1 - alpha`` guarantee of the reported bounds, and the false-alarm rate
 ``alpha`` of ``violation``, hold whatever the selection did. Client memory
