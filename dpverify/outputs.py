@@ -311,7 +311,8 @@ class OutputCodec:
             return values
         if storage == "real":
             raise OutputTypeError(self._mismatch(storage))
-        if self._table is not None and self.labels and _value_type(storage) not in self._types:
+        allowed = self._types
+        if allowed is not None and _value_type(storage) not in allowed:
             raise OutputTypeError(self._mismatch(_value_type(storage)))
         if storage == self.storage and storage in ("int", "bool"):
             return _lookup_sorted(self._keys, values.astype(self._keys.dtype, copy=False))
@@ -369,17 +370,28 @@ class OutputCodec:
             raise OutputTypeError(f"an output is unhashable ({exc}); {_UNHASHABLE.format(name='it')}") from exc
 
     @property
-    def _types(self) -> set:
-        """Value types in a hashable code book (numpy arrays of ints count as int)."""
-        cached = self.__dict__.get("_type_set")
-        if cached is None:
-            cached = {"NoneType", "int-rows", "bool-rows"} | {
-                _value_type(_list_storage([label])) for label in self.labels
-            }
-            if "tuple-list" in cached:
-                cached |= {"tuple"}
+    def _types(self) -> set | None:
+        """Value types a discrete code book accepts in certification; None: any hashable type.
+
+        Another type than the selection showed is a type drift and raises (strings after
+        ints); ``None`` is always accepted, and a code book of ``None`` alone accepts any
+        hashable value (a mechanism that rarely releases a value may show none in selection).
+        Accepted values the code book lacks are coded -1.
+        """
+        if "_type_set" not in self.__dict__:
+            if self.storage in ("int", "bool", "int-rows", "bool-rows"):
+                kinds = {self.storage.removesuffix("-rows")}
+                cached = kinds | {"NoneType", "int-rows", "bool-rows"}
+            else:
+                cached = {_value_type(_list_storage([label])) for label in self.labels}
+                if cached <= {"NoneType"}:
+                    cached = None
+                else:
+                    cached |= {"NoneType", "int-rows", "bool-rows"}
+                    if "tuple-list" in cached:
+                        cached |= {"tuple"}
             object.__setattr__(self, "_type_set", cached)
-        return cached
+        return self.__dict__["_type_set"]
 
     def _numeric_table(self) -> dict:
         """A label -> code dict for int/bool/row code books (built when other values turn up)."""
