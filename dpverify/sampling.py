@@ -322,23 +322,31 @@ def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
             return results
         try:
             futures = {pool.submit(function, task): i for i, task in enumerate(tasks)}
+            results = [None] * len(tasks)
+            try:
+                for future in concurrent.futures.as_completed(futures):
+                    i = futures[future]
+                    results[i] = future.result()
+                    bar.update(weights[i])
+            except BaseException:
+                for future in futures:
+                    future.cancel()
+                raise
         except (pickle.PicklingError, TypeError, AttributeError) as exc:
+            if not _is_pickling_error(exc):
+                raise
             raise InvalidParameterError(
                 f"the mechanism, its input or an event cannot be sent to the executor's workers ({exc}); "
-                "define the mechanism at module level (not in __main__ or a function), or run with "
-                "executor=None"
+                "define the mechanism at module level (not in __main__, a function or a lambda), or run "
+                "with executor=None"
             ) from exc
-        results = [None] * len(tasks)
-        try:
-            for future in concurrent.futures.as_completed(futures):
-                i = futures[future]
-                results[i] = future.result()
-                bar.update(weights[i])
-        except BaseException:
-            for future in futures:
-                future.cancel()
-            raise
         return results
+
+
+def _is_pickling_error(exc: BaseException) -> bool:
+    """Whether ``exc`` says that a task could not be pickled for another process."""
+    text = str(exc).lower()
+    return isinstance(exc, pickle.PicklingError) or "pickle" in text or "serializ" in text
 
 
 def _raise_failures(results, labels, data_by_label) -> None:

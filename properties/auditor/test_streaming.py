@@ -140,3 +140,9 @@ def test_a_large_repeating_discrete_output_space_gets_a_larger_selection():
     # outputs that barely repeat: more selection samples would not rank them, so no growth
     sparse = dpverify.audit(KaryResponse(1.0, 100_000), 0, 1, epsilon=1.0, n_samples=200_000, seed=1)
     assert sparse.n_selection == 20_000
+
+
+def test_a_mechanism_that_cannot_reach_the_workers_is_named_not_an_internal_error():
+    with pytest.raises(dpverify.InvalidParameterError, match="cannot be sent to the executor"):
+        dpverify.audit(lambda x, rng: x + int(rng.integers(0, 2)), 0, 1, epsilon=1.0, n_samples=5_000,
+                       seed=1, executor=2)
