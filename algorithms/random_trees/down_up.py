@@ -43,13 +43,12 @@ from numba import njit
 from algorithms.graphs import incidence_lists
 from algorithms.random_trees.exact import enumerate_spanning_trees, exact_tree_distribution, total_variation
 from algorithms.random_trees.samplers import (
-    _check_is_usable_tree,
     _prepare,
     _seed,
-    aldous_broder_spanning_trees,
     as_weighted_graph,
     canonical_tree,
     check_usable_edges_span,
+    initial_trees,
     validate_tree_weights,
 )
 
@@ -269,16 +268,7 @@ def down_up_spanning_trees(graph, weights=None, *, steps: int, size: int = 1, in
         raise ValueError(f"steps must be >= 0, got {steps}")
     rng = np.random.default_rng(rng)
     start_rng, walk_rng = rng.spawn(2)
-    if initial is None:
-        initial = aldous_broder_spanning_trees(topo, (w > 0).astype(float), size=size, rng=start_rng)
-    else:
-        initial = np.atleast_2d(np.asarray(initial, dtype=np.int64))
-        if initial.shape[1] != topo.n - 1:
-            raise ValueError(f"initial trees must have n - 1 = {topo.n - 1} edges, got {initial.shape[1]}")
-        for row in np.unique(initial, axis=0):
-            _check_is_usable_tree(topo, w, row)
-        if initial.shape[0] == 1:
-            initial = np.repeat(initial, size, axis=0)
+    initial = initial_trees(topo, w, initial, size, start_rng)
     indptr, nbr, local = incidence_lists(topo.n, topo.edges)
     eid = np.ascontiguousarray(local, dtype=np.int64)
     out = _down_up_batch(topo.n, topo.m, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(), w,

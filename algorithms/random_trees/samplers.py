@@ -262,16 +262,7 @@ def exchange_chain_spanning_trees(
         raise ValueError(f"steps must be >= 0, got {steps}")
     rng = np.random.default_rng(rng)
     start_rng, chain_rng = rng.spawn(2)
-    if initial is None:
-        initial = aldous_broder_spanning_trees(topo, (w > 0).astype(float), size=size, rng=start_rng)
-    else:
-        initial = np.atleast_2d(np.asarray(initial, dtype=np.int64))
-        if initial.shape[1] != topo.n - 1:
-            raise ValueError(f"initial trees must have n - 1 = {topo.n - 1} edges, got {initial.shape[1]}")
-        if initial.shape[0] == 1:
-            initial = np.repeat(initial, size, axis=0)
-        for row in initial:
-            _check_is_usable_tree(topo, w, row)
+    initial = initial_trees(topo, w, initial, size, start_rng)
     indptr, nbr, eid, _ = usable_csr(topo, w)
     out = _kernels.exchange_chain_batch(
         topo.n, topo.m, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(), w,
@@ -286,6 +277,25 @@ def exchange_chain_spanning_tree(graph, weights=None, *, steps: int, initial=Non
     return canonical_tree(
         exchange_chain_spanning_trees(graph, weights, steps=steps, size=1, initial=initial, rng=rng)[0]
     )
+
+
+def initial_trees(topo: GraphArrays, w: np.ndarray, initial, size: int, rng) -> np.ndarray:
+    """Start trees of ``size`` Markov chains: given ones (checked), or Aldous-Broder trees.
+
+    ``initial`` is None (uniform spanning trees of the usable graph, drawn from
+    ``rng``), one tree (repeated ``size`` times) or one tree per chain, as
+    usable edge indices.
+    """
+    if initial is None:
+        return aldous_broder_spanning_trees(topo, (w > 0).astype(float), size=size, rng=rng)
+    initial = np.atleast_2d(np.asarray(initial, dtype=np.int64))
+    if initial.shape[1] != topo.n - 1:
+        raise ValueError(f"initial trees must have n - 1 = {topo.n - 1} edges, got {initial.shape[1]}")
+    for row in np.unique(initial, axis=0):
+        _check_is_usable_tree(topo, w, row)
+    if initial.shape[0] == 1:
+        initial = np.repeat(initial, size, axis=0)
+    return initial
 
 
 def _check_is_usable_tree(topo: GraphArrays, w: np.ndarray, edge_ids) -> None:

@@ -28,26 +28,15 @@ import dpverify
 from algorithms.graphs import as_graph_arrays, is_spanning_forest
 from algorithms.random_trees import down_up, exact
 from algorithms.random_trees.catalogue import catalogue
+from algorithms.random_trees.strategies import connected_graphs
 
 CATALOGUE = {entry.name: entry for entry in catalogue()}
-
-
-@st.composite
-def connected_graphs(draw, max_vertices=6, max_extra=5):
-    """A random tree (weights 1..5), then extra edges (weights 0..5): connected on usable edges."""
-    n = draw(st.integers(2, max_vertices))
-    edges = [(draw(st.integers(0, v - 1)), v) for v in range(1, n)]
-    present = {tuple(sorted(e)) for e in edges}
-    missing = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in present]
-    extra = draw(st.lists(st.sampled_from(missing), unique=True, max_size=max_extra)) if missing else []
-    weights = [draw(st.integers(1, 5)) for _ in range(n - 1)] + [draw(st.integers(0, 5)) for _ in extra]
-    return as_graph_arrays((n, np.array(edges + extra, dtype=np.int64).reshape(-1, 2), np.array(weights, float)))
 
 
 _K4 = CATALOGUE["k4"].graph
 
 
-@given(connected_graphs())
+@given(connected_graphs(max_vertices=6, max_extra=5))
 @example(as_graph_arrays((2, np.array([[0, 1]]), np.array([3.0]))))
 @example(_K4)
 def test_down_up_matrix_is_reversible_for_the_product_measure(graph):
@@ -61,7 +50,7 @@ def test_down_up_matrix_is_reversible_for_the_product_measure(graph):
     np.testing.assert_allclose(pi @ matrix, pi, atol=1e-12)
 
 
-@given(connected_graphs())
+@given(connected_graphs(max_vertices=6, max_extra=5))
 @example(_K4)
 def test_down_up_spectral_gap_is_at_least_one_over_k(graph):
     trees, matrix = down_up.down_up_transition_matrix(graph)
@@ -89,7 +78,7 @@ def test_spectral_gap_and_mixing_on_the_catalogue():
 # ----------------------------------------------------------------------------- sampler
 
 
-@given(connected_graphs(max_vertices=7), st.integers(0, 2**32 - 1), st.integers(0, 6))
+@given(connected_graphs(max_vertices=7, max_extra=5), st.integers(0, 2**32 - 1), st.integers(0, 6))
 @example(as_graph_arrays((2, np.array([[0, 1]]), np.array([3.0]))), 0, 3)
 @example(as_graph_arrays((3, np.array([[0, 1], [1, 2], [0, 2]]), np.array([1.0, 1.0, 0.0]))), 5, 4)
 def test_down_up_sampler_returns_usable_spanning_trees(graph, seed, steps):

@@ -13,20 +13,9 @@ from algorithms.errors import InvalidGraphError, InvalidWeightsError, NoSpanning
 from algorithms.graphs import as_graph_arrays, is_spanning_forest
 from algorithms.random_trees import exact, samplers
 from algorithms.random_trees.catalogue import catalogue
+from algorithms.random_trees.strategies import connected_graphs
 
 CATALOGUE = {entry.name: entry for entry in catalogue()}
-
-
-@st.composite
-def connected_graphs(draw, max_vertices=7, max_extra=6):
-    """A connected graph built constructively: a random tree (weights 1..5), then extra edges (weights 0..5)."""
-    n = draw(st.integers(2, max_vertices))
-    edges = [(draw(st.integers(0, v - 1)), v) for v in range(1, n)]
-    present = {tuple(sorted(e)) for e in edges}
-    missing = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in present]
-    extra = draw(st.lists(st.sampled_from(missing), unique=True, max_size=max_extra)) if missing else []
-    weights = [draw(st.integers(1, 5)) for _ in range(n - 1)] + [draw(st.integers(0, 5)) for _ in extra]
-    return as_graph_arrays((n, np.array(edges + extra, dtype=np.int64).reshape(-1, 2), np.array(weights, float)))
 
 
 def _is_usable_tree(graph, tree):
