@@ -286,5 +286,6 @@ def test_samplers_keep_the_law_at_float_extremes(algorithm, suite_alpha):
         g = as_graph_arrays((4, [[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]], w))
         law = _kruskal_law(g, eps0, sens) if algorithm != "pamst-fast" else _pamst_law(g, eps0, sens)
         sampler = TreeSampler(algorithm, g, eps0, sensitivity=sens)
-        res = dpverify.goodness_of_fit(sampler, law, n_samples=N, seed=500 + 10 * case + FLOAT_SAMPLERS.index(algorithm))
+        seed = 500 + 10 * case + FLOAT_SAMPLERS.index(algorithm)
+        res = dpverify.goodness_of_fit(sampler, law, n_samples=N, seed=seed)
         assert res.pvalue > suite_alpha / (2 * len(FLOAT_SAMPLERS)), (algorithm, case, res)
