@@ -146,3 +146,22 @@ def test_a_mechanism_that_cannot_reach_the_workers_is_named_not_an_internal_erro
     with pytest.raises(dpverify.InvalidParameterError, match="cannot be sent to the executor"):
         dpverify.audit(lambda x, rng: x + int(rng.integers(0, 2)), 0, 1, epsilon=1.0, n_samples=5_000,
                        seed=1, executor=2)
+
+
+def test_several_certified_events_pay_bonferroni_exactly():
+    """m events certified together: each at alpha/m, p-value m * min p (a missing factor would show)."""
+    from dpverify.audit import certify, certify_best
+    from dpverify.events import Event
+    from dpverify.selection import Choice
+
+    choices = [Choice(Event(f"e{i}", "test", None), "x") for i in range(3)]
+    counts_x, counts_xp = np.array([600, 550, 500]), np.array([300, 330, 350])
+    eps_lb, _, pvalue, estimate = certify_best(choices, counts_x, counts_xp, 2_000, 2_000,
+                                               epsilon=0.5, delta=0.0, alpha=0.05)
+    singles = [certify(c, a, b, 2_000, 2_000, epsilon=0.5, delta=0.0, alpha=0.05 / 3)
+               for c, a, b in zip(choices, counts_x, counts_xp)]
+    assert eps_lb == max(s[0] for s in singles) and estimate.description == "e0"
+    unadjusted = [certify(c, a, b, 2_000, 2_000, epsilon=0.5, delta=0.0, alpha=0.05)[2]
+                  for c, a, b in zip(choices, counts_x, counts_xp)]
+    assert pvalue == pytest.approx(min(1.0, 3 * min(unadjusted)))
+    assert eps_lb < certify(choices[0], 600, 300, 2_000, 2_000, epsilon=0.5, delta=0.0, alpha=0.05)[0]
