@@ -294,7 +294,7 @@ def _executor(executor):
         try:
             yield pool
         except BaseException:
-            pool.shutdown(wait=False, cancel_futures=True)
+            _stop(pool)
             raise
         else:
             pool.shutdown()
@@ -311,6 +311,18 @@ def _executor(executor):
     )
 
 
+def _stop(pool: concurrent.futures.ProcessPoolExecutor) -> None:
+    """Stop a pool this module made, at once: cancel what has not started and end its workers.
+
+    A plain ``shutdown(wait=False)`` leaves the pool's manager thread waiting for busy (or,
+    after a task failed to pickle, stuck) workers, and Python joins that thread at exit: the
+    process would hang after the error was reported.
+    """
+    for process in list(getattr(pool, "_processes", {}).values()):  # private, but the only handle
+        process.terminate()
+    pool.shutdown(wait=True, cancel_futures=True)
+
+
 def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
     """``[function(t) for t in tasks]`` on the executor; Ctrl-C cancels what has not started."""
     with _executor(executor) as pool, progress_bar(total=sum(weights), desc=desc, enabled=progress) as bar:
@@ -321,6 +333,8 @@ def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
                 bar.update(weight)
             return results
         try:
+            if isinstance(pool, concurrent.futures.ProcessPoolExecutor) and tasks:
+                pickle.dumps(tasks[0])  # fail here, by name, rather than in the pool's feeder thread
             futures = {pool.submit(function, task): i for i, task in enumerate(tasks)}
             results = [None] * len(tasks)
             try:
