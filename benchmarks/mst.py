@@ -55,7 +55,7 @@ def complete_graph(n: int, seed: int = GRAPH_SEED) -> GraphArrays:
 
 
 def per_step_epsilon(g: GraphArrays) -> float:
-    """eps0 for rho = 1 over the n - 1 steps (generic conversion), as in Appendix H."""
+    """epsilon0 for rho = 1 over the n - 1 steps (generic conversion), as in Appendix H."""
     return epsilon0_from_rho(RHO, g.n - 1)
 
 
@@ -92,7 +92,7 @@ class _GnpGraphs:
     def setup(self, graphs, m):
         warm_up_compiled_code()
         self.g = graphs[m]
-        self.eps0 = per_step_epsilon(self.g)
+        self.epsilon0 = per_step_epsilon(self.g)
 
 
 class Algorithm1(_GnpGraphs):
@@ -112,20 +112,20 @@ class Algorithm1(_GnpGraphs):
         csgraph_mst(sp.csr_matrix((w, (edges[:, 0], edges[:, 1])), shape=(n, n)))
 
     def time_algorithm1_scipy(self, graphs, m):
-        perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY, backend="scipy")
+        perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY, backend="scipy")
 
     def time_algorithm1_networkx(self, graphs, m):
         """Algorithm 1 through networkx (graph built per call, as the authors' public code does)."""
-        perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY, backend="networkx")
+        perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY, backend="networkx")
 
     def time_algorithm1_kruskal(self, graphs, m):
-        perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY, backend="kruskal")
+        perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY, backend="kruskal")
 
     def time_algorithm1_prim(self, graphs, m):
-        perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY, backend="prim")
+        perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY, backend="prim")
 
     def track_relative_error_algorithm1(self, graphs, m):
-        return relative_excess(self.g, perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY))
+        return relative_excess(self.g, perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY))
 
 
 class NetworkxMST(_GnpGraphs):
@@ -152,16 +152,16 @@ class PrivateKruskal(_GnpGraphs):
     timeout = 300
 
     def time_algorithm2(self, graphs, m):
-        private_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        private_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def time_algorithm3(self, graphs, m):
-        one_pass_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        one_pass_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def track_relative_error_algorithm2(self, graphs, m):
-        return relative_excess(self.g, private_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY))
+        return relative_excess(self.g, private_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY))
 
     def track_relative_error_algorithm3(self, graphs, m):
-        return relative_excess(self.g, one_pass_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY))
+        return relative_excess(self.g, one_pass_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY))
 
 
 class Pamst(_GnpGraphs):
@@ -172,10 +172,10 @@ class Pamst(_GnpGraphs):
     timeout = 300
 
     def time_pamst_fast(self, graphs, m):
-        pamst_fast(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        pamst_fast(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def track_relative_error_pamst(self, graphs, m):
-        return relative_excess(self.g, pamst_fast(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY))
+        return relative_excess(self.g, pamst_fast(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY))
 
 
 class PamstNaiveSmall(_GnpGraphs):
@@ -186,7 +186,7 @@ class PamstNaiveSmall(_GnpGraphs):
     timeout = 300
 
     def time_pamst_naive(self, graphs, m):
-        pamst_naive(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        pamst_naive(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
 
 class PamstComplete300:
@@ -197,13 +197,13 @@ class PamstComplete300:
     def setup(self):
         warm_up_compiled_code()
         self.g = complete_graph(300)
-        self.eps0 = per_step_epsilon(self.g)
+        self.epsilon0 = per_step_epsilon(self.g)
 
     def time_pamst_naive(self):
-        pamst_naive(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        pamst_naive(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def time_pamst_fast(self):
-        pamst_fast(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        pamst_fast(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
 
 class InputPrivatization(_GnpGraphs):
@@ -235,16 +235,16 @@ class LargestSizeMemory(_GnpGraphs):
         minimum_spanning_tree(self.g, backend="scipy")
 
     def peakmem_algorithm1_scipy(self, graphs, m):
-        perturbed_mst(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY, backend="scipy")
+        perturbed_mst(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY, backend="scipy")
 
     def peakmem_algorithm2(self, graphs, m):
-        private_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        private_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def peakmem_algorithm3(self, graphs, m):
-        one_pass_kruskal(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        one_pass_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def peakmem_pamst_fast(self, graphs, m):
-        pamst_fast(self.g, self.eps0, NOISE_SEED, sensitivity=SENSITIVITY)
+        pamst_fast(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def peakmem_gaussian_privatization(self, graphs, m):
         gaussian_privatized_mst(self.g, RHO, NOISE_SEED, sensitivity=SENSITIVITY)
@@ -266,14 +266,14 @@ class BatchedSampler:
 
     def setup(self, n):
         self.g = complete_graph(n)
-        self.eps0 = 0.5
-        self.beta = 2.0 * SENSITIVITY / self.eps0
+        self.epsilon0 = 0.5
+        self.beta = 2.0 * SENSITIVITY / self.epsilon0
         self.nxg = to_networkx(self.g)
         self.edge_list = [tuple(map(int, e)) for e in self.g.edges]
         warm_up_compiled_code()
 
     def time_batched(self, n):
-        batched_perturbed_trees(self.g, self.eps0, self.BATCH, NOISE_SEED, sensitivity=SENSITIVITY)
+        batched_perturbed_trees(self.g, self.epsilon0, self.BATCH, NOISE_SEED, sensitivity=SENSITIVITY)
 
     def time_networkx_loop(self, n):
         rng = np.random.default_rng(NOISE_SEED)

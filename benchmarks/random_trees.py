@@ -92,12 +92,12 @@ class DPRandomSpanningTreePipeline:
     def setup(self, m):
         self.g = integer_gnp(m)
         self.weights = self.g.weights.astype(np.int64)
-        # eps0 large enough that the noisy graph stays connected with high probability
-        self.eps0 = 4.0
-        dp_random_spanning_tree(integer_gnp(300), k=K, eps0=self.eps0, rng=0)
+        # epsilon0 large enough that the noisy graph stays connected with high probability
+        self.epsilon0 = 4.0
+        dp_random_spanning_tree(integer_gnp(300), k=K, epsilon0=self.epsilon0, rng=0)
 
     def time_dp_rst(self, m):
-        dp_random_spanning_tree(self.g, self.weights, k=K, eps0=self.eps0, rng=1)
+        dp_random_spanning_tree(self.g, self.weights, k=K, epsilon0=self.epsilon0, rng=1)
 
 
 class DPRandomSpanningTreeSmallBatch:
@@ -106,7 +106,7 @@ class DPRandomSpanningTreeSmallBatch:
     def setup(self):
         i, j = np.triu_indices(4, k=1)
         self.g = as_graph_arrays((4, np.stack([i, j], axis=1), np.array([1.0, 2, 3, 3, 2, 1])))
-        self.mechanism = DPRandomSpanningTree(self.g, k=4, eps0=1.0)
+        self.mechanism = DPRandomSpanningTree(self.g, k=4, epsilon0=1.0)
         self.mechanism.sample(np.array([1, 2, 3, 3, 2, 1]), 10, rng=0)
 
     def time_sample_100000(self):

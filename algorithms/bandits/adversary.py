@@ -5,8 +5,8 @@ Adversary failure rate (Chandak 2023, Theorems 4 and 5, Figure 2.1)
 An adversary who knows everyone's data but user i's, and sees the output Y of an eps-DP
 algorithm, guesses a secret bit s(x_i) with a rule r(Y). Its failure rate is the worst case
 over the values x_i may take (restricted to a set V in Theorem 5). Theorem 4: no rule does
-better than 1/(1 + e^eps). Figure 2.1 draws the line 1/2 - eps/4 below it and calls it tight
-for small eps.
+better than 1/(1 + e^epsilon). Figure 2.1 draws the line 1/2 - eps/4 below it and calls it tight
+for small epsilon.
 
 :func:`optimal_failure_rate_lp` computes the best failure rate *over all eps-DP mechanisms
 and all adversaries* as a linear program (``scipy.optimize.linprog``), without the proof's
@@ -14,16 +14,16 @@ argument: the variables are the whole output law ``P[Y = y | x_j]`` of a mechani
 candidate values x_1..x_J of user i's data (pairwise neighbours, since they differ only in
 user i) with m outputs, for one fixed deterministic rule ``r``; every rule ``r: [m] -> {0, 1}``
 gets its own program and the minimum is taken. When the theorem is tight, the optimum is
-exactly 1/(1 + e^eps), attained by randomized response.
+exactly 1/(1 + e^epsilon), attained by randomized response.
 
 Summation lemmas (Chandak 2023, Lemmas 19-21)
 ---------------------------------------------
 - Lemma 19 (Kveton, Wen, Ashkan, Eydgahi and Eriksson 2014, Lemma 3): for
   1 >= D_1 >= ... >= D_K > 0, D_1 / D_1^2 + sum_{k>=2} D_k (1/D_k^2 - 1/D_{k-1}^2) <= 2 / D_K.
-- Lemma 20: the same sum with 1/(D_k min{D_k, eps0}) in place of 1/D_k^2 is
-  <= 2/D_K + K/eps0.
+- Lemma 20: the same sum with 1/(D_k min{D_k, epsilon0}) in place of 1/D_k^2 is
+  <= 2/D_K + K/epsilon0.
 - Lemma 21: Lemma 20 applied to D_r = 0.5^(r-1), r = 1..r_max with
-  r_max = min{log2(1/D_min), log2(K n)}, is <= 2/D_min + log2(K n)/eps0 (the O(ln(Kn)) factor
+  r_max = min{log2(1/D_min), log2(K n)}, is <= 2/D_min + log2(K n)/epsilon0 (the O(ln(Kn)) factor
   of l_{e,r} dropped). The proof's "2^{r_max} <= D_min" must read 2^{-r_max} >= D_min.
 
 All three take and return exact rationals when given :class:`fractions.Fraction` inputs, so
@@ -64,16 +64,16 @@ __all__ = [
 ]
 
 
-def theorem4_failure_bound(eps: float) -> float:
-    """1 / (1 + e^eps), the best failure rate of any adversary (Chandak 2023, Theorem 4)."""
-    if not eps >= 0:
-        raise AlgorithmInputError(f"eps must be >= 0, got {eps}")
-    return math.exp(-eps) / (1.0 + math.exp(-eps))  # = 1 / (1 + e^eps), no overflow
+def theorem4_failure_bound(epsilon: float) -> float:
+    """1 / (1 + e^epsilon), the best failure rate of any adversary (Chandak 2023, Theorem 4)."""
+    if not epsilon >= 0:
+        raise AlgorithmInputError(f"epsilon must be >= 0, got {epsilon}")
+    return math.exp(-epsilon) / (1.0 + math.exp(-epsilon))  # = 1 / (1 + e^epsilon), no overflow
 
 
-def figure21_linear_bound(eps: float) -> float:
-    """1/2 - eps/4, the line of Chandak 2023, Figure 2.1 (the tangent of 1/(1+e^eps) at 0)."""
-    return 0.5 - eps / 4.0
+def figure21_linear_bound(epsilon: float) -> float:
+    """1/2 - eps/4, the line of Chandak 2023, Figure 2.1 (the tangent of 1/(1+e^epsilon) at 0)."""
+    return 0.5 - epsilon / 4.0
 
 
 @dataclass(frozen=True)
@@ -99,12 +99,12 @@ class LPAdversaryResult:
     n_programs: int
 
 
-def optimal_failure_rate_lp(eps: float, secrets=(0, 1), n_outputs: int = 2) -> LPAdversaryResult:
+def optimal_failure_rate_lp(epsilon: float, secrets=(0, 1), n_outputs: int = 2) -> LPAdversaryResult:
     """Best worst-case failure rate of an adversary, minimised over all eps-DP mechanisms (LP).
 
     Parameters
     ----------
-    eps : float
+    epsilon : float
         Privacy parameter, > 0.
     secrets : sequence of {0, 1}
         ``secrets[j] = s(x_j)`` for the candidate values x_1..x_J of user i's data; every pair
@@ -121,13 +121,13 @@ def optimal_failure_rate_lp(eps: float, secrets=(0, 1), n_outputs: int = 2) -> L
     -----
     For a rule r, the program in the variables p[j, y] = P[Y = y | x_j] and t is:
     minimise t subject to sum_y p[j, y] = 1, p >= 0,
-    p[j, y] <= e^eps p[k, y] for all j != k and y (eps-DP on every output, hence every event),
+    p[j, y] <= e^epsilon p[k, y] for all j != k and y (eps-DP on every output, hence every event),
     and sum_{y: r(y) != s_j} p[j, y] <= t for every j. Rules that guess one bit everywhere fail
     with probability 1 on some candidate and are skipped.
     """
     secrets = tuple(int(s) for s in secrets)
-    if not (eps > 0 and math.isfinite(eps)):
-        raise AlgorithmInputError(f"eps must be finite and > 0, got {eps}")
+    if not (epsilon > 0 and math.isfinite(epsilon)):
+        raise AlgorithmInputError(f"epsilon must be finite and > 0, got {epsilon}")
     if set(secrets) != {0, 1}:
         raise AlgorithmInputError(f"secrets must contain both bits 0 and 1, got {secrets}")
     m = int(n_outputs)
@@ -135,7 +135,7 @@ def optimal_failure_rate_lp(eps: float, secrets=(0, 1), n_outputs: int = 2) -> L
         raise AlgorithmInputError(f"n_outputs must be >= 2, got {n_outputs}")
     J = len(secrets)
     nv = J * m + 1  # p[j, y] then t
-    e = math.exp(eps)
+    e = math.exp(epsilon)
     A_dp = []
     for j, k in itertools.permutations(range(J), 2):
         for y in range(m):
@@ -169,14 +169,14 @@ def optimal_failure_rate_lp(eps: float, secrets=(0, 1), n_outputs: int = 2) -> L
     return LPAdversaryResult(best[0], best[1], best[2], n_programs)
 
 
-def randomized_response_failure_rate(eps: float) -> float:
+def randomized_response_failure_rate(epsilon: float) -> float:
     """Worst-case failure rate of the rule r(Y) = Y against randomized response on the secret bit.
 
-    Randomized response reports the bit with probability e^eps / (1 + e^eps): it is eps-DP and
-    the adversary who believes the report fails with probability 1 / (1 + e^eps) on either bit,
+    Randomized response reports the bit with probability e^epsilon / (1 + e^epsilon): it is eps-DP and
+    the adversary who believes the report fails with probability 1 / (1 + e^epsilon) on either bit,
     so Theorem 4 is attained.
     """
-    return 1.0 - 1.0 / (1.0 + math.exp(-eps))
+    return 1.0 - 1.0 / (1.0 + math.exp(-epsilon))
 
 
 # ----------------------------------------------------------------------------- Lemmas 19-21
@@ -207,18 +207,18 @@ def lemma19_lhs(gaps):
     return _telescoped(gaps, lambda d: 1 / (d * d))
 
 
-def lemma20_lhs(gaps, eps0):
-    """Left side of Chandak 2023, Lemma 20 (5.7), with 1/(D min{D, eps0}) in place of 1/D^2."""
+def lemma20_lhs(gaps, epsilon0):
+    """Left side of Chandak 2023, Lemma 20 (5.7), with 1/(D min{D, epsilon0}) in place of 1/D^2."""
     gaps = _check_gaps(gaps)
-    if not eps0 > 0:
-        raise AlgorithmInputError(f"eps0 must be > 0, got {eps0}")
-    return _telescoped(gaps, lambda d: 1 / (d * min(d, eps0)))
+    if not epsilon0 > 0:
+        raise AlgorithmInputError(f"epsilon0 must be > 0, got {epsilon0}")
+    return _telescoped(gaps, lambda d: 1 / (d * min(d, epsilon0)))
 
 
-def lemma20_rhs(gaps, eps0):
-    """Right side of Chandak 2023, Lemma 20: 2 / D_K + K / eps0."""
+def lemma20_rhs(gaps, epsilon0):
+    """Right side of Chandak 2023, Lemma 20: 2 / D_K + K / epsilon0."""
     gaps = _check_gaps(gaps)
-    return 2 / gaps[-1] + len(gaps) / eps0
+    return 2 / gaps[-1] + len(gaps) / epsilon0
 
 
 def lemma21_r_max(gap_min: Fraction, kn: int, rounding: str = "floor") -> int:
@@ -233,13 +233,13 @@ def lemma21_r_max(gap_min: Fraction, kn: int, rounding: str = "floor") -> int:
     return max(1, min(rnd(math.log2(1 / gap_min)), rnd(math.log2(kn))))
 
 
-def lemma21_lhs(r_max: int, eps0):
+def lemma21_lhs(r_max: int, epsilon0):
     """Left side of Chandak 2023, Lemma 21 (5.10) without the O(ln(Kn)) factor.
 
-    l_r = 1 / (0.5^(r-1) min{0.5^(r-1), eps0}) and the sum is
+    l_r = 1 / (0.5^(r-1) min{0.5^(r-1), epsilon0}) and the sum is
     0.5^0 l_1 + sum_{r=2}^{r_max} 0.5^(r-1) (l_r - l_{r-1}): Lemma 20's left side for the
     gaps D_r = 0.5^(r-1) (the proof's displayed (5.11) swaps the two terms of each difference,
     an extraction or typing slip: read literally every difference would be negative).
     """
     half = Fraction(1, 2)
-    return lemma20_lhs([half ** (r - 1) for r in range(1, int(r_max) + 1)], eps0)
+    return lemma20_lhs([half ** (r - 1) for r in range(1, int(r_max) + 1)], epsilon0)

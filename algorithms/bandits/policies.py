@@ -15,10 +15,10 @@ DP-OMM     (S~_e + B(T_e, t)) / T_e + sqrt(2 ln t / T_e); one hybrid     Tao et 
            counter per arm with eps' = eps/K; B = noise bound below
 LDP-OMM    mean of x + Lap(1/eps') + sqrt(2 ln t / T_e)                 Tao et al. 2025, Alg. 2,
            + max{(2/eps') sqrt(2 ln(2t^4)/T_e), (4/eps') ln(2t^4)/T_e}   Lemma 1
-DPUCB-MAT  w~_e + sqrt(3 ln(Kt)/T_e) + 3 ln(Kt)/(eps0 T_e);             Chandak 2023, Alg. 2
-           eps0 = eps/K, T_e = last batch size 2^s, w~ = (batch sum
-           + Lap(1/eps0)) / T_e (lazy doubling batches, forgetful)
-DPTS-MAT   sample of N(w~_e + 3 ln(Kt)/(eps0 T_e), 1/T_e)               Chandak 2023, Alg. 5
+DPUCB-MAT  w~_e + sqrt(3 ln(Kt)/T_e) + 3 ln(Kt)/(epsilon0 T_e);             Chandak 2023, Alg. 2
+           epsilon0 = eps/K, T_e = last batch size 2^s, w~ = (batch sum
+           + Lap(1/epsilon0)) / T_e (lazy doubling batches, forgetful)
+DPTS-MAT   sample of N(w~_e + 3 ln(Kt)/(epsilon0 T_e), 1/T_e)               Chandak 2023, Alg. 5
 CTS        sample of N(mu^_e, 1/T_e)                                    Wang & Chen 2018
                                                                         (thesis Sec. 6.1)
 CUCB       min{mu^_e + sqrt(3 ln t / (2 T_e)), 1}                       Chen et al. 2013
@@ -233,7 +233,7 @@ def ldp_omm(epsilon) -> Policy:
 
 
 def dpucb_mat(epsilon) -> Policy:
-    """DPUCB-MAT (Chandak 2023, Algorithm 2) with eps0 = eps/K.
+    """DPUCB-MAT (Chandak 2023, Algorithm 2) with epsilon0 = eps/K.
 
     The thesis' Theorem 8 claims 2*eps (its proof bounds the sensitivity by
     2K, counting the access times tau under w and w' separately). The access
@@ -252,7 +252,7 @@ def dpucb_mat(epsilon) -> Policy:
 
 
 def dpts_mat(epsilon) -> Policy:
-    """DPTS-MAT (Chandak 2023, Algorithm 5) with eps0 = eps/K; Theorem 10 states 2*eps (see dpucb_mat).
+    """DPTS-MAT (Chandak 2023, Algorithm 5) with epsilon0 = eps/K; Theorem 10 states 2*eps (see dpucb_mat).
 
     References
     ----------

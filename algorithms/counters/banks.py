@@ -18,8 +18,8 @@ Interface (all banks)
 - ``bank.error_bound(delta, index=None)``: for each counter with n items, a bound B with
   P(|noisy sum - true sum| > B) <= delta at that n (see each class; 0 when n = 0).
 - ``bank.epsilon``: the claimed eps of each counter's whole output sequence (items in [0, 1],
-  one item changed). ``bank.structure(T)``: the :class:`LaplaceLinearStructure` of one
-  counter's first T outputs (for exact privacy loss).
+  one item changed). ``bank.structure(length)``: the :class:`LaplaceLinearStructure` of one
+  counter's first ``length`` outputs (for exact privacy loss).
 
 Randomness: one Laplace draw per selected counter per ``add`` (``rng.laplace`` on the selection
 size), so the draws depend only on the sequence of selections, never on the values; the same
@@ -293,9 +293,9 @@ class BinaryCounterBank(CounterBank):
         """Bound at counts n (array): Lemma 1 for popcount(n) terms of scale L s / eps."""
         return laplace_sum_deviation_bound(_popcount(np.asarray(n)), self.scale, delta)
 
-    def structure(self, T: int) -> LaplaceLinearStructure:
-        """Laplace-linear structure of one counter's first T outputs."""
-        return binary_structure(T, self.epsilon, horizon=self.horizon, sensitivity=self.sensitivity)
+    def structure(self, length: int) -> LaplaceLinearStructure:
+        """Laplace-linear structure of one counter's first ``length`` outputs."""
+        return binary_structure(length, self.epsilon, horizon=self.horizon, sensitivity=self.sensitivity)
 
 
 class LogarithmicCounterBank(CounterBank):
@@ -330,8 +330,8 @@ class LogarithmicCounterBank(CounterBank):
         bound = (safe - np.left_shift(1, k)) + laplace_sum_deviation_bound(k + 1, 1.0 / self.epsilon, delta)
         return np.where(n == 0, 0.0, bound)
 
-    def structure(self, T: int) -> LaplaceLinearStructure:
-        return logarithmic_structure(T, self.epsilon)
+    def structure(self, length: int) -> LaplaceLinearStructure:
+        return logarithmic_structure(length, self.epsilon)
 
 
 class HybridCounterBank(CounterBank):
@@ -342,7 +342,7 @@ class HybridCounterBank(CounterBank):
     items after 2^k; output = logarithmic release at 2^k + binary output at s.
     (With horizon 2^k only s <= 2^k - 1 occurs, so the exact loss of the output sequence is
     eps/2 + (eps/2) k/(k+1) < eps for the largest instance k reached: the claim eps holds with
-    a little slack; see ``structure(T).exact_epsilon()``.)
+    a little slack; see ``structure(length).exact_epsilon()``.)
 
     Error bound at count t (k = floor(log2 t), s = t - 2^k): the noise is the sum of k + 1
     iid Lap(2/eps) (logarithmic part) and popcount(s) iid Lap(2(k+1)/eps) (binary part). With
@@ -387,8 +387,8 @@ class HybridCounterBank(CounterBank):
         bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * (k + 1) / self.epsilon, delta / 2)
         return np.where(n == 0, 0.0, log_part + bin_part)
 
-    def structure(self, T: int) -> LaplaceLinearStructure:
-        return hybrid_structure(T, self.epsilon)
+    def structure(self, length: int) -> LaplaceLinearStructure:
+        return hybrid_structure(length, self.epsilon)
 
 
 class TreeAggregationBank(BinaryCounterBank):
@@ -485,8 +485,8 @@ class BinaryMechanism(_CounterMechanism):
         self.horizon = horizon
         self.scale_factor = scale_factor
 
-    def _bank(self, size, T, rng):
-        bank = BinaryCounterBank(size, self.epsilon, self.horizon or T, rng)
+    def _bank(self, size, length, rng):
+        bank = BinaryCounterBank(size, self.epsilon, self.horizon or length, rng)
         bank.scale *= self.scale_factor  # scale_factor < 1 gives a deliberately broken counter
         return bank
 
@@ -494,12 +494,12 @@ class BinaryMechanism(_CounterMechanism):
 class LogarithmicMechanism(_CounterMechanism):
     """The logarithmic mechanism as a dpverify mechanism."""
 
-    def _bank(self, size, T, rng):
+    def _bank(self, size, length, rng):
         return LogarithmicCounterBank(size, self.epsilon, rng)
 
 
 class HybridMechanism(_CounterMechanism):
     """The hybrid mechanism as a dpverify mechanism."""
 
-    def _bank(self, size, T, rng):
+    def _bank(self, size, length, rng):
         return HybridCounterBank(size, self.epsilon, rng)

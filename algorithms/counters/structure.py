@@ -91,19 +91,19 @@ class LaplaceLinearStructure:
         return self.output_map @ (self.incidence @ np.asarray(stream, dtype=np.float64))
 
 
-def _dyadic_nodes(start: int, length: int, horizon_levels: int, T: int, scale: float):
-    """Binary-mechanism nodes for items start+1 .. start+length (positions 1-based in the stream).
+def _dyadic_nodes(start: int, count: int, horizon_levels: int, length: int, scale: float):
+    """Binary-mechanism nodes for items start+1 .. start+count (positions 1-based in the stream).
 
-    Node for local time s (1..length) covers local items s - 2^tz(s) + 1 .. s; the output at
+    Node for local time s (1..count) covers local items s - 2^tz(s) + 1 .. s; the output at
     local time s uses the node ending at ((s >> j) << j) for each set bit j of s.
     Returns (rows of incidence, scales, dict local end -> node row index).
     """
     rows, scales, index = [], [], {}
-    for s in range(1, length + 1):
+    for s in range(1, count + 1):
         tz = (s & -s).bit_length() - 1
         if tz >= horizon_levels:
             raise AssertionError("node above the top level")
-        row = np.zeros(T)
+        row = np.zeros(length)
         row[start + s - (1 << tz): start + s] = 1.0
         index[s] = len(rows)
         rows.append(row)
@@ -111,74 +111,74 @@ def _dyadic_nodes(start: int, length: int, horizon_levels: int, T: int, scale: f
     return rows, scales, index
 
 
-def _check(T: int, epsilon: float):
-    if isinstance(T, bool) or not isinstance(T, (int, np.integer)) or T < 1:
-        raise InvalidHorizonError(f"stream length T must be an integer >= 1, got {T!r}")
+def _check(length: int, epsilon: float):
+    if isinstance(length, bool) or not isinstance(length, (int, np.integer)) or length < 1:
+        raise InvalidHorizonError(f"stream length must be an integer >= 1, got {length!r}")
     if not (np.isfinite(epsilon) and epsilon > 0):
         from algorithms.errors import InvalidPrivacyParameterError
 
         raise InvalidPrivacyParameterError(f"epsilon must be finite and > 0, got {epsilon}")
 
 
-def binary_structure(T: int, epsilon: float, horizon: int | None = None,
+def binary_structure(length: int, epsilon: float, horizon: int | None = None,
                      sensitivity: float = 1.0) -> LaplaceLinearStructure:
-    """Binary mechanism (horizon ``horizon`` >= T, default T): every node Lap(L * sensitivity / eps)."""
-    _check(T, epsilon)
-    horizon = T if horizon is None else horizon
-    if horizon < T:
-        raise InvalidHorizonError(f"horizon {horizon} is shorter than the stream length {T}")
+    """Binary mechanism (horizon ``horizon`` >= length, default length): every node Lap(L * sensitivity / eps)."""
+    _check(length, epsilon)
+    horizon = length if horizon is None else horizon
+    if horizon < length:
+        raise InvalidHorizonError(f"horizon {horizon} is shorter than the stream length {length}")
     L = binary_levels(horizon)
-    rows, scales, index = _dyadic_nodes(0, T, L, T, L * sensitivity / epsilon)
-    A = np.zeros((T, len(rows)))
-    for t in range(1, T + 1):
+    rows, scales, index = _dyadic_nodes(0, length, L, length, L * sensitivity / epsilon)
+    A = np.zeros((length, len(rows)))
+    for t in range(1, length + 1):
         for j in range(L):
             if t >> j & 1:
                 A[t - 1, index[(t >> j) << j]] = 1.0
-    return LaplaceLinearStructure(np.array(rows).reshape(len(rows), T), np.array(scales), A)
+    return LaplaceLinearStructure(np.array(rows).reshape(len(rows), length), np.array(scales), A)
 
 
-def logarithmic_structure(T: int, epsilon: float) -> LaplaceLinearStructure:
+def logarithmic_structure(length: int, epsilon: float) -> LaplaceLinearStructure:
     """Logarithmic mechanism: node k covers items (2^(k-1), 2^k] (node 0: item 1), Lap(1/eps);
     the output at t is the sum of nodes 0..floor(log2 t)."""
-    _check(T, epsilon)
-    K = int(T).bit_length()  # nodes k = 0..K-1 with 2^k <= T
-    M = np.zeros((K, T))
+    _check(length, epsilon)
+    K = int(length).bit_length()  # nodes k = 0..K-1 with 2^k <= length
+    M = np.zeros((K, length))
     for k in range(K):
         lo = 0 if k == 0 else 1 << (k - 1)
         M[k, lo: 1 << k] = 1.0
-    A = np.zeros((T, K))
-    for t in range(1, T + 1):
+    A = np.zeros((length, K))
+    for t in range(1, length + 1):
         A[t - 1, : int(t).bit_length()] = 1.0
     return LaplaceLinearStructure(M, np.full(K, 1.0 / epsilon), A)
 
 
-def hybrid_structure(T: int, epsilon: float) -> LaplaceLinearStructure:
+def hybrid_structure(length: int, epsilon: float) -> LaplaceLinearStructure:
     """Hybrid mechanism (Chan, Shi, Song 2011, Section 4).
 
     Logarithmic nodes with eps/2 (scale 2/eps); for t = 2^k + s, 0 < s < 2^k, a binary
     mechanism with eps/2 and horizon 2^k (L = k + 1 levels, scale 2 (k+1)/eps) on the items
     after 2^k; output = logarithmic release at 2^k + binary output at s.
     """
-    _check(T, epsilon)
-    log = logarithmic_structure(T, epsilon / 2.0)
+    _check(length, epsilon)
+    log = logarithmic_structure(length, epsilon / 2.0)
     rows = list(log.incidence)
     scales = list(log.scales)
-    out_nodes = [list(range(int(t).bit_length())) for t in range(1, T + 1)]
+    out_nodes = [list(range(int(t).bit_length())) for t in range(1, length + 1)]
     k = 1
-    while (1 << k) < T:
+    while (1 << k) < length:
         start = 1 << k
-        length = min((1 << k) - 1, T - start)
-        if length >= 1:
-            b_rows, b_scales, index = _dyadic_nodes(start, length, k + 1, T, 2.0 * (k + 1) / epsilon)
+        count = min((1 << k) - 1, length - start)
+        if count >= 1:
+            b_rows, b_scales, index = _dyadic_nodes(start, count, k + 1, length, 2.0 * (k + 1) / epsilon)
             offset = len(rows)
             rows.extend(b_rows)
             scales.extend(b_scales)
-            for s in range(1, length + 1):
+            for s in range(1, count + 1):
                 for j in range(k + 1):
                     if s >> j & 1:
                         out_nodes[start + s - 1].append(offset + index[(s >> j) << j])
         k += 1
-    A = np.zeros((T, len(rows)))
+    A = np.zeros((length, len(rows)))
     for t, nodes in enumerate(out_nodes):
         A[t, nodes] = 1.0
-    return LaplaceLinearStructure(np.array(rows).reshape(len(rows), T), np.array(scales), A)
+    return LaplaceLinearStructure(np.array(rows).reshape(len(rows), length), np.array(scales), A)

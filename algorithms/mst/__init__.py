@@ -2,8 +2,8 @@
 
 Modules (import them directly; this package imports nothing eagerly):
 
-- :mod:`.accounting` -- :class:`~.accounting.PrivacyClaim`, (eps, delta) <-> rho <-> eps0 with the
-  ``"generic"`` (eps0^2/2) and ``"bounded-range"`` (eps0^2/8) conversions;
+- :mod:`.accounting` -- :class:`~.accounting.PrivacyClaim`, (eps, delta) <-> rho <-> epsilon0 with the
+  ``"generic"`` (epsilon0^2/2) and ``"bounded-range"`` (epsilon0^2/8) conversions;
 - :mod:`.exponential` -- the exponential-mechanism step in log space;
 - :mod:`.perturbation` -- Algorithm 1 (Gumbel input perturbation + any MST backend) and the
   batched numba sampler :class:`~.perturbation.GumbelPerturbationMechanism`;

@@ -1,11 +1,11 @@
-"""Privacy accounting for private spanning trees: (eps, delta) <-> rho <-> per-step eps0.
+"""Privacy accounting for private spanning trees: (eps, delta) <-> rho <-> per-step epsilon0.
 
 Pagh et al. 2025, Section 3 (Theorem 3.2 and Fact 2.7):
 
-- one exponential-mechanism step with budget ``eps0`` is ``eps0``-DP, hence
-  ``c * eps0**2``-zCDP with ``c = 1/2`` (**generic** conversion, pure DP -> zCDP; the
+- one exponential-mechanism step with budget ``epsilon0`` is ``epsilon0``-DP, hence
+  ``c * epsilon0**2``-zCDP with ``c = 1/2`` (**generic** conversion, pure DP -> zCDP; the
   authors' public code uses it) or ``c = 1/8`` (**bounded-range**: the exponential
-  mechanism is eps0-bounded-range, which gives the tighter eps0**2/8). **Choice** (as in the
+  mechanism is epsilon0-bounded-range, which gives the tighter epsilon0**2/8). **Choice** (as in the
   notes): both are supported by name and ``"generic"`` is the default;
 - zCDP composes additively over the ``steps`` selections (``n - c`` for a spanning forest of a
   graph with ``c`` components; ``n - 1`` for a spanning tree);
@@ -41,7 +41,7 @@ __all__ = [
     "spanning_forest_claim",
 ]
 
-#: zCDP constant c in rho = c * eps0**2 for one eps0-DP exponential-mechanism step.
+#: zCDP constant c in rho = c * epsilon0**2 for one epsilon0-DP exponential-mechanism step.
 CONVERSIONS = {"generic": 0.5, "bounded-range": 0.125}
 
 
@@ -56,13 +56,13 @@ class PrivacyClaim:
     steps : int
         Number of selections composed (``n - c`` for a spanning forest).
     rho : float
-        Total zCDP parameter (``steps * c * eps0**2`` for the named conversion).
+        Total zCDP parameter (``steps * c * epsilon0**2`` for the named conversion).
     epsilon : float
         Claimed epsilon at ``delta`` (from rho, or the pure epsilon when ``delta == 0``).
     delta : float
         The delta of the claim (0 for a pure claim).
     conversion : str
-        ``"generic"`` (eps0**2/2), ``"bounded-range"`` (eps0**2/8), ``"pure"`` (a pure-DP
+        ``"generic"`` (epsilon0**2/2), ``"bounded-range"`` (epsilon0**2/8), ``"pure"`` (a pure-DP
         claim, e.g. Laplace input privatization) or ``"gaussian"`` (rho from a Gaussian).
     sensitivity : float
         The neighbouring distance D the claim is for (``max_e |w_e - w'_e| <= D`` by default).
@@ -81,7 +81,7 @@ class PrivacyClaim:
 
     @property
     def basic_composition_epsilon(self) -> float:
-        """Pure epsilon by basic composition, ``steps * eps0`` (valid with delta = 0)."""
+        """Pure epsilon by basic composition, ``steps * epsilon0`` (valid with delta = 0)."""
         return self.steps * self.epsilon0_per_step
 
 
@@ -146,7 +146,7 @@ def _check_conversion(conversion: str) -> float:
 
 
 def zcdp_of_pure_step(epsilon0: float, conversion: str = "generic") -> float:
-    """zCDP rho of one eps0-DP exponential-mechanism step: eps0**2/2 (generic) or eps0**2/8."""
+    """zCDP rho of one epsilon0-DP exponential-mechanism step: epsilon0**2/2 (generic) or epsilon0**2/8."""
     return _check_conversion(conversion) * check_epsilon(epsilon0, "epsilon0") ** 2
 
 
@@ -165,12 +165,12 @@ def rho_from_epsilon(epsilon: float, delta: float) -> float:
 
 
 def epsilon0_from_rho(rho: float, steps: int, conversion: str = "generic") -> float:
-    """Per-step eps0 whose ``steps``-fold composition is rho-zCDP: sqrt(rho / (c * steps))."""
+    """Per-step epsilon0 whose ``steps``-fold composition is rho-zCDP: sqrt(rho / (c * steps))."""
     return math.sqrt(check_rho(rho) / (_check_conversion(conversion) * _check_steps(steps)))
 
 
 def rho_from_epsilon0(epsilon0: float, steps: int, conversion: str = "generic") -> float:
-    """Total rho of ``steps`` eps0-DP steps: steps * c * eps0**2."""
+    """Total rho of ``steps`` epsilon0-DP steps: steps * c * epsilon0**2."""
     return _check_steps(steps) * zcdp_of_pure_step(epsilon0, conversion)
 
 
@@ -185,7 +185,7 @@ def claim_from_epsilon0(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> PrivacyClaim:
-    """The claim of ``steps`` exponential-mechanism selections of budget eps0 each, at ``delta``."""
+    """The claim of ``steps`` exponential-mechanism selections of budget epsilon0 each, at ``delta``."""
     rho = rho_from_epsilon0(epsilon0, steps, conversion)
     return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
 
@@ -198,9 +198,9 @@ def claim_from_rho(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> PrivacyClaim:
-    """Calibrate eps0 for a total rho over ``steps`` selections; the claim at ``delta``."""
-    eps0 = epsilon0_from_rho(rho, steps, conversion)
-    return _claim(eps0, steps, rho, delta, conversion, sensitivity)
+    """Calibrate epsilon0 for a total rho over ``steps`` selections; the claim at ``delta``."""
+    epsilon0 = epsilon0_from_rho(rho, steps, conversion)
+    return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
 
 
 def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> PrivacyClaim:
@@ -223,7 +223,7 @@ def claim_from_epsilon_delta(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> PrivacyClaim:
-    """Calibrate eps0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
+    """Calibrate epsilon0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
     rho = rho_from_epsilon(epsilon, delta)
     return claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
 
@@ -239,7 +239,7 @@ def spanning_forest_claim(
     """The claim of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
 
     ``n - c`` exponential-mechanism selections (c = number of connected components; ``n - 1``
-    for a connected graph), each eps0-DP, composed by zCDP (Pagh et al. 2025, Theorem 3.2).
+    for a connected graph), each epsilon0-DP, composed by zCDP (Pagh et al. 2025, Theorem 3.2).
     """
     from algorithms.graphs import as_graph_arrays, number_of_components
 

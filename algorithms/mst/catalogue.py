@@ -3,7 +3,7 @@
 Pagh et al. 2025 (Theorem 3.5, Appendix H) verifications need graphs small enough to enumerate every
 spanning tree and every sign-pattern neighbour (``2**m`` of them, m <= 10 here), yet rich enough
 that the mechanisms differ (PAMST vs private Kruskal), that ties and disconnected graphs occur,
-and that the one-step loss comes close to eps0 (an edge much heavier than the rest).
+and that the one-step loss comes close to epsilon0 (an edge much heavier than the rest).
 
 Every entry is deterministic (weights from fixed seeds); :func:`random_small_graph` draws more.
 """
@@ -22,7 +22,7 @@ __all__ = ["CatalogueGraph", "catalogue", "catalogue_graph", "random_small_graph
 
 @dataclass(frozen=True)
 class CatalogueGraph:
-    """A named small graph with the eps0 it is studied at."""
+    """A named small graph with the epsilon0 it is studied at."""
 
     name: str
     graph: GraphArrays

@@ -3,7 +3,7 @@
 On small graphs the output distribution is computable exactly, which beats any sampled check:
 
 - :func:`exact_tree_distribution` -- the common distribution of Algorithms 1, 2, 3 and
-  One-Shot-PPSACR (Pagh et al. 2025, Theorem 3.5): PPSACR with sizes ``exp(-eps0 w / (2D))`` and the
+  One-Shot-PPSACR (Pagh et al. 2025, Theorem 3.5): PPSACR with sizes ``exp(-epsilon0 w / (2D))`` and the
   graphic removal rule, computed by dynamic programming over the forests reached (the candidate
   set after a selection depends only on the selected *set*), vectorized over many weight
   vectors at once;
@@ -203,7 +203,7 @@ class StepLoss:
 
 
 def worst_case_step_loss(data, epsilon0: float, sensitivity: float = 1.0, candidates=None) -> StepLoss:
-    """Exact worst-case loss of one step (Pagh et al. 2025, Fact 2.7 says <= eps0), all sign patterns searched."""
+    """Exact worst-case loss of one step (Pagh et al. 2025, Fact 2.7 says <= epsilon0), all sign patterns searched."""
     g = as_graph_arrays(data)
     cand = np.arange(g.m) if candidates is None else np.asarray(candidates, dtype=np.int64)
     S = sign_patterns(cand.size)
@@ -232,7 +232,7 @@ class TreeLoss:
     epsilon_for_delta : dict
         ``{delta: max over patterns of the smallest eps with delta(eps) <= delta}``.
     basic_composition : float
-        ``steps * eps0`` (pure bound by basic composition).
+        ``steps * epsilon0`` (pure bound by basic composition).
     steps : int
     """
 
@@ -284,7 +284,7 @@ def worst_case_tree_loss(
     """Exact loss of the whole tree over all ``2**m`` sign-pattern neighbours ``w + D s``.
 
     ``mechanism="kruskal"`` (Algorithms 1/2/3) or ``"pamst"``. The exact epsilon is at most the
-    basic-composition bound ``(n - c) eps0``; the delta(eps) values are to be compared with the
+    basic-composition bound ``(n - c) epsilon0``; the delta(eps) values are to be compared with the
     (eps, delta) claimed by zCDP accounting (:mod:`.accounting`).
     """
     g = as_graph_arrays(data)

@@ -191,13 +191,13 @@ def chow_liu_chain_graph(n: int, flip: float) -> tuple[int, np.ndarray, np.ndarr
 
 
 def _algorithm1(n, edges, weights, rho, sensitivity, rng):
-    eps0 = epsilon0_from_rho(rho, n - 1)
-    return perturbed_mst((n, edges, weights), eps0, rng, sensitivity=sensitivity, backend="scipy")
+    epsilon0 = epsilon0_from_rho(rho, n - 1)
+    return perturbed_mst((n, edges, weights), epsilon0, rng, sensitivity=sensitivity, backend="scipy")
 
 
 def _pamst(n, edges, weights, rho, sensitivity, rng):
-    eps0 = epsilon0_from_rho(rho, n - 1)
-    return pamst_fast((n, edges, weights), eps0, rng, sensitivity=sensitivity)
+    epsilon0 = epsilon0_from_rho(rho, n - 1)
+    return pamst_fast((n, edges, weights), epsilon0, rng, sensitivity=sensitivity)
 
 
 def _sealfon_gaussian(n, edges, weights, rho, sensitivity, rng):
@@ -217,8 +217,8 @@ def private_tree_methods() -> dict[str, PrivateTreeMethod]:
     All three spend a total of ``rho``-zCDP on the whole tree (l_inf neighbouring,
     sensitivity D): Algorithm 1 (:func:`~algorithms.mst.perturbation.perturbed_mst`,
     scipy backend) and PAMST (:func:`~algorithms.mst.pamst.pamst_fast`) use the
-    per-step budget eps0 = sqrt(2 rho / (n - 1)) (the generic eps0-DP =>
-    eps0^2/2-zCDP conversion, the authors' choice); input
+    per-step budget epsilon0 = sqrt(2 rho / (n - 1)) (the generic epsilon0-DP =>
+    epsilon0^2/2-zCDP conversion, the authors' choice); input
     privatization (:func:`~algorithms.mst.privatization.gaussian_privatized_mst`)
     adds Gaussian noise of sigma = D sqrt(m / (2 rho)).
     """

@@ -3,11 +3,11 @@
 Pagh et al. 2025, Fact 2.7 and Algorithm 2 line 5: among candidate edges
 C, pick e with probability
 
-    P[e] = exp(-eps0 * w_e / (2D)) / sum_{f in C} exp(-eps0 * w_f / (2D)).
+    P[e] = exp(-epsilon0 * w_e / (2D)) / sum_{f in C} exp(-epsilon0 * w_f / (2D)).
 
-One step is eps0-DP for neighbours with ``max_e |w_e - w'_e| <= D``. Everything is computed in
-log space (log-sum-exp), so weights of size 1e3 with eps0 = 10 neither overflow nor underflow to
-a zero total. The Gumbel scale of the equivalent report-noisy-max is ``2D / eps0``.
+One step is epsilon0-DP for neighbours with ``max_e |w_e - w'_e| <= D``. Everything is computed in
+log space (log-sum-exp), so weights of size 1e3 with epsilon0 = 10 neither overflow nor underflow to
+a zero total. The Gumbel scale of the equivalent report-noisy-max is ``2D / epsilon0``.
 """
 
 from __future__ import annotations
@@ -28,12 +28,12 @@ __all__ = [
 
 
 def gumbel_scale(epsilon0: float, sensitivity: float = 1.0) -> float:
-    """Noise scale ``beta = 2D / eps0`` of Algorithm 1 (Pagh et al. 2025, Algorithm 1 line 2)."""
+    """Noise scale ``beta = 2D / epsilon0`` of Algorithm 1 (Pagh et al. 2025, Algorithm 1 line 2)."""
     return 2.0 * check_sensitivity(sensitivity) / check_epsilon(epsilon0, "epsilon0")
 
 
 def selection_log_weights(weights, epsilon0: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Log sampling weights ``-eps0 * w / (2D)`` of a minimum-weight exponential mechanism."""
+    """Log sampling weights ``-epsilon0 * w / (2D)`` of a minimum-weight exponential mechanism."""
     return -np.asarray(weights, dtype=np.float64) / gumbel_scale(epsilon0, sensitivity)
 
 

@@ -1,7 +1,7 @@
 """Pagh et al. 2025, Algorithms 2 and 3: private Kruskal and one-pass Kruskal.
 
 **Algorithm 2 (private Kruskal).** C = E, F = {}. Until F spans every component: draw e from C
-by the exponential-mechanism step ``P[e] ~ exp(-eps0 w_e / (2D))`` (:mod:`.exponential`), add e to
+by the exponential-mechanism step ``P[e] ~ exp(-epsilon0 w_e / (2D))`` (:mod:`.exponential`), add e to
 F, and drop from C every edge that now closes a cycle with F. Implemented as in Pagh et al. 2025,
 Appendix E:
 
@@ -9,15 +9,15 @@ Appendix E:
   with weight 0): O(log m) per draw and per removal. **Choice**: the tree stores *log* sums
   (``logaddexp`` of the children, recomputed from the children on every update, never
   subtracted) and a draw descends with one uniform per level, going left with probability
-  ``exp(left - node)``; weights up to 1e3 with eps0 = 10 (log weights -5000) neither overflow nor
+  ``exp(left - node)``; weights up to 1e3 with epsilon0 = 10 (log weights -5000) neither overflow nor
   lose the remaining candidates to underflow;
 - union-find with explicit member lists; when two components merge, the vertices of the
   smaller one are scanned and every live edge into the larger one is removed (it now closes a
   cycle). Each vertex is scanned O(log n) times: O(m log n) in total, O(m log m) overall.
 
-Every step is eps0-DP; the ``n - c`` steps compose by zCDP (Theorem 3.2, :mod:`.accounting`).
+Every step is epsilon0-DP; the ``n - c`` steps compose by zCDP (Theorem 3.2, :mod:`.accounting`).
 
-**Algorithm 3 (one-pass Kruskal).** Draw the keys of Algorithm 1, ``w_e - (2D/eps0) G_e``, once
+**Algorithm 3 (one-pass Kruskal).** Draw the keys of Algorithm 1, ``w_e - (2D/epsilon0) G_e``, once
 and run Kruskal on them. By Theorem 3.5 (PPSACR with One-Shot-PPSACR) Algorithms 1, 2 and 3
 have the same output distribution.
 
@@ -178,7 +178,7 @@ def private_kruskal(
 
 
 def one_pass_kruskal_keys(data, epsilon0: float, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
-    """Algorithm 3's keys ``w_e - (2D/eps0) G_e`` (the same draws as Algorithm 1 for the same rng)."""
+    """Algorithm 3's keys ``w_e - (2D/epsilon0) G_e`` (the same draws as Algorithm 1 for the same rng)."""
     from algorithms.mst.perturbation import gumbel_perturbed_weights
 
     return gumbel_perturbed_weights(data, epsilon0, rng, sensitivity=sensitivity)

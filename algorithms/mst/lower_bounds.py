@@ -179,14 +179,14 @@ def algorithm1_upper_bound(
 ) -> float:
     """Theorem 1.1's explicit high-probability bound on the error of Algorithm 1 (and 2, 3).
 
-    With Gumbel noise of scale beta = 2D/eps0 on m = n(n-1)/2 edges, with probability >= 1 - gamma
+    With Gumbel noise of scale beta = 2D/epsilon0 on m = n(n-1)/2 edges, with probability >= 1 - gamma
     the error is at most (n - 1) beta (ln(2m/gamma) + ln ln(2m/gamma)) (Pagh et al. 2025,
-    proof of Theorem 1.1: the error is at most (n - 1)(max noise - min noise)); eps0 from (eps, delta) by zCDP.
+    proof of Theorem 1.1: the error is at most (n - 1)(max noise - min noise)); epsilon0 from (eps, delta) by zCDP.
     """
     m = n * (n - 1) // 2
-    eps0 = _per_step_epsilon0(epsilon, delta, n - 1)
+    epsilon0 = _per_step_epsilon0(epsilon, delta, n - 1)
     x = math.log(2 * m / gamma)
-    return (n - 1) * (2 * sensitivity / eps0) * (x + math.log(x))
+    return (n - 1) * (2 * sensitivity / epsilon0) * (x + math.log(x))
 
 
 # ----------------------------------------------------------------------------- Erdos-Renyi

@@ -1,7 +1,7 @@
 """Pagh et al. 2025, Appendix A: private optimal bases of any matroid by perturbing once and running greedy.
 
 For a matroid M on elements ``0..N-1`` with private weights ``w`` (neighbours: ``max |w - w'| <= D``)
-and rank K, perturb every weight once with Gumbel noise of scale ``beta = 2D/eps0`` and return the
+and rank K, perturb every weight once with Gumbel noise of scale ``beta = 2D/epsilon0`` and return the
 greedy basis of the noisy weights:
 
 - maximum-weight basis: ``w~ = w + beta G``, greedy by ``w~`` descending;
@@ -9,7 +9,7 @@ greedy basis of the noisy weights:
   graphic matroid).
 
 The PPSACR argument of Section 3.3 applies with the removal rule "drop elements that became
-dependent", so the output is distributed as K successive eps0-DP exponential-mechanism
+dependent", so the output is distributed as K successive epsilon0-DP exponential-mechanism
 selections over the elements still addable; the claim composes K steps (:mod:`.accounting`).
 
 Works with any :class:`algorithms.matroids.Matroid` (independence oracle with a greedy).
@@ -78,7 +78,7 @@ def private_matroid_basis(
 def matroid_basis_claim(
     matroid, epsilon0: float, delta: float, *, conversion: str = "generic", sensitivity: float = 1.0
 ) -> PrivacyClaim:
-    """The claim of :func:`private_matroid_basis`: ``rank`` eps0-DP steps composed by zCDP."""
+    """The claim of :func:`private_matroid_basis`: ``rank`` epsilon0-DP steps composed by zCDP."""
     return claim_from_epsilon0(
         epsilon0, int(matroid.rank), check_delta(delta), conversion=conversion, sensitivity=sensitivity
     )

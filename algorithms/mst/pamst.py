@@ -2,7 +2,7 @@
 
 Prim from a public root (vertex 0): at each of the ``n - 1`` steps the candidates are the edges
 crossing the cut (one endpoint reached, one not) and one is selected by the exponential-mechanism
-step ``P[e] ~ exp(-eps0 w_e / (2D))`` (Pinot 2018). Every step is eps0-DP, so
+step ``P[e] ~ exp(-epsilon0 w_e / (2D))`` (Pinot 2018). Every step is epsilon0-DP, so
 PAMST has the same privacy claim as Algorithm 2; its output distribution differs in general
 (already on a triangle).
 
@@ -20,7 +20,7 @@ Two implementations, which must have the same distribution:
   A mass is stored as the pair (largest log weight in it, log of the sum relative to it), so
   probabilities come from differences of log weights and stay exact at any scale. An earlier
   version used exponential clocks ``t_now + E_e / p_e`` in log space: once
-  ``eps0 * |w| / (2D)`` reached about 20 on both sides of the weight range, new clocks were
+  ``epsilon0 * |w| / (2D)`` reached about 20 on both sides of the weight range, new clocks were
   rounded onto ``t_now`` and ties were broken by edge index, a silently wrong law
   (``properties/mst/test_pamst_stability.py``).
 
@@ -47,9 +47,9 @@ def _log_weights(g, epsilon0, sensitivity) -> np.ndarray:
     if not np.isfinite(logw).all():
         i = int(np.flatnonzero(~np.isfinite(logw))[0])
         raise InvalidWeightsError(
-            f"PAMST needs finite log sampling weights eps0 * w / (2 D); edge {i} with weight "
-            f"{g.weights[i]!r} gives {logw[i]!r} at eps0 = {epsilon0!r}, D = {sensitivity!r}. "
-            "Allowed: |eps0 * w / (2 D)| <= 1.7e308 for every edge (rescale the weights or eps0)"
+            f"PAMST needs finite log sampling weights epsilon0 * w / (2 D); edge {i} with weight "
+            f"{g.weights[i]!r} gives {logw[i]!r} at epsilon0 = {epsilon0!r}, D = {sensitivity!r}. "
+            "Allowed: |epsilon0 * w / (2 D)| <= 1.7e308 for every edge (rescale the weights or epsilon0)"
         )
     return logw
 
@@ -238,7 +238,7 @@ def pamst_fast(
     weight of the cut edges into it, then one of those edges proportionally to its weight
     (kept incrementally by weighted reservoir sampling). Weights are handled as (largest log
     weight, log of the relative sum) pairs, so the step probabilities are accurate whatever
-    the scale of ``eps0 * |w| / (2D)``. Same parameters and output as :func:`pamst_naive`.
+    the scale of ``epsilon0 * |w| / (2D)``. Same parameters and output as :func:`pamst_naive`.
 
     References
     ----------

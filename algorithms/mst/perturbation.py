@@ -2,12 +2,12 @@
 
 Noisy weights (Pagh et al. 2025, Algorithm 1 line 2)
 
-    w~_e = w_e - (2D/eps0) * G_e,   G_e iid Gumbel(0, 1),
+    w~_e = w_e - (2D/epsilon0) * G_e,   G_e iid Gumbel(0, 1),
 
 and the output is MST(w~) from any backend of :func:`algorithms.graphs.minimum_spanning_tree`.
 Ties among noisy weights have probability 0. The output distribution equals that of Algorithm 2
 (private Kruskal) and Algorithm 3 (Theorem 3.5), so each of the ``n - c`` selected edges costs
-one eps0-DP exponential-mechanism step; :meth:`GumbelPerturbationMechanism.privacy_claim`
+one epsilon0-DP exponential-mechanism step; :meth:`GumbelPerturbationMechanism.privacy_claim`
 composes them with :mod:`algorithms.mst.accounting`.
 
 For audits, :class:`GumbelPerturbationMechanism` draws many trees of one small graph at once
@@ -36,9 +36,9 @@ __all__ = [
 
 
 def gumbel_perturbed_weights(data, epsilon0: float, rng=None, *, sensitivity: float = 1.0) -> np.ndarray:
-    """Noisy weights ``w - (2D/eps0) G``, G iid Gumbel(0, 1) (Pagh et al. 2025, Algorithm 1 line 2).
+    """Noisy weights ``w - (2D/epsilon0) G``, G iid Gumbel(0, 1) (Pagh et al. 2025, Algorithm 1 line 2).
 
-    Drawn in the equivalent form ``w + (2D/eps0) ln E`` with E iid Exp(1) (``-ln E`` is
+    Drawn in the equivalent form ``w + (2D/epsilon0) ln E`` with E iid Exp(1) (``-ln E`` is
     Gumbel(0, 1)), which costs one logarithm per edge instead of two.
     """
     g = as_graph_arrays(data)
@@ -72,7 +72,7 @@ def perturbed_mst(
     data : networkx.Graph, (n, edges, weights) or GraphArrays
         Public topology, private weights. Disconnected graphs give a spanning forest.
     epsilon0 : float > 0
-        Per-step budget; each of the ``n - c`` selections is eps0-DP (Theorem 3.2 + 3.5).
+        Per-step budget; each of the ``n - c`` selections is epsilon0-DP (Theorem 3.2 + 3.5).
     rng : None, int, SeedSequence or Generator
     sensitivity : float > 0
         D: neighbours satisfy ``max_e |w_e - w'_e| <= D``.
@@ -256,7 +256,7 @@ class GumbelPerturbationMechanism:
         return self.sample(data, 1, rng)[0]
 
     def privacy_claim(self, data, delta: float, *, conversion: str = "generic") -> PrivacyClaim:
-        """The claimed guarantee on ``data``'s topology: ``n - c`` eps0-DP steps, zCDP-composed."""
+        """The claimed guarantee on ``data``'s topology: ``n - c`` epsilon0-DP steps, zCDP-composed."""
         g = as_graph_arrays(data)
         steps = g.n - number_of_components(g)
         return claim_from_epsilon0(

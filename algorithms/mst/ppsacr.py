@@ -13,7 +13,7 @@ empty); otherwise it is 0. This gives exact output distributions on small instan
 
 One-Shot-PPSACR draws ``X_i = E_i / p_i`` (``E_i`` iid Exp(1)) once and repeatedly takes the
 candidate with the smallest ``X_i``, applying the same removals; Theorem 3.5 (memorylessness of
-the exponential) says it has the same distribution. With ``p_e = exp(-eps0 w_e / (2D))`` and the
+the exponential) says it has the same distribution. With ``p_e = exp(-epsilon0 w_e / (2D))`` and the
 graphic removal rule (drop edges that close a cycle) PPSACR is Algorithm 2 and One-Shot-PPSACR
 is Algorithm 3.
 

@@ -2,8 +2,8 @@
 
 Each runs on built-in catalogue instances (:mod:`.catalogue`) in a few seconds:
 
-- ``private-mst/exponential-step-exact-loss`` -- exact worst-case loss of one selection <= eps0,
-  and it approaches eps0 (Fact 2.7);
+- ``private-mst/exponential-step-exact-loss`` -- exact worst-case loss of one selection <= epsilon0,
+  and it approaches epsilon0 (Fact 2.7);
 - ``private-mst/tree-exact-loss-vs-zcdp-claim`` -- exact loss of the whole tree vs the
   (eps, delta) claimed by zCDP accounting (Theorem 3.2), with the looseness reported;
 - ``private-mst/algorithm1-audit`` -- sampled audit of Algorithm 1 on the worst neighbour,
@@ -44,8 +44,8 @@ def _step_loss(seed: int):
         passed=passed,
         exact_loss=float(heavy.loss),
         details=(
-            f"max exact step loss / eps0 over {len(catalogue())} catalogue graphs and all sign-pattern "
-            f"neighbours = {worst_ratio:.12f} ({worst_name}); heavy-edge triangle at eps0 = 1 reaches "
+            f"max exact step loss / epsilon0 over {len(catalogue())} catalogue graphs and all sign-pattern "
+            f"neighbours = {worst_ratio:.12f} ({worst_name}); heavy-edge triangle at epsilon0 = 1 reaches "
             f"{heavy.loss:.12f}"
         ),
     )
@@ -69,7 +69,7 @@ def _tree_loss(seed: int):
         ok = loss.delta_at[br.epsilon] <= DELTA and exact <= br.epsilon <= gen.epsilon
         passed &= ok and loss.epsilon <= loss.basic_composition * (1 + 1e-12)
         parts.append(
-            f"{name} (eps0={entry.epsilon0}, {steps} steps): exact eps(delta=1e-6)={exact:.3f}, "
+            f"{name} (epsilon0={entry.epsilon0}, {steps} steps): exact eps(delta=1e-6)={exact:.3f}, "
             f"pure={loss.epsilon:.3f}, basic={loss.basic_composition:.2f}, zCDP claim generic={gen.epsilon:.2f} "
             f"({gen.epsilon / exact:.1f}x), bounded-range={br.epsilon:.2f} ({br.epsilon / exact:.1f}x)"
         )
@@ -177,15 +177,17 @@ def verifications():
     from dpverify.suite import Verification
 
     return [
-        Verification("private-mst/exponential-step-exact-loss", "one selection is eps0-DP (Pagh et al. 2025, Fact 2.7)",
+        Verification("private-mst/exponential-step-exact-loss",
+                     "one selection is epsilon0-DP (Pagh et al. 2025, Fact 2.7)",
                      _step_loss),
         Verification(
             "private-mst/tree-exact-loss-vs-zcdp-claim",
-            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) eps0^2/2 "
+            "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) epsilon0^2/2 "
             "(Pagh et al. 2025, Thm 3.2)",
             _tree_loss,
         ),
-        Verification("private-mst/algorithm1-audit", "Algorithm 1 is (n-1) eps0-DP (pure, basic composition)", _audit),
+        Verification("private-mst/algorithm1-audit",
+                     "Algorithm 1 is (n-1) epsilon0-DP (pure, basic composition)", _audit),
         Verification(
             "private-mst/algorithm1-half-noise-is-caught",
             "the auditor flags Algorithm 1 with half its noise scale",

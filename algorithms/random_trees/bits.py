@@ -1,7 +1,7 @@
 """Bit-level randomized response on integer edge weights (DP-RST 2025, Sections 4.1-4.3).
 
 An integer weight ``0 < w < k`` is written with ``l = ceil(log2 k)`` bits
-(Definition 4.1); each bit is kept with probability ``t = e^eps0 / (e^eps0 + 1)``
+(Definition 4.1); each bit is kept with probability ``t = e^epsilon0 / (e^epsilon0 + 1)``
 and flipped otherwise (Definition 3.10, Algorithm 4 lines 5-8); the noisy weight
 is ``w~ = sum_i 2^i b~_i`` (Definition 4.3). Everything here works on plain
 integer arrays; the exact probability mass function of a noisy weight is
@@ -84,28 +84,28 @@ def bit_count(k) -> int:
     return (k - 1).bit_length()
 
 
-def validate_bit_epsilon(eps0) -> float:
-    """Return ``eps0`` as a float after checking ``0 < eps0 < inf``.
+def validate_bit_epsilon(epsilon0) -> float:
+    """Return ``epsilon0`` as a float after checking ``0 < epsilon0 < inf``.
 
     Raises
     ------
     InvalidPrivacyParameterError
-        If ``eps0`` is not a finite number > 0. (The seed allows ``eps0 >= 0``;
-        ``eps0 = 0`` makes every bit a fair coin and the output independent of the
+        If ``epsilon0`` is not a finite number > 0. (The seed allows ``epsilon0 >= 0``;
+        ``epsilon0 = 0`` makes every bit a fair coin and the output independent of the
         data, which this implementation rejects as a likely mistake.)
     """
-    if isinstance(eps0, bool) or not isinstance(eps0, numbers.Real):
-        raise InvalidPrivacyParameterError(f"eps0 must be a finite number > 0, got {eps0!r}")
-    eps0 = float(eps0)
-    if not (math.isfinite(eps0) and eps0 > 0):
-        raise InvalidPrivacyParameterError(f"eps0 must be a finite number > 0, got {eps0}")
-    return eps0
+    if isinstance(epsilon0, bool) or not isinstance(epsilon0, numbers.Real):
+        raise InvalidPrivacyParameterError(f"epsilon0 must be a finite number > 0, got {epsilon0!r}")
+    epsilon0 = float(epsilon0)
+    if not (math.isfinite(epsilon0) and epsilon0 > 0):
+        raise InvalidPrivacyParameterError(f"epsilon0 must be a finite number > 0, got {epsilon0}")
+    return epsilon0
 
 
-def keep_probability(eps0) -> float:
-    """Probability ``t = e^eps0 / (e^eps0 + 1)`` that a bit is kept (DP-RST 2025, Definition 5.1)."""
-    eps0 = validate_bit_epsilon(eps0)
-    return 1.0 / (1.0 + math.exp(-eps0))
+def keep_probability(epsilon0) -> float:
+    """Probability ``t = e^epsilon0 / (e^epsilon0 + 1)`` that a bit is kept (DP-RST 2025, Definition 5.1)."""
+    epsilon0 = validate_bit_epsilon(epsilon0)
+    return 1.0 / (1.0 + math.exp(-epsilon0))
 
 
 def validate_integer_weights(weights, k) -> np.ndarray:
@@ -165,27 +165,27 @@ def reconstruct_weights(bits) -> np.ndarray:
     return b @ powers
 
 
-def randomized_response_bits(bits, eps0, rng=None) -> np.ndarray:
-    """Keep each bit with probability ``e^eps0/(e^eps0+1)``, flip it otherwise (DP-RST 2025, Definition 3.10).
+def randomized_response_bits(bits, epsilon0, rng=None) -> np.ndarray:
+    """Keep each bit with probability ``e^epsilon0/(e^epsilon0+1)``, flip it otherwise (DP-RST 2025, Definition 3.10).
 
     Parameters
     ----------
     bits : array_like of {0, 1}
-    eps0 : float
+    epsilon0 : float
         Per-bit privacy parameter, ``> 0``.
     rng : None, int, SeedSequence or Generator
     """
-    t = keep_probability(eps0)
+    t = keep_probability(epsilon0)
     rng = np.random.default_rng(rng)
     b = np.asarray(bits, dtype=np.uint8)
     flips = rng.random(b.shape) >= t
     return b ^ flips.astype(np.uint8)
 
 
-def perturb_weights(weights, k, eps0, rng=None) -> np.ndarray:
+def perturb_weights(weights, k, epsilon0, rng=None) -> np.ndarray:
     """Noisy weights ``w~`` of DP-RST 2025, Algorithm 4 lines 2-9 (one draw per edge).
 
-    Validates ``0 < w < k`` (integers), ``k >= 2`` and ``eps0 > 0``; returns an
+    Validates ``0 < w < k`` (integers), ``k >= 2`` and ``epsilon0 > 0``; returns an
     int64 array of values in ``[0, 2^l - 1]``. A noisy weight can be ``0`` (the
     edge becomes unusable) and can exceed ``k - 1`` (all ``l``-bit patterns occur).
 
@@ -194,19 +194,19 @@ def perturb_weights(weights, k, eps0, rng=None) -> np.ndarray:
     .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
        under double-blind review, 2025. Algorithm 4 lines 2-9, Definitions 3.10 and 4.1.
     """
-    return perturb_weights_batch(weights, k, eps0, None, rng)
+    return perturb_weights_batch(weights, k, epsilon0, None, rng)
 
 
-def perturb_weights_batch(weights, k, eps0, size, rng=None) -> np.ndarray:
+def perturb_weights_batch(weights, k, epsilon0, size, rng=None) -> np.ndarray:
     """``size`` independent noisy weight vectors, shape ``(size, m)`` (or ``(m,)`` if size is None).
 
     Vectorized form of :func:`perturb_weights`: the bit flips of all draws are one
     Bernoulli array, equivalently a per-bit XOR mask.
     """
     w = validate_integer_weights(weights, k)
-    eps0 = validate_bit_epsilon(eps0)
+    epsilon0 = validate_bit_epsilon(epsilon0)
     l = bit_count(k)
-    t = keep_probability(eps0)
+    t = keep_probability(epsilon0)
     rng = np.random.default_rng(rng)
     shape = (l, w.size) if size is None else (int(size), l, w.size)
     flips = rng.random(shape) >= t
@@ -225,7 +225,7 @@ def hamming_distance(a, b) -> np.ndarray:
     return count
 
 
-def noisy_weight_pmf(w, k, eps0) -> np.ndarray:
+def noisy_weight_pmf(w, k, epsilon0) -> np.ndarray:
     """Exact pmf of the noisy weight of one edge: entry ``y`` is ``P[w~ = y]``, ``y < 2^l``.
 
     ``P[w~ = y] = t^(l - h) (1 - t)^h``, ``h`` = Hamming distance of ``w`` and ``y``
@@ -233,18 +233,18 @@ def noisy_weight_pmf(w, k, eps0) -> np.ndarray:
     """
     w = int(validate_integer_weights([w], k)[0])
     l = bit_count(k)
-    t = keep_probability(eps0)
+    t = keep_probability(epsilon0)
     h = hamming_distance(w, np.arange(2**l))
-    # log space keeps tiny probabilities accurate for large eps0
+    # log space keeps tiny probabilities accurate for large epsilon0
     log_p = (l - h) * math.log(t) + h * math.log1p(-t)
     return np.exp(log_p)
 
 
-def noisy_weight_pmf_dict(w, k, eps0) -> dict[int, float]:
+def noisy_weight_pmf_dict(w, k, epsilon0) -> dict[int, float]:
     """:func:`noisy_weight_pmf` as a dict ``{y: P[w~ = y]}`` (the form dpverify takes)."""
-    return {int(y): float(p) for y, p in enumerate(noisy_weight_pmf(w, k, eps0))}
+    return {int(y): float(p) for y, p in enumerate(noisy_weight_pmf(w, k, epsilon0))}
 
 
-def probability_exact_reconstruction(k, eps0) -> float:
+def probability_exact_reconstruction(k, epsilon0) -> float:
     """``P[w~(e) = w(e)] = t^l`` (DP-RST 2025, Lemma 5.2 / Lemma B.1)."""
-    return keep_probability(eps0) ** bit_count(k)
+    return keep_probability(epsilon0) ** bit_count(k)

@@ -285,12 +285,12 @@ def steps_for_total_variation(graph, weights=None, *, tolerance: float, initial=
     raise ValueError(f"distance still above {tolerance} after {max_steps} steps")
 
 
-def _noisy_value_pmfs(w: np.ndarray, k: int, eps0: float) -> np.ndarray:
+def _noisy_value_pmfs(w: np.ndarray, k: int, epsilon0: float) -> np.ndarray:
     """Row e: exact pmf of the noisy weight of edge e over 0..2^l - 1."""
-    return np.array([_bits.noisy_weight_pmf(int(x), k, eps0) for x in w])
+    return np.array([_bits.noisy_weight_pmf(int(x), k, epsilon0) for x in w])
 
 
-def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int):
+def dp_rst_conditional_distributions(graph, weights=None, *, k, epsilon0, edge: int):
     """Exact law of the DP-RST output given each noisy value of one edge.
 
     The pipeline (DP-RST 2025, Algorithm 4, with an exact sampler of the product
@@ -311,7 +311,7 @@ def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int)
     w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
     if w.size != topo.m:
         raise ValueError(f"weights must have one entry per edge ({topo.m}), got {w.size}")
-    eps0 = _bits.validate_bit_epsilon(eps0)
+    epsilon0 = _bits.validate_bit_epsilon(epsilon0)
     l = _bits.bit_count(k)
     base = 2**l
     others = [e for e in range(topo.m) if e != edge]
@@ -323,7 +323,7 @@ def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int)
         )
     trees = enumerate_spanning_trees(topo)
     incidence = tree_incidence(trees, topo.m)
-    pmfs = _noisy_value_pmfs(w, k, eps0)
+    pmfs = _noisy_value_pmfs(w, k, epsilon0)
     # all noisy vectors of the other edges, by mixed radix, in chunks
     table = np.zeros((base, len(trees) + 1))
     powers = base ** np.arange(len(others), dtype=np.int64)
@@ -347,16 +347,16 @@ def dp_rst_conditional_distributions(graph, weights=None, *, k, eps0, edge: int)
     return trees + [NO_SPANNING_TREE], table
 
 
-def exact_dp_rst_distribution(graph, weights=None, *, k, eps0) -> dict:
+def exact_dp_rst_distribution(graph, weights=None, *, k, epsilon0) -> dict:
     """Exact output law of DP-RST: ``{tree or NO_SPANNING_TREE: probability}`` (zero entries dropped)."""
     topo = as_weighted_graph(graph)
     w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
-    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, eps0=eps0, edge=0)
-    mix = _bits.noisy_weight_pmf(int(w[0]), k, eps0) @ table
+    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, epsilon0=epsilon0, edge=0)
+    mix = _bits.noisy_weight_pmf(int(w[0]), k, epsilon0) @ table
     return {o: float(p) for o, p in zip(outcomes, mix) if p > 0}
 
 
-def exact_dp_rst_pair(graph, weights, neighbour_weights, *, k, eps0):
+def exact_dp_rst_pair(graph, weights, neighbour_weights, *, k, epsilon0):
     """Exact output laws of DP-RST on two weight vectors that differ on at most one edge.
 
     Returns ``(pmf, pmf_neighbour)`` as dicts over the same outcomes (trees and
@@ -370,9 +370,9 @@ def exact_dp_rst_pair(graph, weights, neighbour_weights, *, k, eps0):
     if diff.size > 1:
         raise ValueError(f"the two weight vectors differ on {diff.size} edges; neighbours differ on at most one")
     edge = int(diff[0]) if diff.size else 0
-    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, eps0=eps0, edge=edge)
-    p = _bits.noisy_weight_pmf(int(w[edge]), k, eps0) @ table
-    q = _bits.noisy_weight_pmf(int(w2[edge]), k, eps0) @ table
+    outcomes, table = dp_rst_conditional_distributions(topo, w, k=k, epsilon0=epsilon0, edge=edge)
+    p = _bits.noisy_weight_pmf(int(w[edge]), k, epsilon0) @ table
+    q = _bits.noisy_weight_pmf(int(w2[edge]), k, epsilon0) @ table
     return (
         {o: float(x) for o, x in zip(outcomes, p)},
         {o: float(x) for o, x in zip(outcomes, q)},
@@ -430,12 +430,12 @@ class Theorem53Evaluation:
         return self.mode_probability >= self.bound * (1 - self.tolerance)
 
 
-def theorem_5_3_bound(k, eps0, n: int) -> float:
-    """``t^(l (n - 1))`` with ``t = e^eps0/(e^eps0+1)``, ``l = ceil(log2 k)`` (DP-RST 2025, Theorem 5.3)."""
-    return _bits.keep_probability(eps0) ** (_bits.bit_count(k) * (int(n) - 1))
+def theorem_5_3_bound(k, epsilon0, n: int) -> float:
+    """``t^(l (n - 1))`` with ``t = e^epsilon0/(e^epsilon0+1)``, ``l = ceil(log2 k)`` (DP-RST 2025, Theorem 5.3)."""
+    return _bits.keep_probability(epsilon0) ** (_bits.bit_count(k) * (int(n) - 1))
 
 
-def evaluate_theorem_5_3(graph, weights=None, *, k, eps0) -> Theorem53Evaluation:
+def evaluate_theorem_5_3(graph, weights=None, *, k, epsilon0) -> Theorem53Evaluation:
     """Evaluate DP-RST 2025's Theorem 5.3 exactly on a small graph (see :class:`Theorem53Evaluation`).
 
     The DP-RST output law is :func:`exact_dp_rst_distribution` (exact sampler; the
@@ -444,13 +444,13 @@ def evaluate_theorem_5_3(graph, weights=None, *, k, eps0) -> Theorem53Evaluation
     topo = as_weighted_graph(graph)
     w = _bits.validate_integer_weights(topo.weights if weights is None else weights, k)
     truth = exact_tree_distribution(topo, w.astype(float))
-    noisy = exact_dp_rst_distribution(topo, w, k=k, eps0=eps0)
+    noisy = exact_dp_rst_distribution(topo, w, k=k, epsilon0=epsilon0)
     literal = sum(p * noisy.get(t, 0.0) for t, p in truth.items())
     ratios = {t: noisy.get(t, 0.0) / p for t, p in truth.items()}
     worst = min(ratios, key=lambda t: (ratios[t], t))
     mode = min(truth, key=lambda t: (-truth[t], t))
     return Theorem53Evaluation(
-        bound=theorem_5_3_bound(k, eps0, topo.n),
+        bound=theorem_5_3_bound(k, epsilon0, topo.n),
         literal=float(literal),
         min_ratio=float(ratios[worst]),
         min_ratio_tree=worst,

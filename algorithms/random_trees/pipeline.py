@@ -1,17 +1,17 @@
 """DP-RST: differentially private random spanning trees (DP-RST 2025, Algorithm 4).
 
 Pipeline: integer weights ``0 < w(e) < k`` -> ``l = ceil(log2 k)`` bits -> each bit
-kept with probability ``e^eps0/(e^eps0+1)`` -> noisy weights ``w~`` -> a spanning
+kept with probability ``e^epsilon0/(e^epsilon0+1)`` -> noisy weights ``w~`` -> a spanning
 tree with P[T] proportional to ``prod_{e in T} w~(e)`` (edges with ``w~ = 0`` unusable).
 
 Privacy is carried as data (OpenDP style), for neighbours that change one edge's
 weight by at most 1 (DP-RST 2025, Definition 3.5):
 
 - :func:`lemma_4_4_claimed_epsilon` -- the paper's claim (Lemma 4.4):
-  ``(eps0 * sqrt(8 k ln(1/delta)), delta)``-DP.
+  ``(epsilon0 * sqrt(8 k ln(1/delta)), delta)``-DP.
 - :func:`exact_weight_release_epsilon` -- the exact pure loss of the noisy weight
-  release: ``eps0`` times the largest Hamming distance between the bit patterns of
-  ``w`` and ``w + 1`` with both in ``(0, k)``, which is ``l * eps0`` for ``k >= 3``
+  release: ``epsilon0`` times the largest Hamming distance between the bit patterns of
+  ``w`` and ``w + 1`` with both in ``(0, k)``, which is ``l * epsilon0`` for ``k >= 3``
   (``2^(l-1) - 1 -> 2^(l-1)`` flips all ``l`` bits) and 0 for ``k = 2`` (the only
   allowed weight is 1, so no two inputs are neighbours). The tree release is a
   post-processing of it, so it is at most as large.
@@ -62,8 +62,8 @@ class PrivacyClaim:
     source: str
 
 
-def lemma_4_4_claimed_epsilon(eps0, k, delta) -> float:
-    """The paper's claimed epsilon ``eps0 * sqrt(8 k ln(1/delta))`` (DP-RST 2025, Lemma 4.4 / A.2).
+def lemma_4_4_claimed_epsilon(epsilon0, k, delta) -> float:
+    """The paper's claimed epsilon ``epsilon0 * sqrt(8 k ln(1/delta))`` (DP-RST 2025, Lemma 4.4 / A.2).
 
     **choice**: ``log`` in the seed is the natural logarithm (it comes from the
     advanced-composition Lemma 3.8 of Dwork, Rothblum, Vadhan 2010). Note the seed
@@ -74,12 +74,12 @@ def lemma_4_4_claimed_epsilon(eps0, k, delta) -> float:
     .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
        under double-blind review, 2025. Lemma 4.4.
     """
-    eps0 = _bits.validate_bit_epsilon(eps0)
+    epsilon0 = _bits.validate_bit_epsilon(epsilon0)
     k = _bits.validate_weight_bound(k)
     delta = float(delta)
     if not (0.0 < delta < 1.0):
         raise InvalidPrivacyParameterError(f"delta must lie in (0, 1), got {delta}")
-    return eps0 * math.sqrt(8.0 * k * math.log(1.0 / delta))
+    return epsilon0 * math.sqrt(8.0 * k * math.log(1.0 / delta))
 
 
 def max_neighbour_hamming_distance(k) -> int:
@@ -103,14 +103,14 @@ def worst_case_neighbours(k) -> tuple[int, int]:
     return top - 1, top
 
 
-def exact_weight_release_epsilon(eps0, k) -> float:
-    """Exact pure privacy loss of the noisy weight release, ``eps0 * max_neighbour_hamming_distance(k)``.
+def exact_weight_release_epsilon(epsilon0, k) -> float:
+    """Exact pure privacy loss of the noisy weight release, ``epsilon0 * max_neighbour_hamming_distance(k)``.
 
     For neighbours differing on one edge only that edge's noisy weight changes
-    law; the likelihood ratio of an output ``y`` is ``e^(eps0 (h(w', y) - h(w, y)))``,
-    which reaches ``e^(eps0 h(w, w'))`` at ``y = w``.
+    law; the likelihood ratio of an output ``y`` is ``e^(epsilon0 (h(w', y) - h(w, y)))``,
+    which reaches ``e^(epsilon0 h(w, w'))`` at ``y = w``.
     """
-    return _bits.validate_bit_epsilon(eps0) * max_neighbour_hamming_distance(k)
+    return _bits.validate_bit_epsilon(epsilon0) * max_neighbour_hamming_distance(k)
 
 
 def _tree_from_noisy(topo, noisy, sampler, steps, rng, size=1):
@@ -138,7 +138,7 @@ def _check_sampler(sampler, steps):
         raise ValueError("the 'chain' sampler needs an explicit number of steps >= 0")
 
 
-def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", steps=None,
+def dp_random_spanning_tree(graph, weights=None, *, k, epsilon0, sampler="wilson", steps=None,
                             rng=None) -> tuple[int, ...]:
     """One DP-RST tree (DP-RST 2025, Algorithm 4).
 
@@ -151,7 +151,7 @@ def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", s
         Private weights replacing the graph's, integers with ``0 < w < k``.
     k : int
         Weight bound, ``>= 2``.
-    eps0 : float
+    epsilon0 : float
         Per-bit randomized-response parameter, ``> 0``.
     sampler : {"wilson", "aldous-broder", "chain"}
         The final sampler. **choice**: the default is Wilson's exact sampler; the
@@ -180,7 +180,7 @@ def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", s
     topo = as_weighted_graph(graph)
     _check_sampler(sampler, steps)
     noise_rng, tree_rng = np.random.default_rng(rng).spawn(2)
-    noisy = _bits.perturb_weights(topo.weights if weights is None else weights, k, eps0, noise_rng)
+    noisy = _bits.perturb_weights(topo.weights if weights is None else weights, k, epsilon0, noise_rng)
     if noisy.size != topo.m:
         raise ValueError(f"weights must have one entry per edge ({topo.m}), got {noisy.size}")
     w = noisy.astype(np.float64)
@@ -191,30 +191,30 @@ def dp_random_spanning_tree(graph, weights=None, *, k, eps0, sampler="wilson", s
 class DPRandomSpanningTree:
     """DP-RST as a dpverify mechanism: ``mechanism(weights, rng)`` -> tree or ``NO_SPANNING_TREE``.
 
-    The topology, ``k``, ``eps0`` and the sampler are public parameters; the data
+    The topology, ``k``, ``epsilon0`` and the sampler are public parameters; the data
     is the weight vector. ``sample(weights, size, rng)`` draws ``size`` noisy weight
     vectors at once and runs the sampler once per distinct noisy vector (with the
     number of trees that vector needs), which is much faster on small graphs.
     """
 
-    def __init__(self, graph, *, k, eps0, sampler="wilson", steps=None):
+    def __init__(self, graph, *, k, epsilon0, sampler="wilson", steps=None):
         self.topology = as_weighted_graph(graph)
         self.k = _bits.validate_weight_bound(k)
-        self.eps0 = _bits.validate_bit_epsilon(eps0)
+        self.epsilon0 = _bits.validate_bit_epsilon(epsilon0)
         _check_sampler(sampler, steps)
         self.sampler = sampler
         self.steps = None if steps is None else int(steps)
 
     def claimed_privacy(self, delta) -> PrivacyClaim:
-        """The paper's claim (Lemma 4.4) for this ``k`` and ``eps0``."""
+        """The paper's claim (Lemma 4.4) for this ``k`` and ``epsilon0``."""
         return PrivacyClaim(
-            lemma_4_4_claimed_epsilon(self.eps0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4"
+            lemma_4_4_claimed_epsilon(self.epsilon0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4"
         )
 
     def exact_weight_release_privacy(self) -> PrivacyClaim:
         """The exact pure loss of the noisy weights (an upper bound for the tree release)."""
         return PrivacyClaim(
-            exact_weight_release_epsilon(self.eps0, self.k), 0.0, "exact, bit-level randomized response"
+            exact_weight_release_epsilon(self.epsilon0, self.k), 0.0, "exact, bit-level randomized response"
         )
 
     def __call__(self, weights, rng=None):
@@ -222,7 +222,7 @@ class DPRandomSpanningTree:
 
     def sample(self, weights, size, rng=None) -> list:
         noise_rng, tree_rng = np.random.default_rng(rng).spawn(2)
-        noisy = _bits.perturb_weights_batch(weights, self.k, self.eps0, int(size), noise_rng)
+        noisy = _bits.perturb_weights_batch(weights, self.k, self.epsilon0, int(size), noise_rng)
         if noisy.shape[1] != self.topology.m:
             raise ValueError(f"weights must have one entry per edge ({self.topology.m}), got {noisy.shape[1]}")
         if self.sampler != "chain":
@@ -260,27 +260,27 @@ class DPRandomSpanningTree:
 class WeightRelease:
     """The noisy weight vector of DP-RST as a mechanism: ``mechanism(weights, rng)`` -> tuple of ints."""
 
-    def __init__(self, *, k, eps0):
+    def __init__(self, *, k, epsilon0):
         self.k = _bits.validate_weight_bound(k)
-        self.eps0 = _bits.validate_bit_epsilon(eps0)
+        self.epsilon0 = _bits.validate_bit_epsilon(epsilon0)
 
     def __call__(self, weights, rng=None):
-        return tuple(int(x) for x in _bits.perturb_weights(weights, self.k, self.eps0, rng))
+        return tuple(int(x) for x in _bits.perturb_weights(weights, self.k, self.epsilon0, rng))
 
     def sample(self, weights, size, rng=None) -> list:
-        arr = _bits.perturb_weights_batch(weights, self.k, self.eps0, int(size), rng)
+        arr = _bits.perturb_weights_batch(weights, self.k, self.epsilon0, int(size), rng)
         return [tuple(row) for row in arr.tolist()]
 
 
 class SingleWeightRelease:
     """The noisy weight of one edge: ``mechanism(w, rng)`` -> int in ``[0, 2^l)``."""
 
-    def __init__(self, *, k, eps0):
+    def __init__(self, *, k, epsilon0):
         self.k = _bits.validate_weight_bound(k)
-        self.eps0 = _bits.validate_bit_epsilon(eps0)
+        self.epsilon0 = _bits.validate_bit_epsilon(epsilon0)
 
     def __call__(self, w, rng=None):
-        return int(_bits.perturb_weights([w], self.k, self.eps0, rng)[0])
+        return int(_bits.perturb_weights([w], self.k, self.epsilon0, rng)[0])
 
     def sample(self, w, size, rng=None) -> list:
-        return _bits.perturb_weights_batch([w], self.k, self.eps0, int(size), rng)[:, 0].tolist()
+        return _bits.perturb_weights_batch([w], self.k, self.epsilon0, int(size), rng)[:, 0].tolist()

@@ -1,13 +1,13 @@
 """Verifications this family registers with ``dpverify suite`` (DP-RST 2025, DP random spanning trees).
 
 - ``random-spanning-trees/weight-release-exact-loss`` -- exact loss of the noisy weight
-  release on the worst-case neighbours ``2^(l-1) - 1 -> 2^(l-1)`` equals ``l * eps0`` and
-  the paper's Lemma 4.4 claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` holds; its slack is
+  release on the worst-case neighbours ``2^(l-1) - 1 -> 2^(l-1)`` equals ``l * epsilon0`` and
+  the paper's Lemma 4.4 claim ``(epsilon0 sqrt(8 k ln(1/delta)), delta)`` holds; its slack is
   reported.
 - ``random-spanning-trees/weight-release-audit`` -- sampled audit (dpverify.audit) of the
-  same release at the exact claim ``l * eps0``: no violation, certified bound close to it.
+  same release at the exact claim ``l * epsilon0``: no violation, certified bound close to it.
 - ``random-spanning-trees/tree-release-exact-loss`` -- exact (eps, delta) of the released
-  tree (sum over every noisy weight vector) on K4, below ``l * eps0``.
+  tree (sum over every noisy weight vector) on K4, below ``l * epsilon0``.
 - ``random-spanning-trees/wilson-goodness-of-fit`` -- Wilson's sampler against the exact
   product measure on K4 with weights 1..3.
 
@@ -44,7 +44,7 @@ def _weight_release_exact(seed: int):
         passed=passed,
         exact_loss=float(loss.epsilon),
         details=(
-            f"k={K}, eps0={EPS0}, neighbours {lo}->{hi}: exact loss {loss.epsilon:.6f} = l*eps0 "
+            f"k={K}, epsilon0={EPS0}, neighbours {lo}->{hi}: exact loss {loss.epsilon:.6f} = l*epsilon0 "
             f"{expected:.6f}; Lemma 4.4 claims eps={claimed:.4f} at delta={DELTA:g} (exact delta there "
             f"{delta_at_claim:.3g}): holds with slack x{claimed / loss.epsilon:.2f}"
         ),
@@ -62,7 +62,7 @@ def _weight_release_audit(seed: int):
 
     lo, hi = worst_case_neighbours(K)
     exact_eps = exact_weight_release_epsilon(EPS0, K)
-    result = audit(SingleWeightRelease(k=K, eps0=EPS0), lo, hi, epsilon=exact_eps, n_samples=200_000,
+    result = audit(SingleWeightRelease(k=K, epsilon0=EPS0), lo, hi, epsilon=exact_eps, n_samples=200_000,
                    alpha=ALPHA, seed=seed)
     return VerificationOutcome(
         passed=not result.violation,
@@ -88,15 +88,15 @@ def _tree_release_exact(seed: int):
     e = int(np.flatnonzero(w == lo)[0])
     w2 = w.copy()
     w2[e] = hi
-    eps0 = 1.0
-    p, q = exact_dp_rst_pair(entry.graph, w, w2, k=entry.k, eps0=eps0)
+    epsilon0 = 1.0
+    p, q = exact_dp_rst_pair(entry.graph, w, w2, k=entry.k, epsilon0=epsilon0)
     loss = exact_privacy_loss(p, q)
-    bound = exact_weight_release_epsilon(eps0, entry.k)
+    bound = exact_weight_release_epsilon(epsilon0, entry.k)
     return VerificationOutcome(
         passed=bool(loss.epsilon <= bound + 1e-12),
         exact_loss=float(loss.epsilon),
         details=(
-            f"K4 weights {w.tolist()}, edge {e}: {lo}->{hi}, k={entry.k}, eps0={eps0}: tree release exact "
+            f"K4 weights {w.tolist()}, edge {e}: {lo}->{hi}, k={entry.k}, epsilon0={epsilon0}: tree release exact "
             f"eps={loss.epsilon:.4f} (eps at delta=1e-5: {loss.epsilon_for_delta(1e-5):.4f}) vs weight "
             f"release {bound:.4f}"
         ),
@@ -125,17 +125,17 @@ def verifications():
     return [
         Verification(
             "random-spanning-trees/weight-release-exact-loss",
-            f"Lemma 4.4: (eps0 sqrt(8k ln 1/delta), delta)-DP, k={K}, eps0={EPS0}, delta={DELTA:g}",
+            f"Lemma 4.4: (epsilon0 sqrt(8k ln 1/delta), delta)-DP, k={K}, epsilon0={EPS0}, delta={DELTA:g}",
             _weight_release_exact,
         ),
         Verification(
             "random-spanning-trees/weight-release-audit",
-            f"noisy weights are l*eps0 = {EPS0 * 3:g}-DP (k={K}, eps0={EPS0})",
+            f"noisy weights are l*epsilon0 = {EPS0 * 3:g}-DP (k={K}, epsilon0={EPS0})",
             _weight_release_audit,
         ),
         Verification(
             "random-spanning-trees/tree-release-exact-loss",
-            "tree release <= l*eps0 (post-processing), K4, k=4, eps0=1",
+            "tree release <= l*epsilon0 (post-processing), K4, k=4, epsilon0=1",
             _tree_release_exact,
         ),
         Verification(

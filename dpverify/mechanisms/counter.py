@@ -58,21 +58,21 @@ class GeometricBinaryCounter:
         return x.astype(np.int64)
 
     @staticmethod
-    def _structure(T: int):
-        """(node incidence (T nodes x T items), output map (T outputs x T nodes)), nodes indexed by end."""
-        incidence = np.zeros((T, T), dtype=np.int64)
-        output_map = np.zeros((T, T), dtype=np.int64)
-        for e in range(1, T + 1):
+    def _structure(length: int):
+        """(node incidence (length x length), output map (length outputs x length nodes)), nodes by end."""
+        incidence = np.zeros((length, length), dtype=np.int64)
+        output_map = np.zeros((length, length), dtype=np.int64)
+        for e in range(1, length + 1):
             low = e & -e
             incidence[e - 1, e - low: e] = 1
-        for t in range(1, T + 1):
+        for t in range(1, length + 1):
             for j in range(t.bit_length()):
                 if t >> j & 1:
                     output_map[t - 1, ((t >> j) << j) - 1] = 1
         return incidence, output_map
 
-    def ratio(self, T: int) -> float:
-        return math.exp(-self.epsilon / int(T).bit_length())
+    def ratio(self, length: int) -> float:
+        return math.exp(-self.epsilon / int(length).bit_length())
 
     def sample(self, data, size, rng):
         x = self._stream(data)

@@ -42,7 +42,7 @@ def test_event_loss_formula():
 
 
 def test_dpucb_mat_eps_and_thesis_two_eps(suite_alpha):
-    """DPUCB-MAT (Chandak 2023, Alg. 2, eps0 = eps/K): no violation of eps, hence none of 2 eps (Thm 8).
+    """DPUCB-MAT (Chandak 2023, Alg. 2, epsilon0 = eps/K): no violation of eps, hence none of 2 eps (Thm 8).
 
     The certified lower bound (1 - 1e-6 confidence) was 2.44-2.49 on three seeds against the
     true event loss 2.61: asserting > 2.0 shows the audit sees the mechanism's real leakage

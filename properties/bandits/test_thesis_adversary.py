@@ -14,7 +14,7 @@ All checks are deterministic (no sampling, so no false-alarm rate):
 - Lemmas 19 and 20: Hypothesis over non-increasing gap sequences with exact rationals; the
   constant 2 of Lemma 19 cannot be lowered (a fine geometric sequence reaches 0.99 of it).
 - Lemma 21 (with the proof's slip 2^{r_max} <= D_min read as 2^{-r_max} >= D_min): exact
-  rationals on a grid of D_min, K n, eps0 and both roundings of the logarithms.
+  rationals on a grid of D_min, K n, epsilon0 and both roundings of the logarithms.
 """
 
 import math
@@ -120,20 +120,20 @@ def test_lemma19_constant_two_is_approached():
     st.fractions(min_value=Fraction(1, 1000), max_value=10, max_denominator=1000),
 )
 @example([Fraction(1), Fraction(1, 2), Fraction(1, 4)], Fraction(1, 3))  # case 3 of the proof
-@example([Fraction(1, 2)] * 5, Fraction(1, 10))  # case 2: all gaps above eps0
-def test_lemma20_exact(gaps, eps0):
+@example([Fraction(1, 2)] * 5, Fraction(1, 10))  # case 2: all gaps above epsilon0
+def test_lemma20_exact(gaps, epsilon0):
     gaps = sorted(gaps, reverse=True)
-    assert lemma20_lhs(gaps, eps0) <= lemma20_rhs(gaps, eps0)
+    assert lemma20_lhs(gaps, epsilon0) <= lemma20_rhs(gaps, epsilon0)
 
 
 @pytest.mark.parametrize("rounding", ["floor", "ceil"])
 def test_lemma21_exact(rounding):
     worst = 0.0
-    for eps0 in (Fraction(1, 100), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)):
+    for epsilon0 in (Fraction(1, 100), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)):
         for d_min in [Fraction(1, 2**j) for j in range(12)] + [Fraction(3, 1000), Fraction(7, 10)]:
             for kn in (2, 3, 10, 100, 1000, 10**6):
-                lhs = lemma21_lhs(lemma21_r_max(d_min, kn, rounding), eps0)
-                rhs = 2 / d_min + Fraction(math.log2(kn)) / eps0
+                lhs = lemma21_lhs(lemma21_r_max(d_min, kn, rounding), epsilon0)
+                rhs = 2 / d_min + Fraction(math.log2(kn)) / epsilon0
                 assert lhs <= rhs
                 worst = max(worst, float(lhs / rhs))
     assert worst > 0.9  # the grid reaches near-equality, so the check has teeth

@@ -48,15 +48,15 @@ def test_rho_and_epsilon_conversions_are_inverse(eps, delta):
 
 @given(positive, st.integers(1, 10_000), st.sampled_from(sorted(CONVERSIONS)))
 def test_eps0_and_rho_conversions_are_inverse(rho, steps, conversion):
-    eps0 = epsilon0_from_rho(rho, steps, conversion)
-    assert rho_from_epsilon0(eps0, steps, conversion) == pytest.approx(rho, rel=1e-12)
+    epsilon0 = epsilon0_from_rho(rho, steps, conversion)
+    assert rho_from_epsilon0(epsilon0, steps, conversion) == pytest.approx(rho, rel=1e-12)
 
 
 def test_named_conversions_follow_the_notes():
-    assert zcdp_of_pure_step(2.0, "generic") == 2.0  # eps0^2 / 2
-    assert zcdp_of_pure_step(2.0, "bounded-range") == 0.5  # eps0^2 / 8
+    assert zcdp_of_pure_step(2.0, "generic") == 2.0  # epsilon0^2 / 2
+    assert zcdp_of_pure_step(2.0, "bounded-range") == 0.5  # epsilon0^2 / 8
     assert zcdp_of_pure_step(2.0) == 2.0  # default: generic
-    # eps0 = sqrt(2 rho / (n-1)) (generic) and sqrt(8 rho / (n-1)) (bounded range)
+    # epsilon0 = sqrt(2 rho / (n-1)) (generic) and sqrt(8 rho / (n-1)) (bounded range)
     assert epsilon0_from_rho(1.0, 999) == pytest.approx(math.sqrt(2 / 999))
     assert epsilon0_from_rho(1.0, 999, "bounded-range") == pytest.approx(math.sqrt(8 / 999))
     claim = claim_from_epsilon_delta(1.0, 1e-6, 9)
@@ -144,7 +144,7 @@ def test_mechanism_claim_counts_one_step_per_forest_edge():
 
 
 def test_log_space_private_kruskal_keeps_far_lighter_candidates():
-    # eps0 = 10, weights +-1e3: sampling weights exp(+-5000) overflow/underflow in linear space.
+    # epsilon0 = 10, weights +-1e3: sampling weights exp(+-5000) overflow/underflow in linear space.
     huge = as_graph_arrays((4, [[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]], [1e3, -1e3, -999.0, 0.0, 1e3]))
     for seed in range(50):
         assert private_kruskal(huge, 10.0, seed).tolist() == [1, 2, 3]

@@ -49,21 +49,21 @@ def _spanning_tree_count(g) -> int:
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_tree_distribution_is_the_ppsacr_distribution(entry):
-    g, eps0 = entry.graph, entry.epsilon0
-    dp = exact_tree_distribution(g, eps0)
+    g, epsilon0 = entry.graph, entry.epsilon0
+    dp = exact_tree_distribution(g, epsilon0)
     assert math.isclose(sum(dp.values()), 1.0, rel_tol=1e-12)
     assert all(is_spanning_forest(g, t) for t in dp)
     if number_of_components(g) == 1:
         assert len(dp) == _spanning_tree_count(g)  # every spanning tree has positive probability
     # the generic PPSACR enumeration over sequences (a second, independent code path)
-    q = selection_log_weights(g.weights, eps0)
+    q = selection_log_weights(g.weights, epsilon0)
     generic = ppsacr_set_distribution(q, g.n - 1, GraphicRemovalRule(g))
     assert set(generic) == set(dp)
     assert max(abs(generic[t] - dp[t]) for t in dp) < 1e-12
 
 
 def test_triangle_distribution_matches_the_hand_formula():
-    # P[{a, b}] = p_a/Z * p_b/(p_b + p_c) + p_b/Z * p_a/(p_a + p_c),  p = exp(-eps0 w / 2)
+    # P[{a, b}] = p_a/Z * p_b/(p_b + p_c) + p_b/Z * p_a/(p_a + p_c),  p = exp(-epsilon0 w / 2)
     g = catalogue_graph("triangle").graph
     p = np.exp(-1.0 * g.weights / 2)
     Z = p.sum()
@@ -76,10 +76,10 @@ def test_triangle_distribution_matches_the_hand_formula():
 
 @settings(max_examples=25)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0.3, 1.0, 3.0]), st.booleans())
-def test_exact_distribution_matches_generic_ppsacr_on_random_small_graphs(seed, eps0, connected):
+def test_exact_distribution_matches_generic_ppsacr_on_random_small_graphs(seed, epsilon0, connected):
     g = random_small_graph(seed, n_max=5, max_edges=7, connected=connected)
-    dp = exact_tree_distribution(g, eps0)
-    generic = ppsacr_set_distribution(selection_log_weights(g.weights, eps0), g.n - 1, GraphicRemovalRule(g))
+    dp = exact_tree_distribution(g, epsilon0)
+    generic = ppsacr_set_distribution(selection_log_weights(g.weights, epsilon0), g.n - 1, GraphicRemovalRule(g))
     assert set(generic) == set(dp)
     assert max(abs(generic[t] - dp[t]) for t in dp) < 1e-12
 
@@ -109,8 +109,8 @@ def _bonferroni_family(results, suite_alpha):
 def test_algorithms_1_2_3_fit_the_exact_ppsacr_distribution(algorithm, suite_alpha, thorough):
     """Goodness of fit on every catalogue graph, 1e5 samples each (Bonferroni over the catalogue).
 
-    False alarm <= suite_alpha. Power: against the bug "noise scale off by a factor 1.5" (eps0
-    replaced by 1.5 eps0) the chi-square power at level suite_alpha / K exceeds 0.999 on K4, K5
+    False alarm <= suite_alpha. Power: against the bug "noise scale off by a factor 1.5" (epsilon0
+    replaced by 1.5 epsilon0) the chi-square power at level suite_alpha / K exceeds 0.999 on K4, K5
     and the 4-cycle with a chord (asserted below from the exact pmfs).
     """
     n = 400_000 if thorough else 50_000
@@ -132,7 +132,7 @@ def test_algorithms_1_2_3_fit_the_exact_ppsacr_distribution(algorithm, suite_alp
 def test_generic_ppsacr_samplers_fit_the_exact_distribution(algorithm, suite_alpha):
     """The generic (item, size, rule) implementations with the graphic rule, 20k samples each.
 
-    False alarm <= suite_alpha (Bonferroni over 3 graphs). Power > 0.999 against eps0 -> 1.5 eps0 on
+    False alarm <= suite_alpha (Bonferroni over 3 graphs). Power > 0.999 against epsilon0 -> 1.5 epsilon0 on
     K4 (asserted).
     """
     names = ["triangle", "K4", "two-disjoint-triangles"]

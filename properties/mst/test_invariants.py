@@ -66,41 +66,41 @@ ALGORITHMS = {
 
 
 @pytest.mark.parametrize("name", sorted(ALGORITHMS))
-@given(g=graphs(), eps0=eps0s, seed=seeds)
-@example(g=TWO_VERTICES, eps0=1.0, seed=0)
-@example(g=TIES, eps0=1.0, seed=1)
-@example(g=DISCONNECTED, eps0=1.0, seed=2)
-@example(g=K6, eps0=0.1, seed=3)
-@example(g=HUGE, eps0=10.0, seed=4)
-def test_output_is_a_spanning_forest_and_the_same_seed_gives_the_same_tree(name, g, eps0, seed):
+@given(g=graphs(), epsilon0=eps0s, seed=seeds)
+@example(g=TWO_VERTICES, epsilon0=1.0, seed=0)
+@example(g=TIES, epsilon0=1.0, seed=1)
+@example(g=DISCONNECTED, epsilon0=1.0, seed=2)
+@example(g=K6, epsilon0=0.1, seed=3)
+@example(g=HUGE, epsilon0=10.0, seed=4)
+def test_output_is_a_spanning_forest_and_the_same_seed_gives_the_same_tree(name, g, epsilon0, seed):
     algorithm = ALGORITHMS[name]
-    tree = algorithm(g, eps0, seed)
+    tree = algorithm(g, epsilon0, seed)
     assert is_spanning_forest(g, tree)
-    assert np.array_equal(tree, algorithm(g, eps0, seed))
+    assert np.array_equal(tree, algorithm(g, epsilon0, seed))
 
 
-@given(g=graphs(), eps0=eps0s, seed=seeds)
-@example(g=HUGE, eps0=10.0, seed=0)
-@example(g=TIES, eps0=1.0, seed=0)
-def test_algorithm3_is_kruskal_on_the_same_keys_and_algorithm1_uses_them(g, eps0, seed):
-    keys = one_pass_kruskal_keys(g, eps0, seed)
-    order = one_pass_kruskal(g, eps0, seed, return_order=True)
+@given(g=graphs(), epsilon0=eps0s, seed=seeds)
+@example(g=HUGE, epsilon0=10.0, seed=0)
+@example(g=TIES, epsilon0=1.0, seed=0)
+def test_algorithm3_is_kruskal_on_the_same_keys_and_algorithm1_uses_them(g, epsilon0, seed):
+    keys = one_pass_kruskal_keys(g, epsilon0, seed)
+    order = one_pass_kruskal(g, epsilon0, seed, return_order=True)
     assert np.array_equal(order, kruskal_order(g.n, g.edges, np.argsort(keys, kind="stable")))
     # Algorithm 1 draws the very same noisy weights, so any backend returns a minimum spanning
     # forest of these keys (the same set when keys are distinct, which holds almost surely).
-    tree1, noisy = perturbed_mst(g, eps0, seed, return_noisy_weights=True)
+    tree1, noisy = perturbed_mst(g, epsilon0, seed, return_noisy_weights=True)
     assert np.array_equal(noisy, keys)
     assert tree_weight(g, tree1, keys) == pytest.approx(tree_weight(g, order, keys), rel=1e-12, abs=1e-9)
     if len(np.unique(keys)) == g.m:
         assert np.array_equal(tree1, np.sort(order))
 
 
-@given(g=graphs(), eps0=eps0s, seed=seeds, backend=st.sampled_from(MST_BACKENDS))
-@example(g=TIES, eps0=1.0, seed=0, backend="scipy")
-@example(g=HUGE, eps0=0.1, seed=0, backend="prim")
-def test_deterministic_utility_inequality_holds_for_every_draw(g, eps0, seed, backend):
+@given(g=graphs(), epsilon0=eps0s, seed=seeds, backend=st.sampled_from(MST_BACKENDS))
+@example(g=TIES, epsilon0=1.0, seed=0, backend="scipy")
+@example(g=HUGE, epsilon0=0.1, seed=0, backend="prim")
+def test_deterministic_utility_inequality_holds_for_every_draw(g, epsilon0, seed, backend):
     # Pagh et al. 2025, proof of Theorem 1.1: w(T~) - w(T*) <= N(T*) - N(T~) <= (n-1)(max N - min N).
-    tree, noisy = perturbed_mst(g, eps0, seed, backend=backend, return_noisy_weights=True)
+    tree, noisy = perturbed_mst(g, epsilon0, seed, backend=backend, return_noisy_weights=True)
     best = minimum_spanning_tree(g, backend=backend)
     noise = noisy - g.weights
     lhs = tree_weight(g, tree) - tree_weight(g, best)
@@ -111,30 +111,30 @@ def test_deterministic_utility_inequality_holds_for_every_draw(g, eps0, seed, ba
         assert middle <= (g.n - 1) * (noise.max() - noise.min()) + tol
 
 
-@given(g=graphs(), eps0=eps0s, seed=seeds)
-def test_batched_samplers_replay_their_sequential_forms(g, eps0, seed):
+@given(g=graphs(), epsilon0=eps0s, seed=seeds)
+def test_batched_samplers_replay_their_sequential_forms(g, epsilon0, seed):
     rng = np.random.default_rng(seed)
-    batch = private_kruskal_batch(g, eps0, 3, rng)
+    batch = private_kruskal_batch(g, epsilon0, 3, rng)
     rng = np.random.default_rng(seed)
-    assert all(np.array_equal(batch[i], private_kruskal(g, eps0, rng)) for i in range(3))
+    assert all(np.array_equal(batch[i], private_kruskal(g, epsilon0, rng)) for i in range(3))
     rng = np.random.default_rng(seed)
-    batch = one_pass_kruskal_batch(g, eps0, 3, rng)
+    batch = one_pass_kruskal_batch(g, epsilon0, 3, rng)
     rng = np.random.default_rng(seed)
-    assert all(np.array_equal(batch[i], one_pass_kruskal(g, eps0, rng)) for i in range(3))
+    assert all(np.array_equal(batch[i], one_pass_kruskal(g, epsilon0, rng)) for i in range(3))
     rng = np.random.default_rng(seed)
-    batch = pamst_fast_batch(g, eps0, 3, rng)
+    batch = pamst_fast_batch(g, epsilon0, 3, rng)
     rng = np.random.default_rng(seed)
-    assert all(np.array_equal(batch[i], pamst_fast(g, eps0, rng)) for i in range(3))
+    assert all(np.array_equal(batch[i], pamst_fast(g, epsilon0, rng)) for i in range(3))
     # the batched Algorithm 1 sampler does not depend on its chunking
-    a = batched_perturbed_trees(g, eps0, 7, seed, chunk_rows=2)
-    b = batched_perturbed_trees(g, eps0, 7, seed)
+    a = batched_perturbed_trees(g, epsilon0, 7, seed, chunk_rows=2)
+    b = batched_perturbed_trees(g, epsilon0, 7, seed)
     assert np.array_equal(a, b)
-    mech = GumbelPerturbationMechanism(eps0)
+    mech = GumbelPerturbationMechanism(epsilon0)
     assert mech.sample(g, 7, seed) == [tuple(r) for r in b.tolist()]
 
 
 def test_batched_sampler_log_space_path_for_huge_weight_spread():
-    # eps0 = 10, weights +-1e3: w/beta spans 1e4 >> 709, the linear-space keys would overflow.
+    # epsilon0 = 10, weights +-1e3: w/beta spans 1e4 >> 709, the linear-space keys would overflow.
     rows = batched_perturbed_trees(HUGE, 10.0, 200, 0)
     assert all(is_spanning_forest(HUGE, r) for r in rows)
     # edges 1, 2, 3 (weights -1e3, -999, 0) are always chosen: every rival is 1e3 heavier, e^-5000 less likely
@@ -172,9 +172,9 @@ def test_ppsacr_outputs_respect_removals(n_items, k, seed, rule_kind, data):
         assert ppsacr_sequence_log_probability(log_sizes, out, k, rule) > -np.inf
 
 
-@given(g=graphs(), eps0=eps0s, seed=seeds)
-def test_ppsacr_with_the_graphic_rule_returns_spanning_forests(g, eps0, seed):
-    q = selection_log_weights(g.weights, eps0)
+@given(g=graphs(), epsilon0=eps0s, seed=seeds)
+def test_ppsacr_with_the_graphic_rule_returns_spanning_forests(g, epsilon0, seed):
+    q = selection_log_weights(g.weights, epsilon0)
     rule = GraphicRemovalRule(g)
     for sampler in (ppsacr, one_shot_ppsacr):
         out = sampler(q, g.n - 1, rule, seed) if g.m else ()

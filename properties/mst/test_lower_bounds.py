@@ -64,7 +64,7 @@ def test_normalized_error_on_the_hard_distribution_does_not_fall_with_n(suite_al
 def test_no_algorithm_beats_the_exact_maximum_and_upper_bound_is_above(suite_alpha):
     """Errors are >= 0 (no tree beats the maximum) and below Theorem 1.1's explicit bound.
 
-    The explicit high-probability bound (n - 1)(2/eps0)(ln(2m/gamma) + ln ln(2m/gamma)) at
+    The explicit high-probability bound (n - 1)(2/epsilon0)(ln(2m/gamma) + ln ln(2m/gamma)) at
     gamma = 0.05 is about 25x the measured mean error of Algorithm 1 at n = 64 (and 9x the
     largest possible error (n - 1) N there): it is far from tight on this instance.
     """
@@ -145,8 +145,8 @@ def test_erdos_renyi_threshold_constant():
 
 
 def test_lemma_4_1_lift_is_group_privacy_exactly():
-    """On K4: A'(G) = Algorithm 1 on k*w has the law of Algorithm 1 on w with per-step k*eps0, and
-    a pure eps-calibrated Algorithm 1 (eps0 = eps/(n-1), eps = 1/k) lifts to exact loss <= 1.
+    """On K4: A'(G) = Algorithm 1 on k*w has the law of Algorithm 1 on w with per-step k*epsilon0, and
+    a pure eps-calibrated Algorithm 1 (epsilon0 = eps/(n-1), eps = 1/k) lifts to exact loss <= 1.
 
     Exact distributions over all 16 spanning trees and all 2^6 sign-pattern neighbours.
     """
@@ -154,12 +154,12 @@ def test_lemma_4_1_lift_is_group_privacy_exactly():
     g = as_graph_arrays((4, L.complete_graph_edges(4), w))
     for eps in (0.25, 0.5, 0.4):
         k = math.floor(1 / eps)
-        eps0 = eps / 3
-        lifted = exact_tree_distribution(g.with_weights(k * w), eps0)
-        direct = exact_tree_distribution(g, k * eps0)
+        epsilon0 = eps / 3
+        lifted = exact_tree_distribution(g.with_weights(k * w), epsilon0)
+        direct = exact_tree_distribution(g, k * epsilon0)
         assert set(lifted) == set(direct)
         assert all(lifted[t] == pytest.approx(direct[t], rel=1e-12) for t in direct)
-        loss = worst_case_tree_loss(g, k * eps0).epsilon
+        loss = worst_case_tree_loss(g, k * epsilon0).epsilon
         assert loss <= L.lemma_4_1_privacy(eps, 1e-6)[0] + 1e-12
         assert loss > 0.5 * k * eps  # the lift does use the budget (the bound is not vacuous)
     # the lifted sampler runs Algorithm 1 on the scaled weights

@@ -2,7 +2,7 @@
 
 On the graphic matroid the minimum-weight version is Algorithm 1; on the uniform matroid U(N, K)
 the maximum-weight version selects the top K of w + beta G, i.e. PPSACR with sizes
-exp(+eps0 w / 2D) and no removals (sampling K items without replacement), whose exact
+exp(+epsilon0 w / 2D) and no removals (sampling K items without replacement), whose exact
 distribution is enumerated.
 """
 
@@ -32,13 +32,13 @@ class _BasisSampler:
 
 
 @given(graphs(), st.integers(0, 2**63 - 1), st.sampled_from([0.1, 1.0, 10.0]))
-def test_graphic_matroid_extension_returns_spanning_forests_and_is_seeded(g, seed, eps0):
+def test_graphic_matroid_extension_returns_spanning_forests_and_is_seeded(g, seed, epsilon0):
     if g.m == 0:
         return
     M = GraphicMatroid.from_edges(g.n, g.edges)
-    basis = private_matroid_basis(M, g.weights, eps0, seed, maximize=False)
+    basis = private_matroid_basis(M, g.weights, epsilon0, seed, maximize=False)
     assert is_spanning_forest(g, basis)
-    assert np.array_equal(basis, private_matroid_basis(M, g.weights, eps0, seed, maximize=False))
+    assert np.array_equal(basis, private_matroid_basis(M, g.weights, epsilon0, seed, maximize=False))
 
 
 @given(st.integers(0, 2**63 - 1))
@@ -60,7 +60,7 @@ def test_bases_of_other_matroids_are_independent_and_of_full_rank(seed):
 def test_graphic_extension_fits_the_exact_tree_distribution(suite_alpha):
     """Minimum-weight graphic version == Algorithm 1's exact distribution (K4, 50k samples).
 
-    False alarm <= suite_alpha; power > 0.999 against eps0 -> 1.5 eps0 (asserted).
+    False alarm <= suite_alpha; power > 0.999 against epsilon0 -> 1.5 epsilon0 (asserted).
     """
     entry = catalogue_graph("K4")
     M = GraphicMatroid.from_edges(entry.graph.n, entry.graph.edges)
@@ -73,8 +73,8 @@ def test_graphic_extension_fits_the_exact_tree_distribution(suite_alpha):
 
 
 def test_uniform_extension_is_top_k_ppsacr(suite_alpha):
-    """U(6, 3), max-weight: the basis is PPSACR(sizes exp(eps0 w / 2), k = 3, no removals); 50k
-    samples. False alarm <= suite_alpha; power > 0.999 against eps0 -> 1.5 eps0 (asserted)."""
+    """U(6, 3), max-weight: the basis is PPSACR(sizes exp(epsilon0 w / 2), k = 3, no removals); 50k
+    samples. False alarm <= suite_alpha; power > 0.999 against epsilon0 -> 1.5 epsilon0 (asserted)."""
     w = np.array([0.0, 0.5, 1.0, 2.0, 3.0, 3.5])
     M = UniformMatroid(6, 3)
     mech = PerturbedMatroidBasisMechanism(M, 1.0, maximize=True)

@@ -2,7 +2,7 @@
 differential privacy constraints"; the baseline of Pagh, Retschmeier, Wu and Zhang 2025).
 
 Both samplers of :mod:`algorithms.mst.pamst` must draw each step proportionally to
-``exp(-eps0 w_e / (2D))`` over the cut, also when ``eps0 * |w| / (2D)`` is huge. The exponential
+``exp(-epsilon0 w_e / (2D))`` over the cut, also when ``epsilon0 * |w| / (2D)`` is huge. The exponential
 clocks formerly used by ``pamst_fast`` rounded new clocks onto the current time once the log
 weights spanned about +-20, so ties were broken by edge index (a deterministic tree where the law
 is uniform) and at ``|w| = 1e17`` an edge that is always chosen went missing. ``pamst_naive``
@@ -27,11 +27,11 @@ ALPHA = 1e-6
 N = 3000
 
 
-def _trees(sampler, graph, eps0, seed):
+def _trees(sampler, graph, epsilon0, seed):
     if sampler == "fast":
-        return [tuple(r) for r in pamst_fast_batch(graph, eps0, N, np.random.default_rng(seed)).tolist()]
+        return [tuple(r) for r in pamst_fast_batch(graph, epsilon0, N, np.random.default_rng(seed)).tolist()]
     rng = np.random.default_rng(seed)
-    return [tuple(pamst_naive(graph, eps0, rng).tolist()) for _ in range(N)]
+    return [tuple(pamst_naive(graph, epsilon0, rng).tolist()) for _ in range(N)]
 
 
 def _assert_fits(trees, law):
@@ -66,7 +66,7 @@ def test_an_edge_that_must_be_chosen_always_is(sampler, scale):
 
 @pytest.mark.parametrize("sampler", ["fast", "naive"])
 def test_exact_law_with_log_weights_spanning_plus_minus_30(sampler):
-    # K4 with weights in [-60, 60] at eps0 = 1: step probabilities from 1 down to about e^-60.
+    # K4 with weights in [-60, 60] at epsilon0 = 1: step probabilities from 1 down to about e^-60.
     # The exact law is computed by logsumexp per step (accurate at this scale); categories
     # expected below 5 are pooled.
     rng = np.random.default_rng(2024)
@@ -93,7 +93,7 @@ def test_exact_law_with_log_weights_spanning_plus_minus_30(sampler):
 
 @pytest.mark.parametrize("fn", [pamst_fast, pamst_naive])
 def test_infinite_log_weights_are_refused_by_name(fn):
-    # eps0 * |w| / (2D) = 1e10 * 1e300 / 2 overflows to inf: no law is defined, so refuse.
+    # epsilon0 * |w| / (2D) = 1e10 * 1e300 / 2 overflows to inf: no law is defined, so refuse.
     graph = (3, [[0, 1], [1, 2], [0, 2]], [1e300, -1e300, 1.0])
     with pytest.raises(InvalidWeightsError, match="finite log sampling weights"):
         fn(graph, 1e10, 0)

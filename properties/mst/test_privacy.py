@@ -3,9 +3,9 @@
 Neighbours: l_inf with D = 1, worst case searched over the sign patterns w + D s, s in {-1,+1}^m
 (the vertices of the l_inf ball), exhaustively on the catalogue (m <= 10).
 
-- one exponential-mechanism step: exact loss <= eps0, and approaches eps0 when the selected edge
+- one exponential-mechanism step: exact loss <= epsilon0, and approaches epsilon0 when the selected edge
   is much heavier than its rivals;
-- the whole tree: exact pure loss <= basic composition (n - c) eps0, exact delta(eps) curve <= the
+- the whole tree: exact pure loss <= basic composition (n - c) epsilon0, exact delta(eps) curve <= the
   claim from zCDP accounting (generic and bounded-range conversions);
 - sampled audits of Algorithm 1 (dpverify.audit) agree with the exact loss, and a variant with
   half the noise scale is caught.
@@ -36,33 +36,33 @@ DELTA = 1e-6
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_step_loss_is_at_most_eps0(entry):
-    g, eps0 = entry.graph, entry.epsilon0
-    loss = worst_case_step_loss(g, eps0)
-    assert loss.loss <= eps0 * (1 + 1e-12)
+    g, epsilon0 = entry.graph, entry.epsilon0
+    loss = worst_case_step_loss(g, epsilon0)
+    assert loss.loss <= epsilon0 * (1 + 1e-12)
     # cross-check the worst pattern with dpverify's exact loss on the two step pmfs
-    p = exact_step_distribution(g.weights, np.arange(g.m), eps0)
-    q = exact_step_distribution(g.weights + np.array(loss.pattern, float), np.arange(g.m), eps0)
+    p = exact_step_distribution(g.weights, np.arange(g.m), epsilon0)
+    q = exact_step_distribution(g.weights + np.array(loss.pattern, float), np.arange(g.m), epsilon0)
     assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(loss.loss, rel=1e-9)
 
 
 def test_exact_step_loss_reaches_eps0():
-    # The heavy edge (w = 40, rivals 0 and 0.5): P[heavy] = pi ~ e^{-20 eps0}, and moving it down by
-    # D and the rivals up by D gives the exact loss eps0 - ln(1 + (e^{eps0} - 1) pi) -> eps0.
+    # The heavy edge (w = 40, rivals 0 and 0.5): P[heavy] = pi ~ e^{-20 epsilon0}, and moving it down by
+    # D and the rivals up by D gives the exact loss epsilon0 - ln(1 + (e^{epsilon0} - 1) pi) -> epsilon0.
     entry = catalogue_graph("triangle-heavy-edge")
-    for eps0 in (1.0, 2.0, 5.0):
-        loss = worst_case_step_loss(entry.graph, eps0)
+    for epsilon0 in (1.0, 2.0, 5.0):
+        loss = worst_case_step_loss(entry.graph, epsilon0)
         assert loss.edge == 2 and loss.pattern in {(1, 1, -1), (-1, -1, 1)}  # either direction
-        assert loss.loss == pytest.approx(eps0, abs=1e-6)
+        assert loss.loss == pytest.approx(epsilon0, abs=1e-6)
 
 
 @settings(max_examples=30)
 @given(st.integers(0, 2**32 - 1), st.floats(0.05, 5.0), st.data())
-def test_exact_step_loss_is_at_most_eps0_over_any_candidate_set(seed, eps0, data):
+def test_exact_step_loss_is_at_most_eps0_over_any_candidate_set(seed, epsilon0, data):
     # Later steps of Algorithm 2 / PAMST select among a subset of the edges (cycle edges removed,
     # or the cut): the same bound holds for every candidate set.
     g = random_small_graph(seed, n_max=6, max_edges=10)
     cand = data.draw(st.lists(st.integers(0, g.m - 1), min_size=1, max_size=g.m, unique=True))
-    assert worst_case_step_loss(g, eps0, candidates=cand).loss <= eps0 * (1 + 1e-12)
+    assert worst_case_step_loss(g, epsilon0, candidates=cand).loss <= epsilon0 * (1 + 1e-12)
 
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
@@ -73,9 +73,9 @@ def test_exact_tree_loss_is_within_the_claims(entry):
     holds) and the exact eps at the claimed delta is <= the claimed eps; how loose the claim is
     (claimed eps / exact eps at delta = 1e-6) is reported by algorithms/mst/verifications.py.
     """
-    g, eps0 = entry.graph, entry.epsilon0
-    claims = [claim_from_epsilon0(eps0, max(g.n - 1, 1), DELTA, conversion=c) for c in ("generic", "bounded-range")]
-    loss = worst_case_tree_loss(g, eps0, epsilons=[c.epsilon for c in claims], deltas=[DELTA])
+    g, epsilon0 = entry.graph, entry.epsilon0
+    claims = [claim_from_epsilon0(epsilon0, max(g.n - 1, 1), DELTA, conversion=c) for c in ("generic", "bounded-range")]
+    loss = worst_case_tree_loss(g, epsilon0, epsilons=[c.epsilon for c in claims], deltas=[DELTA])
     assert loss.epsilon <= loss.basic_composition * (1 + 1e-12)
     for claim in claims:
         assert claim.steps >= loss.steps
@@ -83,8 +83,8 @@ def test_exact_tree_loss_is_within_the_claims(entry):
         assert loss.epsilon_for_delta[DELTA] <= claim.epsilon
     # cross-check the worst pattern with dpverify
     pattern = np.array(loss.pattern_for_epsilon, float)
-    p = exact_tree_distribution(g, eps0)
-    q = exact_tree_distribution(g, eps0, weights=g.weights + pattern)
+    p = exact_tree_distribution(g, epsilon0)
+    q = exact_tree_distribution(g, epsilon0, weights=g.weights + pattern)
     assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(loss.epsilon, rel=1e-9, abs=1e-12)
 
 
@@ -109,15 +109,15 @@ AUDIT_CASES = [("triangle", 0.25), ("four-cycle-chord", 0.5)]
 
 @pytest.mark.parametrize("name, margin", AUDIT_CASES)
 def test_sampled_audit_of_algorithm1_agrees_with_the_exact_loss(name, margin, suite_alpha):
-    """dpverify.audit of Algorithm 1 on the worst sign-pattern neighbour, pure claim (n-1) eps0.
+    """dpverify.audit of Algorithm 1 on the worst sign-pattern neighbour, pure claim (n-1) epsilon0.
 
     False alarm: violation at suite_alpha; eps_lb > exact eps has probability <= suite_alpha.
     """
     entry = catalogue_graph(name)
-    g, eps0 = entry.graph, entry.epsilon0
-    loss = worst_case_tree_loss(g, eps0)
+    g, epsilon0 = entry.graph, entry.epsilon0
+    loss = worst_case_tree_loss(g, epsilon0)
     g_prime = g.with_weights(g.weights + np.array(loss.pattern_for_epsilon, float))
-    mech = GumbelPerturbationMechanism(eps0)
+    mech = GumbelPerturbationMechanism(epsilon0)
     res = dpverify.audit(
         mech, g, g_prime, epsilon=loss.basic_composition, n_samples=400_000, alpha=suite_alpha, seed=31
     )
@@ -130,18 +130,18 @@ def test_sampled_audit_of_algorithm1_agrees_with_the_exact_loss(name, margin, su
 
 @pytest.mark.parametrize("name", ["triangle", "four-cycle-chord"])
 def test_half_noise_variant_is_caught(name, suite_alpha):
-    """Algorithm 1 with half the Gumbel scale (really 2 eps0 per step) but claiming eps0.
+    """Algorithm 1 with half the Gumbel scale (really 2 epsilon0 per step) but claiming epsilon0.
 
-    Its exact loss (triangle 3.53, 4-cycle+chord 5.37) exceeds the claimed (n-1) eps0 (2, 3); with
+    Its exact loss (triangle 3.53, 4-cycle+chord 5.37) exceeds the claimed (n-1) epsilon0 (2, 3); with
     4e5 samples the certified bound exceeds the claim by a wide margin (power ~1 at suite_alpha).
     """
     entry = catalogue_graph(name)
-    g, eps0 = entry.graph, entry.epsilon0
-    loss = worst_case_tree_loss(g, eps0)
-    broken_loss = worst_case_tree_loss(g, 2 * eps0)
+    g, epsilon0 = entry.graph, entry.epsilon0
+    loss = worst_case_tree_loss(g, epsilon0)
+    broken_loss = worst_case_tree_loss(g, 2 * epsilon0)
     assert broken_loss.epsilon > loss.basic_composition + 1.0  # exact: the claim is false
     g_prime = g.with_weights(g.weights + np.array(broken_loss.pattern_for_epsilon, float))
-    broken = GumbelPerturbationMechanism(eps0, noise_multiplier=0.5)
+    broken = GumbelPerturbationMechanism(epsilon0, noise_multiplier=0.5)
     res = dpverify.audit(
         broken, g, g_prime, epsilon=loss.basic_composition, n_samples=400_000, alpha=suite_alpha, seed=41
     )
@@ -150,7 +150,7 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
 
 
 def test_zcdp_claim_looseness_is_reported_exactly():
-    # On K4 (3 steps, eps0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the
+    # On K4 (3 steps, epsilon0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the
     # exact worst-case eps at that delta is below 2.6: the claim is > 4x loose on small trees.
     entry = catalogue_graph("K4")
     claim = claim_from_epsilon0(entry.epsilon0, 3, DELTA)

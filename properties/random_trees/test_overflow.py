@@ -16,7 +16,7 @@ LARGEST = 2**63
 
 
 def test_largest_allowed_bound_gives_nonnegative_63_bit_weights():
-    # eps0 = 0.1 flips about half of the 63 bits, so the top bit 2**62 is set in about half the rows
+    # epsilon0 = 0.1 flips about half of the 63 bits, so the top bit 2**62 is set in about half the rows
     w = [1, 2**62 - 1, 2**62, LARGEST - 1]
     noisy = bits.perturb_weights_batch(w, LARGEST, 0.1, 2000, np.random.default_rng(7))
     assert noisy.dtype == np.int64
@@ -30,7 +30,7 @@ def test_largest_allowed_bound_gives_nonnegative_63_bit_weights():
 def test_largest_allowed_bound_runs_the_whole_pipeline():
     g = nx.complete_graph(4)
     w = [1, 2**62, LARGEST - 1, 5, 2**40, 3]
-    mech = pipeline.DPRandomSpanningTree(g, k=LARGEST, eps0=40.0)  # eps0 = 40: bits almost never flip
+    mech = pipeline.DPRandomSpanningTree(g, k=LARGEST, epsilon0=40.0)  # epsilon0 = 40: bits almost never flip
     trees = mech.sample(w, 50, np.random.default_rng(3))
     assert all(t != pipeline.NO_SPANNING_TREE and len(t) == 3 for t in trees)
     assert pipeline.exact_weight_release_epsilon(1.0, LARGEST) == 63.0
@@ -42,9 +42,9 @@ def test_bounds_above_2_63_are_refused_by_name(k):
     calls = [
         lambda: bits.perturb_weights([1, 2, 3], k, 1.0, np.random.default_rng(0)),
         lambda: bits.bit_count(k),
-        lambda: pipeline.dp_random_spanning_tree(g, [1, 2, 3], k=k, eps0=1.0, rng=1),
-        lambda: pipeline.DPRandomSpanningTree(g, k=k, eps0=1.0),
-        lambda: pipeline.WeightRelease(k=k, eps0=1.0),
+        lambda: pipeline.dp_random_spanning_tree(g, [1, 2, 3], k=k, epsilon0=1.0, rng=1),
+        lambda: pipeline.DPRandomSpanningTree(g, k=k, epsilon0=1.0),
+        lambda: pipeline.WeightRelease(k=k, epsilon0=1.0),
         lambda: pipeline.lemma_4_4_claimed_epsilon(1.0, k, 1e-6),
     ]
     for call in calls:

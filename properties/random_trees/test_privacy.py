@@ -2,13 +2,13 @@
 
 Findings asserted here (for neighbours changing one edge weight by 1, DP-RST 2025, Definition 3.5):
 
-- the noisy weight release is exactly ``l * eps0``-DP (pure) on the worst-case
+- the noisy weight release is exactly ``l * epsilon0``-DP (pure) on the worst-case
   neighbours ``2^(l-1) - 1 -> 2^(l-1)``, and no pair does worse;
-- the paper's claim ``(eps0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4) holds but is
+- the paper's claim ``(epsilon0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4) holds but is
   loose: ``sqrt(8 k ln(1/delta)) / l`` times the exact loss (9.6x at k = 4 and 16, 19.2x at k = 256,
   delta = 1e-5; 30.7x at k = 1024);
 - the tree release is a post-processing, and on the catalogue its exact loss is far
-  below ``l * eps0``.
+  below ``l * epsilon0``.
 """
 
 import math
@@ -25,8 +25,9 @@ from algorithms.random_trees import bits, exact, pipeline
 from algorithms.random_trees.catalogue import catalogue
 
 
-def _weight_release_loss(w, w2, k, eps0):
-    return dpverify.exact_privacy_loss(bits.noisy_weight_pmf_dict(w, k, eps0), bits.noisy_weight_pmf_dict(w2, k, eps0))
+def _weight_release_loss(w, w2, k, epsilon0):
+    return dpverify.exact_privacy_loss(bits.noisy_weight_pmf_dict(w, k, epsilon0),
+                                       bits.noisy_weight_pmf_dict(w2, k, epsilon0))
 
 
 @given(st.integers(3, 2**12), st.floats(0.05, 5.0))
@@ -35,22 +36,22 @@ def _weight_release_loss(w, w2, k, eps0):
 @example(5, 0.5)
 @example(2**10, 0.1)
 @example(2**10 + 1, 0.1)
-def test_worst_case_neighbours_lose_exactly_l_eps0(k, eps0):
-    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * eps0."""
+def test_worst_case_neighbours_lose_exactly_l_eps0(k, epsilon0):
+    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * epsilon0."""
     lo, hi = pipeline.worst_case_neighbours(k)
     assert 0 < lo < hi < k and hi - lo == 1
-    loss = _weight_release_loss(lo, hi, k, eps0)
-    assert math.isclose(loss.epsilon, bits.bit_count(k) * eps0, rel_tol=1e-9)
-    assert math.isclose(pipeline.exact_weight_release_epsilon(eps0, k), loss.epsilon, rel_tol=1e-9)
-    assert loss.delta(bits.bit_count(k) * eps0 * (1 + 1e-9)) < 1e-12
+    loss = _weight_release_loss(lo, hi, k, epsilon0)
+    assert math.isclose(loss.epsilon, bits.bit_count(k) * epsilon0, rel_tol=1e-9)
+    assert math.isclose(pipeline.exact_weight_release_epsilon(epsilon0, k), loss.epsilon, rel_tol=1e-9)
+    assert loss.delta(bits.bit_count(k) * epsilon0 * (1 + 1e-9)) < 1e-12
 
 
 @pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 33])
 def test_no_neighbouring_pair_does_worse(k):
-    """Exhaustive over all w -> w + 1 in (0, k): loss = eps0 * Hamming distance <= l * eps0."""
-    eps0 = 0.8
-    worst = max(_weight_release_loss(w, w + 1, k, eps0).epsilon for w in range(1, k - 1))
-    assert math.isclose(worst, bits.bit_count(k) * eps0, rel_tol=1e-9)
+    """Exhaustive over all w -> w + 1 in (0, k): loss = epsilon0 * Hamming distance <= l * epsilon0."""
+    epsilon0 = 0.8
+    worst = max(_weight_release_loss(w, w + 1, k, epsilon0).epsilon for w in range(1, k - 1))
+    assert math.isclose(worst, bits.bit_count(k) * epsilon0, rel_tol=1e-9)
     assert pipeline.max_neighbour_hamming_distance(k) == bits.bit_count(k)
 
 
@@ -62,33 +63,33 @@ def test_k_equal_2_has_no_neighbours():
 
 def test_vector_release_loss_equals_the_changed_edge_loss():
     """The release of the whole noisy vector loses exactly what the changed edge loses (other edges cancel)."""
-    k, eps0 = 8, 0.6
+    k, epsilon0 = 8, 0.6
     w, w2 = (5, 3, 2), (5, 4, 2)
-    pmfs = [[bits.noisy_weight_pmf_dict(x, k, eps0) for x in v] for v in (w, w2)]
+    pmfs = [[bits.noisy_weight_pmf_dict(x, k, epsilon0) for x in v] for v in (w, w2)]
 
     def joint(p):
         return {(a, b, c): p[0][a] * p[1][b] * p[2][c] for a in p[0] for b in p[1] for c in p[2]}
 
     loss = dpverify.exact_privacy_loss(joint(pmfs[0]), joint(pmfs[1]))
-    assert math.isclose(loss.epsilon, 3 * eps0, rel_tol=1e-9)
+    assert math.isclose(loss.epsilon, 3 * epsilon0, rel_tol=1e-9)
 
 
 def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
-    """dpverify.audit on 2^(l-1)-1 -> 2^(l-1) (k = 8, eps0 = 0.5, exact loss 1.5).
+    """dpverify.audit on 2^(l-1)-1 -> 2^(l-1) (k = 8, epsilon0 = 0.5, exact loss 1.5).
 
-    No violation at the exact claim l * eps0 (false alarm <= suite_alpha); the
-    certified lower bound is within 10% of it. Power: a claim of (l - 1) * eps0 =
+    No violation at the exact claim l * epsilon0 (false alarm <= suite_alpha); the
+    certified lower bound is within 10% of it. Power: a claim of (l - 1) * epsilon0 =
     1.0 is refuted (the certified bound at 200,000 samples is ~1.43 > 1.0 with
     margin ~6 standard errors at alpha = 1e-6).
     """
-    k, eps0 = 8, 0.5
+    k, epsilon0 = 8, 0.5
     lo, hi = pipeline.worst_case_neighbours(k)
-    mechanism = pipeline.SingleWeightRelease(k=k, eps0=eps0)
-    exact_eps = pipeline.exact_weight_release_epsilon(eps0, k)
+    mechanism = pipeline.SingleWeightRelease(k=k, epsilon0=epsilon0)
+    exact_eps = pipeline.exact_weight_release_epsilon(epsilon0, k)
     result = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps, n_samples=200_000, alpha=suite_alpha, seed=301)
     assert not result.violation
     assert 0.9 * exact_eps < result.epsilon_lower_bound <= exact_eps
-    broken = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps - eps0, n_samples=200_000, alpha=suite_alpha,
+    broken = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps - epsilon0, n_samples=200_000, alpha=suite_alpha,
                             seed=302)
     assert broken.violation
 
@@ -97,14 +98,14 @@ def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
 @example(2, 1.0, 1e-5)
 @example(4, 1.0, 1e-5)
 @example(3, 5.0, 0.5)
-def test_lemma_4_4_claim_holds_and_is_loose(k, eps0, delta):
-    """The claim (eps0 sqrt(8 k ln(1/delta)), delta) holds exactly, with slack sqrt(8 k ln(1/delta)) / l >= 1."""
-    claimed = pipeline.lemma_4_4_claimed_epsilon(eps0, k, delta)
-    exact_eps = pipeline.exact_weight_release_epsilon(eps0, k)
+def test_lemma_4_4_claim_holds_and_is_loose(k, epsilon0, delta):
+    """The claim (epsilon0 sqrt(8 k ln(1/delta)), delta) holds exactly, with slack sqrt(8 k ln(1/delta)) / l >= 1."""
+    claimed = pipeline.lemma_4_4_claimed_epsilon(epsilon0, k, delta)
+    exact_eps = pipeline.exact_weight_release_epsilon(epsilon0, k)
     assert claimed >= exact_eps  # pure loss below the claimed epsilon: delta(claimed) = 0 <= delta
     if k >= 3:
         lo, hi = pipeline.worst_case_neighbours(k)
-        assert _weight_release_loss(lo, hi, k, eps0).delta(claimed) <= delta
+        assert _weight_release_loss(lo, hi, k, epsilon0).delta(claimed) <= delta
         slack = claimed / exact_eps
         assert math.isclose(slack, math.sqrt(8 * k * math.log(1 / delta)) / bits.bit_count(k), rel_tol=1e-9)
 
@@ -141,25 +142,25 @@ def _worst_pair(entry):
 
 @pytest.mark.parametrize("entry", catalogue(), ids=lambda e: e.name)
 def test_tree_release_exact_loss_is_below_the_weight_release(entry):
-    """Exact (eps, delta) of the tree release (sum over all noisy weight vectors) <= l * eps0 (post-processing)."""
-    eps0 = 1.0
+    """Exact (eps, delta) of the tree release (sum over all noisy weight vectors) <= l * epsilon0 (post-processing)."""
+    epsilon0 = 1.0
     w, w2 = _worst_pair(entry)
-    p, q = exact.exact_dp_rst_pair(entry.graph, w, w2, k=entry.k, eps0=eps0)
+    p, q = exact.exact_dp_rst_pair(entry.graph, w, w2, k=entry.k, epsilon0=epsilon0)
     assert math.isclose(sum(p.values()), 1.0, abs_tol=1e-12) and math.isclose(sum(q.values()), 1.0, abs_tol=1e-12)
     loss = dpverify.exact_privacy_loss(p, q)
-    assert 0 < loss.epsilon <= pipeline.exact_weight_release_epsilon(eps0, entry.k) + 1e-12
+    assert 0 < loss.epsilon <= pipeline.exact_weight_release_epsilon(epsilon0, entry.k) + 1e-12
     assert loss.delta(loss.epsilon * (1 + 1e-9)) < 1e-12
     assert loss.epsilon_for_delta(1e-5) <= loss.epsilon
 
 
 def test_tree_release_of_a_path_has_the_closed_form():
     """On a tree graph the output is the tree iff every noisy weight is > 0: P = prod_e (1 - P[w~(e) = 0])."""
-    k, eps0 = 8, 0.9
+    k, epsilon0 = 8, 0.9
     graph = as_graph_arrays((3, np.array([[0, 1], [1, 2]]), np.array([3.0, 5.0])))
-    p, q = exact.exact_dp_rst_pair(graph, [3, 5], [4, 5], k=k, eps0=eps0)
+    p, q = exact.exact_dp_rst_pair(graph, [3, 5], [4, 5], k=k, epsilon0=epsilon0)
 
     def zero(w):
-        return bits.noisy_weight_pmf(w, k, eps0)[0]
+        return bits.noisy_weight_pmf(w, k, epsilon0)[0]
 
     tree = (0, 1)
     assert p[tree] == pytest.approx((1 - zero(3)) * (1 - zero(5)), rel=1e-12)
@@ -171,15 +172,15 @@ def test_tree_release_of_a_path_has_the_closed_form():
 
 def test_tree_release_of_one_edge_loses_exactly_eps0():
     """Two vertices, one edge, k = 8, 3 -> 4: the output is 'no tree' iff w~ = 0, with
-    P[w~ = 0 | 3] = (1-t)^2 t and P[w~ = 0 | 4] = (1-t) t^2, a ratio e^eps0 (not 3 eps0: the
-    tree release of this graph loses eps0 while the weight release loses l * eps0 = 3 eps0)."""
-    k, eps0 = 8, 0.9
-    t = bits.keep_probability(eps0)
+    P[w~ = 0 | 3] = (1-t)^2 t and P[w~ = 0 | 4] = (1-t) t^2, a ratio e^epsilon0 (not 3 epsilon0: the
+    tree release of this graph loses epsilon0 while the weight release loses l * epsilon0 = 3 epsilon0)."""
+    k, epsilon0 = 8, 0.9
+    t = bits.keep_probability(epsilon0)
     graph = as_graph_arrays((2, np.array([[0, 1]]), np.array([3.0])))
-    p, q = exact.exact_dp_rst_pair(graph, [3], [4], k=k, eps0=eps0)
+    p, q = exact.exact_dp_rst_pair(graph, [3], [4], k=k, epsilon0=epsilon0)
     assert p[pipeline.NO_SPANNING_TREE] == pytest.approx((1 - t) ** 2 * t, rel=1e-12)
     assert q[pipeline.NO_SPANNING_TREE] == pytest.approx((1 - t) * t**2, rel=1e-12)
-    assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(eps0, rel=1e-9)
+    assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(epsilon0, rel=1e-9)
 
 
 def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha):
@@ -190,9 +191,9 @@ def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha):
     (asserted below).
     """
     entry = next(e for e in catalogue() if e.name == "k4")
-    pmf = exact.exact_dp_rst_distribution(entry.graph, k=entry.k, eps0=1.0)
+    pmf = exact.exact_dp_rst_distribution(entry.graph, k=entry.k, epsilon0=1.0)
     assert pmf[pipeline.NO_SPANNING_TREE] > 0.01
-    mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, eps0=1.0)
+    mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, epsilon0=1.0)
 
     class Sampler:
         def __init__(self, mech, data):
@@ -212,14 +213,14 @@ def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha):
 
 
 def test_tree_release_audit_finds_no_violation_of_l_eps0(suite_alpha):
-    """A sampled audit of the tree release (triangle, k = 8) at the weight-release loss l * eps0: no violation.
+    """A sampled audit of the tree release (triangle, k = 8) at the weight-release loss l * epsilon0: no violation.
 
     False alarm <= suite_alpha (dpverify.audit's guarantee). No power claim: the true
     loss (0.67) is far below the claim (3.0); this checks the mechanism form end to end.
     """
     entry = next(e for e in catalogue() if e.name == "triangle-k8")
     w, w2 = _worst_pair(entry)
-    mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, eps0=1.0)
+    mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, epsilon0=1.0)
     result = dpverify.audit(mechanism, w, w2, epsilon=pipeline.exact_weight_release_epsilon(1.0, entry.k),
                             n_samples=40_000, alpha=suite_alpha, seed=305)
     assert not result.violation
@@ -231,11 +232,11 @@ def test_tree_release_audit_finds_no_violation_of_l_eps0(suite_alpha):
 def test_pipeline_raises_or_returns_the_no_tree_outcome():
     """A bridge of weight 1 with k = 2 vanishes with probability 1 - t: the error names the cut-off side."""
     graph = as_graph_arrays((4, np.array([[0, 1], [1, 2], [0, 2], [2, 3]]), np.ones(4)))
-    eps0 = 0.05  # each edge vanishes with probability ~0.49
+    epsilon0 = 0.05  # each edge vanishes with probability ~0.49
     errors = 0
     for seed in range(40):
         try:
-            tree = pipeline.dp_random_spanning_tree(graph, k=2, eps0=eps0, rng=seed)
+            tree = pipeline.dp_random_spanning_tree(graph, k=2, epsilon0=epsilon0, rng=seed)
             assert len(tree) == 3
         except NoSpanningTreeError as exc:
             errors += 1
@@ -243,22 +244,22 @@ def test_pipeline_raises_or_returns_the_no_tree_outcome():
     # seeded; P[error] = 1 - t(t^3 + 3 t^2 (1 - t)) = 0.73 per draw, so under correct code
     # P[errors <= 5 or errors = 40] = 4e-6 (binomial tails)
     assert 5 < errors < 40
-    outputs = pipeline.DPRandomSpanningTree(graph, k=2, eps0=eps0).sample(np.ones(4, dtype=int), 200, rng=1)
+    outputs = pipeline.DPRandomSpanningTree(graph, k=2, epsilon0=epsilon0).sample(np.ones(4, dtype=int), 200, rng=1)
     assert pipeline.NO_SPANNING_TREE in outputs and any(len(o) == 3 for o in outputs)
 
 
 def test_pipeline_is_seeded_and_validates():
     entry = next(e for e in catalogue() if e.name == "k4")
-    a = pipeline.dp_random_spanning_tree(entry.graph, k=4, eps0=1.0, sampler="chain", steps=10, rng=7)
-    assert a == pipeline.dp_random_spanning_tree(entry.graph, k=4, eps0=1.0, sampler="chain", steps=10, rng=7)
-    mech = pipeline.DPRandomSpanningTree(entry.graph, k=4, eps0=1.0)
+    a = pipeline.dp_random_spanning_tree(entry.graph, k=4, epsilon0=1.0, sampler="chain", steps=10, rng=7)
+    assert a == pipeline.dp_random_spanning_tree(entry.graph, k=4, epsilon0=1.0, sampler="chain", steps=10, rng=7)
+    mech = pipeline.DPRandomSpanningTree(entry.graph, k=4, epsilon0=1.0)
     assert mech.sample(entry.weights, 50, rng=3) == mech.sample(entry.weights, 50, rng=3)
     with pytest.raises(ValueError, match="steps"):
-        pipeline.DPRandomSpanningTree(entry.graph, k=4, eps0=1.0, sampler="chain")
+        pipeline.DPRandomSpanningTree(entry.graph, k=4, epsilon0=1.0, sampler="chain")
     with pytest.raises(ValueError, match="sampler"):
-        pipeline.DPRandomSpanningTree(entry.graph, k=4, eps0=1.0, sampler="kruskal")
+        pipeline.DPRandomSpanningTree(entry.graph, k=4, epsilon0=1.0, sampler="kruskal")
     with pytest.raises(InvalidPrivacyParameterError):
-        pipeline.DPRandomSpanningTree(entry.graph, k=4, eps0=0.0)
+        pipeline.DPRandomSpanningTree(entry.graph, k=4, epsilon0=0.0)
     claim = mech.claimed_privacy(1e-5)
     assert claim.epsilon == pytest.approx(1.0 * math.sqrt(32 * math.log(1e5)))
     assert mech.exact_weight_release_privacy().epsilon == 2.0
