@@ -16,6 +16,8 @@ Modules (import them directly; this package imports nothing eagerly):
 - :mod:`.exact` -- exact output distributions and exact worst-case privacy losses;
 - :mod:`.catalogue`, :mod:`.samplers`, :mod:`.strategies` -- small graphs, samplers and
   Hypothesis strategies for the verifications in ``properties/mst``;
+- :mod:`.broken` -- deliberately broken variants (a claim the audits must refute), kept apart
+  from the reference implementations;
 - :mod:`.verifications` -- what ``dpverify suite`` runs; :mod:`.experiments`,
   :mod:`.reproduce` -- Appendix H.
 

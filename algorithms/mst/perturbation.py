@@ -219,31 +219,24 @@ class GumbelPerturbationMechanism:
         Per-step budget.
     sensitivity : float > 0
         D of the l_inf neighbouring relation.
-    noise_multiplier : float > 0
-        Multiplies the Gumbel scale (1 = Algorithm 1). Values below 1 give a deliberately
-        *broken* variant whose privacy claim (still computed from ``epsilon0``) is false; used
-        to check that audits catch it.
+
+    See Also
+    --------
+    algorithms.mst.broken.BrokenGumbelPerturbationMechanism : the same with too little noise, for
+        showing that audits catch a false claim.
     """
 
-    def __init__(self, epsilon0: float, *, sensitivity: float = 1.0, noise_multiplier: float = 1.0):
+    def __init__(self, epsilon0: float, *, sensitivity: float = 1.0):
         gumbel_scale(epsilon0, sensitivity)  # validates
         self.epsilon0 = float(epsilon0)
         self.sensitivity = float(sensitivity)
-        self.noise_multiplier = float(noise_multiplier)
 
     def __repr__(self) -> str:
-        return (
-            f"GumbelPerturbationMechanism(epsilon0={self.epsilon0}, sensitivity={self.sensitivity}, "
-            f"noise_multiplier={self.noise_multiplier})"
-        )
-
-    @property
-    def _effective_epsilon0(self) -> float:
-        return self.epsilon0 / self.noise_multiplier
+        return f"GumbelPerturbationMechanism(epsilon0={self.epsilon0}, sensitivity={self.sensitivity})"
 
     def sample_array(self, data, size: int, rng=None) -> np.ndarray:
         """``(size, n - c)`` int64 array of sorted edge indices."""
-        return batched_perturbed_trees(data, self._effective_epsilon0, size, rng, sensitivity=self.sensitivity)
+        return batched_perturbed_trees(data, self.epsilon0, size, rng, sensitivity=self.sensitivity)
 
     def sample(self, data, size: int, rng=None) -> list:
         """``size`` trees, each the sorted tuple of its edge indices."""

@@ -110,14 +110,14 @@ def _audit(seed: int):
 
 def _half_noise(seed: int):
     import dpverify
+    from algorithms.mst.broken import BrokenGumbelPerturbationMechanism
     from algorithms.mst.exact import worst_case_tree_loss
-    from algorithms.mst.perturbation import GumbelPerturbationMechanism
     from dpverify.suite import VerificationOutcome
 
     entry, loss, _ = _worst_pair("triangle")
     broken_loss = worst_case_tree_loss(entry.graph, 2 * entry.epsilon0)
     g_prime = entry.graph.with_weights(entry.graph.weights + np.array(broken_loss.pattern_for_epsilon, float))
-    broken = GumbelPerturbationMechanism(entry.epsilon0, noise_multiplier=0.5)
+    broken = BrokenGumbelPerturbationMechanism(entry.epsilon0, noise_multiplier=0.5)
     res = dpverify.audit(
         broken, entry.graph, g_prime, epsilon=loss.basic_composition, n_samples=400_000, alpha=ALPHA, seed=seed
     )

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import dpverify
 from algorithms.mst.accounting import claim_from_epsilon0
+from algorithms.mst.broken import BrokenGumbelPerturbationMechanism
 from algorithms.mst.catalogue import catalogue, catalogue_graph, random_small_graph
 from algorithms.mst.exact import (
     exact_pamst_distribution,
@@ -141,7 +142,7 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
     broken_loss = worst_case_tree_loss(g, 2 * epsilon0)
     assert broken_loss.epsilon > loss.basic_composition + 1.0  # exact: the claim is false
     g_prime = g.with_weights(g.weights + np.array(broken_loss.pattern_for_epsilon, float))
-    broken = GumbelPerturbationMechanism(epsilon0, noise_multiplier=0.5)
+    broken = BrokenGumbelPerturbationMechanism(epsilon0, noise_multiplier=0.5)
     res = dpverify.audit(
         broken, g, g_prime, epsilon=loss.basic_composition, n_samples=400_000, alpha=suite_alpha, seed=41
     )
@@ -158,3 +159,11 @@ def test_zcdp_claim_looseness_is_reported_exactly():
     assert claim.epsilon == pytest.approx(3 / 2 + 2 * math.sqrt(3 / 2 * math.log(1e6)))
     assert loss.epsilon_for_delta[DELTA] < loss.epsilon <= 3.0 < claim.epsilon
     assert claim.epsilon / loss.epsilon_for_delta[DELTA] > 4
+
+
+@pytest.mark.parametrize("multiplier", [0.0, 1.0, 1.5, -0.5])
+def test_broken_variant_refuses_a_multiplier_that_is_not_broken(multiplier):
+    from algorithms.errors import InvalidPrivacyParameterError
+
+    with pytest.raises(InvalidPrivacyParameterError, match="noise_multiplier"):
+        BrokenGumbelPerturbationMechanism(1.0, noise_multiplier=multiplier)
