@@ -1,4 +1,15 @@
-"""Argument checks shared by the public functions."""
+"""Argument checks shared by every public function of dpverify.
+
+One small function per kind of argument, in the manner of the validation
+helpers of ``scipy.stats`` (e.g. ``_binomtest.py``): each returns the value
+converted to a plain Python type, or raises the project's named error
+(:mod:`dpverify.errors`) with a message that says what was given and what is
+allowed. Claims (``epsilon``, ``delta``) raise
+:class:`~dpverify.errors.InvalidClaimError`; every other parameter raises
+:class:`~dpverify.errors.InvalidParameterError`. Booleans are refused where a
+number is expected (``True`` is an ``int`` to Python, never a sample size or a
+claim to a user).
+"""
 
 from __future__ import annotations
 
@@ -7,38 +18,135 @@ import numbers
 
 from .errors import InvalidClaimError, InvalidParameterError
 
+__all__ = [
+    "check_epsilon",
+    "check_delta",
+    "check_alpha",
+    "check_positive_int",
+    "check_fraction",
+    "check_positive_real",
+]
 
-def check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real):
-        raise InvalidClaimError(f"epsilon must be a finite real number > 0, got {epsilon!r}")
-    value = float(epsilon)
-    if not math.isfinite(value) or value <= 0:
-        raise InvalidClaimError(f"epsilon must be a finite real number > 0, got {epsilon!r}")
-    return value
+
+def _is_real(value) -> bool:
+    return not isinstance(value, bool) and isinstance(value, numbers.Real)
 
 
-def check_delta(delta) -> float:
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real):
-        raise InvalidClaimError(f"delta must be a real number in [0, 1), got {delta!r}")
-    value = float(delta)
-    if not (0.0 <= value < 1.0):
-        raise InvalidClaimError(f"delta must be a real number in [0, 1), got {delta!r}")
-    return value
+def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
+    """A claimed epsilon: a finite real number > 0.
+
+    Parameters
+    ----------
+    epsilon : real
+        The claim.
+    allow_none : bool, default False
+        Accept ``None`` (a mechanism that states no claim) and return it.
+
+    Returns
+    -------
+    float or None
+
+    Raises
+    ------
+    InvalidClaimError
+        Not a real number, not finite, or <= 0.
+    """
+    if epsilon is None and allow_none:
+        return None
+    allowed = "a finite real number > 0" + (" or None" if allow_none else "")
+    if not _is_real(epsilon) or not math.isfinite(float(epsilon)) or float(epsilon) <= 0:
+        raise InvalidClaimError(f"epsilon must be {allowed}, got {epsilon!r}")
+    return float(epsilon)
+
+
+def check_delta(delta, *, claim: bool = True) -> float:
+    """A delta: a real number in [0, 1).
+
+    Parameters
+    ----------
+    delta : real
+        The argument.
+    claim : bool, default True
+        Whether ``delta`` is part of the privacy claim under audit
+        (:class:`~dpverify.errors.InvalidClaimError`) or a parameter of a
+        bound computed without a claim, as in
+        :func:`dpverify.oracle.oracle_epsilon_bound`
+        (:class:`~dpverify.errors.InvalidParameterError`).
+
+    Raises
+    ------
+    InvalidClaimError or InvalidParameterError
+        Not a real number, or outside [0, 1) (NaN included).
+    """
+    if not _is_real(delta) or not (0.0 <= float(delta) < 1.0):
+        error = InvalidClaimError if claim else InvalidParameterError
+        raise error(f"delta must be a real number in [0, 1), got {delta!r}")
+    return float(delta)
 
 
 def check_alpha(alpha) -> float:
-    if isinstance(alpha, bool) or not isinstance(alpha, numbers.Real) or not (0.0 < float(alpha) < 1.0):
-        raise InvalidParameterError(f"alpha must be a real number in (0, 1), got {alpha!r}")
-    return float(alpha)
+    """A test level: a real number in (0, 1).
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a real number, or outside (0, 1).
+    """
+    return check_fraction(alpha, "alpha")
 
 
 def check_positive_int(value, name: str, minimum: int = 1) -> int:
+    """An integer (Python or numpy) ``>= minimum``: sample sizes, chunk counts, seeds.
+
+    Parameters
+    ----------
+    value : int
+        The argument.
+    name : str
+        Its name, for the message.
+    minimum : int, default 1
+        The smallest value allowed (0 for a non-negative integer).
+
+    Raises
+    ------
+    InvalidParameterError
+        Not an integer (floats such as ``1e5`` included), or below ``minimum``.
+    """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
         raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
 def check_fraction(value, name: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (0.0 < float(value) < 1.0):
+    """A real number strictly between 0 and 1 (a level, a share of the samples).
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a real number, or outside (0, 1).
+    """
+    if not _is_real(value) or not (0.0 < float(value) < 1.0):
         raise InvalidParameterError(f"{name} must be a real number in (0, 1), got {value!r}")
+    return float(value)
+
+
+def check_positive_real(value, name: str, lower: float = 0.0) -> float:
+    """A finite real number ``> lower`` (a sensitivity, a scale, a growth factor).
+
+    Parameters
+    ----------
+    value : real
+        The argument.
+    name : str
+        Its name, for the message.
+    lower : float, default 0
+        The value must exceed it strictly.
+
+    Raises
+    ------
+    InvalidParameterError
+        Not a real number, not finite, or ``<= lower``.
+    """
+    if not _is_real(value) or not math.isfinite(float(value)) or not float(value) > lower:
+        raise InvalidParameterError(f"{name} must be a finite real number > {lower:g}, got {value!r}")
     return float(value)

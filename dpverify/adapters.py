@@ -34,26 +34,19 @@ audit them with ``executor=None`` or threads, not with a process pool.
 
 from __future__ import annotations
 
-import math
 import numbers
 
 import numpy as np
 
-from dpverify.errors import InvalidClaimError
+from ._validation import check_delta, check_epsilon
+from .errors import InvalidClaimError
 
 __all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
 
 
 def _check_claim(epsilon, delta):
-    if epsilon is not None:
-        if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (
-            math.isfinite(float(epsilon)) and float(epsilon) > 0
-        ):
-            raise InvalidClaimError(f"epsilon must be a finite number > 0 or None, got {epsilon!r}")
-        epsilon = float(epsilon)
-    if isinstance(delta, bool) or not isinstance(delta, numbers.Real) or not (0.0 <= float(delta) < 1.0):
-        raise InvalidClaimError(f"delta must be a number in [0, 1), got {delta!r}")
-    return epsilon, float(delta)
+    """The claim an adapter carries: epsilon (or None where the library states none) and delta."""
+    return check_epsilon(epsilon, allow_none=True), check_delta(delta)
 
 
 def _check_callable(function, what):

@@ -32,8 +32,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from . import _validation as check
 from .bounds import clopper_pearson_epsilon_bound
-from .errors import InvalidParameterError
 from .exact import _as_pmf
 
 __all__ = ["oracle_epsilon_bound", "OracleBound"]
@@ -86,17 +86,6 @@ class OracleBound:
         count_q = rng.binomial(n, min(max(q, 0.0), 1.0), size=n_draws)
         return np.asarray(clopper_pearson_epsilon_bound(count_p, n, count_q, n, self.alpha, self.delta),
                           dtype=float)
-
-
-def _check(n_certification, alpha, delta):
-    if isinstance(n_certification, bool) or not isinstance(n_certification, (int, np.integer)) \
-            or n_certification < 1:
-        raise InvalidParameterError(f"n_certification must be an integer >= 1, got {n_certification!r}")
-    if not (isinstance(alpha, (int, float, np.floating)) and 0 < alpha < 1):
-        raise InvalidParameterError(f"alpha must be in (0, 1), got {alpha!r}")
-    if not (isinstance(delta, (int, float, np.floating)) and 0 <= delta < 1):
-        raise InvalidParameterError(f"delta must be in [0, 1), got {delta!r}")
-    return int(n_certification), float(alpha), float(delta)
 
 
 def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=0.0) -> OracleBound:
@@ -162,7 +151,9 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
     >>> round(best.epsilon_lower_bound, 3), sorted(best.event)
     (0.496, [0])
     """
-    n, alpha, delta = _check(n_certification, alpha, delta)
+    n = check.check_positive_int(n_certification, "n_certification")
+    alpha = check.check_alpha(alpha)
+    delta = check.check_delta(delta, claim=False)
     pmf_x = _as_pmf(pmf_x, "pmf_x")
     pmf_x_prime = _as_pmf(pmf_x_prime, "pmf_x_prime")
     outputs = list(dict.fromkeys([*pmf_x, *pmf_x_prime]))

@@ -61,7 +61,7 @@ import numpy as np
 from . import _validation as check
 from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
-from .errors import InsufficientSamplesError, InvalidParameterError
+from .errors import InsufficientSamplesError
 from .progress import progress_bar
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
@@ -183,8 +183,7 @@ def look_schedule(budget: int, first_look: int = DEFAULT_FIRST_LOOK,
     """
     budget = check.check_positive_int(budget, "n_samples", minimum=2)
     first_look = check.check_positive_int(first_look, "first_look", minimum=2)
-    if isinstance(growth, bool) or not isinstance(growth, (int, float)) or not growth > 1:
-        raise InvalidParameterError(f"growth must be a real number > 1, got {growth!r}")
+    growth = check.check_positive_real(growth, "growth", lower=1.0)
     looks = []
     n = first_look
     while n * 1.25 < budget:

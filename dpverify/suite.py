@@ -22,6 +22,8 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
+from ._validation import check_positive_int
+
 __all__ = [
     "Verification",
     "VerificationOutcome",
@@ -180,10 +182,7 @@ def run_suite(
         needs registered verifications (a worker finds them again by name) or
         picklable ones.
     """
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        from .errors import InvalidParameterError
-
-        raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
+    seed = check_positive_int(seed, "seed", minimum=0)
     items = select_verifications(registered_verifications() if verifications is None else verifications, select)
     if executor is None:
         records = []

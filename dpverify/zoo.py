@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from ._validation import check_epsilon
+from ._validation import check_epsilon, check_positive_real
 from .audit import audit
 from .errors import InvalidParameterError
 from .exact import exact_privacy_loss
@@ -30,13 +30,6 @@ __all__ = [
     "ExponentialMechanism",
     "textbook_verifications",
 ]
-
-
-def _check_sensitivity(sensitivity) -> float:
-    value = float(sensitivity)
-    if not math.isfinite(value) or value <= 0:
-        raise InvalidParameterError(f"sensitivity must be finite and > 0, got {sensitivity!r}")
-    return value
 
 
 class RandomizedResponse:
@@ -88,11 +81,9 @@ class LaplaceMechanism:
                  snap: float | None = 2.0**-20):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.sensitivity = _check_sensitivity(sensitivity)
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         self.scale = noise_multiplier * self.sensitivity / self.epsilon
-        if snap is not None and not (math.isfinite(snap) and snap > 0):
-            raise InvalidParameterError(f"snap must be None or a finite grid width > 0, got {snap!r}")
-        self.snap = snap
+        self.snap = None if snap is None else check_positive_real(snap, "snap (None or a grid width)")
 
     def _round(self, y):
         return y if self.snap is None else np.round(y / self.snap) * self.snap
@@ -118,7 +109,7 @@ class GeometricMechanism:
     def __init__(self, epsilon: float, sensitivity: int = 1):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.sensitivity = _check_sensitivity(sensitivity)
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         self.ratio = math.exp(-self.epsilon / self.sensitivity)
 
     def _noise(self, size, rng):
@@ -145,7 +136,7 @@ class ExponentialMechanism:
     def __init__(self, epsilon: float, sensitivity: float = 1.0):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.sensitivity = _check_sensitivity(sensitivity)
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
 
     def probabilities(self, data) -> np.ndarray:
         u = np.asarray(data, dtype=float)

@@ -17,7 +17,7 @@ import numpy as np
 from scipy.optimize import brentq
 from scipy.stats import norm
 
-from .._validation import check_delta, check_epsilon
+from .._validation import check_delta, check_epsilon, check_positive_real
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid, snap, snapping_grid
 
@@ -28,13 +28,6 @@ __all__ = [
     "gaussian_delta",
     "analytic_gaussian_sigma",
 ]
-
-
-def _positive(value, name: str) -> float:
-    v = float(value)
-    if not math.isfinite(v) or v <= 0:
-        raise InvalidParameterError(f"{name} must be finite and > 0, got {value!r}")
-    return v
 
 
 def _draw_shape(data, size):
@@ -64,8 +57,8 @@ class GridLaplace:
     def __init__(self, epsilon, sensitivity=1.0, noise_multiplier=1.0, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.sensitivity = _positive(sensitivity, "sensitivity")
-        self.scale = _positive(noise_multiplier, "noise_multiplier") * self.sensitivity / self.epsilon
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
+        self.scale = check_positive_real(noise_multiplier, "noise_multiplier") * self.sensitivity / self.epsilon
         self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.scale
         self.grid = fine_grid(self.scale, grid_bits)
 
@@ -92,7 +85,7 @@ class SnappingLaplace:
 
     def __init__(self, epsilon, sensitivity=1.0, bound=None):
         eps = check_epsilon(epsilon)
-        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         self.scale = self.sensitivity / eps
         self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.scale
         if not (self.scale < self.bound < 2.0**46 * self.scale):
@@ -135,7 +128,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0) -> float:
     delta = check_delta(delta)
     if delta <= 0:
         raise InvalidParameterError("the Gaussian mechanism needs delta > 0")
-    sensitivity = _positive(sensitivity, "sensitivity")
+    sensitivity = check_positive_real(sensitivity, "sensitivity")
 
     def gap(log_sigma):
         return gaussian_delta(epsilon, math.exp(log_sigma), sensitivity) - delta
@@ -162,9 +155,9 @@ class GaussianMechanism:
                  grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
-        self.sensitivity = _positive(sensitivity, "sensitivity")
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         base = analytic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity) if sigma is None else sigma
-        self.sigma = _positive(base, "sigma") * _positive(sigma_multiplier, "sigma_multiplier")
+        self.sigma = check_positive_real(base, "sigma") * check_positive_real(sigma_multiplier, "sigma_multiplier")
         self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.sigma
         self.grid = fine_grid(self.sigma, grid_bits)
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import check_epsilon, check_fraction
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid
 
@@ -72,9 +72,7 @@ def two_sided_geometric_pmf(centers, ratio: float, tail: float = GEOMETRIC_TAIL)
     list of dict
         Integer output -> probability, one per centre.
     """
-    r = float(ratio)
-    if not 0 < r < 1:
-        raise InvalidParameterError(f"ratio must be in (0, 1), got {ratio!r}")
+    r = check_fraction(ratio, "ratio")
     centers = [int(c) for c in centers]
     k = max(0, int(np.ceil(np.log(tail * (1 + r) / 2) / np.log(r))) - 1)
     support = np.arange(min(centers) - k, max(centers) + k + 1)

@@ -41,7 +41,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_epsilon
+from .._validation import check_epsilon, check_positive_int
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -104,9 +104,7 @@ class SparseVector:
         self.output = _check_output(output)
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-            raise InvalidParameterError(f"cutoff must be an integer >= 1, got {cutoff!r}")
-        self.cutoff = int(cutoff)
+        self.cutoff = _check_cutoff(cutoff)
         self.threshold = float(threshold)
         eps1 = eps2 = self.epsilon / 2
         self.threshold_scale = 1.0 / eps1
@@ -217,9 +215,7 @@ class SparseVectorNoQueryNoise:
 
 
 def _check_cutoff(cutoff) -> int:
-    if isinstance(cutoff, bool) or not isinstance(cutoff, (int, np.integer)) or cutoff < 1:
-        raise InvalidParameterError(f"cutoff must be an integer >= 1, got {cutoff!r}")
-    return int(cutoff)
+    return check_positive_int(cutoff, "cutoff")
 
 
 def _sample_answers(q, size, rng, threshold, threshold_scale, query_scale, cutoff, strict, output):

@@ -1,0 +1,93 @@
+"""The shared argument checks (dpverify._validation): what each accepts, and the named error it raises."""
+
+import math
+
+import numpy as np
+import pytest
+
+from dpverify import InvalidClaimError, InvalidParameterError
+from dpverify import _validation as check
+
+
+@pytest.mark.parametrize("value", [1e-9, 0.5, 1, np.float64(2.0), np.int64(3)])
+def test_epsilon_accepts_finite_positive_reals(value):
+    assert check.check_epsilon(value) == float(value)
+    assert isinstance(check.check_epsilon(value), float)
+
+
+@pytest.mark.parametrize("value", [0, -1.0, math.inf, math.nan, True, "1", None])
+def test_epsilon_refuses_the_rest_as_a_claim_error(value):
+    with pytest.raises(InvalidClaimError, match=r"epsilon must be a finite real number > 0, got"):
+        check.check_epsilon(value)
+
+
+def test_epsilon_none_only_where_allowed():
+    assert check.check_epsilon(None, allow_none=True) is None
+    with pytest.raises(InvalidClaimError, match="or None"):
+        check.check_epsilon(0.0, allow_none=True)
+
+
+@pytest.mark.parametrize("value", [0, 0.0, 1e-6, np.float32(0.5)])
+def test_delta_accepts_the_half_open_unit_interval(value):
+    assert check.check_delta(value) == float(value)
+
+
+@pytest.mark.parametrize("value", [1.0, -1e-9, math.nan, False, "0"])
+def test_delta_refuses_the_rest(value):
+    with pytest.raises(InvalidClaimError, match=r"delta must be a real number in \[0, 1\)"):
+        check.check_delta(value)
+    with pytest.raises(InvalidParameterError, match=r"delta must be a real number in \[0, 1\)") as info:
+        check.check_delta(value, claim=False)
+    assert not isinstance(info.value, InvalidClaimError)
+
+
+@pytest.mark.parametrize("value", [0.0, 1.0, math.nan, True, None])
+def test_alpha_and_fractions_are_open_unit_interval(value):
+    with pytest.raises(InvalidParameterError, match=r"alpha must be a real number in \(0, 1\)"):
+        check.check_alpha(value)
+    with pytest.raises(InvalidParameterError, match=r"final_share must be a real number in \(0, 1\)"):
+        check.check_fraction(value, "final_share")
+    assert check.check_alpha(0.05) == 0.05
+
+
+def test_positive_int_refuses_floats_bools_and_small_values():
+    assert check.check_positive_int(np.int64(7), "n_samples") == 7
+    assert check.check_positive_int(0, "seed", minimum=0) == 0
+    for bad in (1e5, True, 0, "3", None):
+        with pytest.raises(InvalidParameterError, match=r"n_samples must be an integer >= 1, got"):
+            check.check_positive_int(bad, "n_samples")
+    with pytest.raises(InvalidParameterError, match=">= 2"):
+        check.check_positive_int(1, "n_samples", minimum=2)
+
+
+def test_positive_real_has_a_strict_lower_bound():
+    assert check.check_positive_real(2, "sensitivity") == 2.0
+    assert check.check_positive_real(1.5, "growth", lower=1.0) == 1.5
+    for bad in (0, -1, math.inf, math.nan, True, "2"):
+        with pytest.raises(InvalidParameterError, match="sensitivity must be a finite real number > 0"):
+            check.check_positive_real(bad, "sensitivity")
+    with pytest.raises(InvalidParameterError, match="growth must be a finite real number > 1"):
+        check.check_positive_real(1.0, "growth", lower=1.0)
+
+
+def test_public_functions_share_the_checks():
+    """The same bad argument gets the same error and message from every public function."""
+    import dpverify
+    from dpverify.adapters import UnseededMechanism
+    from dpverify.oracle import oracle_epsilon_bound
+    from dpverify.zoo import LaplaceMechanism
+
+    with pytest.raises(InvalidClaimError, match="epsilon must be a finite real number > 0"):
+        dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=-1.0)
+    with pytest.raises(InvalidClaimError, match="epsilon must be a finite real number > 0 or None"):
+        UnseededMechanism(lambda x: x, epsilon=-1.0)
+    with pytest.raises(InvalidClaimError, match="epsilon must be a finite real number > 0"):
+        LaplaceMechanism(math.inf)
+    with pytest.raises(InvalidParameterError, match="sensitivity must be a finite real number > 0"):
+        LaplaceMechanism(1.0, sensitivity=0)
+    with pytest.raises(InvalidParameterError, match=r"alpha must be a real number in \(0, 1\)"):
+        oracle_epsilon_bound({0: 1.0}, {1: 1.0}, 10, alpha=1.5)
+    with pytest.raises(InvalidParameterError, match=r"alpha must be a real number in \(0, 1\)"):
+        dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, alpha=0)
+    with pytest.raises(InvalidParameterError, match="n_certification must be an integer >= 1"):
+        oracle_epsilon_bound({0: 1.0}, {1: 1.0}, 0)
