@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .bounds import _beta_lower, _beta_upper
+from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .errors import InsufficientSamplesError
 from .events import Event, candidate_events
 from .floating import FLOATING_FAMILIES
@@ -108,10 +108,10 @@ def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, a
     else:
         k = shrinkage_se
     shrinkage_alpha = 2 * stats.norm.sf(k)
-    p_sel = _beta_lower(count_p, n_selection, shrinkage_alpha)
-    q_sel = _beta_upper(count_q, n_selection, shrinkage_alpha)
-    p_lo = _beta_lower(p_sel * n_certification, n_certification, alpha)
-    q_hi = _beta_upper(q_sel * n_certification, n_certification, alpha)
+    p_sel = clopper_pearson_lower(count_p, n_selection, shrinkage_alpha)
+    q_sel = clopper_pearson_upper(count_q, n_selection, shrinkage_alpha)
+    p_lo = clopper_pearson_lower(p_sel * n_certification, n_certification, alpha)
+    q_hi = clopper_pearson_upper(q_sel * n_certification, n_certification, alpha)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
 

@@ -168,3 +168,43 @@ def test_claim_pvalue_extremes():
     """Evidence for the claim gives 1; overwhelming evidence against it gives a tiny p-value."""
     assert claim_pvalue(10, 100, 50, 100, 1.0) == 1.0
     assert claim_pvalue(1000, 1000, 0, 1000, 1.0) < 1e-100
+
+
+@pytest.mark.parametrize("n", [1, 7, 60, 1000])
+@pytest.mark.parametrize("alpha", [0.2, 0.05, 1e-6])
+def test_the_one_clopper_pearson_equals_statsmodels_and_scipy(n, alpha):
+    """dpverify has one Clopper-Pearson implementation; it is the textbook one.
+
+    Fails if the bound drifts from statsmodels' ``proportion_confint(method="beta")`` or
+    scipy's ``binomtest(...).proportion_ci`` (a one-sided bound at the two-sided level, the
+    beta parameters of the other tail), or if the selection step's and the p-value's bounds
+    stop being this one.
+    """
+    from statsmodels.stats.proportion import proportion_confint
+
+    from dpverify import bounds, selection
+
+    k = np.arange(n + 1)
+    low, high = proportion_confint(k, n, alpha=alpha, method="beta")
+    np.testing.assert_allclose(clopper_pearson_lower(k, n, alpha), low, rtol=1e-12, atol=0)
+    np.testing.assert_allclose(clopper_pearson_upper(k, n, alpha), high, rtol=1e-12, atol=0)
+    for j in (0, n // 3, n):
+        ci = stats.binomtest(int(j), n).proportion_ci(confidence_level=1 - alpha, method="exact")
+        assert float(clopper_pearson_lower(j, n, alpha)) == pytest.approx(ci.low, rel=1e-9, abs=1e-300)
+        assert float(clopper_pearson_upper(j, n, alpha)) == pytest.approx(ci.high, rel=1e-9)
+    # the p-value's rejection rule is the same bound (one scalar evaluation)
+    j = n // 2
+    expected = float(clopper_pearson_lower(j, n, alpha)) - float(clopper_pearson_upper(0, n, alpha))
+    assert bounds._excess(j, n, 0, n, alpha, 0.0, 0.0) == expected
+    # the selection step scores candidates with it too (no private copy)
+    assert selection.clopper_pearson_lower is clopper_pearson_lower
+    assert selection.clopper_pearson_upper is clopper_pearson_upper
+
+
+def test_clopper_pearson_takes_real_valued_counts():
+    """Expected counts (the oracle, the selection's predictions) lie between the integer bounds."""
+    n, alpha = 100, 0.05
+    mid = float(clopper_pearson_lower(10.5, n, alpha))
+    assert float(clopper_pearson_lower(10, n, alpha)) < mid < float(clopper_pearson_lower(11, n, alpha))
+    assert float(clopper_pearson_lower(0.0, n, alpha)) == 0.0
+    assert float(clopper_pearson_upper(float(n), n, alpha)) == 1.0
