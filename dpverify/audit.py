@@ -457,8 +457,11 @@ def audit(
     alpha : float, default 0.05
         Test level: the false-alarm rate of ``violation`` on a mechanism that
         keeps its claim, and ``1 - alpha`` is the confidence of the bounds.
-    seed : None, int or numpy.random.SeedSequence
-        Seed of the audit; ``None`` draws one (recorded in the result).
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the audit; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result.
     executor : None, int, concurrent.futures.Executor or distributed.Client
         Where the sampling chunks run (an int starts that many local
         processes; a Dask ``Client`` runs them on its cluster). The result

@@ -175,8 +175,13 @@ def delta_lower_bound_curve(
 
     Parameters
     ----------
-    mechanism, x, x_prime, n_samples, n_selection, seed, executor, n_chunks, event_families, output_key, progress
+    mechanism, x, x_prime, n_samples, n_selection, executor, n_chunks, event_families, output_key, progress
         As in :func:`dpverify.audit`.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the curve; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result.
     epsilons : array_like
         Grid of eps >= 0 at which events are selected (1 to 1000 points).
     alpha : float

@@ -29,7 +29,7 @@ from . import _validation as check
 from .errors import InvalidParameterError, OutputTypeError
 from .exact import _as_pmf
 from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, draw, resolve_seed
+from .sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
 __all__ = [
     "equal_distributions",
@@ -105,7 +105,7 @@ class _SamplerMechanism:
 
 def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
     sequence, entropy = resolve_seed(seed)
-    seeds = sequence.spawn(len(samplers))
+    seeds = children(sequence, len(samplers))  # as sequence.spawn, without advancing a given sequence
     raws = [
         draw(_SamplerMechanism(s), None, n_samples, child, label=f"sampler {i}",
              executor=executor, n_chunks=n_chunks, progress=progress)
@@ -171,8 +171,13 @@ def equal_distributions(
         ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
     n_samples : int
         Samples per sampler.
-    seed, executor, n_chunks, progress
+    executor, n_chunks, progress
         As in :func:`dpverify.audit`.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the test; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result.
 
     Returns
     -------
@@ -223,7 +228,8 @@ def goodness_of_fit(
     pmf : dict
         Output -> probability (must sum to 1).
     n_samples, seed, executor, method, min_expected, n_chunks, progress
-        As in :func:`equal_distributions`.
+        As in :func:`equal_distributions` (a ``Generator`` as ``seed`` is spawned from, not
+        drawn from).
     """
     n_samples = _check_options(n_samples, method)
     pmf = _as_pmf(pmf, "pmf")

@@ -35,6 +35,7 @@ import numpy as np
 from . import _validation as check
 from .bounds import clopper_pearson_epsilon_bound
 from .exact import _as_pmf
+from .sampling import resolve_seed
 
 __all__ = ["oracle_epsilon_bound", "OracleBound"]
 
@@ -76,8 +77,23 @@ class OracleBound:
         The event stays fixed (it was chosen from the exact distributions), so
         these are bounds an auditor that knows the best event would actually
         report; their median is typically a little below :attr:`epsilon_lower_bound`.
+
+        Parameters
+        ----------
+        n_draws : int, default 11
+            Number of simulated certifications.
+        seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
+            Seed of the draws; a ``Generator`` is not drawn from: a child of its
+            SeedSequence is spawned (:func:`dpverify.sampling.resolve_seed`), so
+            generators made alike give the same bounds.
+
+        Returns
+        -------
+        numpy.ndarray
+            One bound per draw.
         """
-        rng = np.random.default_rng(seed)
+        n_draws = check.check_positive_int(n_draws, "n_draws")
+        rng = np.random.default_rng(resolve_seed(seed)[0])
         p, q = (self.probability_x, self.probability_x_prime)
         if self.direction == "x_prime":
             p, q = q, p

@@ -67,16 +67,40 @@ CALL_BLOCK_SIZE = 1 << 14
 def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
     """Turn ``seed`` into a SeedSequence and the replayable value to record.
 
-    ``None`` draws fresh entropy from the operating system; the returned value
-    replays it. Integers, sequences of integers and SeedSequences are accepted;
-    a spawned SeedSequence is recorded as ``{"entropy": ..., "spawn_key": [...]}``,
-    which is accepted back as a seed.
+    Parameters
+    ----------
+    seed : None, int, sequence of int, dict, numpy.random.SeedSequence or numpy.random.Generator
+        ``None`` draws fresh entropy from the operating system; the returned
+        value replays it. Integers, sequences of integers and SeedSequences are
+        used as given (a SeedSequence is not advanced). A spawned
+        SeedSequence is recorded as ``{"entropy": ..., "spawn_key": [...]}``,
+        which is accepted back as a seed. A :class:`numpy.random.Generator`
+        gives a child spawned from its bit generator's SeedSequence (the
+        generator's stream is not advanced; its spawn counter is); a generator
+        without a SeedSequence (built from a raw state) gives a SeedSequence
+        seeded with 128 bits drawn from it.
+
+    Returns
+    -------
+    sequence : numpy.random.SeedSequence
+        The root of the run's random streams (split with :func:`children`).
+    recorded : int, list of int or dict
+        A plain, JSON-serialisable value that ``resolve_seed`` maps back to
+        an equal sequence.
+
+    Raises
+    ------
+    InvalidParameterError
+        A negative integer, or anything numpy cannot seed from.
+
+    Notes
+    -----
+    Spawning rather than drawing follows numpy's guidance for parallel
+    streams (independent children of one SeedSequence); it keeps the run
+    replayable from a plain recorded value, which a generator's state is not.
     """
     if isinstance(seed, np.random.Generator):
-        raise InvalidParameterError(
-            "seed must be None, an int or a numpy SeedSequence (a Generator cannot be "
-            "split into reproducible chunks); pass e.g. seed=1234"
-        )
+        seed = _spawn_from(seed)
     if isinstance(seed, dict) and set(seed) == {"entropy", "spawn_key"}:
         seed = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
     if isinstance(seed, np.random.SeedSequence):
@@ -100,6 +124,15 @@ def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
     if sequence.spawn_key:
         return sequence, {"entropy": entropy, "spawn_key": [int(k) for k in sequence.spawn_key]}
     return sequence, entropy
+
+
+def _spawn_from(generator: np.random.Generator) -> np.random.SeedSequence:
+    """A child SeedSequence of ``generator`` (see :func:`resolve_seed`)."""
+    parent = getattr(generator.bit_generator, "seed_seq", None)
+    if isinstance(parent, np.random.SeedSequence):
+        return parent.spawn(1)[0]
+    entropy = generator.integers(0, 2**32, size=4, dtype=np.uint64)
+    return np.random.SeedSequence([int(v) for v in entropy])
 
 
 def children(seed: np.random.SeedSequence, n: int) -> list[np.random.SeedSequence]:

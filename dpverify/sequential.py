@@ -318,8 +318,13 @@ def sequential_audit(
 
     Parameters
     ----------
-    mechanism, x, x_prime, epsilon, delta, seed, executor, n_chunks, event_families, float_events, output_key, progress
+    mechanism, x, x_prime, epsilon, delta, executor, n_chunks, event_families, float_events, output_key, progress
         As for :func:`dpverify.audit`.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the audit (every look); the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result.
     n_samples : int, default 1_000_000
         The budget: the most samples per input the audit may draw (the last look).
     alpha : float, default 0.05

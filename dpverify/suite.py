@@ -165,10 +165,13 @@ def run_suite(
     ----------
     verifications : iterable of Verification, optional
         Defaults to :func:`registered_verifications`.
-    seed : int
+    seed : int or numpy.random.Generator
         Base seed; each verification gets its own seed derived from it and its
         name (:func:`verification_seed`), so the results do not depend on the
-        order, on the other verifications or on the executor.
+        order, on the other verifications or on the executor. A ``Generator``
+        is not drawn from: the base seed is the first word of a child spawned
+        from its SeedSequence (:func:`dpverify.sampling.resolve_seed`), so
+        generators made alike give the same records.
     select : str, optional
         A shell-style pattern (``fnmatch``) on names, e.g. ``"textbook/*"``.
     progress : callable, optional
@@ -182,6 +185,10 @@ def run_suite(
         needs registered verifications (a worker finds them again by name) or
         picklable ones.
     """
+    if isinstance(seed, np.random.Generator):
+        from .sampling import resolve_seed
+
+        seed = int(resolve_seed(seed)[0].generate_state(1, np.uint32)[0])
     seed = check_positive_int(seed, "seed", minimum=0)
     items = select_verifications(registered_verifications() if verifications is None else verifications, select)
     if executor is None:

@@ -45,6 +45,7 @@ from statsmodels.stats.multitest import multipletests
 from . import _validation as check
 from .audit import DEFAULT_SAMPLES, AuditResult, audit
 from .errors import InvalidParameterError
+from .sampling import children as spawn
 from .sampling import resolve_seed
 
 __all__ = [
@@ -116,9 +117,14 @@ def assert_dp(
 
     Parameters
     ----------
-    mechanism, x, x_prime, epsilon, delta, n_samples, seed
-        As for :func:`dpverify.audit`. Pass a fixed ``seed`` in a test suite
-        so every run audits the same samples.
+    mechanism, x, x_prime, epsilon, delta, n_samples
+        As for :func:`dpverify.audit`.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the audit; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result. Pass a
+        fixed ``seed`` in a test suite so every run audits the same samples.
     alpha : float, default 1e-6
         False-alarm rate of the assertion.
     sequential : bool, default False
@@ -252,8 +258,11 @@ def audit_pairs(
         The claim, and samples per input *per pair*.
     alpha : float, default 0.05
         Family-wise false-alarm rate over all pairs.
-    seed : None, int or SeedSequence
-        Seed of the whole search.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the whole search; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result.
     method : str, default "holm"
         A family-wise method of ``multipletests``: ``"holm"`` or ``"bonferroni"``
         (others, like FDR methods, do not bound the family-wise rate and are refused).
@@ -285,7 +294,7 @@ def audit_pairs(
     sequence, entropy = resolve_seed(seed)
     # Plain integer seeds per pair (from spawned children), so that each
     # result's recorded seed replays that pair's audit on its own.
-    children = [[int(v) for v in child.generate_state(4)] for child in sequence.spawn(len(pairs))]
+    children = [[int(v) for v in child.generate_state(4)] for child in spawn(sequence, len(pairs))]
     results = tuple(
         audit(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples,
               alpha=alpha, seed=child, **audit_options)
