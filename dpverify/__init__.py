@@ -25,7 +25,7 @@ from .errors import (
     MechanismError,
     OutputTypeError,
 )
-from .curves import DeltaCurve, delta_lower_bound_curve
+from .curves import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .samples import audit_samples
 from .sequential import Look, SequentialAuditResult, sequential_audit
@@ -34,6 +34,13 @@ from . import keys
 # Importing these registers their event families (classifier level sets,
 # floating-point mantissa and reachability events) with dpverify.events.
 from . import classifier_events, floating  # noqa: E402,F401  (registration side effect)
+
+# The result types of the companion modules' public functions (audit_pairs,
+# oracle_epsilon_bound, registered_verifications, run_suite): every type a
+# public function returns is importable from here.
+from .oracle import OracleBound  # noqa: E402
+from .suite import Verification, VerificationOutcome, VerificationRecord  # noqa: E402
+from .testing import PairAuditResult  # noqa: E402
 
 __all__ = [
     "audit",
@@ -44,9 +51,15 @@ __all__ = [
     "sequential_audit",
     "SequentialAuditResult",
     "Look",
+    "PairAuditResult",
+    "OracleBound",
+    "Verification",
+    "VerificationOutcome",
+    "VerificationRecord",
     "keys",
     "delta_lower_bound_curve",
     "DeltaCurve",
+    "CertifiedEvent",
     "exact_privacy_loss",
     "ExactPrivacyLoss",
     "equal_distributions",

@@ -24,11 +24,12 @@ depends on ``n_selection``, never on the certification size.
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
@@ -79,6 +80,10 @@ class EventEstimate:
     n_certification: int
     n_certification_x_prime: int | None = None
 
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
+
     def __str__(self) -> str:
         return (
             f"{self.description} [{self.family}]: P[M(x) in S] ~ {self.probability_x:.4g}, "
@@ -96,6 +101,19 @@ class ValueVerdict:
     value families (thresholds, level sets, classifier...) on the same
     certification samples, at the same level ``alpha``: it audits the
     mechanism as if computed in exact arithmetic.
+
+    Attributes
+    ----------
+    epsilon_lower_bound, delta_lower_bound : float
+        The ``1 - alpha`` lower bounds on the value events.
+    pvalue : float
+        P-value of the claim on the value events.
+    violation : bool
+        ``pvalue <= alpha``.
+    event : EventEstimate
+        The certified value event.
+    alpha : float or None
+        The test level (the audit's); None only in results saved before it was recorded.
     """
 
     epsilon_lower_bound: float
@@ -103,6 +121,11 @@ class ValueVerdict:
     pvalue: float
     violation: bool
     event: EventEstimate
+    alpha: float | None = None
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
 
 
 @dataclass(frozen=True)
@@ -168,10 +191,8 @@ class AuditResult:
     replayable: bool = True
 
     def to_dict(self) -> dict:
-        """A JSON-serializable dictionary (reload with :meth:`from_dict`)."""
-        data = asdict(self)
-        data["notes"] = list(self.notes)
-        return data
+        """A JSON-serializable dictionary of plain data (reload with :meth:`from_dict`)."""
+        return dataclass_to_dict(self)
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
@@ -390,7 +411,7 @@ def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_p
     if selection.value_choices and estimate.family in FLOATING_FAMILIES:
         v_eps, v_delta, v_p, v_event = certify_best(
             selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
-        value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event)
+        value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,
         delta_lower_bound=delta_lb,

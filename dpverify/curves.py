@@ -39,12 +39,13 @@ ICML 2018 (the privacy profile of the Gaussian mechanism the tests use).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 from scipy import stats
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .audit import check_inputs_differ
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .errors import InsufficientSamplesError, InvalidParameterError
@@ -72,6 +73,10 @@ class CertifiedEvent:
     p_lower: float
     q_upper: float
     selected_for: list = field(default_factory=list)
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
 
 
 @dataclass(frozen=True)
@@ -128,10 +133,8 @@ class DeltaCurve:
         return bool(self.delta_at(epsilon) > delta)
 
     def to_dict(self) -> dict:
-        data = asdict(self)
-        data["epsilons"] = [float(v) for v in self.epsilons]
-        data["delta_lower_bounds"] = [float(v) for v in self.delta_lower_bounds]
-        return data
+        """The fields as JSON-serialisable plain data (arrays as lists)."""
+        return dataclass_to_dict(self)
 
 
 def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):

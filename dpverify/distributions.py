@@ -20,12 +20,13 @@ likely categories with 300 samples, 20,000 null runs), and Williams' correction
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .errors import InvalidParameterError, OutputTypeError
 from .exact import _as_pmf
 from .outputs import encode_outputs
@@ -65,6 +66,12 @@ class DistributionTestResult:
         Replays the test.
     unexpected_outputs : tuple
         Up to five outputs seen but impossible under the pmf (goodness of fit).
+    alpha : float
+        The level of :attr:`violation`.
+    violation : bool
+        ``pvalue <= alpha``: the test rejects "same distribution" (the claim that
+        the samplers agree, or that the sampler follows the pmf, is violated).
+        The name is the verdict's name in every dpverify result.
     """
 
     statistic: float
@@ -77,11 +84,21 @@ class DistributionTestResult:
     method: str
     seed: object = None
     unexpected_outputs: tuple = ()
+    alpha: float = 0.05
+
+    @property
+    def violation(self) -> bool:
+        """``pvalue <= alpha``: the distributions differ at level ``alpha``."""
+        return bool(self.pvalue <= self.alpha)
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["unexpected_outputs"] = [repr(o) for o in self.unexpected_outputs]
-        return d
+        """The fields and ``violation`` as JSON-serialisable plain data (unexpected outputs as reprs)."""
+        return dataclass_to_dict(self, unexpected_outputs=[repr(o) for o in self.unexpected_outputs],
+                                 violation=self.violation)
+
+
+def _result(alpha: float, *fields) -> DistributionTestResult:
+    return DistributionTestResult(*fields, alpha=alpha)
 
 
 class _SamplerMechanism:
@@ -157,6 +174,7 @@ def equal_distributions(
     min_expected: float = 5.0,
     n_chunks: int = DEFAULT_CHUNKS,
     progress: bool = False,
+    alpha: float = 0.05,
 ) -> DistributionTestResult:
     """Two-sample test that two samplers have the same output distribution.
 
@@ -173,6 +191,8 @@ def equal_distributions(
         Samples per sampler.
     executor, n_chunks, progress
         As in :func:`dpverify.audit`.
+    alpha : float, default 0.05
+        Level of the verdict ``violation`` (``pvalue <= alpha``); the p-value does not depend on it.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the test; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
@@ -184,6 +204,7 @@ def equal_distributions(
     DistributionTestResult
     """
     n_samples = _check_options(n_samples, method)
+    alpha = check.check_alpha(alpha)
     outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, executor, n_chunks, progress)
     k = len(outputs.labels)
     table = np.vstack([np.bincount(g, minlength=k) for g in outputs.groups]).astype(float)
@@ -194,9 +215,9 @@ def equal_distributions(
     pooled = pooled[:, pooled.sum(axis=0) > 0]
     n_pooled = int(np.count_nonzero(expected < min_expected))
     if pooled.shape[1] < 2:
-        return DistributionTestResult(0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
+        return _result(alpha, 0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
     statistic, pvalue, df, _ = stats.chi2_contingency(pooled, correction=False, lambda_=_METHODS[method])
-    return DistributionTestResult(
+    return _result(alpha,
         float(statistic), float(pvalue), int(df), n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy
     )
 
@@ -212,6 +233,7 @@ def goodness_of_fit(
     min_expected: float = 5.0,
     n_chunks: int = DEFAULT_CHUNKS,
     progress: bool = False,
+    alpha: float = 0.05,
 ) -> DistributionTestResult:
     """Test that a sampler's outputs follow an exact pmf.
 
@@ -227,18 +249,19 @@ def goodness_of_fit(
         ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
     pmf : dict
         Output -> probability (must sum to 1).
-    n_samples, seed, executor, method, min_expected, n_chunks, progress
+    n_samples, seed, executor, method, min_expected, n_chunks, progress, alpha
         As in :func:`equal_distributions` (a ``Generator`` as ``seed`` is spawned from, not
         drawn from).
     """
     n_samples = _check_options(n_samples, method)
+    alpha = check.check_alpha(alpha)
     pmf = _as_pmf(pmf, "pmf")
     outputs, entropy = _draw_samples([sampler], n_samples, seed, executor, n_chunks, progress)
     counts = np.bincount(outputs.groups[0], minlength=len(outputs.labels))
     probability = np.array([float(pmf.get(label, 0.0)) for label in outputs.labels])
     impossible = np.flatnonzero((probability == 0) & (counts > 0))
     if impossible.size:
-        return DistributionTestResult(
+        return _result(alpha,
             np.inf, 0.0, 0, n_samples, 0, len(pmf), 0, method, entropy,
             tuple(outputs.labels[i] for i in impossible[:5]),
         )
@@ -253,10 +276,10 @@ def goodness_of_fit(
     exp = np.bincount(groups, weights=expected)
     n_pooled = int(np.count_nonzero(expected < min_expected))
     if len(obs) < 2:
-        return DistributionTestResult(0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
+        return _result(alpha, 0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
     exp = exp * obs.sum() / exp.sum()  # guard against pmf round-off
     statistic, pvalue = stats.power_divergence(obs, exp, lambda_=_METHODS[method])
-    return DistributionTestResult(
+    return _result(alpha,
         float(statistic), float(pvalue), len(obs) - 1, n_samples, 0, len(obs), n_pooled, method, entropy
     )
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from ._results import dataclass_to_dict
 from .errors import InvalidDistributionError
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss"]
@@ -67,6 +68,10 @@ class ExactPrivacyLoss:
     worst_output: object
     p: np.ndarray = field(repr=False, compare=False)
     q: np.ndarray = field(repr=False, compare=False)
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (``p`` and ``q`` as lists)."""
+        return dataclass_to_dict(self)
 
     def delta(self, epsilon):
         """The exact delta(epsilon) (scalar or array of epsilons), worse direction."""

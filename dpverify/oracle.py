@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .bounds import clopper_pearson_epsilon_bound
 from .exact import _as_pmf
 from .sampling import resolve_seed
@@ -70,6 +71,10 @@ class OracleBound:
     n_certification: int
     alpha: float
     delta: float
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (the event as a list of outputs)."""
+        return dataclass_to_dict(self)
 
     def simulated_bounds(self, n_draws: int = 11, seed=0) -> np.ndarray:
         """Bounds certified by the oracle's event on ``n_draws`` seeded binomial draws of the counts.

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import arrays
+from ._results import dataclass_to_dict
 from .errors import DPVerifyError, InvalidParameterError, MechanismError
 from .outputs import apply_output_key
 from .progress import progress_bar
@@ -508,6 +509,10 @@ class EventCounts:
     n: int
     rng_used: bool
     where: frozenset = frozenset()
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
 
 
 def count_events(

@@ -59,6 +59,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError
@@ -109,6 +110,10 @@ class Look:
     violation: bool
     event: str
 
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
+
 
 @dataclass(frozen=True)
 class SequentialAuditResult(AuditResult):
@@ -144,10 +149,8 @@ class SequentialAuditResult(AuditResult):
         return self.n_samples
 
     def to_dict(self) -> dict:
-        data = super().to_dict()
-        data["looks"] = [dict(look.__dict__) for look in self.looks]
-        data["schedule"] = list(self.schedule)
-        return data
+        """A JSON-serializable dictionary of plain data, the looks included (reload with :meth:`from_dict`)."""
+        return super().to_dict()
 
     @classmethod
     def from_dict(cls, data: dict) -> SequentialAuditResult:

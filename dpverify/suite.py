@@ -58,6 +58,10 @@ class VerificationOutcome:
     exact_loss: float | None = None
     details: str = ""
 
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (non-finite numbers as strings, as in the report)."""
+        return _jsonable(dataclasses.asdict(self))
+
 
 @dataclass(frozen=True)
 class Verification:

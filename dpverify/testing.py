@@ -43,6 +43,7 @@ import numpy as np
 from statsmodels.stats.multitest import multipletests
 
 from . import _validation as check
+from ._results import dataclass_to_dict
 from .audit import DEFAULT_SAMPLES, AuditResult, audit
 from .errors import InvalidParameterError
 from .sampling import children as spawn
@@ -216,15 +217,8 @@ class PairAuditResult:
         return self.results[self.worst]
 
     def to_dict(self) -> dict:
-        return {
-            "results": [r.to_dict() for r in self.results],
-            "adjusted_pvalues": list(self.adjusted_pvalues),
-            "violations": list(self.violations),
-            "alpha": self.alpha,
-            "method": self.method,
-            "worst": self.worst,
-            "seed": self.seed,
-        }
+        """The fields, and the overall ``violation``, as JSON-serialisable plain data."""
+        return dataclass_to_dict(self, violation=self.violation)
 
 
 def audit_pairs(

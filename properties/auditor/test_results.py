@@ -1,0 +1,162 @@
+"""One convention for every result a public function returns.
+
+Each result class has ``to_dict()`` giving JSON-serialisable plain data; statistical results
+carry their ``alpha``; a verdict is called ``violation`` everywhere (``pvalue <= alpha``); frozen
+dataclasses stay frozen; and every returned type is exported from ``dpverify``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import inspect
+import json
+import typing
+
+import numpy as np
+import pytest
+
+import dpverify
+from dpverify.oracle import oracle_epsilon_bound
+from dpverify.suite import Verification, VerificationOutcome, run_suite
+from dpverify.testing import audit_pairs
+from dpverify.zoo import LaplaceMechanism, RandomizedResponse
+
+#: Modules whose functions users call for results (the engine's building blocks --
+#: sampling, selection, outputs, events -- keep their internal types to themselves).
+RESULT_MODULES = ["audit", "samples", "sequential", "curves", "exact", "distributions", "oracle", "testing",
+                  "suite"]
+#: Result types reached through another result's fields rather than a return annotation.
+NESTED = [dpverify.EventEstimate, dpverify.ValueVerdict, dpverify.Look, dpverify.CertifiedEvent]
+#: Other names a verdict might have been given; none of them may appear.
+OTHER_VERDICT_NAMES = {"rejected", "reject", "significant", "violated", "is_violation", "found"}
+
+
+class Die:
+    def __call__(self, rng):
+        return int(rng.integers(6))
+
+
+def _dpverify_classes(annotation):
+    """The dpverify classes named by a return annotation (generic arguments included)."""
+    if isinstance(annotation, type) and annotation.__module__.startswith("dpverify"):
+        yield annotation
+    for arg in typing.get_args(annotation):
+        yield from _dpverify_classes(arg)
+
+
+def _returned_types():
+    for name in RESULT_MODULES:
+        module = importlib.import_module(f"dpverify.{name}")
+        for member in module.__all__:
+            function = getattr(module, member)
+            if inspect.isfunction(function):
+                hints = typing.get_type_hints(function)
+                assert "return" in hints, f"dpverify.{name}.{member} has no return annotation"
+                for cls in _dpverify_classes(hints["return"]):
+                    yield f"dpverify.{name}.{member}", cls
+    for function in dpverify.__all__:
+        obj = getattr(dpverify, function)
+        if inspect.isfunction(obj):
+            for cls in _dpverify_classes(typing.get_type_hints(obj).get("return")):
+                yield f"dpverify.{function}", cls
+
+
+@pytest.mark.parametrize("where, cls", sorted(set(_returned_types()), key=lambda t: (t[0], t[1].__name__)))
+def test_every_returned_type_is_exported(where, cls):
+    assert cls.__name__ in dpverify.__all__, f"{where} returns {cls.__name__}, which dpverify does not export"
+    assert getattr(dpverify, cls.__name__) is cls
+
+
+def test_the_walk_finds_the_result_types():
+    found = {cls for _, cls in _returned_types()}
+    assert {dpverify.AuditResult, dpverify.PairAuditResult, dpverify.SequentialAuditResult, dpverify.DeltaCurve,
+            dpverify.OracleBound, dpverify.VerificationRecord, dpverify.DistributionTestResult,
+            dpverify.ExactPrivacyLoss} <= found
+    for cls in NESTED:
+        assert cls.__name__ in dpverify.__all__
+
+
+@pytest.fixture(scope="module")
+def results():
+    rr = RandomizedResponse(1.0)
+    audit = dpverify.audit(lambda x, rng: x + rng.laplace(), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
+    assert audit.value_verdict is not None  # a floating-point event decides: the value verdict is set
+    sequential = dpverify.sequential_audit(rr, 0, 1, epsilon=0.5, n_samples=40_000, seed=2)
+    curve = dpverify.delta_lower_bound_curve(LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5, 1.0],
+                                             n_samples=20_000, seed=3)
+    keep = np.exp(1.0) / (1 + np.exp(1.0))
+    exact = dpverify.exact_privacy_loss({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep})
+    equal = dpverify.equal_distributions(Die(), Die(), n_samples=2_000, seed=4)
+    fit = dpverify.goodness_of_fit(Die(), {i: 1 / 7 for i in range(7)}, n_samples=2_000, seed=5)
+    impossible = dpverify.goodness_of_fit(Die(), {0: 0.5, 1: 0.5}, n_samples=200, seed=5)
+    oracle = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10_000)
+    pairs = audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=6)
+    outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
+    records = run_suite([Verification("test/inf", "claim", lambda seed: outcome)], seed=0)
+    return {
+        "AuditResult": audit, "ValueVerdict": audit.value_verdict, "EventEstimate": audit.event,
+        "SequentialAuditResult": sequential, "Look": sequential.looks[0], "DeltaCurve": curve,
+        "CertifiedEvent": curve.events[0], "ExactPrivacyLoss": exact, "DistributionTestResult": equal,
+        "DistributionTestResult (fit)": fit, "DistributionTestResult (impossible output)": impossible,
+        "OracleBound": oracle, "PairAuditResult": pairs, "VerificationOutcome": outcome,
+        "VerificationRecord": records[0],
+    }
+
+
+STATISTICAL = {"AuditResult", "ValueVerdict", "SequentialAuditResult", "Look", "DeltaCurve",
+               "DistributionTestResult", "OracleBound", "PairAuditResult"}
+WITH_VERDICT = {"AuditResult", "ValueVerdict", "SequentialAuditResult", "Look", "DistributionTestResult",
+                "PairAuditResult"}
+
+
+def test_every_result_has_a_json_serialisable_to_dict(results):
+    for name, result in results.items():
+        data = result.to_dict()
+        assert isinstance(data, dict), name
+        text = json.dumps(data)  # plain data only: no numpy scalars, arrays, frozensets or dataclasses
+        assert json.loads(text).keys() == data.keys(), name
+
+
+def test_every_exported_result_class_is_covered(results):
+    covered = {type(r).__name__ for r in results.values()}
+    for name in dpverify.__all__:
+        obj = getattr(dpverify, name)
+        if dataclasses.is_dataclass(obj) and name != "Verification":  # Verification holds a callable
+            assert name in covered, f"{name} has no to_dict check"
+
+
+def test_statistical_results_carry_alpha_and_one_verdict_name(results):
+    for name, result in results.items():
+        kind = name.split(" ")[0]
+        if kind in STATISTICAL:
+            assert 0 < result.alpha < 1, name
+            assert result.to_dict()["alpha"] == result.alpha, name
+        if kind in WITH_VERDICT:
+            assert isinstance(result.violation, bool), name
+            assert result.to_dict()["violation"] is result.violation, name
+            if hasattr(result, "pvalue"):
+                assert result.violation == (result.pvalue <= result.alpha), name
+        names = set(result.to_dict()) | {n for n in dir(result) if not n.startswith("_")}
+        assert not names & OTHER_VERDICT_NAMES, (name, names & OTHER_VERDICT_NAMES)
+
+
+def test_round_trips_and_frozen(results):
+    audit, sequential = results["AuditResult"], results["SequentialAuditResult"]
+    assert dpverify.AuditResult.from_json(audit.to_json()) == audit
+    assert dpverify.SequentialAuditResult.from_dict(json.loads(json.dumps(sequential.to_dict()))) == sequential
+    for name, result in results.items():
+        if dataclasses.is_dataclass(result):
+            field = dataclasses.fields(result)[0].name
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(result, field, None)
+            assert dataclasses.replace(result) == result, name
+
+
+def test_specific_conversions(results):
+    assert results["OracleBound"].to_dict()["event"] == [0]
+    assert results["DistributionTestResult (impossible output)"].to_dict()["unexpected_outputs"]
+    assert results["DistributionTestResult (impossible output)"].violation
+    assert results["VerificationRecord"].to_dict()["certified_lower_bound"] == "inf"
+    assert results["VerificationOutcome"].to_dict()["certified_lower_bound"] == "inf"
+    assert len(results["ExactPrivacyLoss"].to_dict()["p"]) == 2
