@@ -17,7 +17,7 @@ Usage::
 
     python benchmarks/mutation.py                 # all mutants, the working tree
     python benchmarks/mutation.py --list          # ids and descriptions only
-    python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-alpha
+    python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
     python benchmarks/mutation.py --group counters --group mst
     python benchmarks/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
@@ -96,6 +96,9 @@ AUD = "algorithms/bandits/audits.py"
 BITS = "algorithms/random_trees/bits.py"
 BOUNDS = "dpverify/bounds.py"
 DIST = "dpverify/distributions.py"
+
+CP_LOWER = "value = stats.beta.ppf(np.asarray(alpha, dtype=float) / 2, count, nobs - count + 1)"
+CP_UPPER = "value = stats.beta.isf(np.asarray(alpha, dtype=float) / 2, count + 1, nobs - count)"
 
 MUTANTS = [
     # ---- counters ------------------------------------------------------------------------
@@ -265,16 +268,15 @@ MUTANTS = [
            note="equivalent: differs only when a uniform double equals t exactly"),
     Mutant("trees-bit-count", BITS, "return (k - 1).bit_length()", "return k.bit_length()", T_TREES),
     # ---- auditor statistics -----------------------------------------------------------------
-    Mutant("bounds-cp-lower-alpha", BOUNDS, "low, _ = proportion_confint(count, nobs, alpha=alpha, method=\"beta\")",
-           "low, _ = proportion_confint(count, nobs, alpha=2 * alpha, method=\"beta\")", T_AUDITOR),
-    Mutant("bounds-cp-upper-alpha", BOUNDS, "_, upp = proportion_confint(count, nobs, alpha=alpha, method=\"beta\")",
-           "_, upp = proportion_confint(count, nobs, alpha=1.5 * alpha, method=\"beta\")", T_AUDITOR),
-    Mutant("bounds-pvalue-one-sided-alpha", BOUNDS, "float(stats.beta.ppf(alpha / 2, count_p, n_p - count_p + 1))",
-           "float(stats.beta.ppf(alpha, count_p, n_p - count_p + 1))", T_AUDITOR),
-    Mutant("bounds-pvalue-lower-params", BOUNDS, "float(stats.beta.ppf(alpha / 2, count_p, n_p - count_p + 1))",
-           "float(stats.beta.ppf(alpha / 2, count_p + 1, n_p - count_p))", T_AUDITOR),
-    Mutant("bounds-pvalue-upper-params", BOUNDS, "float(stats.beta.isf(alpha / 2, count_q + 1, n_q - count_q))",
-           "float(stats.beta.isf(alpha / 2, count_q, n_q - count_q + 1))", T_AUDITOR),
+    # one Clopper-Pearson implementation serves the selection, the bound and the p-value
+    Mutant("bounds-cp-lower-one-sided-alpha", BOUNDS, CP_LOWER,
+           "value = stats.beta.ppf(np.asarray(alpha, dtype=float), count, nobs - count + 1)", T_AUDITOR),
+    Mutant("bounds-cp-lower-params", BOUNDS, CP_LOWER,
+           "value = stats.beta.ppf(np.asarray(alpha, dtype=float) / 2, count + 1, nobs - count)", T_AUDITOR),
+    Mutant("bounds-cp-upper-alpha", BOUNDS, CP_UPPER,
+           "value = stats.beta.isf(np.asarray(alpha, dtype=float) * 0.75, count + 1, nobs - count)", T_AUDITOR),
+    Mutant("bounds-cp-upper-params", BOUNDS, CP_UPPER,
+           "value = stats.beta.isf(np.asarray(alpha, dtype=float) / 2, count, nobs - count + 1)", T_AUDITOR),
     Mutant("bounds-pvalue-delta-dropped", BOUNDS, "return p_lo - delta - math.exp(epsilon) * q_hi",
            "return p_lo - math.exp(epsilon) * q_hi", T_AUDITOR),
     Mutant("bounds-pvalue-bisection-end", BOUNDS, "    return math.exp(hi)\n", "    return math.exp(lo)\n",
