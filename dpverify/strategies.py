@@ -12,6 +12,15 @@ under a stated relation, built constructively (no filtering):
 - :func:`neighbouring_streams` -- sequences differing in one element
   (substitution, or insertion/deletion).
 
+Single inputs that the pair strategies (and the project's other graph strategies)
+build on:
+
+- :func:`weighted_graphs` -- weighted simple graphs as plain data
+  ``(n, edges, weights)`` (:class:`WeightedGraph`), connected or not, with
+  bounds on vertices and edges and a choice of weights (ranges, integers, ties);
+  every graph strategy of the project is built on it;
+- :func:`edge_weights` -- the weights alone, the same way.
+
 Searching many pairs needs a multiple-testing correction (Holm 1979): every audit of a
 correct mechanism raises a false alarm with probability up to its ``alpha``,
 so a search over ``m`` pairs at ``alpha`` each raises one with probability up
@@ -40,6 +49,7 @@ Both keep the family-wise false-alarm rate at most ``alpha``.
 
 from __future__ import annotations
 
+import math
 from typing import NamedTuple
 
 import numpy as np
@@ -48,6 +58,9 @@ from hypothesis import strategies as st
 from .errors import InvalidParameterError
 
 __all__ = [
+    "weighted_graphs",
+    "edge_weights",
+    "WeightedGraph",
     "neighbouring_vectors",
     "neighbouring_graphs",
     "neighbouring_streams",
@@ -186,6 +199,288 @@ def neighbouring_vectors(
     return x, x_prime
 
 
+def _to_networkx(n, edges, weights):
+    import networkx as nx
+
+    g = nx.Graph()
+    g.add_nodes_from(range(n))
+    g.add_weighted_edges_from((int(u), int(v), float(x)) for (u, v), x in zip(edges, weights))
+    return g
+
+
+class WeightedGraph(NamedTuple):
+    """A weighted simple undirected graph as plain data, as :func:`weighted_graphs` draws it.
+
+    ``n`` vertices ``0 .. n-1``; ``edges`` an int64 array of shape (m, 2) with
+    ``u < v`` in every row and no pair twice; ``weights`` a float64 array of shape
+    (m,), all finite. Unpacks as ``n, edges, weights = graph``, the triple the
+    project's graph algorithms accept.
+    """
+
+    n: int
+    edges: np.ndarray
+    weights: np.ndarray
+
+    def to_networkx(self):
+        """The graph as a :class:`networkx.Graph` with a ``weight`` on every edge."""
+        return _to_networkx(self.n, self.edges, self.weights)
+
+
+def _check_count(value, name, minimum):
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _check_weight_range(min_weight, max_weight, integer_weights):
+    """Validate a weight range; for integer weights return the integer bounds."""
+    for name, value in (("min_weight", min_weight), ("max_weight", max_weight)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+            raise InvalidParameterError(f"{name} must be a finite number, got {value!r}")
+    if integer_weights:
+        min_weight, max_weight = math.ceil(min_weight), math.floor(max_weight)
+    if min_weight > max_weight:
+        raise InvalidParameterError(
+            f"need min_weight <= max_weight{' (integers in the range)' if integer_weights else ''}, "
+            f"got {min_weight!r}, {max_weight!r}"
+        )
+    return min_weight, max_weight
+
+
+def _weight_values(min_weight, max_weight, integer_weights):
+    """Strategy of one weight in ``[min_weight, max_weight]`` (validated bounds), as a float."""
+    if integer_weights:
+        return st.integers(int(min_weight), int(max_weight)).map(float)
+    return st.floats(min_weight, max_weight, allow_nan=False, allow_infinity=False)
+
+
+def _draw_weights(draw, size, min_weight, max_weight, integer_weights, ties, taken=frozenset()):
+    """``size`` weights; with ``ties`` some from a small drawn pool, else distinct and not in ``taken``."""
+    values = _weight_values(min_weight, max_weight, integer_weights)
+    if ties:
+        if size < 2:
+            return draw(st.lists(values, min_size=size, max_size=size))
+        # A shared pool makes ties common, whatever the range. Each weight draws a fresh
+        # value and then a pool index (0: keep the fresh value), so a weight costs the same
+        # choices either way and shrinks to a fresh 0 (one_of(values, pool) shrank to the
+        # pool's first values instead, which need fewer choices).
+        pool = draw(st.lists(values, min_size=1, max_size=3, unique=True))
+        weights = []
+        for _ in range(size):
+            fresh, k = draw(values), draw(st.integers(0, len(pool)))
+            weights.append(fresh if k == 0 else pool[k - 1])
+        return weights
+    if taken:
+        values = values.filter(lambda x: x not in taken)
+    return draw(st.lists(values, min_size=size, max_size=size, unique=True))
+
+
+def edge_weights(
+    size: int,
+    *,
+    min_weight: float = -50.0,
+    max_weight: float = 50.0,
+    integer_weights: bool = False,
+    ties: bool = True,
+):
+    """``size`` finite edge weights, the weights :func:`weighted_graphs` draws.
+
+    Parameters
+    ----------
+    size : int
+        Number of weights (edges).
+    min_weight, max_weight : float
+        Closed range of every weight; negative and zero weights are valid
+        graph weights.
+    integer_weights : bool, default False
+        Integers of the range (as floats), e.g. the bounded integer weights of
+        random spanning trees.
+    ties : bool, default True
+        Draw some weights from a small pool of shared values, so that equal
+        weights are common; ``False``: all weights distinct.
+
+    Returns
+    -------
+    SearchStrategy of numpy.ndarray
+        float64 array of shape ``(size,)``; shrinks toward zeros (or the bound
+        nearest zero).
+    """
+    size = _check_count(size, "size", 0)
+    lo, hi = _check_weight_range(min_weight, max_weight, integer_weights)
+    if integer_weights and not ties and hi - lo + 1 < size:
+        raise InvalidParameterError(f"{size} distinct integer weights do not fit in [{lo}, {hi}]")
+
+    @st.composite
+    def weights(draw):
+        return np.array(_draw_weights(draw, size, lo, hi, integer_weights, ties), dtype=np.float64)
+
+    return weights()
+
+
+def weighted_graphs(
+    *,
+    min_vertices: int = 2,
+    max_vertices: int = 9,
+    connected: bool = False,
+    min_edges: int = 0,
+    max_edges: int | None = None,
+    max_extra_edges: int | None = None,
+    min_weight: float = -50.0,
+    max_weight: float = 50.0,
+    integer_weights: bool = False,
+    ties: bool = True,
+    min_tree_weight: float | None = None,
+    shuffle_edges: bool = False,
+):
+    """Weighted simple undirected graphs, built constructively: a spanning forest, extra edges, weights.
+
+    The one graph strategy of the project: :func:`neighbouring_graphs` and the
+    strategies of ``algorithms`` (minimum spanning trees, random spanning trees,
+    graphic matroids) are built on it.
+
+    Parameters
+    ----------
+    min_vertices, max_vertices : int
+        Range of the vertex count ``n`` (``1 <= min_vertices <= max_vertices``);
+        equal bounds fix ``n``.
+    connected : bool, default False
+        Every vertex joins an earlier one (a random spanning tree), so the graph
+        is connected. ``False``: each vertex joins an earlier one or starts a new
+        component, which gives forests, several components and isolated vertices.
+    min_edges : int, default 0
+        Fewest edges (extra edges are added to reach it).
+    max_edges : int, optional
+        Most edges in all. A connected graph needs ``max_edges >= max_vertices - 1``.
+    max_extra_edges : int, optional
+        Most edges beyond the spanning forest (``0``: trees when ``connected``).
+    min_weight, max_weight : float, default -50, 50
+        Closed range of the weights (negative and zero weights included by default).
+    integer_weights : bool, default False
+        Integer weights (stored as floats).
+    ties : bool, default True
+        Draw some weights from a small pool of shared values, so equal weights
+        are common; ``False``: all weights distinct.
+    min_tree_weight : float, optional
+        Connected graphs only: smallest weight of the spanning tree's edges (the
+        other edges keep ``min_weight``), e.g. ``min_weight=0, min_tree_weight=1``:
+        the positive edges alone connect the graph.
+    shuffle_edges : bool, default False
+        Edges in random order (for code whose tie-breaking follows the edge
+        index); otherwise sorted.
+
+    Returns
+    -------
+    SearchStrategy of WeightedGraph
+        ``(n, edges, weights)``: int64 ``edges`` of shape (m, 2) with ``u < v``
+        and no repeated pair, float64 ``weights`` of shape (m,).
+
+    Raises
+    ------
+    InvalidParameterError
+        When the strategy is built, for bounds no graph satisfies.
+
+    Notes
+    -----
+    Nothing is filtered. Vertex ``v = 1 .. n-1`` joins a vertex drawn from
+    ``0 .. v-1`` (always when ``connected``, with probability about 4/5
+    otherwise), then distinct missing pairs are added: a drawn subset, or (when
+    the bounds allow) all of them, which gives complete graphs K_n. Weights come
+    last. Every choice shrinks toward the smaller graph: fewest vertices, no
+    optional edge, a star on vertex 0, zero weights (or the bound nearest zero),
+    sorted edges. So a failing example shrinks to two vertices and no edge (one
+    edge when connected), or to the smallest graph with the failing feature.
+
+    Examples
+    --------
+    >>> from hypothesis import find
+    >>> find(weighted_graphs(connected=True), lambda g: True)
+    WeightedGraph(n=2, edges=array([[0, 1]]), weights=array([0.]))
+    """
+    min_vertices = _check_count(min_vertices, "min_vertices", 1)
+    max_vertices = _check_count(max_vertices, "max_vertices", min_vertices)
+    min_edges = _check_count(min_edges, "min_edges", 0)
+    if max_edges is not None:
+        max_edges = _check_count(max_edges, "max_edges", min_edges)
+        if connected and max_edges < max_vertices - 1:
+            raise InvalidParameterError(
+                f"a connected graph on {max_vertices} vertices needs max_edges >= {max_vertices - 1}, got {max_edges}"
+            )
+    if max_extra_edges is not None:
+        max_extra_edges = _check_count(max_extra_edges, "max_extra_edges", 0)
+        forest = min_vertices - 1 if connected else 0
+        if min_edges > forest + max_extra_edges:
+            raise InvalidParameterError(
+                f"min_edges={min_edges} exceeds the {forest} forest edges plus max_extra_edges={max_extra_edges}"
+            )
+    if min_edges > min_vertices * (min_vertices - 1) // 2:
+        raise InvalidParameterError(
+            f"a simple graph on {min_vertices} vertices has fewer than min_edges={min_edges} edges"
+        )
+    lo, hi = _check_weight_range(min_weight, max_weight, integer_weights)
+    tree_lo = lo
+    if min_tree_weight is not None:
+        if not connected:
+            raise InvalidParameterError("min_tree_weight needs connected=True (the tree that connects the graph)")
+        _check_weight_range(min_tree_weight, max_weight, integer_weights)
+        tree_lo, _ = _check_weight_range(max(min_tree_weight, min_weight), max_weight, integer_weights)
+    if integer_weights and not ties:
+        most = max_vertices * (max_vertices - 1) // 2
+        if max_edges is not None:
+            most = min(most, max_edges)
+        if max_extra_edges is not None:
+            most = min(most, max_vertices - 1 + max_extra_edges)
+        if hi - lo + 1 < most or hi - tree_lo + 1 < min(most, max_vertices - 1):
+            raise InvalidParameterError(f"up to {most} distinct integer weights do not fit in [{lo}, {hi}]")
+    return _weighted_graphs(
+        min_vertices, max_vertices, connected, min_edges, max_edges, max_extra_edges,
+        lo, hi, integer_weights, ties, tree_lo, shuffle_edges,
+    )
+
+
+@st.composite
+def _weighted_graphs(
+    draw, min_vertices, max_vertices, connected, min_edges, max_edges, max_extra_edges,
+    min_weight, max_weight, integer_weights, ties, tree_min_weight, shuffle_edges,
+):
+    """The construction of :func:`weighted_graphs` (validated parameters)."""
+    n = draw(st.integers(min_vertices, max_vertices))
+    # drawn first and always, so that shrinking n keeps the later choices aligned; shrinks to 0
+    complete = draw(st.integers(0, 9)) == 9
+    room = n * (n - 1) // 2 if max_edges is None else min(n * (n - 1) // 2, max_edges)
+    forest = []
+    for v in range(1, n):  # one choice per vertex, so shrinking n keeps the later choices aligned
+        if connected:
+            forest.append((draw(st.integers(0, v - 1)), v))
+            continue
+        parent = draw(st.integers(0, v)) - 1  # -1 (the shrink target): v starts a new component
+        if parent >= 0 and len(forest) < room:
+            forest.append((parent, v))
+    present = set(forest)
+    # colex order: a pair's index does not depend on n, and small indices name small vertices
+    missing = [(u, v) for v in range(n) for u in range(v) if (u, v) not in present]
+    room -= len(forest)
+    if max_extra_edges is not None:
+        room = min(room, max_extra_edges)
+    need = max(0, min_edges - len(forest))
+    if missing and room >= len(missing) and complete:
+        extra = missing  # K_n (or the forest's complement, when it fits in the bounds)
+    elif missing and room > 0:
+        extra = draw(st.lists(st.sampled_from(missing), min_size=need, max_size=room, unique=True))
+    else:
+        extra = []
+    tree_weights = _draw_weights(draw, len(forest), tree_min_weight, max_weight, integer_weights, ties)
+    extra_weights = _draw_weights(
+        draw, len(extra), min_weight, max_weight, integer_weights, ties, taken=frozenset(tree_weights)
+    )
+    edges = np.array(forest + extra, dtype=np.int64).reshape(-1, 2)
+    weights = np.array(tree_weights + extra_weights, dtype=np.float64)
+    if shuffle_edges:
+        order = np.array(draw(st.permutations(range(len(edges)))), dtype=np.int64)
+    else:
+        order = np.lexsort((edges[:, 1], edges[:, 0]))
+    return WeightedGraph(n, edges[order].reshape(-1, 2), weights[order])
+
+
 class GraphPair(NamedTuple):
     """Two weightings of one graph: ``n`` vertices, ``edges`` (m, 2) int64 with ``u < v``.
 
@@ -210,15 +505,7 @@ class GraphPair(NamedTuple):
 
     def to_networkx(self):
         """The pair as two :class:`networkx.Graph` with a ``weight`` on every edge."""
-        import networkx as nx
-
-        graphs = []
-        for w in (self.weights, self.weights_prime):
-            g = nx.Graph()
-            g.add_nodes_from(range(self.n))
-            g.add_weighted_edges_from((int(u), int(v), float(x)) for (u, v), x in zip(self.edges, w))
-            graphs.append(g)
-        return tuple(graphs)
+        return tuple(_to_networkx(self.n, self.edges, w) for w in (self.weights, self.weights_prime))
 
 
 @st.composite
@@ -244,8 +531,9 @@ def neighbouring_graphs(
         The neighbouring radius: ``|w_e - w'_e| <= max_shift`` for every edge e
         (l_inf on the weight vector; Pagh et al. 2025, Section 2).
     connected : bool, default True
-        Build a random spanning tree first (each vertex joins an earlier one),
-        then add extra edges; ``False`` may also leave vertices isolated.
+        Connected graphs (a random spanning tree, then extra edges); ``False``
+        also gives forests, several components and isolated vertices. Every
+        graph has at least one edge.
     min_weight, max_weight : float
         Range of the weights of the first graph.
     shift : {"all", "one"}
@@ -256,6 +544,11 @@ def neighbouring_graphs(
     Returns
     -------
     SearchStrategy of GraphPair (or of a pair of networkx.Graph)
+
+    Notes
+    -----
+    The first graph is drawn by :func:`weighted_graphs` (so weight ties, zero
+    and negative weights and complete graphs occur), then the offsets.
     """
     _check_positive(max_shift, "max_shift")
     if min_vertices < 2 or max_vertices < min_vertices:
@@ -264,20 +557,12 @@ def neighbouring_graphs(
         )
     if shift not in ("all", "one"):
         raise InvalidParameterError(f"shift must be 'all' or 'one', got {shift!r}")
-    n = draw(st.integers(min_vertices, max_vertices))
-    pairs = set()
-    if connected:
-        for v in range(1, n):  # a random spanning tree, built constructively
-            pairs.add((draw(st.integers(0, v - 1)), v))
-    all_pairs = [(u, v) for u in range(n) for v in range(u + 1, n)]
-    extra = draw(st.lists(st.sampled_from(all_pairs), max_size=2 * n))
-    pairs.update(extra)
-    if not pairs:
-        pairs.add(all_pairs[draw(st.integers(0, len(all_pairs) - 1))])
-    edges = np.array(sorted(pairs), dtype=np.int64).reshape(-1, 2)
+    n, edges, weights = draw(weighted_graphs(
+        min_vertices=min_vertices, max_vertices=max_vertices, connected=connected, min_edges=1,
+        min_weight=min_weight, max_weight=max_weight,
+    ))
     m = len(edges)
     finite = dict(allow_nan=False, allow_infinity=False)
-    weights = np.array(draw(st.lists(st.floats(min_weight, max_weight, **finite), min_size=m, max_size=m)))
     shift_unit = st.floats(-1.0, 1.0, **finite)
     if shift == "all":
         offsets = np.array(draw(st.lists(shift_unit, min_size=m, max_size=m))) * max_shift
@@ -289,7 +574,7 @@ def neighbouring_graphs(
         i = draw(st.integers(0, m - 1))
         weights_prime = weights.copy()
         weights_prime[i] = np.nextafter(weights[i], np.inf)
-    pair = GraphPair(n, edges, weights.astype(float), weights_prime.astype(float))
+    pair = GraphPair(n, edges, weights, weights_prime)
     return pair.to_networkx() if as_networkx else pair
 
 
