@@ -22,7 +22,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-__all__ = ["reset", "find", "union", "kruskal_scan", "greedy_forest"]
+__all__ = ["reset", "find", "union", "kruskal_scan", "greedy_forest", "component_roots"]
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -33,7 +33,7 @@ def reset(parent, size):
         size[i] = 1
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 def find(parent, x):
     """Root of ``x``'s set, halving the path on the way (Tarjan [1]_)."""
     while parent[x] != x:
@@ -42,7 +42,7 @@ def find(parent, x):
     return x
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
 def union(parent, size, a, b):
     """Merge the sets of ``a`` and ``b`` by size; return False if they were one set already."""
     ra = find(parent, a)
@@ -112,3 +112,40 @@ def greedy_forest(n_vertices: int, u, v, order) -> np.ndarray:
     k = kruskal_scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(u, dtype=np.int64),
                      np.ascontiguousarray(v, dtype=np.int64), parent, size, out.shape[0], out)
     return out[:k]
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def _roots_after(edge_indices, u, v, parent, size, roots):
+    reset(parent, size)
+    for i in range(edge_indices.shape[0]):
+        e = edge_indices[i]
+        union(parent, size, u[e], v[e])
+    for x in range(parent.shape[0]):
+        roots[x] = find(parent, x)
+
+
+def component_roots(n_vertices: int, u, v, edge_indices) -> np.ndarray:
+    """The root of every vertex after uniting the edges ``edge_indices``.
+
+    Two vertices are joined by those edges iff their roots are equal, so
+    ``roots[u] == roots[v]`` marks the edges that would close a cycle.
+
+    Parameters
+    ----------
+    n_vertices : int
+    u, v : int arrays (m,)
+        Endpoints of every edge.
+    edge_indices : int array
+        The edges to unite (any order; repeats and cycles are allowed).
+
+    Returns
+    -------
+    numpy.ndarray
+        ``int64`` array (n_vertices,) of root labels.
+    """
+    parent = np.empty(n_vertices, dtype=np.int64)
+    size = np.empty(n_vertices, dtype=np.int64)
+    roots = np.empty(n_vertices, dtype=np.int64)
+    _roots_after(np.ascontiguousarray(edge_indices, dtype=np.int64), np.ascontiguousarray(u, dtype=np.int64),
+                 np.ascontiguousarray(v, dtype=np.int64), parent, size, roots)
+    return roots

@@ -30,7 +30,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from algorithms.graphs import _kruskal_on_order, as_graph_arrays, incidence_lists, kruskal_order, number_of_components
+from algorithms.graphs import as_graph_arrays, incidence_lists, kruskal_order, number_of_components
+from algorithms.graphs.union_find import kruskal_scan
 from algorithms.mst.exponential import gumbel_scale, selection_log_weights
 
 __all__ = [
@@ -172,7 +173,7 @@ def private_kruskal(
     g = as_graph_arrays(data)
     logw = selection_log_weights(g.weights, epsilon0, sensitivity)
     rng = np.random.default_rng(rng)
-    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    indptr, nbr, eid = incidence_lists(g)
     order = _private_kruskal(g.n, g.edges, logw, indptr, nbr, eid, rng)
     return order if return_order else np.sort(order)
 
@@ -224,18 +225,21 @@ def private_kruskal_batch(data, epsilon0: float, size: int, rng=None, *, sensiti
     g = as_graph_arrays(data)
     logw = selection_log_weights(g.weights, epsilon0, sensitivity)
     rng = np.random.default_rng(rng)
-    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    indptr, nbr, eid = incidence_lists(g)
     k = g.n - number_of_components(g)
     return _private_kruskal_batch(g.n, g.edges, logw, indptr, nbr, eid, rng, int(size), k)
 
 
 @numba.njit(cache=True, nogil=True)
-def _one_pass_kruskal_batch(n, edges, keys, k):
+def _one_pass_kruskal_batch(n, u, v, keys, k):
     size = keys.shape[0]
     out = np.empty((size, k), dtype=np.int64)
+    parent = np.empty(n, dtype=np.int64)
+    set_size = np.empty(n, dtype=np.int64)
     for s in range(size):
         order = np.argsort(keys[s], kind="mergesort")
-        out[s] = np.sort(_kruskal_on_order(n, edges, order))
+        kruskal_scan(order, u, v, parent, set_size, k, out[s])
+        out[s].sort()
     return out
 
 
@@ -252,4 +256,5 @@ def one_pass_kruskal_batch(data, epsilon0: float, size: int, rng=None, *, sensit
     exps = np.maximum(rng.standard_exponential(size=(int(size), g.m)), np.finfo(np.float64).tiny)
     keys = g.weights[None, :] + beta * np.log(exps)
     k = g.n - number_of_components(g)
-    return _one_pass_kruskal_batch(g.n, g.edges, keys, k)
+    u, v = np.ascontiguousarray(g.edges[:, 0]), np.ascontiguousarray(g.edges[:, 1])
+    return _one_pass_kruskal_batch(g.n, u, v, keys, k)
