@@ -6,11 +6,11 @@ connected); the rank is ``n_vertices - (number of connected components)``. Self-
 valid elements of the matroid (loops: in no independent set) and parallel edges are valid
 (parallel elements); graph-level checks such as "no self-loops" belong to the MST mechanisms.
 
-Independence is tested with union-find (path halving, union by size). The greedy basis runs in
-a numba kernel on the edge arrays: for the 161-edge AS1755 graph of Tao et al. 2025 it takes a few
-microseconds per call, and :meth:`GraphicMatroid.greedy_max_basis_batch` handles R parallel
-runs in one compiled loop (Tao et al. 2025, Alg. 1-2 and Chandak 2023, Alg. 2 play the greedy basis of the
-index vector each round).
+Independence is tested with the project's union-find (:mod:`algorithms.graphs.union_find`: path
+halving, union by size), and the greedy basis is its Kruskal scan on the edge arrays: for the
+161-edge AS1755 graph of Tao et al. 2025 it takes a few microseconds per call, and
+:meth:`GraphicMatroid.greedy_max_basis_batch` handles R parallel runs in one compiled loop (Tao et
+al. 2025, Alg. 1-2 and Chandak 2023, Alg. 2 play the greedy basis of the index vector each round).
 """
 
 from __future__ import annotations
@@ -19,52 +19,24 @@ import numpy as np
 from numba import njit
 
 from algorithms.errors import InvalidGraphError
+from algorithms.graphs.union_find import kruskal_scan
 from algorithms.matroids.base import IndependenceTracker, Matroid
 
 __all__ = ["GraphicMatroid"]
 
 
-@njit(cache=True, inline="always")
-def _find(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@njit(cache=True)
-def _greedy_forest(order, u, v, parent, size, out):
-    """Kruskal scan of ``order``; writes kept edges to ``out``; returns their number."""
-    for i in range(parent.size):
-        parent[i] = i
-        size[i] = 1
-    k = 0
-    limit = out.size
-    for idx in range(order.size):
-        e = order[idx]
-        a = _find(parent, u[e])
-        b = _find(parent, v[e])
-        if a != b:
-            if size[a] < size[b]:
-                a, b = b, a
-            parent[b] = a
-            size[a] += size[b]
-            out[k] = e
-            k += 1
-            if k == limit:
-                break
-    return k
-
-
-@njit(cache=True)
+@njit(cache=True, nogil=True)
 def _greedy_forest_batch(orders, u, v, n_vertices, out):
+    """Kruskal's scan of every row of ``orders``; row r's kept edges go to ``out[r]``."""
     parent = np.empty(n_vertices, dtype=np.int64)
     size = np.empty(n_vertices, dtype=np.int64)
     for r in range(orders.shape[0]):
-        _greedy_forest(orders[r], u, v, parent, size, out[r])
+        kruskal_scan(orders[r], u, v, parent, size, out.shape[1], out[r])
 
 
 class _ForestTracker(IndependenceTracker):
+    # Pure Python on purpose: a tracker is driven one element at a time from Python, where a
+    # compiled find costs more in call overhead than it saves (the greedy bases are compiled).
     def __init__(self, matroid: GraphicMatroid):
         super().__init__(matroid)
         self._parent = list(range(matroid.n_vertices))
@@ -171,15 +143,15 @@ class GraphicMatroid(Matroid):
         cached = getattr(self, "_rank_cache", None)
         if cached is None:
             out = np.empty(self.n_vertices, dtype=np.int64)
-            cached = int(_greedy_forest(np.arange(self.n_elements, dtype=np.int64), self.u, self.v,
-                                        self._parent, self._size, out))
+            cached = int(kruskal_scan(np.arange(self.n_elements, dtype=np.int64), self.u, self.v,
+                                      self._parent, self._size, out.shape[0], out))
             self._rank_cache = cached
         return cached
 
     def _greedy_in_order(self, order: np.ndarray) -> np.ndarray:
         out = np.empty(min(self.rank, order.size), dtype=np.int64)
-        k = _greedy_forest(np.ascontiguousarray(order, dtype=np.int64), self.u, self.v,
-                           self._parent, self._size, out)
+        k = kruskal_scan(np.ascontiguousarray(order, dtype=np.int64), self.u, self.v,
+                         self._parent, self._size, out.shape[0], out)
         return out[:k]
 
     def _greedy_batch_in_order(self, orders: np.ndarray) -> np.ndarray:

@@ -25,6 +25,7 @@ import numpy as np
 from scipy.special import logsumexp
 
 from algorithms.graphs import as_graph_arrays, number_of_components
+from algorithms.graphs.union_find import component_roots
 from algorithms.mst.exponential import selection_log_weights
 
 __all__ = [
@@ -59,23 +60,8 @@ def exact_step_distribution(weights, candidates, epsilon0: float, sensitivity: f
 
 
 def _components_mask(n: int, edges: np.ndarray, mask: int) -> np.ndarray:
-    parent = list(range(n))
-
-    def find(x):
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
-
-    e = 0
-    while mask:
-        if mask & 1:
-            a, b = find(int(edges[e, 0])), find(int(edges[e, 1]))
-            if a != b:
-                parent[a] = b
-        mask >>= 1
-        e += 1
-    return np.array([find(v) for v in range(n)])
+    # the component root of every vertex in the forest of the edges in ``mask``
+    return component_roots(n, edges[:, 0], edges[:, 1], np.array(_mask_to_key(mask), dtype=np.int64))
 
 
 def _mask_to_key(mask: int) -> tuple:

@@ -31,6 +31,7 @@ from scipy.special import logsumexp
 
 from algorithms.errors import AlgorithmInputError, InvalidWeightsError
 from algorithms.graphs import as_graph_arrays
+from algorithms.graphs.union_find import component_roots
 
 __all__ = [
     "log_sizes_of",
@@ -237,19 +238,7 @@ class GraphicRemovalRule:
         return hit
 
     def _closing_edges(self, selected) -> np.ndarray:
-        parent = list(range(self.n))
-
-        def find(x):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        for e in selected:
-            a, b = find(int(self.edges[e, 0])), find(int(self.edges[e, 1]))
-            if a != b:
-                parent[a] = b
-        roots = np.array([find(v) for v in range(self.n)])
+        roots = component_roots(self.n, self.edges[:, 0], self.edges[:, 1], np.fromiter(selected, dtype=np.int64))
         return np.flatnonzero(roots[self.edges[:, 0]] == roots[self.edges[:, 1]])
 
 

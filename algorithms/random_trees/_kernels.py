@@ -13,6 +13,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from algorithms.graphs.union_find import reset, union
+
 __all__ = [
     "wilson_batch",
     "aldous_broder_batch",
@@ -120,14 +122,6 @@ def aldous_broder_batch(n, indptr, nbr, eid, cumw, size, seed):
 
 
 @njit(cache=True)
-def _find(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
-
-
-@njit(cache=True)
 def trees_for_weight_rows(n, indptr, nbr, eid, eu, ev, weight_rows, use_wilson, seed):
     """One tree per weight vector (row of ``weight_rows``, shape (S, m)), on the full CSR.
 
@@ -141,21 +135,17 @@ def trees_for_weight_rows(n, indptr, nbr, eid, eu, ev, weight_rows, use_wilson, 
     out = np.full((size, n - 1), -1, dtype=np.int64)
     ok = np.zeros(size, dtype=np.bool_)
     parent = np.empty(n, dtype=np.int64)
+    set_size = np.empty(n, dtype=np.int64)
     cumw = np.empty(indptr[n], dtype=np.float64)
     in_tree = np.zeros(n, dtype=np.bool_)
     next_v = np.empty(n, dtype=np.int64)
     next_e = np.empty(n, dtype=np.int64)
     for s in range(size):
-        for x in range(n):
-            parent[x] = x
+        reset(parent, set_size)
         components = n
         for e in range(m):
-            if weight_rows[s, e] > 0:
-                a = _find(parent, eu[e])
-                b = _find(parent, ev[e])
-                if a != b:
-                    parent[a] = b
-                    components -= 1
+            if weight_rows[s, e] > 0 and union(parent, set_size, eu[e], ev[e]):
+                components -= 1
         if components != 1:
             continue
         ok[s] = True

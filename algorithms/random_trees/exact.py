@@ -17,6 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from algorithms.graphs import GraphArrays
+from algorithms.graphs.union_find import kruskal_scan
 from algorithms.random_trees import bits as _bits
 from algorithms.random_trees.samplers import (
     NO_SPANNING_TREE,
@@ -73,27 +74,14 @@ def enumerate_spanning_trees(graph) -> list[tuple[int, ...]]:
             f"enumerating C({m}, {n - 1}) = {math.comb(m, n - 1)} edge subsets is too many "
             f"(limit {MAX_ENUMERATED_SUBSETS}); exact methods are for small graphs"
         )
-    ends = topo.edges.tolist()
-    trees = []
-    for subset in itertools.combinations(range(m), n - 1):
-        parent = list(range(n))
-
-        def find(x, parent=parent):
-            while parent[x] != x:
-                parent[x] = parent[parent[x]]
-                x = parent[x]
-            return x
-
-        ok = True
-        for e in subset:
-            a, b = find(ends[e][0]), find(ends[e][1])
-            if a == b:
-                ok = False
-                break
-            parent[a] = b
-        if ok:
-            trees.append(subset)
-    return trees
+    # an (n-1)-subset is a spanning tree iff Kruskal's scan of it keeps every edge
+    u, v = np.ascontiguousarray(topo.edges[:, 0]), np.ascontiguousarray(topo.edges[:, 1])
+    parent, size, kept = (np.empty(n, dtype=np.int64) for _ in range(3))
+    return [
+        subset
+        for subset in itertools.combinations(range(m), n - 1)
+        if kruskal_scan(np.array(subset, dtype=np.int64), u, v, parent, size, n - 1, kept) == n - 1
+    ]
 
 
 def tree_incidence(trees, m: int) -> np.ndarray:
