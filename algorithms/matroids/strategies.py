@@ -1,9 +1,11 @@
 """Hypothesis strategies building random matroids constructively (tests only; needs hypothesis).
 
 Every strategy draws the structure directly (no filtering): graphs with isolated vertices,
-several components, self-loops and parallel edges; uniform matroids with k above n; partition
-matroids with zero capacities; linear matroids with rank-deficient vector sets (extra vectors
-drawn as integer combinations of a few generators, zero vectors included).
+several components, self-loops and parallel edges (a simple graph from
+:func:`dpverify.strategies.weighted_graphs`, the project's one graph strategy, then loops and
+parallel copies); uniform matroids with k above n; partition matroids with zero capacities;
+linear matroids with rank-deficient vector sets (extra vectors drawn as integer combinations of
+a few generators, zero vectors included).
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from hypothesis import strategies as st
 from algorithms.matroids.graphic import GraphicMatroid
 from algorithms.matroids.linear import LinearMatroid
 from algorithms.matroids.simple import PartitionMatroid, UniformMatroid
+from dpverify.strategies import weighted_graphs
 
 __all__ = [
     "graphic_matroids",
@@ -26,11 +29,23 @@ __all__ = [
 
 @st.composite
 def graphic_matroids(draw, max_vertices: int = 7, max_edges: int = 12):
-    """Graphic matroids of arbitrary multigraphs (possibly disconnected, loops allowed)."""
-    n = draw(st.integers(1, max_vertices))
-    m = draw(st.integers(0, max_edges))
-    pairs = draw(st.lists(st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), min_size=m, max_size=m))
-    uv = np.array(pairs, dtype=np.int64).reshape(-1, 2)
+    """Graphic matroids of multigraphs on 1..``max_vertices`` vertices with at most ``max_edges`` edges.
+
+    A simple graph (possibly disconnected, isolated vertices included) from
+    :func:`dpverify.strategies.weighted_graphs`, then self-loops and parallel copies of
+    its edges (either orientation), all in random order. Shrinks to one vertex and no edge.
+    """
+    n, edges, _ = draw(weighted_graphs(min_vertices=1, max_vertices=max_vertices, max_edges=max_edges))
+    pairs = [tuple(e) for e in edges.tolist()]
+    loops = st.integers(0, n - 1).map(lambda v: (v, v))
+    if pairs:
+        copies = st.tuples(st.sampled_from(pairs), st.booleans()).map(lambda c: c[0][::-1] if c[1] else c[0])
+        multi = st.one_of(loops, copies)
+    else:
+        multi = loops
+    pairs += draw(st.lists(multi, max_size=max_edges - len(pairs)))
+    order = draw(st.permutations(range(len(pairs))))
+    uv = np.array([pairs[i] for i in order], dtype=np.int64).reshape(-1, 2)
     return GraphicMatroid(n, uv[:, 0], uv[:, 1])
 
 
