@@ -1,27 +1,35 @@
 """Hypothesis strategies for the random-spanning-tree tests: connected weighted graphs.
 
-Built constructively (a random spanning tree with positive weights, then extra
-edges whose weight may be 0), as the house style asks, so every drawn graph has a
-spanning tree of usable edges.
+Built constructively by :func:`dpverify.strategies.weighted_graphs` (the project's one graph
+strategy): a random spanning tree with positive integer weights, then extra edges whose weight
+may be 0, so every drawn graph has a spanning tree of usable edges.
 """
 
 from __future__ import annotations
 
-import numpy as np
-from hypothesis import strategies as st
-
 from algorithms.graphs import as_graph_arrays
+from dpverify.strategies import weighted_graphs
 
 __all__ = ["connected_graphs"]
 
 
-@st.composite
-def connected_graphs(draw, max_vertices=7, max_extra=6):
-    """A connected graph built constructively: a random tree (weights 1..5), then extra edges (weights 0..5)."""
-    n = draw(st.integers(2, max_vertices))
-    edges = [(draw(st.integers(0, v - 1)), v) for v in range(1, n)]
-    present = {tuple(sorted(e)) for e in edges}
-    missing = [(a, b) for a in range(n) for b in range(a + 1, n) if (a, b) not in present]
-    extra = draw(st.lists(st.sampled_from(missing), unique=True, max_size=max_extra)) if missing else []
-    weights = [draw(st.integers(1, 5)) for _ in range(n - 1)] + [draw(st.integers(0, 5)) for _ in extra]
-    return as_graph_arrays((n, np.array(edges + extra, dtype=np.int64).reshape(-1, 2), np.array(weights, float)))
+def connected_graphs(max_vertices: int = 7, max_extra: int = 6):
+    """Connected graphs on 2..``max_vertices`` vertices as validated :class:`GraphArrays`.
+
+    Parameters
+    ----------
+    max_vertices : int, default 7
+        Most vertices.
+    max_extra : int, default 6
+        Most edges beyond the spanning tree (bounds the number of spanning trees, hence
+        the cost of exact enumeration).
+
+    Returns
+    -------
+    SearchStrategy of GraphArrays
+        Tree edges weigh 1..5, extra edges 0..5 (integers; 0 marks an unusable edge).
+    """
+    return weighted_graphs(
+        min_vertices=2, max_vertices=max_vertices, connected=True, max_extra_edges=max_extra,
+        min_weight=0, max_weight=5, min_tree_weight=1, integer_weights=True,
+    ).map(as_graph_arrays)
