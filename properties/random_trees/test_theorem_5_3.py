@@ -25,6 +25,7 @@ from hypothesis import strategies as st
 from algorithms.graphs import as_graph_arrays
 from algorithms.random_trees import bits, exact
 from algorithms.random_trees.catalogue import catalogue
+from dpverify.strategies import weighted_graphs
 
 TRIANGLE = np.array([[0, 1], [1, 2], [0, 2]])
 
@@ -32,11 +33,10 @@ TRIANGLE = np.array([[0, 1], [1, 2], [0, 2]])
 @st.composite
 def tree_graphs(draw):
     """A random tree on 2..5 vertices with integer weights below k (k in 2..8)."""
-    n = draw(st.integers(2, 5))
     k = draw(st.integers(2, 8))
-    edges = np.array([(draw(st.integers(0, v - 1)), v) for v in range(1, n)])
-    weights = np.array([draw(st.integers(1, k - 1)) for _ in range(n - 1)], dtype=float)
-    return as_graph_arrays((n, edges, weights)), k
+    tree = draw(weighted_graphs(min_vertices=2, max_vertices=5, connected=True, max_extra_edges=0,
+                                min_weight=1, max_weight=k - 1, integer_weights=True))
+    return as_graph_arrays(tree), k
 
 
 @given(tree_graphs(), st.floats(0.01, 10.0))
