@@ -40,7 +40,7 @@ def integer_gnp(m: int, seed: int = GRAPH_SEED) -> GraphArrays:
     p = min(1.0, 2.0 * m / (n * (n - 1)))
     g = connected_gnp_graph(n, p, np.random.default_rng([seed, m]))
     weights = np.random.default_rng([seed, m, 1]).integers(1, K, size=g.m)
-    return as_graph_arrays((g.n, g.edges, weights.astype(float)))
+    return g.with_weights(weights.astype(float))
 
 
 class WilsonVsNetworkx:

@@ -251,7 +251,7 @@ def pamst_fast(
     logw = _log_weights(g, epsilon0, sensitivity)
     rng = np.random.default_rng(rng)
     uniforms = rng.random(_uniform_count(g))
-    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    indptr, nbr, eid = incidence_lists(g)
     out = _pamst_fast(g.n, logw, uniforms, indptr, nbr, eid)
     return out if return_order else np.sort(out)
 
@@ -275,5 +275,5 @@ def pamst_fast_batch(data, epsilon0: float, size: int, rng=None, *, sensitivity:
     logw = _log_weights(g, epsilon0, sensitivity)
     rng = np.random.default_rng(rng)
     uniforms = rng.random((int(size), _uniform_count(g)))
-    indptr, nbr, eid = incidence_lists(g.n, g.edges)
+    indptr, nbr, eid = incidence_lists(g)
     return _pamst_fast_batch(g.n, logw, uniforms, indptr, nbr, eid, g.n - number_of_components(g))

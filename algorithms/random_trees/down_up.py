@@ -269,7 +269,7 @@ def down_up_spanning_trees(graph, weights=None, *, steps: int, size: int = 1, in
     rng = np.random.default_rng(rng)
     start_rng, walk_rng = rng.spawn(2)
     initial = initial_trees(topo, w, initial, size, start_rng)
-    indptr, nbr, local = incidence_lists(topo.n, topo.edges)
+    indptr, nbr, local = incidence_lists(topo)
     eid = np.ascontiguousarray(local, dtype=np.int64)
     out = _down_up_batch(topo.n, topo.m, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(), w,
                          indptr, nbr, eid, np.ascontiguousarray(initial), steps, _seed(walk_rng))

@@ -85,7 +85,7 @@ def test_down_up_sampler_returns_usable_spanning_trees(graph, seed, steps):
     trees = down_up.down_up_spanning_trees(graph, steps=steps, size=5, rng=seed)
     again = down_up.down_up_spanning_trees(graph, steps=steps, size=5, rng=seed)
     np.testing.assert_array_equal(trees, again)
-    unit = as_graph_arrays((graph.n, graph.edges, np.ones(graph.m)))
+    unit = graph.with_weights(np.ones(graph.m))
     for tree in trees.tolist():
         assert tree == sorted(tree) and len(tree) == graph.n - 1
         assert is_spanning_forest(unit, tree) and all(graph.weights[e] > 0 for e in tree)
