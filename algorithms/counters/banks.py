@@ -47,6 +47,13 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from algorithms.counters.compiled import (
+    HYBRID_STATE_WIDTH,
+    binary_step,
+    hybrid_insert,
+    hybrid_noise_bound_array,
+    hybrid_output,
+)
 from algorithms.counters.laplace_tails import laplace_sum_deviation_bound
 from algorithms.counters.structure import (
     LaplaceLinearStructure,
@@ -77,58 +84,22 @@ __all__ = [
     "HybridMechanism",
 ]
 
-_MAX_LEVELS = 63
-
-
-@njit(cache=True)
-def _binary_step(alpha, alpha_hat, t, v, noise):
-    """One binary-mechanism step (Chan, Shi, Song 2011, Alg. 2) for one counter at local time t >= 1.
-
-    alpha / alpha_hat: the counter's exact and noisy p-sums per level; returns the noisy sum.
-    """
-    i = 0
-    while (t >> i) & 1 == 0:
-        i += 1
-    new = v
-    for j in range(i):
-        new += alpha[j]
-        alpha[j] = 0.0
-        alpha_hat[j] = 0.0
-    alpha[i] = new
-    alpha_hat[i] = new + noise
-    total = 0.0
-    for j in range(alpha_hat.size):
-        total += alpha_hat[j]
-    return total
-
-
 @njit(cache=True)
 def _binary_add(flat, v, t, noise, alpha, alpha_hat, out):
     for j in range(flat.size):
-        c = flat[j]
-        out[j] = _binary_step(alpha[c], alpha_hat[c], t[j], v[j], noise[j])
+        out[j] = binary_step(alpha, alpha_hat, flat[j], t[j], v[j], noise[j])
 
 
 @njit(cache=True)
-def _hybrid_add(flat, v, t, std, epsilon, release, block, alpha, alpha_hat, out):
+def _hybrid_add(flat, v, t, std, epsilon, state, alpha, alpha_hat, out):
     for j in range(flat.size):
-        c = flat[j]
-        n = t[j]
-        k = 0
-        while (n >> (k + 1)) > 0:
-            k += 1
-        s = n - (1 << k)
-        block[c] += v[j]
-        if s == 0:
-            release[c] += block[c] + std[j] * (2.0 / epsilon)
-            block[c] = 0.0
-            for lv in range(alpha.shape[1]):
-                alpha[c, lv] = 0.0
-                alpha_hat[c, lv] = 0.0
-            out[j] = release[c]
-        else:
-            out[j] = release[c] + _binary_step(alpha[c], alpha_hat[c], s, v[j],
-                                               std[j] * (2.0 * (k + 1) / epsilon))
+        out[j] = hybrid_insert(state, alpha, alpha_hat, flat[j], t[j], v[j], std[j], epsilon)
+
+
+@njit(cache=True)
+def _hybrid_outputs(flat, state, out):
+    for j in range(flat.size):
+        out[j] = hybrid_output(state, flat[j])
 
 
 @njit(cache=True)
@@ -353,8 +324,7 @@ class HybridCounterBank(CounterBank):
 
     def __init__(self, shape, epsilon, rng=None):
         super().__init__(shape, epsilon, rng)
-        self._release = np.zeros(self.n_counters)
-        self._block = np.zeros(self.n_counters)
+        self._state = np.zeros((self.n_counters, HYBRID_STATE_WIDTH))
         self._alpha = np.zeros((self.n_counters, 8))
         self._alpha_hat = np.zeros((self.n_counters, 8))
 
@@ -369,23 +339,21 @@ class HybridCounterBank(CounterBank):
         std = self.rng.laplace(0.0, 1.0, size=flat.size)
         self._grow(int(t.max()).bit_length())
         out = np.empty(flat.size)
-        _hybrid_add(flat, v, t, std, self.epsilon, self._release, self._block, self._alpha,
-                     self._alpha_hat, out)
+        _hybrid_add(flat, v, t, std, self.epsilon, self._state, self._alpha, self._alpha_hat, out)
         return out
 
     def _current(self, flat):
-        return self._release[flat] + self._alpha_hat[flat].sum(axis=1)
+        out = np.empty(flat.size)
+        _hybrid_outputs(np.ascontiguousarray(flat, dtype=np.int64), self._state, out)
+        return out
 
     def error_bound_at(self, n, delta):
-        n = np.asarray(n, dtype=np.int64)
-        delta = np.asarray(delta, dtype=np.float64)
-        safe = np.maximum(n, 1)
-        k = _floor_log2(safe)
-        s = safe - np.left_shift(1, k)
-        power = s == 0
-        log_part = laplace_sum_deviation_bound(k + 1, 2.0 / self.epsilon, np.where(power, delta, delta / 2))
-        bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * (k + 1) / self.epsilon, delta / 2)
-        return np.where(n == 0, 0.0, log_part + bin_part)
+        n, delta = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(delta, dtype=np.float64))
+        out = np.empty(n.shape)
+        hybrid_noise_bound_array(np.ascontiguousarray(n).ravel(), self.epsilon,
+                                 np.ascontiguousarray(np.log(2.0 / delta)).ravel(),
+                                 np.ascontiguousarray(np.log(2.0 / (delta / 2))).ravel(), out.reshape(-1))
+        return out
 
     def structure(self, length: int) -> LaplaceLinearStructure:
         return hybrid_structure(length, self.epsilon)
@@ -478,17 +446,18 @@ class _CounterMechanism:
 
 
 class BinaryMechanism(_CounterMechanism):
-    """The binary mechanism as a dpverify mechanism; ``horizon`` None means len(stream)."""
+    """The binary mechanism as a dpverify mechanism; ``horizon`` None means len(stream).
 
-    def __init__(self, epsilon, horizon: int | None = None, scale_factor: float = 1.0):
+    A deliberately under-noised variant, for showing that the audits catch it, is
+    :class:`algorithms.counters.broken.BrokenBinaryMechanism`.
+    """
+
+    def __init__(self, epsilon, horizon: int | None = None):
         super().__init__(epsilon)
         self.horizon = horizon
-        self.scale_factor = scale_factor
 
     def _bank(self, size, length, rng):
-        bank = BinaryCounterBank(size, self.epsilon, self.horizon or length, rng)
-        bank.scale *= self.scale_factor  # scale_factor < 1 gives a deliberately broken counter
-        return bank
+        return BinaryCounterBank(size, self.epsilon, self.horizon or length, rng)
 
 
 class LogarithmicMechanism(_CounterMechanism):

@@ -6,12 +6,15 @@ The bound is Tao et al. 2025, Lemma 1, multiplied by n: for X_1..X_n iid Lap(b) 
 
 Its validity is checked exactly (difference-of-Gammas integration) for n = 1..1000 in
 ``properties/bandits/test_concentration.py`` (see :mod:`algorithms.bandits.concentration`).
+The formula itself is compiled once, in :func:`algorithms.counters.compiled.lemma1_bound`; this
+module validates and broadcasts numpy inputs for it.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from algorithms.counters.compiled import lemma1_bound_array
 from algorithms.errors import AlgorithmInputError
 
 __all__ = ["laplace_sum_deviation_bound"]
@@ -45,7 +48,8 @@ def laplace_sum_deviation_bound(n, scale, delta):
     if np.any(~((delta > 0) & (delta < 1))):
         raise AlgorithmInputError("delta must lie in (0, 1)")
     log_term = np.log(2.0 / delta)
-    nf = n.astype(np.float64)
-    bound = np.maximum(2.0 * scale * np.sqrt(2.0 * nf * log_term), 4.0 * scale * log_term)
-    out = np.where(n == 0, 0.0, bound)
+    nf, scale, log_term = np.broadcast_arrays(n.astype(np.float64), scale, log_term)
+    out = np.empty(nf.shape)
+    lemma1_bound_array(np.ascontiguousarray(nf).ravel(), np.ascontiguousarray(scale).ravel(),
+                       np.ascontiguousarray(log_term).ravel(), out.reshape(-1))
     return out[()] if out.ndim == 0 else out

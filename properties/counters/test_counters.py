@@ -35,6 +35,7 @@ from algorithms.counters import (
     logarithmic_structure,
     tree_aggregation_outputs,
 )
+from algorithms.counters.broken import BrokenBinaryMechanism
 from algorithms.errors import (
     AlgorithmInputError,
     InvalidHorizonError,
@@ -131,7 +132,7 @@ def test_bank_noise_is_the_structure_laplace(kind, suite_alpha):
 def test_half_scale_counter_noise_is_rejected(suite_alpha):
     S = binary_structure(40, EPS)
     x = np.random.default_rng(7).random(40)
-    y = BinaryMechanism(EPS, scale_factor=0.5).sample(x, 3000, 11)
+    y = BrokenBinaryMechanism(EPS, scale_factor=0.5).sample(x, 3000, 11)
     z = np.linalg.solve(S.output_map, (y - S.noiseless_outputs(x)).T).T / S.scales
     assert stats.kstest(z.ravel(), stats.laplace.cdf).pvalue < suite_alpha
 
@@ -207,7 +208,7 @@ def test_audit_catches_half_scale_counter(suite_alpha):
     probabilities 1/16 vs e^-2/16, so 1e5 samples certify ~1.7 > 1 with probability ~1."""
     S = binary_structure(AUDIT_T, EPS)
     x, xp, i = _neighbours(S, AUDIT_T, 5)
-    broken = BinaryMechanism(EPS, scale_factor=0.5)
+    broken = BrokenBinaryMechanism(EPS, scale_factor=0.5)
     res = dpverify.audit(LikelihoodRatioStatistic(broken, S, x, i), x, xp, epsilon=EPS,
                          n_samples=100_000, alpha=suite_alpha, seed=103)
     print(f"half-scale binary: certified lower bound {res.epsilon_lower_bound:.3f} (exact 2.0)")
