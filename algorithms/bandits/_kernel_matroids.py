@@ -7,7 +7,8 @@ can run incrementally in the greedy algorithm (sort descending, add if
 independent; Chandak 2023, Algorithm 1):
 
 graphic (kind 0)
-    ``edges (m, 2)`` on ``n_vertices``; incremental independence by union-find.
+    ``edges (m, 2)`` on ``n_vertices``; incremental independence by the project's
+    union-find (:func:`algorithms.graphs.union_find.kruskal_scan`).
 uniform (kind 1)
     any ``rank`` elements are a basis.
 partition (kind 2)
@@ -18,20 +19,26 @@ linear (kind 3)
 
 :func:`as_kernel_matroid` also accepts the matroid objects of
 ``algorithms.matroids`` (duck-typed by their attributes), so the public API
-takes either.
+takes either. The compiled code receives a matroid as one :class:`MatroidArrays`
+structure (``KernelMatroid.arrays()``) and its scratch space as one :class:`GreedyScratch`.
 """
 
 from __future__ import annotations
 
+from collections import namedtuple
 from dataclasses import dataclass
 
 import numba
 import numpy as np
 
 from algorithms.errors import AlgorithmInputError, InvalidGraphError
+from algorithms.graphs.union_find import kruskal_scan
 
 __all__ = [
     "KernelMatroid",
+    "MatroidArrays",
+    "GreedyScratch",
+    "greedy_scratch",
     "ZeroRankMatroidError",
     "GRAPHIC",
     "UNIFORM",
@@ -48,6 +55,17 @@ __all__ = [
 
 GRAPHIC, UNIFORM, PARTITION, LINEAR = 0, 1, 2, 3
 LINEAR_TOLERANCE = 1e-9
+
+
+#: A matroid as the compiled greedy algorithm reads it: ``kind`` (0-3), ``n_vertices``, edge
+#: endpoints ``u, v (m,)`` (graphic), ``vectors (m, d)`` (linear), ``parts (m,)`` and
+#: ``capacities (p,)`` (partition), ``uniform_rank`` (uniform); unused arrays are empty.
+MatroidArrays = namedtuple("MatroidArrays", ["kind", "n_vertices", "u", "v", "vectors", "parts", "capacities",
+                                             "uniform_rank"])
+
+#: Scratch space of the compiled greedy algorithm: union-find ``parent, size (n_vertices,)``
+#: (graphic), block ``counts (p,)`` (partition), Gram-Schmidt rows ``work (d, d)`` (linear).
+GreedyScratch = namedtuple("GreedyScratch", ["parent", "size", "counts", "work"])
 
 
 class ZeroRankMatroidError(AlgorithmInputError):
@@ -72,16 +90,11 @@ class KernelMatroid:
         """The rank K (size of every basis)."""
         return int(greedy_basis(self, np.zeros(self.n_elements)).size)
 
-    def arrays(self):
-        return (
-            np.int64(self.kind),
-            np.int64(self.n_vertices),
-            self.edges,
-            self.vectors,
-            self.parts,
-            self.capacities,
-            np.int64(self.uniform_rank),
-        )
+    def arrays(self) -> MatroidArrays:
+        """The :class:`MatroidArrays` the compiled code reads."""
+        return MatroidArrays(int(self.kind), int(self.n_vertices), np.ascontiguousarray(self.edges[:, 0]),
+                             np.ascontiguousarray(self.edges[:, 1]), self.vectors, self.parts, self.capacities,
+                             int(self.uniform_rank))
 
 
 def _empty_int(shape=(0,)):
@@ -162,57 +175,65 @@ def as_kernel_matroid(matroid) -> KernelMatroid:
     )
 
 
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def _find(parent, x):
-    while parent[x] != x:
-        parent[x] = parent[parent[x]]
-        x = parent[x]
-    return x
+def greedy_scratch(km: KernelMatroid) -> GreedyScratch:
+    """Scratch arrays of :func:`greedy_in_order` for ``km``."""
+    n = max(km.n_vertices, 1)
+    d = max(km.vectors.shape[1], 1)
+    return GreedyScratch(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
+                         np.zeros(max(km.capacities.size, 1), dtype=np.int64), np.zeros((d, d), dtype=np.float64))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
-def greedy_in_order(order, limit, kind, n_vertices, edges, vectors, parts, capacities, uniform_rank,
-                    parent, counts, basis_work, out):
+def greedy_in_order(order, limit, mat, scratch, out):
     """Greedy on a given element order: append each element that keeps the set independent.
 
-    Returns the number of elements written to ``out`` (in order of acceptance).
-    Stops after ``limit`` acceptances. ``parent`` (n_vertices,), ``counts``
-    (len(capacities),) and ``basis_work`` (d, d) are scratch arrays.
+    Parameters
+    ----------
+    order : int array (m,)
+        Elements in the order they are offered.
+    limit : int
+        Stop after this many acceptances.
+    mat : MatroidArrays
+    scratch : GreedyScratch
+    out : int array (>= limit,)
+        Receives the accepted elements, in order of acceptance.
+
+    Returns
+    -------
+    int
+        The number of elements written to ``out``.
+
+    References
+    ----------
+    .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
+       Optimization", MSc thesis, University of Alberta, 2023. Algorithm 1 (greedy).
     """
     m = order.shape[0]
     taken = 0
-    if kind == 0:
-        for v in range(n_vertices):
-            parent[v] = v
+    if mat.kind == GRAPHIC:
+        return kruskal_scan(order, mat.u, mat.v, scratch.parent, scratch.size, limit, out)
+    if mat.kind == UNIFORM:
         for i in range(m):
-            if taken >= limit:
-                break
-            e = order[i]
-            ru = _find(parent, edges[e, 0])
-            rv = _find(parent, edges[e, 1])
-            if ru != rv:
-                parent[ru] = rv
-                out[taken] = e
-                taken += 1
-    elif kind == 1:
-        for i in range(m):
-            if taken >= limit or taken >= uniform_rank:
+            if taken >= limit or taken >= mat.uniform_rank:
                 break
             out[taken] = order[i]
             taken += 1
-    elif kind == 2:
-        for p in range(capacities.shape[0]):
+    elif mat.kind == PARTITION:
+        counts = scratch.counts
+        for p in range(mat.capacities.shape[0]):
             counts[p] = 0
         for i in range(m):
             if taken >= limit:
                 break
             e = order[i]
-            p = parts[e]
-            if counts[p] < capacities[p]:
+            p = mat.parts[e]
+            if counts[p] < mat.capacities[p]:
                 counts[p] += 1
                 out[taken] = e
                 taken += 1
     else:
+        vectors = mat.vectors
+        basis_work = scratch.work
         d = vectors.shape[1]
         for i in range(m):
             if taken >= limit or taken >= d:
@@ -233,7 +254,7 @@ def greedy_in_order(order, limit, kind, n_vertices, edges, vectors, parts, capac
             res2 = 0.0
             for c in range(d):
                 res2 += basis_work[taken, c] * basis_work[taken, c]
-            if res2 > (1e-9 * 1e-9) * norm2:
+            if res2 > (LINEAR_TOLERANCE * LINEAR_TOLERANCE) * norm2:
                 inv = 1.0 / np.sqrt(res2)
                 for c in range(d):
                     basis_work[taken, c] *= inv
@@ -242,22 +263,12 @@ def greedy_in_order(order, limit, kind, n_vertices, edges, vectors, parts, capac
     return taken
 
 
-def _scratch(km: KernelMatroid):
-    parent = np.zeros(max(km.n_vertices, 1), dtype=np.int64)
-    counts = np.zeros(max(km.capacities.size, 1), dtype=np.int64)
-    d = km.vectors.shape[1]
-    work = np.zeros((max(d, 1), max(d, 1)), dtype=np.float64)
-    return parent, counts, work
-
-
 def greedy_order_basis(matroid, order) -> np.ndarray:
     """The greedy basis when elements are offered in ``order`` (acceptance order)."""
     km = as_kernel_matroid(matroid)
     order = np.ascontiguousarray(np.asarray(order, dtype=np.int64))
-    parent, counts, work = _scratch(km)
     out = np.empty(km.n_elements, dtype=np.int64)
-    k = greedy_in_order(order, km.n_elements, km.kind, km.n_vertices, km.edges, km.vectors, km.parts,
-                        km.capacities, km.uniform_rank, parent, counts, work, out)
+    k = greedy_in_order(order, km.n_elements, km.arrays(), greedy_scratch(km), out)
     return out[:k].copy()
 
 

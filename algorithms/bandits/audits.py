@@ -37,6 +37,7 @@ import numpy as np
 from algorithms.bandits import _kernels
 from algorithms.bandits._kernel_matroids import as_kernel_matroid, greedy_basis, partition_matroid
 from algorithms.bandits.environments import TableEnvironment
+from algorithms.bandits.indices import new_policy_state
 from algorithms.bandits.policies import Policy
 from algorithms.bandits.simulator import _prepare
 from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, InvalidRewardError
@@ -78,19 +79,14 @@ class PlayedSuperArms:
         self.rank = int(greedy_basis(km, np.zeros(km.n_elements)).size)
         self.claim = policy.claim
 
-    def _args(self, table):
-        env = table if isinstance(table, TableEnvironment) else TableEnvironment(np.asarray(table, dtype=float))
-        km, env_kind, env_arm, env_scalar, tab, means, optimal, rank, horizon, known = _prepare(
-            self.matroid, env, self.policy, self.horizon
-        )
-        return (self.policy.code, float(self.policy.arm_epsilon(rank)), float(known), horizon, *km.arrays(),
-                rank, tab, means, float(means[optimal].sum()))
-
     def sample(self, table, size, rng=None):
         rng = np.random.default_rng(rng)
         out = np.zeros((int(size), self.horizon), dtype=np.int64)
-        a = self._args(table)
-        _kernels.table_batch(int(size), *a[:12], a[12], a[13], a[14], rng, out)
+        env = table if isinstance(table, TableEnvironment) else TableEnvironment(np.asarray(table, dtype=float))
+        km, env_arrays, optimal, rank, horizon, known = _prepare(self.matroid, env, self.policy, self.horizon)
+        state = new_policy_state(self.policy.code, km.n_elements, rank, float(self.policy.arm_epsilon(rank)),
+                                 float(known))
+        _kernels.table_batch(int(size), state, km.arrays(), env_arrays, horizon, rng, out)
         return list(map(tuple, out.tolist()))
 
     def __call__(self, table, rng=None):

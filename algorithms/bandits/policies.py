@@ -5,7 +5,8 @@ greedy basis of ``J_t`` (Chandak 2023, Algorithm 1: sort descending, add if
 independent; ties, including ties between infinite indices, broken uniformly
 at random). ``T_e`` is the number of observations of arm ``e``; ``K`` the rank;
 ``t`` the round (1-based); ``T`` a known horizon where a policy needs one.
-The compiled implementation is ``algorithms.bandits._kernels.simulate_run``.
+The compiled implementations are in :mod:`algorithms.bandits.indices` (one function per
+policy and step, named after the algorithm), played by ``algorithms.bandits._kernels.simulate_run``.
 
 ========== ============================================================ =====================
 policy     index J_t(e)                                                 source
@@ -38,7 +39,7 @@ CUCB-DP    min{S~_e/T_e + sqrt(4 ln(mT)/T_e) + 12 K ln^3 T/(eps T_e),    Chen et
   Lap(2(k+1)/eps') (``2^k <= n < 2^(k+1)``), and ``B`` applies Tao et al. 2025's
   Lemma 1 to each group at ``delta/2`` with ``delta = t^-4`` (so
   ``|noise| <= B`` with probability ``>= 1 - t^-4``), see
-  :func:`algorithms.bandits._kernels.hybrid_noise_bound`. The hybrid counter
+  :func:`algorithms.bandits.indices.omm.dp_omm_noise_bound`. The hybrid counter
   gives eps'/2 to the logarithmic and eps'/2 to the binary part, and a binary
   phase of horizon ``2^k`` uses ``k+1`` levels (Chan, Shi, Song 2011).
 * Budget split: ``eps' = eps/K`` for DP-OMM, LDP-OMM,
@@ -73,7 +74,7 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
-from algorithms.bandits import _kernels as K
+from algorithms.bandits import indices as K
 from algorithms.errors import InvalidHorizonError, InvalidPrivacyParameterError
 
 __all__ = [
@@ -89,7 +90,6 @@ __all__ = [
     "cucb_ldp1",
     "cucb_ldp2",
     "cucb_dp",
-    "full_budget_per_arm",
     "POLICY_FACTORIES",
     "PRIVATE_POLICY_FACTORIES",
 ]
@@ -131,14 +131,14 @@ class Policy:
     ----------
     name : str
     code : int
-        Kernel code (``algorithms.bandits._kernels``).
+        Kernel code (a key of ``algorithms.bandits.indices.POLICY_KERNELS``).
     epsilon : float or None
         The privacy parameter the policy was configured with.
     budget_split : str
         ``"per-arm"`` (each played arm's statistic gets eps/K), ``"single-report"``
         (one report per round with all of eps), ``"none"``, or
-        ``"full-per-arm (broken)"``: the deliberately wrong variant that gives
-        every arm the full eps while still claiming eps (for auditor power tests).
+        ``"full-per-arm (broken)"``: the deliberately wrong variant of
+        :func:`algorithms.bandits.broken.broken_full_budget_per_arm`.
     horizon : int or None
         Known horizon T for the policies whose formulas use it (CUCB family);
         None means "the simulated horizon".
@@ -332,18 +332,6 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chen et al. 2020, Theorem 7")
     return Policy("CUCB-DP", K.CUCB_DP, eps, "per-arm", claim, "Chen et al. 2020, Algorithm 3",
                   None if horizon is None else _check_horizon(horizon))
-
-
-def full_budget_per_arm(policy: Policy) -> Policy:
-    """The deliberately broken variant: every arm's statistic gets the full eps, claim unchanged.
-
-    Used only to show the privacy audits have power (they must report a
-    violation of the unchanged claim).
-    """
-    if policy.epsilon is None:
-        raise InvalidPrivacyParameterError(f"{policy.name} is not private; nothing to break")
-    return dataclasses.replace(policy, name=policy.name + " (full eps per arm; broken)",
-                               budget_split="full-per-arm (broken)")
 
 
 #: name -> factory(epsilon) (non-private factories ignore epsilon).

@@ -1,8 +1,8 @@
 """Many independent runs of a matroid-bandit policy: cumulative pseudo-regret, rewards, super arms.
 
-Each run is played by one compiled call (``algorithms.bandits._kernels``),
-which releases the GIL, so runs execute in parallel threads
-(``n_workers``). Randomness: the ``seed`` argument becomes a Generator whose
+Each run is played by one compiled call (``algorithms.bandits._kernels``) on
+the policy's compiled state (``algorithms.bandits.indices``), which releases the
+GIL, so runs execute in parallel threads (``n_workers``). Randomness: the ``seed`` argument becomes a Generator whose
 ``spawn(n_runs)`` gives one child per run, and each child spawns two streams,
 one for the environment's observations and one for the policy's noise. Run
 ``r`` therefore depends only on ``(seed, r)``: the same seed gives the same
@@ -24,6 +24,7 @@ import numpy as np
 from algorithms.bandits import _kernels
 from algorithms.bandits._kernel_matroids import ZeroRankMatroidError, as_kernel_matroid, greedy_basis
 from algorithms.bandits.environments import ENV_TABLE, BanditInstance
+from algorithms.bandits.indices import new_policy_state
 from algorithms.bandits.policies import Policy, _check_horizon
 from algorithms.errors import AlgorithmInputError, InvalidHorizonError
 from dpverify.progress import progress_bar
@@ -138,8 +139,9 @@ def _prepare(matroid, environment, policy, horizon):
             raise InvalidHorizonError(f"{policy.name} was configured for horizon {known} < simulated {horizon}")
     else:
         known = policy.horizon if policy.horizon is not None else horizon
-    return km, env_kind, np.ascontiguousarray(env_arm, dtype=np.float64), float(env_scalar), table, means, \
-        optimal, rank, horizon, int(known)
+    env_arrays = _kernels.EnvironmentArrays(int(env_kind), np.ascontiguousarray(env_arm, dtype=np.float64),
+                                            float(env_scalar), table, means, float(means[optimal].sum()))
+    return km, env_arrays, optimal, rank, horizon, int(known)
 
 
 def simulate(
@@ -191,9 +193,8 @@ def simulate(
     """
     if policy is None:
         raise AlgorithmInputError("a policy is required")
-    km, env_kind, env_arm, env_scalar, table, means, optimal, rank, horizon, known = _prepare(
-        matroid, environment, policy, horizon
-    )
+    km, env, optimal, rank, horizon, known = _prepare(matroid, environment, policy, horizon)
+    means = env.means
     n_runs = int(n_runs)
     if n_runs < 1:
         raise AlgorithmInputError(f"n_runs must be >= 1, got {n_runs}")
@@ -212,24 +213,22 @@ def simulate(
     arms = np.full((n_runs, horizon, rank), -1, dtype=np.int64) if record_super_arms else None
     idx = np.zeros((n_runs, idx_rounds.size, m)) if idx_rounds.size else None
     idx_orders = np.full((n_runs, idx_rounds.size, rank), -1, dtype=np.int64) if idx_rounds.size else None
-    optimal_value = float(means[optimal].sum())
     eps_arm = float(policy.arm_epsilon(rank))
     streams = run_spawn_streams(seed, n_runs)
-    no_arms = np.zeros((0, rank), dtype=np.int64)
-    no_idx = np.zeros((0, m))
-    no_ord = np.zeros((0, rank), dtype=np.int64)
+    empty = _kernels.no_recording(m, rank, ck, regret[0], reward[0])
     mk = km.arrays()
 
     def one(r):
         rng_env, rng_pol = streams[r]
-        _kernels.simulate_run(
-            policy.code, eps_arm, float(known), horizon, *mk, rank,
-            env_kind, env_arm, env_scalar, table, means, optimal_value,
-            rng_env, rng_pol, ck, regret[r], reward[r],
-            arms[r] if arms is not None else no_arms,
-            idx_rounds, idx[r] if idx is not None else no_idx,
-            idx_orders[r] if idx_orders is not None else no_ord,
+        rec = _kernels.Recording(
+            ck, regret[r], reward[r],
+            arms[r] if arms is not None else empty.arms,
+            idx_rounds,
+            idx[r] if idx is not None else empty.indices,
+            idx_orders[r] if idx_orders is not None else empty.index_orders,
         )
+        state = new_policy_state(policy.code, m, rank, eps_arm, float(known))
+        _kernels.simulate_run(state, mk, env, horizon, rng_env, rng_pol, rec)
         return r
 
     start = time.perf_counter()

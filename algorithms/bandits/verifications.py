@@ -8,13 +8,15 @@ Built-in instances, a few seconds each (plus a one-time numba compile):
   :mod:`algorithms.bandits.audits` audited at eps (tighter than the thesis' 2 eps, Theorem 8);
   reports the certified lower bound against the design's true event loss;
 - ``matroid-bandits/full-eps-per-arm-is-caught`` -- the same policy giving every arm the whole eps
-  (instead of eps/K) must be flagged at the unchanged claim;
+  (instead of eps/K; :func:`algorithms.bandits.broken.broken_full_budget_per_arm`) must be flagged
+  at the unchanged claim;
 - ``matroid-bandits/ldp-omm-audit`` and ``matroid-bandits/dp-omm-audit`` -- Tao et al. 2025, Algorithms 2
   and 1 at their claims;
 - ``matroid-bandits/ldp-randomizer-exact-loss`` -- LDP-OMM's local randomizer (x + Lap(K/eps) per
   played arm) has exact loss eps on a discretization (tail bins attain it);
-- ``matroid-bandits/dp-omm-bound-equals-counter-bound`` -- the confidence term compiled into the
-  simulator equals ``HybridCounterBank.error_bound_at`` (delta = t^-4).
+- ``matroid-bandits/dp-omm-bound-equals-counter-bound`` -- DP-OMM's confidence term (its form with
+  delta = t^-4) equals ``HybridCounterBank.error_bound_at`` (both call the one compiled hybrid bound;
+  this pins DP-OMM's choice of delta and the rounding of its logarithms).
 
 Statistical verifications use level ``ALPHA = 1e-6``.
 """
@@ -56,9 +58,10 @@ def _dpucb(seed: int):
 def _broken(seed: int):
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import two_block_event_loss
+    from algorithms.bandits.broken import broken_full_budget_per_arm
     from dpverify.suite import VerificationOutcome
 
-    res = _audit(P.full_budget_per_arm(P.dpucb_mat(EPS)), EPS, 100_000, seed)
+    res = _audit(broken_full_budget_per_arm(P.dpucb_mat(EPS)), EPS, 100_000, seed)
     return VerificationOutcome(
         passed=bool(res.violation),
         certified_lower_bound=float(res.epsilon_lower_bound),
@@ -100,7 +103,7 @@ def _ldp_exact(seed: int):
 
 
 def _bound_equal(seed: int):
-    from algorithms.bandits._kernels import hybrid_noise_bound
+    from algorithms.bandits.indices.omm import dp_omm_noise_bound
     from algorithms.counters.banks import HybridCounterBank
     from dpverify.suite import VerificationOutcome
 
@@ -109,7 +112,7 @@ def _bound_equal(seed: int):
     worst = 0.0
     for n in range(1, 300):
         for t in (n + 1, 2 * n + 3, 10_000):
-            ours = hybrid_noise_bound(n, eps, float(t))
+            ours = dp_omm_noise_bound(n, eps, float(t))
             theirs = float(bank.error_bound_at(n, float(t) ** -4))
             worst = max(worst, abs(ours - theirs) / theirs)
     return VerificationOutcome(passed=worst < 1e-12,

@@ -1,8 +1,10 @@
 """The compiled bandit kernel's noise and confidence terms, pinned against the papers' formulas.
 
-The kernel (:mod:`algorithms.bandits._kernels`) re-implements a hybrid counter, a tree-based
-aggregation, four Laplace randomizers and every index formula. Here each one is tested *through
-the indices the kernel records*: on the uniform matroid U(K, K) (every arm is played every round)
+The compiled policies (:mod:`algorithms.bandits.indices`, played by
+:mod:`algorithms.bandits._kernels`) build on the counters package's compiled hybrid counter,
+tree-based aggregation and Lemma 1 bound (:mod:`algorithms.counters.compiled`), add four Laplace
+randomizers and every index formula. Here each one is tested *through the indices the simulator
+records*: on the uniform matroid U(K, K) (every arm is played every round)
 with a constant reward table x, the index formulas of :mod:`algorithms.bandits.policies`, written
 out again below, are inverted to recover the noisy statistic, and the recovered noise must follow
 the stated law. A wrong confidence term shifts the recovered noise, a wrong scale stretches it.
@@ -32,9 +34,9 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from algorithms.bandits import _kernels
 from algorithms.bandits import policies as P
 from algorithms.bandits.environments import TableEnvironment
+from algorithms.bandits.indices import omm as omm_kernels
 from algorithms.bandits.simulator import simulate
 from algorithms.counters import HybridCounterBank, HybridMechanism, hybrid_structure
 from algorithms.matroids import UniformMatroid
@@ -184,14 +186,15 @@ def test_dp_omm_counter_and_bound(eps, K, suite_alpha):
 
 @pytest.mark.parametrize("eps", [0.4, 2.5])
 def test_kernel_hybrid_counter_equals_the_reference_bank_in_distribution(eps, suite_alpha):
-    """The kernel's stand-alone hybrid counter (``hybrid_counter_batch``) against the reference
-    ``HybridCounterBank``: same node-noise law per part (2 x 2 one-sample tests, as for DP-OMM)
+    """DP-OMM's per-arm counter as the simulator draws it (``hybrid_counter_batch``, one Laplace draw
+    per item in numba) against ``HybridCounterBank`` (the same compiled counter, noise drawn
+    vectorized in numpy): same node-noise law per part (2 x 2 one-sample tests, as for DP-OMM)
     and the same output law as the reference bank at counts 1, 2, 3, 5, 8, 16, 31, 45 (two-sample
     KS at each count, Bonferroni over the 8 inside the assertion). Horizon 45: binary instances
     with k = 1..4 (2-5 levels). 2 x 3 tests."""
     T, R = 45, 3000
     stream = np.random.default_rng(5).random(T)
-    kern = _kernels.hybrid_counter_batch(stream, eps, R, np.random.default_rng(int(eps * 10)))
+    kern = omm_kernels.hybrid_counter_batch(stream, eps, R, np.random.default_rng(int(eps * 10)))
     ref = HybridMechanism(eps).sample(stream, R, int(eps * 10) + 1)
     S = hybrid_structure(T, eps)
     used = S.used_nodes()
@@ -227,13 +230,13 @@ def test_cucb_dp_tree_noise(suite_alpha):
 
 @pytest.mark.parametrize("eps", [0.3, 2.5, 7.0])
 def test_kernel_noise_bound_equals_the_counter_bound(eps):
-    """``hybrid_noise_bound`` (the kernel's exported form of DP-OMM's bound) equals
+    """``dp_omm_noise_bound`` (DP-OMM's bound with delta = t^-4) equals
     ``HybridCounterBank.error_bound_at`` at delta = t^-4, for counts 1..300 (every k up to 8,
     powers of two included) and several rounds. Deterministic."""
     bank = HybridCounterBank((1,), eps)
     for t in (2.0, 17.0, 300.0, 5000.0):
         for n in range(1, 301):
-            assert _kernels.hybrid_noise_bound(n, eps, t) == pytest.approx(
+            assert omm_kernels.dp_omm_noise_bound(n, eps, t) == pytest.approx(
                 float(bank.error_bound_at(n, t ** -4)), rel=1e-12)
 
 

@@ -17,7 +17,6 @@ import numpy as np
 import pytest
 
 import dpverify
-from algorithms.bandits import _kernels
 from algorithms.bandits import policies as P
 from algorithms.bandits.audits import (
     LaplaceLocalRandomizer,
@@ -26,6 +25,8 @@ from algorithms.bandits.audits import (
     two_block_event_loss,
     two_block_instance,
 )
+from algorithms.bandits.broken import broken_full_budget_per_arm
+from algorithms.bandits.indices import omm as omm_kernels
 
 EPS = 4.0
 MATROID, X, X_PRIME, HORIZON = two_block_instance()
@@ -59,7 +60,7 @@ def test_dpucb_mat_eps_and_thesis_two_eps(suite_alpha):
 
 @pytest.mark.parametrize("factory", [P.dpucb_mat, P.ldp_omm], ids=["DPUCB-MAT", "LDP-OMM"])
 def test_full_budget_per_arm_is_caught(factory, suite_alpha):
-    broken = P.full_budget_per_arm(factory(EPS))
+    broken = broken_full_budget_per_arm(factory(EPS))
     res = _audit(broken, EPS, 100_000, 21, suite_alpha)
     assert res.violation and res.epsilon_lower_bound > EPS
 
@@ -104,7 +105,7 @@ def test_local_randomizer_is_exactly_eps_ldp(factory, rank, n_reports):
                                            discretized_report_pmf(rnd, b, edges))
         assert pair.epsilon <= eps + 1e-9
     if n_reports > 1:
-        broken = LaplaceLocalRandomizer(P.full_budget_per_arm(factory(eps)), rank)
+        broken = LaplaceLocalRandomizer(broken_full_budget_per_arm(factory(eps)), rank)
         bl = dpverify.exact_privacy_loss(discretized_report_pmf(broken, zero, edges),
                                          discretized_report_pmf(broken, one, edges))
         assert math.isclose(bl.epsilon, rank * eps, rel_tol=1e-9)
@@ -138,7 +139,7 @@ class _HybridCounterOfKernel:
         self.eps = eps
 
     def sample(self, stream, size, rng):
-        return _kernels.hybrid_counter_batch(np.asarray(stream, dtype=float), self.eps, int(size),
+        return omm_kernels.hybrid_counter_batch(np.asarray(stream, dtype=float), self.eps, int(size),
                                              np.random.default_rng(rng))
 
     def __call__(self, stream, rng):
@@ -149,7 +150,7 @@ def test_simulator_hybrid_counter(suite_alpha):
     """The hybrid counter inside the simulator: exact sums without noise, and no violation of
     eps' on neighbouring streams (one item changed by 1; false alarm <= suite_alpha)."""
     stream = np.array([1, 0, 1, 1, 0, 1, 0, 1, 1, 0], dtype=float)
-    noiseless = _kernels.hybrid_counter_outputs(stream, 1e15, np.random.default_rng(0))
+    noiseless = omm_kernels.hybrid_counter_outputs(stream, 1e15, np.random.default_rng(0))
     assert np.allclose(noiseless, np.cumsum(stream), atol=1e-9)
     neighbour = stream.copy()
     neighbour[2] = 0.0

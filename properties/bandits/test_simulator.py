@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from algorithms.bandits import policies as P
 from algorithms.bandits._kernel_matroids import ZeroRankMatroidError, as_kernel_matroid, greedy_basis
+from algorithms.bandits.broken import broken_full_budget_per_arm
 from algorithms.bandits.environments import BernoulliEnvironment, TableEnvironment, thesis_table61_instance
 from algorithms.bandits.permutation import check_regret_permutation, regret_decomposition, regret_permutation
 from algorithms.bandits.simulator import simulate
@@ -149,7 +150,7 @@ def test_bad_input():
     with pytest.raises(AlgorithmInputError, match="arms"):
         simulate(inst.matroid, BernoulliEnvironment([0.5] * 6), P.omm(), 5)
     with pytest.raises(InvalidPrivacyParameterError):
-        P.full_budget_per_arm(P.omm())
+        broken_full_budget_per_arm(P.omm())
     with pytest.raises(AlgorithmInputError):
         as_kernel_matroid(object())
 
@@ -160,7 +161,7 @@ def test_claims_are_data():
     assert P.ldp_omm(2.0).claim.model == "local" and P.ldp_omm(2.0).arm_epsilon(K) == 0.5
     assert P.dpucb_mat(2.0).claim.seed_epsilon == 4.0  # thesis Theorem 8 states 2 eps
     assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0      # one report per round
-    broken = P.full_budget_per_arm(P.dpucb_mat(2.0))
+    broken = broken_full_budget_per_arm(P.dpucb_mat(2.0))
     assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
     assert P.omm().claim.epsilon is None and P.omm().arm_epsilon(K) == np.inf
     assert set(P.POLICY_FACTORIES) == {"OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "DPTS-MAT", "CTS", "CUCB",
