@@ -35,8 +35,9 @@ def _families(name):
 
 def laplace_audit(n_samples: int, families: str = "all"):
     """One audit of the (snapped) Laplace mechanism at its claim, eps = 1, inputs 0 and 1."""
-    return dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=n_samples, seed=SEED,
-                          event_families=_families(families))
+    return dpverify.audit(
+        LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=n_samples, seed=SEED, event_families=_families(families)
+    )
 
 
 class AuditThroughput:
@@ -71,10 +72,10 @@ class SequentialAudit:
 
     def _run(self, case):
         if case == "obvious-violation":  # true eps 1 against a claim of 0.1
-            return sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=0.1, n_samples=1_000_000,
-                                    alpha=1e-6, seed=SEED)
-        return sequential_audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=1_000_000,
-                                alpha=1e-6, seed=SEED)
+            return sequential_audit(
+                GeometricMechanism(1.0), 0, 1, epsilon=0.1, n_samples=1_000_000, alpha=1e-6, seed=SEED
+            )
+        return sequential_audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=1_000_000, alpha=1e-6, seed=SEED)
 
     def track_samples_used(self, case):
         return self._run(case).n_samples
@@ -94,16 +95,20 @@ def main(argv=None):
         start = time.perf_counter()
         result = laplace_audit(n, families)
         seconds = time.perf_counter() - start
-        print(f"Laplace audit, {n} samples per input, families={families}: {seconds:.2f} s, "
-              f"{2 * n / seconds:.3g} samples/s; eps >= {result.epsilon_lower_bound:.4f} "
-              f"[{result.event.family}], violation={result.violation}")
+        print(
+            f"Laplace audit, {n} samples per input, families={families}: {seconds:.2f} s, "
+            f"{2 * n / seconds:.3g} samples/s; eps >= {result.epsilon_lower_bound:.4f} "
+            f"[{result.event.family}], violation={result.violation}"
+        )
     bench = SequentialAudit()
     for case in SequentialAudit.params[0]:
         start = time.perf_counter()
         result = bench._run(case)
-        print(f"sequential audit ({case}): {result.n_samples} of {result.budget} samples per input, "
-              f"{time.perf_counter() - start:.2f} s, violation={result.violation}, "
-              f"eps >= {result.epsilon_lower_bound:.4f}")
+        print(
+            f"sequential audit ({case}): {result.n_samples} of {result.budget} samples per input, "
+            f"{time.perf_counter() - start:.2f} s, violation={result.violation}, "
+            f"eps >= {result.epsilon_lower_bound:.4f}"
+        )
 
 
 if __name__ == "__main__":

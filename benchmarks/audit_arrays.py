@@ -63,8 +63,9 @@ class ArrayAudit:
         self.mechanism = inner if outputs == "numpy" else OnArrays(inner, _converter())
 
     def _run(self):
-        return dpverify.audit(self.mechanism, 0.0, 1.0, epsilon=1.0, n_samples=4_000_000, seed=SEED,
-                              event_families=["threshold"])
+        return dpverify.audit(
+            self.mechanism, 0.0, 1.0, epsilon=1.0, n_samples=4_000_000, seed=SEED, event_families=["threshold"]
+        )
 
     def time_audit(self, outputs):
         self._run()

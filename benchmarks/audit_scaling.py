@@ -36,8 +36,17 @@ FAMILIES = None
 
 def laplace_audit(n_samples: int, executor=None, n_chunks=None):
     """One audit of the (float-safe) Laplace mechanism at its claim, eps = 1, inputs 0 and 1."""
-    return dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=n_samples, seed=SEED,
-                          executor=executor, n_chunks=n_chunks, event_families=FAMILIES)
+    return dpverify.audit(
+        LaplaceMechanism(1.0),
+        0.0,
+        1.0,
+        epsilon=1.0,
+        n_samples=n_samples,
+        seed=SEED,
+        executor=executor,
+        n_chunks=n_chunks,
+        event_families=FAMILIES,
+    )
 
 
 @contextlib.contextmanager
@@ -45,8 +54,10 @@ def dask_executor(n_workers: int):
     """A Client on a LocalCluster of ``n_workers`` single-threaded processes."""
     from distributed import Client, LocalCluster
 
-    with LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True,
-                      dashboard_address=None) as cluster, Client(cluster) as client:
+    with (
+        LocalCluster(n_workers=n_workers, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as client,
+    ):
         yield client
 
 
@@ -116,8 +127,11 @@ def main(argv=None):
         if k == 1:
             base = rate
         versus = f", {rate / base:.2f}x one worker ({rate / (base * k):.2f} of linear)" if base else ""
-        print(f"{k} worker(s) ({'pool' if args.pool else 'dask'}): {seconds:.1f} s, {rate:.3g} samples/s"
-              f"{versus}; eps >= {result.epsilon_lower_bound:.4f}, violation={result.violation}", flush=True)
+        print(
+            f"{k} worker(s) ({'pool' if args.pool else 'dask'}): {seconds:.1f} s, {rate:.3g} samples/s"
+            f"{versus}; eps >= {result.epsilon_lower_bound:.4f}, violation={result.violation}",
+            flush=True,
+        )
     if args.memory:
         print(f"client peak resident memory: {_peak_mb():.0f} MB")
 

@@ -37,8 +37,15 @@ def run_entry(entry, n_samples: int, seed: int = SEED, alpha: float = ALPHA, exe
     """Audit one zoo entry at its claim; returns (AuditResult, seconds)."""
     start = time.perf_counter()
     result = dpverify.audit(
-        entry.mechanism, entry.x, entry.x_prime, epsilon=entry.epsilon, delta=entry.delta,
-        n_samples=n_samples, alpha=alpha, seed=seed, executor=executor,
+        entry.mechanism,
+        entry.x,
+        entry.x_prime,
+        epsilon=entry.epsilon,
+        delta=entry.delta,
+        n_samples=n_samples,
+        alpha=alpha,
+        seed=seed,
+        executor=executor,
     )
     return result, time.perf_counter() - start
 
@@ -90,8 +97,10 @@ def table(n_samples: int, *, seed: int = SEED, executor=None, progress: bool = T
         try:
             result, seconds = run_entry(entry, n_samples, seed=seed, executor=executor)
         except Exception as exc:  # reported in the table, not hidden
-            line = (f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | ERROR {type(exc).__name__}: "
-                    f"{str(exc)[:80]} | {n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | - | - | - |")
+            line = (
+                f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | ERROR {type(exc).__name__}: "
+                f"{str(exc)[:80]} | {n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | - | - | - |"
+            )
             lines.append(line)
             if progress:
                 print(line, flush=True)
@@ -127,8 +136,7 @@ def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: fl
     per = [0, 0, 0]
     for i, s in enumerate(seeds):
         mechanism, x, x_prime = mechanisms[i % 3]
-        r = dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=n_samples, alpha=alpha,
-                           seed=s)
+        r = dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=n_samples, alpha=alpha, seed=s)
         per[i % 3] += bool(r.violation)
     k = sum(per)
     low, high = proportion_confint(k, n_audits, alpha=0.05, method="beta")
@@ -140,8 +148,7 @@ def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: fl
     )
 
 
-def calibration_by_output_type(n_audits: int, seed: int = 71, n_samples: int = 5_000,
-                               alpha: float = 0.05) -> str:
+def calibration_by_output_type(n_audits: int, seed: int = 71, n_samples: int = 5_000, alpha: float = 0.05) -> str:
     """False-violation rate per output type (``dpverify.mechanisms.output_types``), as a Markdown table."""
     import numpy as np
     from statsmodels.stats.proportion import proportion_confint
@@ -152,8 +159,12 @@ def calibration_by_output_type(n_audits: int, seed: int = 71, n_samples: int = 5
     total = 0
     for name, (mechanism, x, x_prime) in sorted(CALIBRATION_CASES.items()):
         seeds = np.random.SeedSequence([seed, len(name)]).spawn(n_audits)
-        k = sum(dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=n_samples,
-                               alpha=alpha, seed=s).violation for s in seeds)
+        k = sum(
+            dpverify.audit(
+                mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=n_samples, alpha=alpha, seed=s
+            ).violation
+            for s in seeds
+        )
         total += k
         low, high = proportion_confint(k, n_audits, alpha=0.05, method="beta")
         rows.append(f"| {name} | {k}/{n_audits} | {k / n_audits:.3f} | [{low:.3f}, {high:.3f}] |")
@@ -170,10 +181,15 @@ def main(argv=None):
     parser.add_argument("--workers", type=int, default=1, help="local worker processes")
     parser.add_argument("--out", default=None, help="write the markdown table here")
     parser.add_argument("--only", default="", help="only entries whose name contains this text")
-    parser.add_argument("--calibration", type=int, default=0,
-                        help="instead of the table, run this many calibration audits")
-    parser.add_argument("--by-output-type", type=int, default=0,
-                        help="instead of the table, this many calibration audits per output type")
+    parser.add_argument(
+        "--calibration", type=int, default=0, help="instead of the table, run this many calibration audits"
+    )
+    parser.add_argument(
+        "--by-output-type",
+        type=int,
+        default=0,
+        help="instead of the table, this many calibration audits per output type",
+    )
     args = parser.parse_args(argv)
     if args.by_output_type:
         print(calibration_by_output_type(args.by_output_type))

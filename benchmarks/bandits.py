@@ -12,8 +12,7 @@ import time
 
 import numpy as np
 
-POLICIES = ["OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "DPTS-MAT", "CTS", "CUCB", "CUCB-LDP1", "CUCB-LDP2",
-            "CUCB-DP"]
+POLICIES = ["OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "DPTS-MAT", "CTS", "CUCB", "CUCB-LDP1", "CUCB-LDP2", "CUCB-DP"]
 
 
 def _instance():
@@ -43,8 +42,15 @@ class PolicyRounds:
         simulate(self.instance, policy=self.policy, horizon=5, n_runs=1, seed=0)  # compile / load cache
 
     def _run(self):
-        return self.simulate(self.instance, policy=self.policy, horizon=self.horizon, n_runs=self.n_runs, seed=1,
-                             checkpoints=[self.horizon], n_workers=2)
+        return self.simulate(
+            self.instance,
+            policy=self.policy,
+            horizon=self.horizon,
+            n_runs=self.n_runs,
+            seed=1,
+            checkpoints=[self.horizon],
+            n_workers=2,
+        )
 
     def time_100_runs(self, policy):
         self._run()

@@ -17,8 +17,13 @@ import tempfile
 
 def _suite(cache_dir: str, workers: int) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
-    subprocess.run([sys.executable, "-m", "dpverify", "suite", "--quiet", "--workers", str(workers)],
-                   env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    subprocess.run(
+        [sys.executable, "-m", "dpverify", "suite", "--quiet", "--workers", str(workers)],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
 
 
 class ColdSuite:

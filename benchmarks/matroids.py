@@ -53,9 +53,7 @@ class GreedyAS1755:
         self.m.greedy_max_basis(self.w)  # compile / warm caches
         self.m.greedy_max_basis_batch(self.W)
         self.g = nx.Graph()
-        self.g.add_weighted_edges_from(
-            (int(a), int(b), float(x)) for (a, b), x in zip(zip(self.m.u, self.m.v), self.w)
-        )
+        self.g.add_weighted_edges_from((int(a), int(b), float(x)) for (a, b), x in zip(zip(self.m.u, self.m.v), self.w))
 
     def time_greedy_max_basis(self, runs):
         self.m.greedy_max_basis(self.w)

@@ -14,7 +14,6 @@ The speed targets are ratios of these timings:
 private tree at a fixed seed (Pagh et al. 2025's error measure, Appendix H).
 """
 
-
 import networkx as nx
 import numpy as np
 import scipy.sparse as sp
@@ -283,5 +282,3 @@ class BatchedSampler:
             for (u, v), x in zip(edge_list, noisy):
                 g[u][v]["weight"] = x
             tuple(sorted(d["index"] for _, _, d in nx.minimum_spanning_edges(g, algorithm="kruskal")))
-
-

@@ -121,8 +121,13 @@ def _cases() -> list[Case]:
     for T in (2, 8):
         counter = GeometricBinaryCounter(1.0)
         cx, cxp = (0,) * T, (1,) + (0,) * (T - 1)
-        add(f"binary counter, geometric, T = {T}, eps = 1", counter, cx, cxp,
-            functools.partial(counter.statistic_pmfs, cx, cxp))
+        add(
+            f"binary counter, geometric, T = {T}, eps = 1",
+            counter,
+            cx,
+            cxp,
+            functools.partial(counter.statistic_pmfs, cx, cxp),
+        )
     return out
 
 
@@ -147,13 +152,29 @@ def run_audit(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SE
     """``dpverify.audit`` on the case at its claim; returns (AuditResult, seconds)."""
     case = CASES[name]
     start = time.perf_counter()
-    result = dpverify.audit(case.mechanism, case.x, case.x_prime, epsilon=case.mechanism.epsilon,
-                            n_samples=n_samples, alpha=alpha, seed=seed, **dict(audit_options or {}))
+    result = dpverify.audit(
+        case.mechanism,
+        case.x,
+        case.x_prime,
+        epsilon=case.mechanism.epsilon,
+        n_samples=n_samples,
+        alpha=alpha,
+        seed=seed,
+        **dict(audit_options or {}),
+    )
     return result, time.perf_counter() - start
 
 
-def compare(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SEED, audit_options=None,
-            draws: int = DRAWS, repeats: int = 1) -> dict:
+def compare(
+    name: str,
+    n_samples: int,
+    *,
+    alpha: float = ALPHA,
+    seed: int = SEED,
+    audit_options=None,
+    draws: int = DRAWS,
+    repeats: int = 1,
+) -> dict:
     """One row: true eps, oracle bounds, dpverify's bound and event, ratio, time.
 
     With ``repeats > 1`` the audit runs with seeds ``seed, seed + 1, ...`` and the
@@ -162,8 +183,10 @@ def compare(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SEED
     certification noise alone.
     """
     best = oracle(name, n_samples, alpha)
-    runs = [run_audit(name, n_samples, alpha=alpha, seed=seed + i, audit_options=audit_options)
-            for i in range(max(1, repeats))]
+    runs = [
+        run_audit(name, n_samples, alpha=alpha, seed=seed + i, audit_options=audit_options)
+        for i in range(max(1, repeats))
+    ]
     runs.sort(key=lambda run: run[0].epsilon_lower_bound)
     result, seconds = runs[(len(runs) - 1) // 2]
     event = result.event
@@ -178,8 +201,10 @@ def compare(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SEED
         oracle_at_cert=at_cert,
         oracle_event=(best.probability_x, best.probability_x_prime),
         dpverify=bound,
-        dpverify_event=(getattr(event, "probability_x", float("nan")),
-                        getattr(event, "probability_x_prime", float("nan"))),
+        dpverify_event=(
+            getattr(event, "probability_x", float("nan")),
+            getattr(event, "probability_x_prime", float("nan")),
+        ),
         n_certification=n_cert,
         ratio=bound / best.epsilon_lower_bound if best.epsilon_lower_bound > 0 else float("nan"),
         seconds=seconds,
@@ -229,8 +254,17 @@ def _pq(pair) -> str:
     return f"{_fmt(pair[0], 3)} / {_fmt(pair[1], 3)}"
 
 
-def table(n_samples: int, *, names=None, alpha: float = ALPHA, seed: int = SEED, audit_options=None,
-          draws: int = DRAWS, repeats: int = 1, progress: bool = True) -> str:
+def table(
+    n_samples: int,
+    *,
+    names=None,
+    alpha: float = ALPHA,
+    seed: int = SEED,
+    audit_options=None,
+    draws: int = DRAWS,
+    repeats: int = 1,
+    progress: bool = True,
+) -> str:
     """The Markdown table (see the module docstring)."""
     names = list(CASES) if names is None else names
     lines = [
@@ -248,8 +282,9 @@ def table(n_samples: int, *, names=None, alpha: float = ALPHA, seed: int = SEED,
         print("\n".join(lines), flush=True)
     for name in names:
         try:
-            row = compare(name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options, draws=draws,
-                          repeats=repeats)
+            row = compare(
+                name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options, draws=draws, repeats=repeats
+            )
         except Exception as exc:  # reported, not hidden
             line = f"| {name} | ERROR {type(exc).__name__}: {str(exc)[:100]} |||||||||"
         else:
@@ -281,15 +316,23 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=SEED)
     parser.add_argument("--draws", type=int, default=DRAWS, help="binomial draws for the oracle median (0: none)")
     parser.add_argument("--repeats", type=int, default=1, help="audits per case (median reported)")
-    parser.add_argument("--audit-options", type=json.loads, default=None,
-                        help="JSON object of extra keywords for dpverify.audit")
+    parser.add_argument(
+        "--audit-options", type=json.loads, default=None, help="JSON object of extra keywords for dpverify.audit"
+    )
     parser.add_argument("--list", action="store_true", help="list the cases and exit")
     args = parser.parse_args(argv)
     if args.list:
         print("\n".join(CASES))
         return
-    table(int(args.samples), names=_select(args.cases), alpha=args.alpha, seed=args.seed,
-          audit_options=args.audit_options, draws=args.draws, repeats=args.repeats)
+    table(
+        int(args.samples),
+        names=_select(args.cases),
+        alpha=args.alpha,
+        seed=args.seed,
+        audit_options=args.audit_options,
+        draws=args.draws,
+        repeats=args.repeats,
+    )
 
 
 if __name__ == "__main__":

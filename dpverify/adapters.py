@@ -23,8 +23,8 @@ does not state one), which you pass to the audit::
     from dpverify.adapters import RandomStateMechanism
 
     mech = RandomStateMechanism(
-        lambda x, rs: Geometric(epsilon=1.0, sensitivity=1, random_state=rs).randomise(x),
-        epsilon=1.0)
+        lambda x, rs: Geometric(epsilon=1.0, sensitivity=1, random_state=rs).randomise(x), epsilon=1.0
+    )
     dpverify.audit(mech, 0, 1, epsilon=mech.epsilon, n_samples=100_000, seed=1)
 
 This module imports no DP library; install the ones you audit (the ``adapters`` extra pulls

@@ -220,12 +220,9 @@ class AuditResult:
     def summary(self) -> str:
         """A few readable lines: verdict, bound, event, replay seed."""
         verdict = "VIOLATION" if self.violation else "no violation found"
-        claim = f"eps={self.claimed_epsilon:g}" + (
-            f", delta={self.claimed_delta:g}" if self.claimed_delta else ""
-        )
+        claim = f"eps={self.claimed_epsilon:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         lines = [
-            f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} "
-            f"(p-value {self.pvalue:.3g})",
+            f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
             f"certified lower bound on epsilon: {self.epsilon_lower_bound:.4g} "
             f"({100 * (1 - self.alpha):g}% confidence); "
             f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
@@ -262,7 +259,6 @@ def _inputs_equal(x, x_prime) -> bool:
         return False
 
 
-
 def check_inputs_differ(x, x_prime) -> None:
     """Raise :class:`IdenticalInputsError` when ``x`` equals ``x_prime``."""
     if _inputs_equal(x, x_prime):
@@ -290,8 +286,7 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
         n_selection = check.check_positive_int(n_selection, "n_selection")
         if n_selection >= n_samples:
             raise InvalidParameterError(
-                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), "
-                f"got {n_selection}"
+                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), got {n_selection}"
             )
     if n_samples - n_selection < required_cert:
         required = required_samples(required_cert, fixed_selection)
@@ -332,8 +327,17 @@ def required_samples(n_certification: int, n_selection: int | None = None) -> in
     return n
 
 
-def certify(choice: Choice, count_x: int, count_x_prime: int, n_x: int, n_x_prime: int, *,
-            epsilon: float, delta: float, alpha: float):
+def certify(
+    choice: Choice,
+    count_x: int,
+    count_x_prime: int,
+    n_x: int,
+    n_x_prime: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+):
     """Clopper-Pearson verdict on one frozen event from its certification counts.
 
     Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
@@ -362,12 +366,15 @@ def certify(choice: Choice, count_x: int, count_x_prime: int, n_x: int, n_x_prim
 def _replay_note(replayable: bool) -> tuple:
     if replayable:
         return ()
-    return ("the mechanism did not draw from the rng it was given (or declares replayable=False): "
-            "if it has randomness of its own, the recorded seed does not replay it",)
+    return (
+        "the mechanism did not draw from the rng it was given (or declares replayable=False): "
+        "if it has randomness of its own, the recorded seed does not replay it",
+    )
 
 
-def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, epsilon: float,
-                 delta: float, alpha: float):
+def certify_best(
+    choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, epsilon: float, delta: float, alpha: float
+):
     """Certify ``m`` frozen events with Bonferroni; the verdict of the largest bound.
 
     Each event's bounds are taken at level ``alpha / m``, so all hold together
@@ -380,12 +387,24 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
     """
     m = len(choices)
     if m == 0:  # nothing could be chosen: nothing is certified
-        return 0.0, 0.0, 1.0, EventEstimate("no event (nothing separated the selection samples)", "none",
-                                            "x", 0.0, 0.0, 0, 0, int(n_x),
-                                            None if n_x == n_x_prime else int(n_x_prime))
+        return (
+            0.0,
+            0.0,
+            1.0,
+            EventEstimate(
+                "no event (nothing separated the selection samples)",
+                "none",
+                "x",
+                0.0,
+                0.0,
+                0,
+                0,
+                int(n_x),
+                None if n_x == n_x_prime else int(n_x_prime),
+            ),
+        )
     certified = [
-        certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta,
-                alpha=alpha / m)
+        certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta, alpha=alpha / m)
         for j, choice in enumerate(choices)
     ]
     best = max(range(m), key=lambda j: (certified[j][0], certified[j][1]))
@@ -395,9 +414,22 @@ def certify_best(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
     return eps_lb, delta_lb, pvalue, estimate
 
 
-def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *,
-                 epsilon: float, delta: float, alpha: float, n_selection: int, seed=None,
-                 replayable: bool = True, cls=None, **extra) -> AuditResult:
+def audit_result(
+    selection: Selection,
+    counts_x,
+    counts_x_prime,
+    n_x: int,
+    n_x_prime: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+    n_selection: int,
+    seed=None,
+    replayable: bool = True,
+    cls=None,
+    **extra,
+) -> AuditResult:
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
     ``counts_*`` hold one count per event of ``selection.choices`` (the
@@ -406,11 +438,13 @@ def audit_result(selection: Selection, counts_x, counts_x_prime, n_x: int, n_x_p
     k = len(selection.verdict_choices)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
     eps_lb, delta_lb, pvalue, estimate = certify_best(
-        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options)
+        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
+    )
     value_verdict = None
     if selection.value_choices and estimate.family in FLOATING_FAMILIES:
         v_eps, v_delta, v_p, v_event = certify_best(
-            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
+            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
+        )
         value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,
@@ -560,27 +594,53 @@ def audit(
         if grown > n_selection and n_samples - grown >= minimum_certifying_samples(epsilon, delta, alpha):
             more_x, more_xp = children(seed_more, 2)
             extra_x, used_more_x = draw(mechanism, x, grown - n_selection, more_x, label="x", **common)
-            extra_xp, used_more_xp = draw(mechanism, x_prime, grown - n_selection, more_xp, label="x_prime",
-                                          **common)
+            extra_xp, used_more_xp = draw(mechanism, x_prime, grown - n_selection, more_xp, label="x_prime", **common)
             sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
             used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
             n_selection = grown
             n_certification = n_samples - n_selection
-    selection = select(sel_x, sel_xp, n_certification=n_certification, epsilon=epsilon, delta=delta,
-                       alpha=alpha, event_families=event_families, float_events=float_events,
-                       inputs=(x, x_prime))
+    selection = select(
+        sel_x,
+        sel_xp,
+        n_certification=n_certification,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        event_families=event_families,
+        float_events=float_events,
+        inputs=(x, x_prime),
+    )
     del sel_x, sel_xp
     counted_x, counted_xp = count_events(
         mechanism,
         [(x, n_certification, seed_cert_x, "x"), (x_prime, n_certification, seed_cert_xp, "x_prime")],
-        selection.codec, [c.event.indicator for c in selection.choices],
-        executor=executor, n_chunks=n_chunks, progress=progress, output_key=output_key,
+        selection.codec,
+        [c.event.indicator for c in selection.choices],
+        executor=executor,
+        n_chunks=n_chunks,
+        progress=progress,
+        output_key=output_key,
     )
-    replayable = (used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
-                  and getattr(mechanism, "replayable", True) is not False)
-    result = audit_result(selection, counted_x.counts, counted_xp.counts, n_certification, n_certification,
-                          epsilon=epsilon, delta=delta, alpha=alpha, n_selection=n_selection, seed=entropy,
-                          replayable=replayable)
+    replayable = (
+        used_x
+        and used_xp
+        and counted_x.rng_used
+        and counted_xp.rng_used
+        and getattr(mechanism, "replayable", True) is not False
+    )
+    result = audit_result(
+        selection,
+        counted_x.counts,
+        counted_xp.counts,
+        n_certification,
+        n_certification,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        n_selection=n_selection,
+        seed=entropy,
+        replayable=replayable,
+    )
     note = where_counted(counted_x.where | counted_xp.where)
     return replace(result, notes=result.notes + (note,)) if note else result
 
@@ -591,5 +651,7 @@ def where_counted(where) -> str | None:
         return None
     if where == {"device"}:
         return "the mechanism returns arrays of another library: the events were counted on its device"
-    return ("the mechanism returns arrays of another library, but the certified events (or output_key) "
-            "cannot run there: its outputs were moved to the host to be counted")
+    return (
+        "the mechanism returns arrays of another library, but the certified events (or output_key) "
+        "cannot run there: its outputs were moved to the host to be counted"
+    )

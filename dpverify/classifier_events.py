@@ -234,7 +234,8 @@ class ClassifierScore:
         """The score on an array of another library (real outputs only)."""
         m = self.model
         z = (output_features(group, xp) - arrays.asarray_like(m.mean, group, xp)) / arrays.asarray_like(
-            m.scale, group, xp)
+            m.scale, group, xp
+        )
         return z @ arrays.asarray_like(m.weights, group, xp) + m.intercept
 
     def __call__(self, group) -> np.ndarray:

@@ -163,7 +163,7 @@ def _json_argument(text: str, flag: str):
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
-        raise _UsageError(f"{flag} must be JSON (e.g. 0, 1.5, [1, 2], \"a\"): {exc}") from exc
+        raise _UsageError(f'{flag} must be JSON (e.g. 0, 1.5, [1, 2], "a"): {exc}') from exc
 
 
 def _as_hashable(value):
@@ -275,15 +275,25 @@ def _cmd_audit(args) -> int:
                 f"sample (a short pilot of this mechanism) will take roughly {_human_seconds(estimate[1])} "
                 f"with {args.workers} worker(s); Ctrl-C stops it. Fewer --samples, more --workers or a "
                 f"vectorized mechanism.sample(data, size, rng) make it shorter.",
-                file=sys.stderr, flush=True,
+                file=sys.stderr,
+                flush=True,
             )
     from .reproduce import open_executor
 
     with open_executor(args.workers, scheduler, processes=True) as executor:
         result = audit(
-            mechanism, x, x_prime, epsilon=args.epsilon, delta=args.delta, n_samples=args.samples,
-            n_selection=args.n_selection, alpha=args.alpha, seed=args.seed, executor=executor,
-            float_events=not args.no_float_events, progress=not args.json and not args.quiet,
+            mechanism,
+            x,
+            x_prime,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            n_samples=args.samples,
+            n_selection=args.n_selection,
+            alpha=args.alpha,
+            seed=args.seed,
+            executor=executor,
+            float_events=not args.no_float_events,
+            progress=not args.json and not args.quiet,
         )
     if args.json:
         print(result.to_json())
@@ -311,14 +321,20 @@ def _cmd_audit_samples(args) -> int:
     if (args.x is None) != (args.x_prime is None):
         raise _UsageError("give both --x and --x-prime (the inputs the samples came from), or neither")
     if args.x is not None:
-        inputs = (_as_hashable(_json_argument(args.x, "--x")), _as_hashable(_json_argument(args.x_prime,
-                                                                                           "--x-prime")))
+        inputs = (_as_hashable(_json_argument(args.x, "--x")), _as_hashable(_json_argument(args.x_prime, "--x-prime")))
     for path in (args.samples_x, args.samples_x_prime):
         if not Path(path).is_file():
             raise _UsageError(f"no such file: {path} (give two .npy files of samples)")
-    result = audit_samples(args.samples_x, args.samples_x_prime, epsilon=args.epsilon, delta=args.delta,
-                           alpha=args.alpha, n_selection=args.n_selection, inputs=inputs,
-                           float_events=not args.no_float_events)
+    result = audit_samples(
+        args.samples_x,
+        args.samples_x_prime,
+        epsilon=args.epsilon,
+        delta=args.delta,
+        alpha=args.alpha,
+        n_selection=args.n_selection,
+        inputs=inputs,
+        float_events=not args.no_float_events,
+    )
     if args.json:
         print(result.to_json())
     else:
@@ -360,8 +376,10 @@ def _cmd_suite(args) -> int:
     compiled = [r for r in records if r.compile_seconds >= 0.5]
     note = ""
     if compiled:
-        note = (f"; {len(compiled)} verification{'s' * (len(compiled) > 1)} compiled numba kernels "
-                f"({sum(r.compile_seconds for r in compiled):.0f}s of worker time; cached for the next run)")
+        note = (
+            f"; {len(compiled)} verification{'s' * (len(compiled) > 1)} compiled numba kernels "
+            f"({sum(r.compile_seconds for r in compiled):.0f}s of worker time; cached for the next run)"
+        )
     print(
         f"\n{len(records) - len(failed)} passed, {len(failed)} failed "
         f"in {time.perf_counter() - start:.1f}s (seed {args.seed}){note}"
@@ -394,8 +412,9 @@ def _cmd_reproduce(args) -> int:
     if importlib.util.find_spec("matplotlib") is None:
         from .reproduce import MissingExtraError
 
-        raise MissingExtraError("reproductions draw with matplotlib, which is not installed: "
-                                "pip install 'dpverify[plot]'")
+        raise MissingExtraError(
+            "reproductions draw with matplotlib, which is not installed: pip install 'dpverify[plot]'"
+        )
     out = _writable_folder(args.out, "--out")
     scheduler = _scheduler(args)
     item = available[args.name]
@@ -407,8 +426,11 @@ def _cmd_reproduce(args) -> int:
             paths = item.run(out, quick=args.quick, seed=args.seed, progress=not args.quiet, executor=executor)
     else:
         if args.workers > 1 or scheduler:
-            _say(args, f"dpverify reproduce {args.name}: this reproduction runs in one process "
-                       f"(it does not take an executor); --workers/--scheduler are ignored")
+            _say(
+                args,
+                f"dpverify reproduce {args.name}: this reproduction runs in one process "
+                f"(it does not take an executor); --workers/--scheduler are ignored",
+            )
         paths = item.run(out, quick=args.quick, seed=args.seed, progress=not args.quiet)
     print(f"{args.name}: wrote {len(paths)} files to {out} in {time.perf_counter() - start:.1f}s")
     for path in paths:
@@ -423,18 +445,29 @@ def _cmd_reproduce(args) -> int:
 
 def _add_common(p, *, workers_default, workers_help) -> None:
     p.add_argument("--workers", type=_workers, default=workers_default, metavar="N", help=workers_help)
-    p.add_argument("--scheduler", metavar="ADDRESS",
-                   help="run on a Dask cluster (e.g. tcp://scheduler:8786; default $DASK_SCHEDULER_ADDRESS "
-                        "when set); needs the dask extra")
+    p.add_argument(
+        "--scheduler",
+        metavar="ADDRESS",
+        help="run on a Dask cluster (e.g. tcp://scheduler:8786; default $DASK_SCHEDULER_ADDRESS "
+        "when set); needs the dask extra",
+    )
     p.add_argument("--debug", action="store_true", help="print the full traceback of an error")
 
 
 def _add_selection_options(p) -> None:
-    p.add_argument("--n-selection", type=_positive_int, default=None, metavar="N",
-                   help="samples per input that choose the event (default: a tenth, between 20000 and "
-                   "2000000; the rest certify it)")
-    p.add_argument("--no-float-events", action="store_true",
-                   help="leave out the floating-point event families: judge the output values only")
+    p.add_argument(
+        "--n-selection",
+        type=_positive_int,
+        default=None,
+        metavar="N",
+        help="samples per input that choose the event (default: a tenth, between 20000 and "
+        "2000000; the rest certify it)",
+    )
+    p.add_argument(
+        "--no-float-events",
+        action="store_true",
+        help="leave out the floating-point event families: judge the output values only",
+    )
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -459,23 +492,29 @@ def build_parser() -> argparse.ArgumentParser:
         "(the mechanism raised or returned unusable outputs, the report cannot be written, internal "
         "error); 130: interrupted. No traceback unless --debug.",
     )
-    p.add_argument("mechanism", help="MODULE:CALLABLE, a callable mechanism(data, rng) (a class is "
-                   "instantiated with no arguments); the current directory is importable")
+    p.add_argument(
+        "mechanism",
+        help="MODULE:CALLABLE, a callable mechanism(data, rng) (a class is "
+        "instantiated with no arguments); the current directory is importable",
+    )
     p.add_argument("--x", required=True, help="first input, as JSON (arrays become tuples)")
     p.add_argument("--x-prime", required=True, help="neighbouring input, as JSON")
-    p.add_argument("--epsilon", type=_epsilon, required=True,
-                   help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f}, where e^epsilon overflows)")
+    p.add_argument(
+        "--epsilon",
+        type=_epsilon,
+        required=True,
+        help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f}, where e^epsilon overflows)",
+    )
     p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
     p.add_argument("--samples", type=_positive_int, default=100_000, help="samples per input (default 100000)")
-    p.add_argument("--alpha", type=_finite_float, default=0.05,
-                   help="test level / 1 - confidence (default 0.05)")
-    p.add_argument("--seed", type=_seed, default=None,
-                   help="non-negative seed (default: fresh, printed for replay)")
+    p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
+    p.add_argument("--seed", type=_seed, default=None, help="non-negative seed (default: fresh, printed for replay)")
     _add_selection_options(p)
     _add_common(p, workers_default=1, workers_help="local worker processes for the sampling (default 1)")
     p.add_argument("--json", action="store_true", help="print the result as JSON")
-    p.add_argument("--report", metavar="FILE", help="also write an HTML report of the audit "
-                   "(missing folders are created)")
+    p.add_argument(
+        "--report", metavar="FILE", help="also write an HTML report of the audit (missing folders are created)"
+    )
     p.add_argument("--quiet", action="store_true", help="no progress output")
     p.set_defaults(func=_cmd_audit)
 
@@ -491,13 +530,16 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("samples_x", metavar="X.npy", help="samples of M(x), first axis indexes samples")
     p.add_argument("samples_x_prime", metavar="X_PRIME.npy", help="samples of M(x')")
-    p.add_argument("--epsilon", type=_epsilon, required=True,
-                   help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})")
+    p.add_argument(
+        "--epsilon", type=_epsilon, required=True, help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})"
+    )
     p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
-    p.add_argument("--alpha", type=_finite_float, default=0.05,
-                   help="test level / 1 - confidence (default 0.05)")
-    p.add_argument("--x", default=None, help="optional: the input of the first file, as JSON (lets the "
-                   "floating-point reachability events run)")
+    p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
+    p.add_argument(
+        "--x",
+        default=None,
+        help="optional: the input of the first file, as JSON (lets the floating-point reachability events run)",
+    )
     p.add_argument("--x-prime", default=None, help="optional: the input of the second file, as JSON")
     _add_selection_options(p)
     p.add_argument("--json", action="store_true", help="print the result as JSON")
@@ -516,12 +558,18 @@ def build_parser() -> argparse.ArgumentParser:
         "missing extra, internal error); 130: interrupted. No traceback unless --debug.",
     )
     p.add_argument("--select", metavar="PATTERN", help="only names matching this shell pattern, e.g. 'textbook/*'")
-    p.add_argument("--out", metavar="FILE", help="write a JSON report (missing folders are created, "
-                   "and the file is checked to be writable before the run)")
+    p.add_argument(
+        "--out",
+        metavar="FILE",
+        help="write a JSON report (missing folders are created, and the file is checked to be writable before the run)",
+    )
     p.add_argument("--seed", type=_seed, default=0, help="non-negative base seed (default 0)")
-    _add_common(p, workers_default=cores,
-                workers_help=f"verifications run at once, in separate processes (default: every core this "
-                             f"process may use, here {cores})")
+    _add_common(
+        p,
+        workers_default=cores,
+        workers_help=f"verifications run at once, in separate processes (default: every core this "
+        f"process may use, here {cores})",
+    )
     p.add_argument("--list", action="store_true", help="list the verifications and exit")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_suite)
@@ -540,9 +588,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", default="dpverify-out", help="output folder, created if missing (default dpverify-out)")
     p.add_argument("--quick", action="store_true", help="a small, fast version (minutes -> seconds)")
     p.add_argument("--seed", type=_seed, default=0, help="non-negative seed (default 0)")
-    _add_common(p, workers_default=cores,
-                workers_help=f"local threads running the simulation runs (default: every core this process "
-                             f"may use, here {cores})")
+    _add_common(
+        p,
+        workers_default=cores,
+        workers_help=f"local threads running the simulation runs (default: every core this process "
+        f"may use, here {cores})",
+    )
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_reproduce)

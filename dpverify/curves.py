@@ -211,9 +211,7 @@ def delta_lower_bound_curve(
     """
     grid = np.asarray(epsilons, dtype=float).reshape(-1)
     if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-        raise InvalidParameterError(
-            f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}"
-        )
+        raise InvalidParameterError(f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}")
     grid = np.unique(grid)
     alpha = check.check_alpha(alpha)
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
@@ -234,8 +232,7 @@ def delta_lower_bound_curve(
     del sel_x, sel_xp
     candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=(x, x_prime))
     if not candidates.events:
-        raise InsufficientSamplesError("no candidate event could be formed; draw more samples",
-                                       required=2 * n_samples)
+        raise InsufficientSamplesError("no candidate event could be formed; draw more samples", required=2 * n_samples)
     picks = _select_for_grid(candidates, n_selection, grid)
     distinct: dict = {}
     for eps, pick in zip(grid, picks):
@@ -245,9 +242,14 @@ def delta_lower_bound_curve(
     events = []
     chosen = [candidates.events[index] for index, _ in distinct]
     counted_x, counted_xp = count_events(
-        mechanism, [(x, n_cert, seed_cert_x, "x"), (x_prime, n_cert, seed_cert_xp, "x_prime")],
-        codec, [e.indicator for e in chosen], executor=executor, n_chunks=n_chunks,
-        progress=progress, output_key=output_key,
+        mechanism,
+        [(x, n_cert, seed_cert_x, "x"), (x_prime, n_cert, seed_cert_xp, "x_prime")],
+        codec,
+        [e.indicator for e in chosen],
+        executor=executor,
+        n_chunks=n_chunks,
+        progress=progress,
+        output_key=output_key,
     )
     for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
         event = chosen[slot]
@@ -266,5 +268,4 @@ def delta_lower_bound_curve(
             )
         )
     curve = DeltaCurve(grid, np.zeros(0), events, alpha, n_samples, n_selection, entropy)
-    return DeltaCurve(grid, np.atleast_1d(curve.delta_at(grid)), events, alpha, n_samples, n_selection,
-                      entropy)
+    return DeltaCurve(grid, np.atleast_1d(curve.delta_at(grid)), events, alpha, n_samples, n_selection, entropy)

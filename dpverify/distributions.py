@@ -93,8 +93,9 @@ class DistributionTestResult:
 
     def to_dict(self) -> dict:
         """The fields and ``violation`` as JSON-serialisable plain data (unexpected outputs as reprs)."""
-        return dataclass_to_dict(self, unexpected_outputs=[repr(o) for o in self.unexpected_outputs],
-                                 violation=self.violation)
+        return dataclass_to_dict(
+            self, unexpected_outputs=[repr(o) for o in self.unexpected_outputs], violation=self.violation
+        )
 
 
 def _result(alpha: float, *fields) -> DistributionTestResult:
@@ -106,9 +107,7 @@ class _SamplerMechanism:
 
     def __init__(self, sampler):
         if not callable(sampler):
-            raise InvalidParameterError(
-                f"a sampler must be callable as sampler(rng), got {type(sampler).__name__}"
-            )
+            raise InvalidParameterError(f"a sampler must be callable as sampler(rng), got {type(sampler).__name__}")
         self.sampler = sampler
         if callable(getattr(sampler, "sample", None)):
             self.sample = self._sample
@@ -124,8 +123,16 @@ def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
     sequence, entropy = resolve_seed(seed)
     seeds = children(sequence, len(samplers))  # as sequence.spawn, without advancing a given sequence
     raws = [
-        draw(_SamplerMechanism(s), None, n_samples, child, label=f"sampler {i}",
-             executor=executor, n_chunks=n_chunks, progress=progress)
+        draw(
+            _SamplerMechanism(s),
+            None,
+            n_samples,
+            child,
+            label=f"sampler {i}",
+            executor=executor,
+            n_chunks=n_chunks,
+            progress=progress,
+        )
         for i, (s, child) in enumerate(zip(samplers, seeds))
     ]
     outputs = encode_outputs(*raws)
@@ -217,8 +224,17 @@ def equal_distributions(
     if pooled.shape[1] < 2:
         return _result(alpha, 0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
     statistic, pvalue, df, _ = stats.chi2_contingency(pooled, correction=False, lambda_=_METHODS[method])
-    return _result(alpha,
-        float(statistic), float(pvalue), int(df), n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy
+    return _result(
+        alpha,
+        float(statistic),
+        float(pvalue),
+        int(df),
+        n_samples,
+        n_samples,
+        pooled.shape[1],
+        n_pooled,
+        method,
+        entropy,
     )
 
 
@@ -261,8 +277,17 @@ def goodness_of_fit(
     probability = np.array([float(pmf.get(label, 0.0)) for label in outputs.labels])
     impossible = np.flatnonzero((probability == 0) & (counts > 0))
     if impossible.size:
-        return _result(alpha,
-            np.inf, 0.0, 0, n_samples, 0, len(pmf), 0, method, entropy,
+        return _result(
+            alpha,
+            np.inf,
+            0.0,
+            0,
+            n_samples,
+            0,
+            len(pmf),
+            0,
+            method,
+            entropy,
             tuple(outputs.labels[i] for i in impossible[:5]),
         )
     seen = set(outputs.labels)
@@ -279,8 +304,8 @@ def goodness_of_fit(
         return _result(alpha, 0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
     exp = exp * obs.sum() / exp.sum()  # guard against pmf round-off
     statistic, pvalue = stats.power_divergence(obs, exp, lambda_=_METHODS[method])
-    return _result(alpha,
-        float(statistic), float(pvalue), len(obs) - 1, n_samples, 0, len(obs), n_pooled, method, entropy
+    return _result(
+        alpha, float(statistic), float(pvalue), len(obs) - 1, n_samples, 0, len(obs), n_pooled, method, entropy
     )
 
 

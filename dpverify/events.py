@@ -136,12 +136,11 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     if families is not None:
         unknown = set(families) - set(_FAMILIES)
         if unknown:
-            raise InvalidParameterError(
-                f"unknown event families {sorted(unknown)}; registered: {sorted(_FAMILIES)}"
-            )
+            raise InvalidParameterError(f"unknown event families {sorted(unknown)}; registered: {sorted(_FAMILIES)}")
         skipped = {
             name: f"applies to {_FAMILIES[name][0]} outputs, these are {outputs.kind}"
-            for name in families if name not in chosen
+            for name in families
+            if name not in chosen
         }
         chosen = {n: chosen[n] for n in families if n in chosen}
     events, cx, cxp = [], [], []
@@ -478,8 +477,7 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
         cx.append(below(sx, hi) - below(sx, lo))
         cxp.append(below(sxp, hi) - below(sxp, lo))
         for a, b in zip(lo, hi):
-            events.append(Event(f"{name} in [{_fmt(a)}, {_fmt(b)})", "interval",
-                                Within(project, float(a), float(b))))
+            events.append(Event(f"{name} in [{_fmt(a)}, {_fmt(b)})", "interval", Within(project, float(a), float(b))))
     if not events:
         return Candidates.empty()
     return Candidates(events, np.concatenate(cx), np.concatenate(cxp))

@@ -30,9 +30,7 @@ def _as_pmf(pmf, name: str) -> dict:
         try:
             pmf = dict(pmf)
         except (TypeError, ValueError) as exc:
-            raise InvalidDistributionError(
-                f"{name} must be a dict mapping outputs to probabilities"
-            ) from exc
+            raise InvalidDistributionError(f"{name} must be a dict mapping outputs to probabilities") from exc
     masses = np.fromiter((float(v) for v in pmf.values()), dtype=float, count=len(pmf))
     if masses.size == 0:
         raise InvalidDistributionError(f"{name} is empty; a pmf needs at least one output")
@@ -103,9 +101,7 @@ class ExactPrivacyLoss:
         if math.isfinite(self.epsilon):
             hi = self.epsilon
         else:
-            support_gap = max(
-                float(self.p[self.q == 0].sum()), float(self.q[self.p == 0].sum())
-            )
+            support_gap = max(float(self.p[self.q == 0].sum()), float(self.q[self.p == 0].sum()))
             if support_gap > delta:
                 return math.inf
             finite = np.concatenate(

@@ -140,8 +140,9 @@ def _mantissa_codes_on(values, top_binade: int, xp):
     e = xp.where(xp.pow(2.0, e + 1) <= safe, e + 1, e)
     biased = xp.where(normal, e + 1023, xp.where(finite, xp.zeros_like(a), xp.full_like(a, 2047.0)))
     # the mantissa field as an integer (exactly representable: < 2**52)
-    field = xp.where(normal, (safe / xp.pow(2.0, e) - 1.0) * 2.0**52,
-                     xp.where(finite, (a * 2.0**537) * 2.0**537, xp.zeros_like(a)))
+    field = xp.where(
+        normal, (safe / xp.pow(2.0, e) - 1.0) * 2.0**52, xp.where(finite, (a * 2.0**537) * 2.0**537, xp.zeros_like(a))
+    )
     tz = xp.zeros_like(a)
     for k in range(1, MAX_TRAILING_ZEROS + 1):
         tz = tz + arrays.astype(xp.remainder(field, 2.0**k) == 0, f64, xp)
@@ -286,8 +287,7 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
     x, x_prime = (_real_input(v, d) for v in inputs)
     if x is None or x_prime is None or np.array_equal(x, x_prime):
         return Candidates.empty(
-            f"needs real scalar or vector inputs of the output's dimension ({d}); "
-            "the audited inputs are not"
+            f"needs real scalar or vector inputs of the output's dimension ({d}); the audited inputs are not"
         )
 
     encode = ReachabilityCoder(x, x_prime)

@@ -105,8 +105,7 @@ class OracleBound:
         n = self.n_certification
         count_p = rng.binomial(n, min(max(p, 0.0), 1.0), size=n_draws)
         count_q = rng.binomial(n, min(max(q, 0.0), 1.0), size=n_draws)
-        return np.asarray(clopper_pearson_epsilon_bound(count_p, n, count_q, n, self.alpha, self.delta),
-                          dtype=float)
+        return np.asarray(clopper_pearson_epsilon_bound(count_p, n, count_q, n, self.alpha, self.delta), dtype=float)
 
 
 def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=0.0) -> OracleBound:
@@ -167,7 +166,7 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
     --------
     >>> import math
     >>> from dpverify.oracle import oracle_epsilon_bound
-    >>> keep = math.exp(0.5) / (1 + math.exp(0.5))          # randomized response, eps = 0.5
+    >>> keep = math.exp(0.5) / (1 + math.exp(0.5))  # randomized response, eps = 0.5
     >>> best = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10**6)
     >>> round(best.epsilon_lower_bound, 3), sorted(best.event)
     (0.496, [0])

@@ -402,10 +402,7 @@ class OutputCodec:
         return cached
 
     def _mismatch(self, storage: str) -> str:
-        return (
-            f"the mechanism returned {storage} outputs after {self.storage} outputs; "
-            "return one type throughout"
-        )
+        return f"the mechanism returned {storage} outputs after {self.storage} outputs; return one type throughout"
 
 
 #: Integer outputs with more distinct values than this in selection are audited by value
@@ -510,8 +507,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
     if storage in ("int", "int-rows") and _distinct_integers(storage, values) > MAX_INTEGER_CODES:
-        arrays = [np.asarray(v, dtype=np.float64).reshape(len(v), -1) if s != "empty" else None
-                  for s, v in normalized]
+        arrays = [np.asarray(v, dtype=np.float64).reshape(len(v), -1) if s != "empty" else None for s, v in normalized]
         d = next(a.shape[1] for a in arrays if a is not None)
         codec = OutputCodec("real", "int-real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]

@@ -47,8 +47,9 @@ def _is_sequential(result) -> bool:
     return hasattr(result, "looks") and hasattr(result, "schedule") and bool(result.schedule)
 
 
-def replay_samples(result: AuditResult, mechanism, x, x_prime, *, max_samples: int = DEFAULT_MAX_REPLAY,
-                   executor=None, output_key=None):
+def replay_samples(
+    result: AuditResult, mechanism, x, x_prime, *, max_samples: int = DEFAULT_MAX_REPLAY, executor=None, output_key=None
+):
     """Re-draw the audit's selection samples of M(x) and M(x') from ``result.seed``.
 
     An audit holds only its selection samples in memory (it streams the
@@ -80,16 +81,23 @@ def _check_replay(result, mechanism, x, x_prime, event_families=None, n_chunks=N
     from .audit import audit
     from .sequential import sequential_audit
 
-    options = dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, alpha=result.alpha,
-                   seed=result.seed, event_families=event_families, n_chunks=n_chunks, output_key=output_key)
+    options = dict(
+        epsilon=result.claimed_epsilon,
+        delta=result.claimed_delta,
+        alpha=result.alpha,
+        seed=result.seed,
+        event_families=event_families,
+        n_chunks=n_chunks,
+        output_key=output_key,
+    )
     if _is_sequential(result):
         schedule = list(result.schedule)
         growth = schedule[1] / schedule[0] if len(schedule) > 1 else 2.0
-        again = sequential_audit(mechanism, x, x_prime, n_samples=result.budget, first_look=schedule[0],
-                                 growth=growth, **options)
+        again = sequential_audit(
+            mechanism, x, x_prime, n_samples=result.budget, first_look=schedule[0], growth=growth, **options
+        )
     else:
-        again = audit(mechanism, x, x_prime, n_samples=result.n_samples, n_selection=result.n_selection,
-                      **options)
+        again = audit(mechanism, x, x_prime, n_samples=result.n_samples, n_selection=result.n_selection, **options)
     a, b = again.event, result.event
     return (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime)
 
@@ -118,38 +126,56 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
         ("mechanism", _describe_mechanism(mechanism)),
         ("inputs", f"x = {_short(x)}, x' = {_short(x_prime)}"),
         ("claim", claim),
-        ("verdict", ("VIOLATION" if result.violation else "no violation found")
-         + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})"),
-        ("certified lower bound on epsilon", f"{_fmt(result.epsilon_lower_bound)} "
-         f"(confidence {1 - result.alpha:.10g})"),
+        (
+            "verdict",
+            ("VIOLATION" if result.violation else "no violation found")
+            + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})",
+        ),
+        (
+            "certified lower bound on epsilon",
+            f"{_fmt(result.epsilon_lower_bound)} (confidence {1 - result.alpha:.10g})",
+        ),
         ("lower bound on delta at the claimed epsilon", _fmt(result.delta_lower_bound)),
         ("event S", f"{ev.description} [family: {ev.family}]"),
         ("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"),
         ("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"),
-        (f"Clopper-Pearson bounds (level {level:.3g})",
-         f"P[M({more}) in S] >= {_fmt(p_lo)}, P[M({less}) in S] <= {_fmt(q_hi)}; the claim allows "
-         f"P[M({more}) in S] <= e^eps * {_fmt(q_hi)} + delta = "
-         f"{_fmt(math.exp(result.claimed_epsilon) * q_hi + result.claimed_delta)}"),
-        ("samples per input", f"{result.n_samples} ({result.n_selection} to choose S among "
-         f"{result.n_candidates} candidates, {ev.n_certification} to certify it)"),
+        (
+            f"Clopper-Pearson bounds (level {level:.3g})",
+            f"P[M({more}) in S] >= {_fmt(p_lo)}, P[M({less}) in S] <= {_fmt(q_hi)}; the claim allows "
+            f"P[M({more}) in S] <= e^eps * {_fmt(q_hi)} + delta = "
+            f"{_fmt(math.exp(result.claimed_epsilon) * q_hi + result.claimed_delta)}",
+        ),
+        (
+            "samples per input",
+            f"{result.n_samples} ({result.n_selection} to choose S among "
+            f"{result.n_candidates} candidates, {ev.n_certification} to certify it)",
+        ),
         ("seed", f"{result.seed!r} (replay: {replayed})"),
     ]
     v = result.value_verdict
     if v is not None:
-        rows.append(("ideal mechanism (value events only, same samples)",
-                     ("VIOLATION" if v.violation else "no violation found")
-                     + f"; certified bound {_fmt(v.epsilon_lower_bound)} (p-value {v.pvalue:.3g}); "
-                     f"event {v.event.description} [family: {v.event.family}]. The verdict above comes "
-                     "from a floating-point event: the implementation leaks through its rounding."))
+        rows.append(
+            (
+                "ideal mechanism (value events only, same samples)",
+                ("VIOLATION" if v.violation else "no violation found")
+                + f"; certified bound {_fmt(v.epsilon_lower_bound)} (p-value {v.pvalue:.3g}); "
+                f"event {v.event.description} [family: {v.event.family}]. The verdict above comes "
+                "from a floating-point event: the implementation leaks through its rounding.",
+            )
+        )
     if not result.replayable:
-        rows.append(("replay", "the mechanism did not draw from the rng it was given: the seed does not "
-                     "replay it"))
+        rows.append(("replay", "the mechanism did not draw from the rng it was given: the seed does not replay it"))
     for note in result.notes:
         rows.append(("note", note))
     if _is_sequential(result):
         stop = "stopped early" if result.stopped_early else "used the whole budget"
-        rows.append(("sequential audit", f"{stop}: {result.n_samples} of {result.budget} samples per input, "
-                     f"{len(result.looks)} of {len(result.schedule)} looks"))
+        rows.append(
+            (
+                "sequential audit",
+                f"{stop}: {result.n_samples} of {result.budget} samples per input, "
+                f"{len(result.looks)} of {len(result.schedule)} looks",
+            )
+        )
     return rows
 
 
@@ -158,11 +184,13 @@ def _describe_mechanism(mechanism) -> str:
     kind = type(mechanism)
     if type(mechanism).__repr__ is not object.__repr__ or not hasattr(mechanism, "__dict__"):
         return _short(mechanism)
-    attrs = ", ".join(f"{k}={v!r}" for k, v in vars(mechanism).items()
-                      if not k.startswith("_") and isinstance(v, (int, float, str, bool)))
+    attrs = ", ".join(
+        f"{k}={v!r}"
+        for k, v in vars(mechanism).items()
+        if not k.startswith("_") and isinstance(v, (int, float, str, bool))
+    )
     text = f"{kind.__module__}.{kind.__qualname__}({attrs})"
     return text if len(text) <= 240 else text[:237] + "..."
-
 
 
 def _short(value, limit: int = 160) -> str:
@@ -172,8 +200,14 @@ def _short(value, limit: int = 160) -> str:
 
 def _looks_rows(result):
     return [
-        (str(look.n_samples), f"{look.alpha:.3g}", f"{look.pvalue:.3g}", _fmt(look.epsilon_lower_bound),
-         "yes" if look.violation else "no", look.event)
+        (
+            str(look.n_samples),
+            f"{look.alpha:.3g}",
+            f"{look.pvalue:.3g}",
+            _fmt(look.epsilon_lower_bound),
+            "yes" if look.violation else "no",
+            look.event,
+        )
         for look in result.looks
     ]
 
@@ -221,8 +255,9 @@ def _discrete_panel(ax, ex, exp_, labels):
     pos = np.arange(len(names))
     ax.bar(pos - 0.2, a_shown, width=0.4, label="M(x)")
     ax.bar(pos + 0.2, b_shown, width=0.4, label="M(x')")
-    ax.set_xticks(pos, names, rotation=60 if len(names) > 6 else 0, ha="right" if len(names) > 6 else "center",
-                  fontsize=7)
+    ax.set_xticks(
+        pos, names, rotation=60 if len(names) > 6 else 0, ha="right" if len(names) > 6 else "center", fontsize=7
+    )
     ax.set_ylabel("frequency")
     ax.set_title(f"output distributions ({len(ex)} replayed samples per input)")
     ax.legend()
@@ -233,7 +268,7 @@ def _real_panel(ax, ex, exp_):
     vx, vxp = ex[:, 0], exp_[:, 0]
     pooled = np.concatenate([vx, vxp])
     finite = pooled[np.isfinite(pooled)]
-    lo, hi = (np.quantile(finite, [0.005, 0.995]) if finite.size else (0.0, 1.0))
+    lo, hi = np.quantile(finite, [0.005, 0.995]) if finite.size else (0.0, 1.0)
     if not hi > lo:
         lo, hi = lo - 0.5, hi + 0.5
     bins = np.linspace(lo, hi, 81)
@@ -258,10 +293,16 @@ def _event_panel(ax, result):
     ax.set_xticks([0, 1], ["P[M(x) in S]", "P[M(x') in S]"])
     smaller = 1 if ev.direction == "x" else 0
     allowed = min(1.0, math.exp(result.claimed_epsilon) * highs[smaller] + result.claimed_delta)
-    ax.axhline(allowed, color="k", linestyle="--", linewidth=1,
-               label=f"claim allows up to e^eps * upper + delta = {allowed:.3g}")
-    ax.set_title(f"event S; eps >= {result.epsilon_lower_bound:.3g} ({100 * (1 - result.alpha):.6g}% conf.)",
-                 fontsize=9)
+    ax.axhline(
+        allowed,
+        color="k",
+        linestyle="--",
+        linewidth=1,
+        label=f"claim allows up to e^eps * upper + delta = {allowed:.3g}",
+    )
+    ax.set_title(
+        f"event S; eps >= {result.epsilon_lower_bound:.3g} ({100 * (1 - result.alpha):.6g}% conf.)", fontsize=9
+    )
     ax.set_ylim(0, 1.3 * max(highs + [allowed]))
     ax.legend(fontsize=7, loc="upper center")
 
@@ -278,9 +319,13 @@ def report_markdown(result, facts, figure_name: str | None = None) -> str:
         cell = value.replace("|", "\\|")
         lines.append(f"| {key} | {cell} |")
     if _is_sequential(result):
-        lines += ["", "## Looks of the sequential audit", "",
-                  "| samples per input | level | p-value | eps lower bound | rejected | event |",
-                  "|---|---|---|---|---|---|"]
+        lines += [
+            "",
+            "## Looks of the sequential audit",
+            "",
+            "| samples per input | level | p-value | eps lower bound | rejected | event |",
+            "|---|---|---|---|---|---|",
+        ]
         lines += ["| " + " | ".join(c.replace("|", "\\|") for c in row) + " |" for row in _looks_rows(result)]
     lines.append("")
     if figure_name:
@@ -307,29 +352,44 @@ def _report_html(result, facts, png: bytes | None) -> str:
             cls = ' class="violation"' if result.violation else ' class="ok"'
         rows.append(f"<tr><th>{html.escape(key)}</th><td{cls}>{html.escape(value)}</td></tr>")
     parts = [
-        "<!DOCTYPE html>", "<html><head><meta charset='utf-8'><title>dpverify audit report</title>",
-        f"<style>{_STYLE}</style></head><body>", "<h1>dpverify audit report</h1>",
+        "<!DOCTYPE html>",
+        "<html><head><meta charset='utf-8'><title>dpverify audit report</title>",
+        f"<style>{_STYLE}</style></head><body>",
+        "<h1>dpverify audit report</h1>",
         "<table>" + "".join(rows) + "</table>",
     ]
     if png is not None:
         encoded = base64.b64encode(png).decode("ascii")
-        parts.append(f"<img alt='output distributions and the certified event' "
-                     f"src='data:image/png;base64,{encoded}'>")
+        parts.append(f"<img alt='output distributions and the certified event' src='data:image/png;base64,{encoded}'>")
     if _is_sequential(result):
-        head = "".join(f"<th>{h}</th>" for h in
-                       ("samples per input", "level", "p-value", "eps lower bound", "rejected", "event"))
-        body = "".join("<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                       for row in _looks_rows(result))
+        head = "".join(
+            f"<th>{h}</th>" for h in ("samples per input", "level", "p-value", "eps lower bound", "rejected", "event")
+        )
+        body = "".join(
+            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>" for row in _looks_rows(result)
+        )
         parts.append(f"<h2>Looks of the sequential audit</h2><table><tr>{head}</tr>{body}</table>")
-    parts.append("<p>Bounds are Clopper-Pearson lower confidence bounds on fresh samples the event "
-                 "was not chosen on (see dpverify.audit). The figure re-draws the samples from the "
-                 "recorded seed.</p></body></html>")
+    parts.append(
+        "<p>Bounds are Clopper-Pearson lower confidence bounds on fresh samples the event "
+        "was not chosen on (see dpverify.audit). The figure re-draws the samples from the "
+        "recorded seed.</p></body></html>"
+    )
     return "\n".join(parts)
 
 
-def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
-                 max_replay_samples: int = DEFAULT_MAX_REPLAY, event_families=None,
-                 n_chunks: int | None = None, executor=None, output_key=None) -> Path:
+def write_report(
+    result: AuditResult,
+    path,
+    *,
+    mechanism,
+    x,
+    x_prime,
+    max_replay_samples: int = DEFAULT_MAX_REPLAY,
+    event_families=None,
+    n_chunks: int | None = None,
+    executor=None,
+    output_key=None,
+) -> Path:
     """Write a report of ``result`` (an audit of ``mechanism`` on ``x``, ``x_prime``) to ``path``.
 
     Parameters
@@ -356,14 +416,18 @@ def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
         The file written (``.md`` instead of HTML when matplotlib is missing).
     """
     path = Path(path)
-    raw_x, raw_xp, exact = replay_samples(result, mechanism, x, x_prime, max_samples=max_replay_samples,
-                                          executor=executor, output_key=output_key)
+    raw_x, raw_xp, exact = replay_samples(
+        result, mechanism, x, x_prime, max_samples=max_replay_samples, executor=executor, output_key=output_key
+    )
     outputs = encode_outputs(raw_x, raw_xp)
     if result.n_samples <= max_replay_samples:
         reproduced = _check_replay(result, mechanism, x, x_prime, event_families, n_chunks, output_key)
-        replayed = ("reproduced the audit's event and counts" if reproduced else
-                    "did NOT reproduce the audit's event and counts (was it run with other options, "
-                    "e.g. n_chunks or event_families, or does the mechanism ignore its rng?)")
+        replayed = (
+            "reproduced the audit's event and counts"
+            if reproduced
+            else "did NOT reproduce the audit's event and counts (was it run with other options, "
+            "e.g. n_chunks or event_families, or does the mechanism ignore its rng?)"
+        )
     else:
         replayed = f"figure from {len(raw_x)} re-drawn samples per input; counts not re-checked"
     facts = _facts(result, replayed, mechanism, x, x_prime)
@@ -379,8 +443,9 @@ def write_report(result: AuditResult, path, *, mechanism, x, x_prime,
         return path
     if png is None:
         markdown_path = path.with_suffix(".md")
-        warnings.warn(f"matplotlib is not installed: writing Markdown without the figure to {markdown_path}",
-                      stacklevel=2)
+        warnings.warn(
+            f"matplotlib is not installed: writing Markdown without the figure to {markdown_path}", stacklevel=2
+        )
         markdown_path.write_text(report_markdown(result, facts, None), encoding="utf-8")
         return markdown_path
     path.write_text(_report_html(result, facts, png), encoding="utf-8")

@@ -135,8 +135,9 @@ def require_distributed():
 
 
 @contextmanager
-def open_executor(workers: int | None = None, scheduler: str | None = None, *,
-                  processes: bool = False) -> Iterator[Executor | None]:
+def open_executor(
+    workers: int | None = None, scheduler: str | None = None, *, processes: bool = False
+) -> Iterator[Executor | None]:
     """An executor for independent tasks, shut down (pending tasks cancelled) on the way out.
 
     Parameters
@@ -178,8 +179,7 @@ def open_executor(workers: int | None = None, scheduler: str | None = None, *,
 
         # fork where there is one: the workers start at once with what this process has imported
         method = "fork" if "fork" in multiprocessing.get_all_start_methods() else "spawn"
-        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method),
-                                   initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(workers, mp_context=multiprocessing.get_context(method), initializer=_ignore_sigint)
     else:
         pool = ThreadPoolExecutor(workers)
     try:
@@ -195,8 +195,15 @@ def open_executor(workers: int | None = None, scheduler: str | None = None, *,
         pool.shutdown(wait=True)
 
 
-def map_tasks(fn: Callable, tasks: Sequence, *, executor: Executor | None = None, progress: bool = False,
-              desc: str = "", on_result: Callable | None = None) -> list:
+def map_tasks(
+    fn: Callable,
+    tasks: Sequence,
+    *,
+    executor: Executor | None = None,
+    progress: bool = False,
+    desc: str = "",
+    on_result: Callable | None = None,
+) -> list:
     """``[fn(*task) for task in tasks]``, on ``executor`` when given, with progress per task.
 
     Results come back in the order of ``tasks`` whatever the executor. On an
@@ -232,4 +239,3 @@ def map_tasks(fn: Callable, tasks: Sequence, *, executor: Executor | None = None
                 future.cancel()
             raise
     return results
-

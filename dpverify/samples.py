@@ -45,9 +45,9 @@ def _open(source, name: str):
     if isinstance(source, np.ndarray):
         if source.ndim == 0:
             raise InvalidParameterError(f"{name} must be an array whose first axis indexes samples")
-        return (source[i:i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
+        return (source[i : i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
     if isinstance(source, (list, tuple)):
-        return (source[i:i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
+        return (source[i : i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
     try:
         return iter(source), None  # an iterable of chunks
     except TypeError:
@@ -75,8 +75,9 @@ def _count(blocks, codec, indicators, output_key) -> tuple[np.ndarray, int]:
     counts = np.zeros(len(indicators), dtype=np.int64)
     n = 0
     for block in blocks:
-        encoded = codec.encode(apply_output_key(np.asarray(block) if isinstance(block, np.memmap) else block,
-                                                output_key))
+        encoded = codec.encode(
+            apply_output_key(np.asarray(block) if isinstance(block, np.memmap) else block, output_key)
+        )
         for i, indicator in enumerate(indicators):
             counts[i] += int(np.count_nonzero(indicator(encoded)))
         n += len(encoded)
@@ -130,8 +131,8 @@ def audit_samples(
     --------
     >>> import numpy as np, dpverify
     >>> rng = np.random.default_rng(1)
-    >>> a = rng.integers(0, 2, 50_000)                  # a fair coin...
-    >>> b = (rng.random(50_000) < 0.9).astype(int)      # ...and a biased one
+    >>> a = rng.integers(0, 2, 50_000)  # a fair coin...
+    >>> b = (rng.random(50_000) < 0.9).astype(int)  # ...and a biased one
     >>> dpverify.audit_samples(a, b, epsilon=0.5).violation
     True
     """
@@ -157,9 +158,17 @@ def audit_samples(
     sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
     known = [n - n_selection for n in (len_x, len_xp) if n is not None]
     expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
-    selection = select(sel_x, sel_xp, n_certification=max(1, expected),
-                       epsilon=epsilon, delta=delta, alpha=alpha, event_families=event_families,
-                       float_events=float_events, inputs=inputs)
+    selection = select(
+        sel_x,
+        sel_xp,
+        n_certification=max(1, expected),
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        event_families=event_families,
+        float_events=float_events,
+        inputs=inputs,
+    )
     del sel_x, sel_xp
     indicators = [c.event.indicator for c in selection.choices]
     counts_x, n_x = _count(rest_x, selection.codec, indicators, output_key)
@@ -172,7 +181,18 @@ def audit_samples(
             f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}",
             required=n_selection + required,
         )
-    result = audit_result(selection, counts_x, counts_xp, n_x, n_xp, epsilon=epsilon, delta=delta,
-                          alpha=alpha, n_selection=n_selection, seed=None)
-    return replace(result, replayable=False,
-                   notes=result.notes + ("audit of given samples: there is no seed to replay",))
+    result = audit_result(
+        selection,
+        counts_x,
+        counts_xp,
+        n_x,
+        n_xp,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        n_selection=n_selection,
+        seed=None,
+    )
+    return replace(
+        result, replayable=False, notes=result.notes + ("audit of given samples: there is no seed to replay",)
+    )

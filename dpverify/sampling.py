@@ -265,8 +265,11 @@ class _Counted:
 
 
 def _on_device(task: _CountTask) -> bool:
-    return (task.output_key is None and task.codec.array_ready
-            and all(getattr(i, "array_ready", False) for i in task.indicators))
+    return (
+        task.output_key is None
+        and task.codec.array_ready
+        and all(getattr(i, "array_ready", False) for i in task.indicators)
+    )
 
 
 def _count_block(task: _CountTask, raw, counts, where: set) -> None:
@@ -574,6 +577,5 @@ def count_events(
         mine = [r for r, owner in zip(results, owners) if owner == index]
         counts = np.sum([r.counts for r in mine], axis=0) if mine else np.zeros(len(indicators), np.int64)
         where = frozenset().union(*(r.where for r in mine)) if mine else frozenset()
-        out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine),
-                               where))
+        out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine), where))
     return out

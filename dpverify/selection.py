@@ -92,8 +92,9 @@ def grown_selection_size(sel_x, sel_x_prime, n_samples: int, n_selection: int) -
     return target
 
 
-def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, alpha,
-                     n_candidates=None, shrinkage_se=None):
+def predicted_bounds(
+    count_p, count_q, n_selection, n_certification, *, delta, alpha, n_candidates=None, shrinkage_se=None
+):
     """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
 
     The selection estimates are first shrunk towards "no difference" by
@@ -116,8 +117,17 @@ def predicted_bounds(count_p, count_q, n_selection, n_certification, *, delta, a
         return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
 
 
-def select_event(candidates, n_selection: int, n_certification: int, *, epsilon: float,
-                 delta: float, alpha: float, mask=None, shrinkage_se=None):
+def select_event(
+    candidates,
+    n_selection: int,
+    n_certification: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+    mask=None,
+    shrinkage_se=None,
+):
     """Index and direction of the candidate predicted to certify the largest bound.
 
     Scores every candidate in both directions with :func:`predicted_bounds`
@@ -144,8 +154,7 @@ def select_event(candidates, n_selection: int, n_certification: int, *, epsilon:
             if options is None:
                 score = fallback
             else:
-                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha,
-                                         **options)
+                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, **options)
                 score = np.where(np.isfinite(score), score, -1e6 + fallback)
             score = np.where(excluded, -np.inf, score)
             i = int(np.argmax(score))
@@ -216,8 +225,18 @@ def _distinct_note(codec: OutputCodec, n_outputs: int) -> str | None:
     return None
 
 
-def select(sel_x, sel_x_prime, *, n_certification: int, epsilon: float, delta: float, alpha: float,
-           event_families=None, float_events: bool = True, inputs=None) -> Selection:
+def select(
+    sel_x,
+    sel_x_prime,
+    *,
+    n_certification: int,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+    event_families=None,
+    float_events: bool = True,
+    inputs=None,
+) -> Selection:
     """Build the code book and choose the event(s) to certify, from selection samples only.
 
     Parameters
@@ -276,8 +295,7 @@ def _picks(candidates, n_selection, n_certification, mask, **options) -> tuple:
     """The distinct best (event, direction) at each of the :data:`SHRINKAGE_LEVELS`."""
     seen, picks = set(), []
     for level in SHRINKAGE_LEVELS:
-        picked = select_event(candidates, n_selection, n_certification, mask=mask, shrinkage_se=level,
-                              **options)
+        picked = select_event(candidates, n_selection, n_certification, mask=mask, shrinkage_se=level, **options)
         if picked is not None and picked not in seen:
             seen.add(picked)
             picks.append(Choice(candidates.events[picked[0]], picked[1]))

@@ -172,8 +172,7 @@ class SequentialAuditResult(AuditResult):
         )
 
 
-def look_schedule(budget: int, first_look: int = DEFAULT_FIRST_LOOK,
-                  growth: float = DEFAULT_GROWTH) -> list[int]:
+def look_schedule(budget: int, first_look: int = DEFAULT_FIRST_LOOK, growth: float = DEFAULT_GROWTH) -> list[int]:
     """Pre-registered sample sizes of the looks: geometric from ``first_look``, ending at ``budget``.
 
     A geometric look whose size is within a factor 1.25 of the budget is
@@ -222,9 +221,26 @@ def _split(n: int, n_selection) -> tuple[int, int]:
     return s, n - s
 
 
-def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilon, delta,
-               sequence, entropy, executor, n_selection, n_chunks, event_families, float_events,
-               output_key, progress) -> SequentialAuditResult:
+def _run_looks(
+    mechanism,
+    x,
+    x_prime,
+    *,
+    schedule,
+    alphas,
+    overall_alpha,
+    epsilon,
+    delta,
+    sequence,
+    entropy,
+    executor,
+    n_selection,
+    n_chunks,
+    event_families,
+    float_events,
+    output_key,
+    progress,
+) -> SequentialAuditResult:
     """Steps 3 to 5 of the module docstring for given looks and levels."""
     K = len(schedule)
     splits = [_split(n, n_selection) for n in schedule]
@@ -244,14 +260,30 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
             inputs = ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1]))
             for parts, data, label, seeds in inputs:
                 if grow > 0:
-                    drawn, used = draw(mechanism, data, grow, seeds[k], label=label, executor=executor,
-                                       n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
+                    drawn, used = draw(
+                        mechanism,
+                        data,
+                        grow,
+                        seeds[k],
+                        label=label,
+                        executor=executor,
+                        n_chunks=DEFAULT_CHUNKS,
+                        output_key=output_key,
+                        return_rng_used=True,
+                    )
                     parts.append(drawn)
                     rng_used = rng_used and used
-            selection = select(concatenate_outputs(parts_x), concatenate_outputs(parts_xp), n_certification=c_k,
-                               epsilon=epsilon,
-                               delta=delta, alpha=alpha_k, event_families=event_families,
-                               float_events=float_events, inputs=(x, x_prime))
+            selection = select(
+                concatenate_outputs(parts_x),
+                concatenate_outputs(parts_xp),
+                n_certification=c_k,
+                epsilon=epsilon,
+                delta=delta,
+                alpha=alpha_k,
+                event_families=event_families,
+                float_events=float_events,
+                inputs=(x, x_prime),
+            )
             counts = np.zeros((2, len(selection.choices)), dtype=np.int64)
             for j in range(k + 1):
                 keys = [pickle.dumps((selection.codec, c.event.indicator)) for c in selection.choices]
@@ -259,10 +291,15 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
                 if missing and cert_batches[j] > 0:
                     cx, cxp = count_events(
                         mechanism,
-                        [(x, cert_batches[j], cert_seeds[0][j], "x"),
-                         (x_prime, cert_batches[j], cert_seeds[1][j], "x_prime")],
-                        selection.codec, [selection.choices[i].event.indicator for i in missing],
-                        executor=executor, n_chunks=n_chunks, output_key=output_key,
+                        [
+                            (x, cert_batches[j], cert_seeds[0][j], "x"),
+                            (x_prime, cert_batches[j], cert_seeds[1][j], "x_prime"),
+                        ],
+                        selection.codec,
+                        [selection.choices[i].event.indicator for i in missing],
+                        executor=executor,
+                        n_chunks=n_chunks,
+                        output_key=output_key,
                     )
                     rng_used = rng_used and cx.rng_used and cxp.rng_used
                     for slot, i in enumerate(missing):
@@ -271,11 +308,31 @@ def _run_looks(mechanism, x, x_prime, *, schedule, alphas, overall_alpha, epsilo
                     counts[:, i] += cache.get((key, j), (0, 0))
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
             replayable = rng_used and getattr(mechanism, "replayable", True) is not False
-            result = audit_result(selection, counts[0], counts[1], c_k, c_k, epsilon=epsilon, delta=delta,
-                                  alpha=alpha_k, n_selection=s_k, seed=entropy, replayable=replayable)
+            result = audit_result(
+                selection,
+                counts[0],
+                counts[1],
+                c_k,
+                c_k,
+                epsilon=epsilon,
+                delta=delta,
+                alpha=alpha_k,
+                n_selection=s_k,
+                seed=entropy,
+                replayable=replayable,
+            )
             rejected = bool(result.pvalue <= alpha_k)
-            looks.append(Look(schedule[k], alpha_k, result.pvalue, result.epsilon_lower_bound,
-                              result.delta_lower_bound, rejected, result.event.description))
+            looks.append(
+                Look(
+                    schedule[k],
+                    alpha_k,
+                    result.pvalue,
+                    result.epsilon_lower_bound,
+                    result.delta_lower_bound,
+                    rejected,
+                    result.event.description,
+                )
+            )
             adjusted = min(adjusted, result.pvalue * overall_alpha / alpha_k)
             if rejected:
                 break
@@ -361,7 +418,7 @@ def sequential_audit(
     --------
     >>> import dpverify
     >>> from dpverify.zoo import LaplaceMechanism
-    >>> broken = LaplaceMechanism(epsilon=1.0)          # claimed 0.1 below: 10x too little noise
+    >>> broken = LaplaceMechanism(epsilon=1.0)  # claimed 0.1 below: 10x too little noise
     >>> r = dpverify.sequential_audit(broken, 0.0, 1.0, epsilon=0.1, n_samples=10**6, seed=3)
     >>> r.violation, r.n_samples < 10**5
     (True, True)
@@ -397,8 +454,21 @@ def sequential_audit(
         alphas = alpha_spending(alpha, len(schedule), final_share)
     sequence, entropy = resolve_seed(seed)
     return _run_looks(
-        mechanism, x, x_prime, schedule=schedule, alphas=alphas, overall_alpha=alpha,
-        epsilon=epsilon, delta=delta, sequence=sequence, entropy=entropy, executor=executor,
-        n_selection=n_selection, n_chunks=n_chunks, event_families=event_families,
-        float_events=float_events, output_key=output_key, progress=progress,
+        mechanism,
+        x,
+        x_prime,
+        schedule=schedule,
+        alphas=alphas,
+        overall_alpha=alpha,
+        epsilon=epsilon,
+        delta=delta,
+        sequence=sequence,
+        entropy=entropy,
+        executor=executor,
+        n_selection=n_selection,
+        n_chunks=n_chunks,
+        event_families=event_families,
+        float_events=float_events,
+        output_key=output_key,
+        progress=progress,
     )

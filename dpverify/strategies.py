@@ -34,8 +34,7 @@ correct code in most runs). Either
       @given(pair=neighbouring_vectors(3, norm="l1", distance=1.0))
       def test_laplace_sum(pair):
           x, x_prime = pair
-          assert_dp(mech, x, x_prime, epsilon=1.0, n_samples=50_000, seed=0,
-                    alpha=per_example_alpha(1e-6, 40))
+          assert_dp(mech, x, x_prime, epsilon=1.0, n_samples=50_000, seed=0, alpha=per_example_alpha(1e-6, 40))
 
 - or draw the pairs first with :func:`draw_pairs` and audit them together with
   :func:`dpverify.testing.audit_pairs`, which applies Holm's correction::
@@ -432,15 +431,36 @@ def weighted_graphs(
         if hi - lo + 1 < most or hi - tree_lo + 1 < min(most, max_vertices - 1):
             raise InvalidParameterError(f"up to {most} distinct integer weights do not fit in [{lo}, {hi}]")
     return _weighted_graphs(
-        min_vertices, max_vertices, connected, min_edges, max_edges, max_extra_edges,
-        lo, hi, integer_weights, ties, tree_lo, shuffle_edges,
+        min_vertices,
+        max_vertices,
+        connected,
+        min_edges,
+        max_edges,
+        max_extra_edges,
+        lo,
+        hi,
+        integer_weights,
+        ties,
+        tree_lo,
+        shuffle_edges,
     )
 
 
 @st.composite
 def _weighted_graphs(
-    draw, min_vertices, max_vertices, connected, min_edges, max_edges, max_extra_edges,
-    min_weight, max_weight, integer_weights, ties, tree_min_weight, shuffle_edges,
+    draw,
+    min_vertices,
+    max_vertices,
+    connected,
+    min_edges,
+    max_edges,
+    max_extra_edges,
+    min_weight,
+    max_weight,
+    integer_weights,
+    ties,
+    tree_min_weight,
+    shuffle_edges,
 ):
     """The construction of :func:`weighted_graphs` (validated parameters)."""
     n = draw(st.integers(min_vertices, max_vertices))
@@ -552,15 +572,19 @@ def neighbouring_graphs(
     """
     _check_positive(max_shift, "max_shift")
     if min_vertices < 2 or max_vertices < min_vertices:
-        raise InvalidParameterError(
-            f"need 2 <= min_vertices <= max_vertices, got {min_vertices}, {max_vertices}"
-        )
+        raise InvalidParameterError(f"need 2 <= min_vertices <= max_vertices, got {min_vertices}, {max_vertices}")
     if shift not in ("all", "one"):
         raise InvalidParameterError(f"shift must be 'all' or 'one', got {shift!r}")
-    n, edges, weights = draw(weighted_graphs(
-        min_vertices=min_vertices, max_vertices=max_vertices, connected=connected, min_edges=1,
-        min_weight=min_weight, max_weight=max_weight,
-    ))
+    n, edges, weights = draw(
+        weighted_graphs(
+            min_vertices=min_vertices,
+            max_vertices=max_vertices,
+            connected=connected,
+            min_edges=1,
+            min_weight=min_weight,
+            max_weight=max_weight,
+        )
+    )
     m = len(edges)
     finite = dict(allow_nan=False, allow_infinity=False)
     shift_unit = st.floats(-1.0, 1.0, **finite)
@@ -619,7 +643,7 @@ def neighbouring_streams(
         return tuple(stream), tuple(other)
     if stream and draw(st.booleans()):
         i = draw(st.integers(0, len(stream) - 1))
-        other = stream[:i] + stream[i + 1:]
+        other = stream[:i] + stream[i + 1 :]
     else:
         i = draw(st.integers(0, len(stream)))
         other = stream[:i] + [draw(elements)] + stream[i:]
@@ -656,8 +680,14 @@ def draw_pairs(strategy, n: int, seed: int = 0) -> list:
     keys: set = set()
 
     @hypothesis_seed(int(seed))
-    @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None,
-              derandomize=False, suppress_health_check=list(HealthCheck))
+    @settings(
+        max_examples=n,
+        database=None,
+        phases=[Phase.generate],
+        deadline=None,
+        derandomize=False,
+        suppress_health_check=list(HealthCheck),
+    )
     @given(strategy)
     def collect(example):
         key = repr(example)

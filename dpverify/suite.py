@@ -220,8 +220,10 @@ def run_suite(
     tasks = []
     for indices in families.values():
         # A registered verification travels by name: its ``run`` may be a closure.
-        batch = [items[i].name if registered is None or _same(registered.get(items[i].name), items[i]) else items[i]
-                 for i in indices]
+        batch = [
+            items[i].name if registered is None or _same(registered.get(items[i].name), items[i]) else items[i]
+            for i in indices
+        ]
         tasks.append((batch, seed, progress is not None))
     start = time.perf_counter()
     done = [0]
@@ -313,8 +315,9 @@ class _CompileWatch:
                     watch._start = time.perf_counter()
                     if watch.say is not None and not watch._told:
                         watch._told = True
-                        watch.say(f"    {watch.name}: compiling numba kernels (first run only; "
-                                  f"cached for the next runs)")
+                        watch.say(
+                            f"    {watch.name}: compiling numba kernels (first run only; cached for the next runs)"
+                        )
                 watch._depth += 1
 
             def on_end(self, ev):

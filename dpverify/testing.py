@@ -148,11 +148,29 @@ def assert_dp(
     if sequential:
         from .sequential import sequential_audit
 
-        result = sequential_audit(mechanism, x, x_prime, epsilon=epsilon, delta=delta,
-                                  n_samples=n_samples, alpha=alpha, seed=seed, **audit_options)
+        result = sequential_audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=epsilon,
+            delta=delta,
+            n_samples=n_samples,
+            alpha=alpha,
+            seed=seed,
+            **audit_options,
+        )
     else:
-        result = audit(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples,
-                       alpha=alpha, seed=seed, **audit_options)
+        result = audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=epsilon,
+            delta=delta,
+            n_samples=n_samples,
+            alpha=alpha,
+            seed=seed,
+            **audit_options,
+        )
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))
     return result
@@ -290,8 +308,17 @@ def audit_pairs(
     # result's recorded seed replays that pair's audit on its own.
     children = [[int(v) for v in child.generate_state(4)] for child in spawn(sequence, len(pairs))]
     results = tuple(
-        audit(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples,
-              alpha=alpha, seed=child, **audit_options)
+        audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=epsilon,
+            delta=delta,
+            n_samples=n_samples,
+            alpha=alpha,
+            seed=child,
+            **audit_options,
+        )
         for (x, x_prime), child in zip(pairs, children)
     )
     pvalues = np.array([r.pvalue for r in results], dtype=float)

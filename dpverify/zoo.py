@@ -77,8 +77,9 @@ class LaplaceMechanism:
     broken mechanism (for power checks of the auditor).
     """
 
-    def __init__(self, epsilon: float, sensitivity: float = 1.0, noise_multiplier: float = 1.0,
-                 snap: float | None = 2.0**-20):
+    def __init__(
+        self, epsilon: float, sensitivity: float = 1.0, noise_multiplier: float = 1.0, snap: float | None = 2.0**-20
+    ):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
@@ -166,6 +167,7 @@ class ExponentialMechanism:
 # verifications for `dpverify suite`
 # --------------------------------------------------------------------------
 
+
 #: Default instances: (name, mechanism, x, x_prime). All but the exponential
 #: mechanism attain the claim on this pair (its exact loss there is 0.746).
 def default_instances():
@@ -183,8 +185,9 @@ SUITE_ALPHA = 1e-3
 
 def _audit_verification(name, mechanism, x, x_prime, expect_violation=False):
     def run(seed):
-        result = audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=SUITE_SAMPLES,
-                       alpha=SUITE_ALPHA, seed=seed)
+        result = audit(
+            mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=SUITE_SAMPLES, alpha=SUITE_ALPHA, seed=seed
+        )
         exact = mechanism.pair_epsilon(x, x_prime) if hasattr(mechanism, "pair_epsilon") else None
         passed = result.violation == expect_violation
         return VerificationOutcome(
@@ -206,8 +209,9 @@ def _exact_verification(name, mechanism, x, x_prime):
     def run(seed):
         exact = mechanism.pair_epsilon(x, x_prime)
         passed = exact <= mechanism.epsilon * (1 + 1e-12)
-        return VerificationOutcome(passed=passed, exact_loss=exact,
-                                   details=f"exact loss {exact:.6g} vs claim {mechanism.epsilon:g}")
+        return VerificationOutcome(
+            passed=passed, exact_loss=exact, details=f"exact loss {exact:.6g} vs claim {mechanism.epsilon:g}"
+        )
 
     return Verification(name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run)
 

@@ -44,9 +44,7 @@ settings.register_profile(
 )
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
-ROCKETFUEL_DIR = Path(
-    os.environ.get("DPVERIFY_ROCKETFUEL", REPO_ROOT.parent / "shared" / "datasets" / "rocketfuel")
-)
+ROCKETFUEL_DIR = Path(os.environ.get("DPVERIFY_ROCKETFUEL", REPO_ROOT.parent / "shared" / "datasets" / "rocketfuel"))
 
 
 def pytest_addoption(parser):

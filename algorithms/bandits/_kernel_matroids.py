@@ -60,8 +60,9 @@ LINEAR_TOLERANCE = 1e-9
 #: A matroid as the compiled greedy algorithm reads it: ``kind`` (0-3), ``n_vertices``, edge
 #: endpoints ``u, v (m,)`` (graphic), ``vectors (m, d)`` (linear), ``parts (m,)`` and
 #: ``capacities (p,)`` (partition), ``uniform_rank`` (uniform); unused arrays are empty.
-MatroidArrays = namedtuple("MatroidArrays", ["kind", "n_vertices", "u", "v", "vectors", "parts", "capacities",
-                                             "uniform_rank"])
+MatroidArrays = namedtuple(
+    "MatroidArrays", ["kind", "n_vertices", "u", "v", "vectors", "parts", "capacities", "uniform_rank"]
+)
 
 #: Scratch space of the compiled greedy algorithm: union-find ``parent, size (n_vertices,)``
 #: (graphic), block ``counts (p,)`` (partition), Gram-Schmidt rows ``work (d, d)`` (linear).
@@ -92,9 +93,16 @@ class KernelMatroid:
 
     def arrays(self) -> MatroidArrays:
         """The :class:`MatroidArrays` the compiled code reads."""
-        return MatroidArrays(int(self.kind), int(self.n_vertices), np.ascontiguousarray(self.edges[:, 0]),
-                             np.ascontiguousarray(self.edges[:, 1]), self.vectors, self.parts, self.capacities,
-                             int(self.uniform_rank))
+        return MatroidArrays(
+            int(self.kind),
+            int(self.n_vertices),
+            np.ascontiguousarray(self.edges[:, 0]),
+            np.ascontiguousarray(self.edges[:, 1]),
+            self.vectors,
+            self.parts,
+            self.capacities,
+            int(self.uniform_rank),
+        )
 
 
 def _empty_int(shape=(0,)):
@@ -114,8 +122,7 @@ def graphic_matroid(edges, n_vertices: int | None = None) -> KernelMatroid:
         n_vertices = int(edges.max()) + 1
     if edges.min() < 0 or edges.max() >= n_vertices:
         raise InvalidGraphError(f"edge endpoints must lie in [0, {n_vertices})")
-    return KernelMatroid(GRAPHIC, edges.shape[0], int(n_vertices), edges, _empty_float(), _empty_int(),
-                         _empty_int(), 0)
+    return KernelMatroid(GRAPHIC, edges.shape[0], int(n_vertices), edges, _empty_float(), _empty_int(), _empty_int(), 0)
 
 
 def uniform_matroid(n_elements: int, rank: int) -> KernelMatroid:
@@ -124,10 +131,19 @@ def uniform_matroid(n_elements: int, rank: int) -> KernelMatroid:
     ``rank > n_elements`` is allowed (the rank is then ``n_elements``).
     """
     if int(n_elements) < 1 or int(rank) < 0:
-        raise AlgorithmInputError(f"uniform matroid needs n_elements >= 1 and rank >= 0; got "
-                                  f"rank={rank}, n_elements={n_elements}")
-    return KernelMatroid(UNIFORM, int(n_elements), 0, _empty_int((0, 2)), _empty_float(), _empty_int(),
-                         _empty_int(), min(int(rank), int(n_elements)))
+        raise AlgorithmInputError(
+            f"uniform matroid needs n_elements >= 1 and rank >= 0; got rank={rank}, n_elements={n_elements}"
+        )
+    return KernelMatroid(
+        UNIFORM,
+        int(n_elements),
+        0,
+        _empty_int((0, 2)),
+        _empty_float(),
+        _empty_int(),
+        _empty_int(),
+        min(int(rank), int(n_elements)),
+    )
 
 
 def partition_matroid(parts, capacities) -> KernelMatroid:
@@ -179,8 +195,12 @@ def greedy_scratch(km: KernelMatroid) -> GreedyScratch:
     """Scratch arrays of :func:`greedy_in_order` for ``km``."""
     n = max(km.n_vertices, 1)
     d = max(km.vectors.shape[1], 1)
-    return GreedyScratch(np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64),
-                         np.zeros(max(km.capacities.size, 1), dtype=np.int64), np.zeros((d, d), dtype=np.float64))
+    return GreedyScratch(
+        np.zeros(n, dtype=np.int64),
+        np.zeros(n, dtype=np.int64),
+        np.zeros(max(km.capacities.size, 1), dtype=np.int64),
+        np.zeros((d, d), dtype=np.float64),
+    )
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

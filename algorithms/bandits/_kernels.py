@@ -46,14 +46,22 @@ EnvironmentArrays = namedtuple("EnvironmentArrays", ["kind", "arm", "scalar", "t
 #: the played super arm of every round ``arms (horizon, K)`` (or ``(0, K)``: not recorded); the
 #: index vectors ``indices (r, m)`` and greedy orders ``index_orders (r, K)`` at the sorted
 #: rounds ``index_rounds (r,)``.
-Recording = namedtuple("Recording", ["checkpoints", "regret", "reward", "arms", "index_rounds", "indices",
-                                     "index_orders"])
+Recording = namedtuple(
+    "Recording", ["checkpoints", "regret", "reward", "arms", "index_rounds", "indices", "index_orders"]
+)
 
 
 def no_recording(m: int, rank: int, checkpoints, regret, reward) -> Recording:
     """A :data:`Recording` of the cumulative quantities only (no super arms, no indices)."""
-    return Recording(checkpoints, regret, reward, np.zeros((0, rank), dtype=np.int64), np.zeros(0, dtype=np.int64),
-                     np.zeros((0, m)), np.zeros((0, rank), dtype=np.int64))
+    return Recording(
+        checkpoints,
+        regret,
+        reward,
+        np.zeros((0, rank), dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros((0, m)),
+        np.zeros((0, rank), dtype=np.int64),
+    )
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -231,9 +239,12 @@ def simulate_run(state, matroid, env, horizon, rng_env, rng_pol, rec):
     scratch = np.empty(m, dtype=np.int64)
     n_vertices = max(matroid.n_vertices, 1)
     d = max(matroid.vectors.shape[1], 1)
-    greedy = GreedyScratch(np.zeros(n_vertices, dtype=np.int64), np.zeros(n_vertices, dtype=np.int64),
-                           np.zeros(max(matroid.capacities.shape[0], 1), dtype=np.int64),
-                           np.zeros((d, d), dtype=np.float64))
+    greedy = GreedyScratch(
+        np.zeros(n_vertices, dtype=np.int64),
+        np.zeros(n_vertices, dtype=np.int64),
+        np.zeros(max(matroid.capacities.shape[0], 1), dtype=np.int64),
+        np.zeros((d, d), dtype=np.float64),
+    )
     means, optimal_value = env.means, env.optimal_value
     checkpoints, regret_out, reward_out = rec.checkpoints, rec.regret, rec.reward
     arms_out, index_rounds, index_out, index_order_out = rec.arms, rec.index_rounds, rec.indices, rec.index_orders
@@ -249,7 +260,7 @@ def simulate_run(state, matroid, env, horizon, rng_env, rng_pol, rec):
         policy_index(state, t, J, rng_pol)
         # ---- sort descending, random ties ----------------------------------------------
         if resamples or t == 1:
-            fresh = np.argsort(-J)             # every index resampled: sort from scratch
+            fresh = np.argsort(-J)  # every index resampled: sort from scratch
             for i in range(m):
                 order[i] = fresh[i]
         else:
@@ -293,9 +304,15 @@ def table_batch(size, state, matroid, env, horizon, rng, out):
     """
     K = state.rank
     m = env.means.shape[0]
-    rec = Recording(np.array([horizon], dtype=np.int64), np.zeros(1), np.zeros(1),
-                    np.zeros((horizon, K), dtype=np.int64), np.zeros(0, dtype=np.int64), np.zeros((0, m)),
-                    np.zeros((0, K), dtype=np.int64))
+    rec = Recording(
+        np.array([horizon], dtype=np.int64),
+        np.zeros(1),
+        np.zeros(1),
+        np.zeros((horizon, K), dtype=np.int64),
+        np.zeros(0, dtype=np.int64),
+        np.zeros((0, m)),
+        np.zeros((0, K), dtype=np.int64),
+    )
     for r in range(size):
         simulate_run(state, matroid, env, horizon, rng, rng, rec)
         for t in range(horizon):

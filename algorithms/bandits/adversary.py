@@ -145,7 +145,7 @@ def optimal_failure_rate_lp(epsilon: float, secrets=(0, 1), n_outputs: int = 2) 
             A_dp.append(row)
     A_eq = np.zeros((J, nv))
     for j in range(J):
-        A_eq[j, j * m:(j + 1) * m] = 1.0
+        A_eq[j, j * m : (j + 1) * m] = 1.0
     c = np.zeros(nv)
     c[-1] = 1.0
     best = None
@@ -159,8 +159,15 @@ def optimal_failure_rate_lp(epsilon: float, secrets=(0, 1), n_outputs: int = 2) 
                 if rule[y] != s:
                     A_fail[j, j * m + y] = 1.0
             A_fail[j, -1] = -1.0
-        res = linprog(c, A_ub=np.vstack(A_dp + [*A_fail]), b_ub=np.zeros(len(A_dp) + J),
-                      A_eq=A_eq, b_eq=np.ones(J), bounds=[(0, None)] * nv, method="highs")
+        res = linprog(
+            c,
+            A_ub=np.vstack(A_dp + [*A_fail]),
+            b_ub=np.zeros(len(A_dp) + J),
+            A_eq=A_eq,
+            b_eq=np.ones(J),
+            bounds=[(0, None)] * nv,
+            method="highs",
+        )
         n_programs += 1
         if res.status != 0:  # pragma: no cover - every program is feasible (p uniform, t = 1)
             raise RuntimeError(f"linprog failed for rule {rule}: {res.message}")

@@ -84,8 +84,9 @@ class PlayedSuperArms:
         out = np.zeros((int(size), self.horizon), dtype=np.int64)
         env = table if isinstance(table, TableEnvironment) else TableEnvironment(np.asarray(table, dtype=float))
         km, env_arrays, optimal, rank, horizon, known = _prepare(self.matroid, env, self.policy, self.horizon)
-        state = new_policy_state(self.policy.code, km.n_elements, rank, float(self.policy.arm_epsilon(rank)),
-                                 float(known))
+        state = new_policy_state(
+            self.policy.code, km.n_elements, rank, float(self.policy.arm_epsilon(rank)), float(known)
+        )
         _kernels.table_batch(int(size), state, km.arrays(), env_arrays, horizon, rng, out)
         return list(map(tuple, out.tolist()))
 

@@ -55,5 +55,6 @@ def broken_full_budget_per_arm(policy: Policy) -> Policy:
     """
     if policy.epsilon is None:
         raise InvalidPrivacyParameterError(f"{policy.name} is not private; nothing to break")
-    return dataclasses.replace(policy, name=policy.name + " (full eps per arm; broken)",
-                               budget_split="full-per-arm (broken)")
+    return dataclasses.replace(
+        policy, name=policy.name + " (full eps per arm; broken)", budget_split="full-per-arm (broken)"
+    )

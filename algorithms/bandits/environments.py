@@ -159,9 +159,7 @@ class LatencyEnvironment:
             )
         cap = float(mu.max() + DEFAULT_LATENCY_MARGIN) if self.latency_cap is None else float(self.latency_cap)
         if not np.isfinite(cap) or cap <= mu.max() - 1 + 1e-9 or cap <= 0:
-            raise InvalidWeightsError(
-                f"latency_cap L_max={cap} must be finite and exceed max(mu) - 1 = {mu.max() - 1}"
-            )
+            raise InvalidWeightsError(f"latency_cap L_max={cap} must be finite and exceed max(mu) - 1 = {mu.max() - 1}")
         object.__setattr__(self, "latencies", mu)
         object.__setattr__(self, "latency_cap", cap)
         object.__setattr__(self, "means", latency_reward_means(mu, cap))

@@ -190,8 +190,15 @@ def lemma22_violations(matroid: Matroid, played, optimal, pi) -> list[int]:
 # ---- bitmask kernel for exhaustive catalogues (small ground sets) ---------------------------
 
 #: Order of the counters returned by :func:`check_pairs_on_table`.
-PAIR_CHECK_FIELDS = ("pairs", "not_permutation", "property1", "property2", "property3",
-                     "lemma22_rounds", "case2_failed")
+PAIR_CHECK_FIELDS = (
+    "pairs",
+    "not_permutation",
+    "property1",
+    "property2",
+    "property3",
+    "lemma22_rounds",
+    "case2_failed",
+)
 
 
 @njit(cache=True)
@@ -261,8 +268,11 @@ def _pairs_kernel(table, P, J, O, K):
                 partner = O[s, pi[k]]
                 if pos[a] >= 0 and partner != a:
                     out[2] += 1
-                if (prefix[k] >> partner) & 1 or not table[prefix[k] | (1 << partner)] \
-                        or not table[prefix[k] | (1 << a)]:
+                if (
+                    (prefix[k] >> partner) & 1
+                    or not table[prefix[k] | (1 << partner)]
+                    or not table[prefix[k] | (1 << a)]
+                ):
                     out[3] += 1
                 if pos[a] < 0 and J[r, a] < J[r, partner]:
                     out[4] += 1

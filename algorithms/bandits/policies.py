@@ -202,8 +202,9 @@ def omm() -> Policy:
     .. [1] B. Kveton, Z. Wen, A. Ashkan, H. Eydgahi, B. Eriksson, "Matroid Bandits: Fast
        Combinatorial Optimization with Learning", UAI 2014.
     """
-    return Policy("OMM", K.OMM, None, "none", _none("non-private baseline"),
-                  "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)")
+    return Policy(
+        "OMM", K.OMM, None, "none", _none("non-private baseline"), "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)"
+    )
 
 
 def dp_omm(epsilon) -> Policy:
@@ -273,8 +274,9 @@ def cts() -> Policy:
     .. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Section 6.1 (CTS as a baseline).
     """
-    return Policy("CTS", K.CTS, None, "none", _none("non-private baseline"),
-                  "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)")
+    return Policy(
+        "CTS", K.CTS, None, "none", _none("non-private baseline"), "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)"
+    )
 
 
 def cucb(horizon=None) -> Policy:
@@ -287,9 +289,15 @@ def cucb(horizon=None) -> Policy:
     .. [2] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. (CUCB as a baseline).
     """
-    return Policy("CUCB", K.CUCB, None, "none", _none("non-private baseline"),
-                  "Chen et al. 2013 (baseline of Chen et al. 2020)",
-                  None if horizon is None else _check_horizon(horizon))
+    return Policy(
+        "CUCB",
+        K.CUCB,
+        None,
+        "none",
+        _none("non-private baseline"),
+        "Chen et al. 2013 (baseline of Chen et al. 2020)",
+        None if horizon is None else _check_horizon(horizon),
+    )
 
 
 def cucb_ldp1(epsilon, horizon=None) -> Policy:
@@ -302,8 +310,15 @@ def cucb_ldp1(epsilon, horizon=None) -> Policy:
     """
     eps = _check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 1")
-    return Policy("CUCB-LDP1", K.CUCB_LDP1, eps, "per-arm", claim, "Chen et al. 2020, Algorithm 1",
-                  None if horizon is None else _check_horizon(horizon))
+    return Policy(
+        "CUCB-LDP1",
+        K.CUCB_LDP1,
+        eps,
+        "per-arm",
+        claim,
+        "Chen et al. 2020, Algorithm 1",
+        None if horizon is None else _check_horizon(horizon),
+    )
 
 
 def cucb_ldp2(epsilon, horizon=None) -> Policy:
@@ -316,8 +331,15 @@ def cucb_ldp2(epsilon, horizon=None) -> Policy:
     """
     eps = _check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 3")
-    return Policy("CUCB-LDP2", K.CUCB_LDP2, eps, "single-report", claim, "Chen et al. 2020, Algorithm 2",
-                  None if horizon is None else _check_horizon(horizon))
+    return Policy(
+        "CUCB-LDP2",
+        K.CUCB_LDP2,
+        eps,
+        "single-report",
+        claim,
+        "Chen et al. 2020, Algorithm 2",
+        None if horizon is None else _check_horizon(horizon),
+    )
 
 
 def cucb_dp(epsilon, horizon=None) -> Policy:
@@ -330,8 +352,15 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
     """
     eps = _check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chen et al. 2020, Theorem 7")
-    return Policy("CUCB-DP", K.CUCB_DP, eps, "per-arm", claim, "Chen et al. 2020, Algorithm 3",
-                  None if horizon is None else _check_horizon(horizon))
+    return Policy(
+        "CUCB-DP",
+        K.CUCB_DP,
+        eps,
+        "per-arm",
+        claim,
+        "Chen et al. 2020, Algorithm 3",
+        None if horizon is None else _check_horizon(horizon),
+    )
 
 
 #: name -> factory(epsilon) (non-private factories ignore epsilon).

@@ -70,18 +70,19 @@ def _write_csv(path: Path, header, rows) -> Path:
     return path
 
 
-def _runs(instance, policy, horizon: int, checkpoints, seed: np.random.SeedSequence, start: int,
-          stop: int) -> SimulationResult:
+def _runs(
+    instance, policy, horizon: int, checkpoints, seed: np.random.SeedSequence, start: int, stop: int
+) -> SimulationResult:
     """Runs ``start, ..., stop - 1`` of ``simulate(instance, policy=policy, seed=seed, n_runs=N)``, N >= stop.
 
     Run ``r`` of :func:`simulate` uses the r-th child spawned from ``seed``;
     a copy of ``seed`` that has already spawned ``start`` children spawns
     exactly those runs' children next, so the runs are the same bit for bit.
     """
-    offset = np.random.SeedSequence(seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size,
-                                    n_children_spawned=start)
-    return simulate(instance, policy=policy, horizon=horizon, n_runs=stop - start, seed=offset,
-                    checkpoints=checkpoints)
+    offset = np.random.SeedSequence(
+        seed.entropy, spawn_key=seed.spawn_key, pool_size=seed.pool_size, n_children_spawned=start
+    )
+    return simulate(instance, policy=policy, horizon=horizon, n_runs=stop - start, seed=offset, checkpoints=checkpoints)
 
 
 def _simulate_jobs(jobs, *, executor, progress: bool, desc: str) -> list[SimulationResult]:
@@ -103,7 +104,8 @@ def _simulate_jobs(jobs, *, executor, progress: bool, desc: str) -> list[Simulat
         grouped[owner].append(part)
     return [
         dataclasses.replace(
-            chunk[0], n_runs=sum(c.n_runs for c in chunk),
+            chunk[0],
+            n_runs=sum(c.n_runs for c in chunk),
             cumulative_regret=np.concatenate([c.cumulative_regret for c in chunk]),
             cumulative_reward=np.concatenate([c.cumulative_reward for c in chunk]),
             seconds=float(sum(c.seconds for c in chunk)),
@@ -120,8 +122,9 @@ def _figure1_configs():
         yield "local", P.ldp_omm(eps)
 
 
-def figure1_simulations(*, seed, n_runs: int, horizon: int, executor=None, progress: bool = False,
-                        rocketfuel_path=None, latency_cap=None) -> list[tuple[str, str, SimulationResult]]:
+def figure1_simulations(
+    *, seed, n_runs: int, horizon: int, executor=None, progress: bool = False, rocketfuel_path=None, latency_cap=None
+) -> list[tuple[str, str, SimulationResult]]:
     """The simulations behind Figure 1: ``(network, model, result)`` per configuration, in figure order.
 
     ``model`` is ``"baseline"`` (OMM), ``"central"`` (DP-OMM) or ``"local"``
@@ -137,14 +140,27 @@ def figure1_simulations(*, seed, n_runs: int, horizon: int, executor=None, progr
         for ci, (model, policy) in enumerate(configs):
             jobs.append((instance, policy, horizon, n_runs, ck, seeds[ni * len(configs) + ci]))
             labels.append((name, model))
-    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
-                               desc=f"matroid-bandits-rocketfuel ({len(jobs)} configurations x {n_runs} runs)")
+    simulated = _simulate_jobs(
+        jobs,
+        executor=executor,
+        progress=progress,
+        desc=f"matroid-bandits-rocketfuel ({len(jobs)} configurations x {n_runs} runs)",
+    )
     return [(name, model, res) for (name, model), res in zip(labels, simulated)]
 
 
-def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: bool,
-                           n_runs: int | None = None, horizon: int | None = None, executor=None,
-                           rocketfuel_path=None, latency_cap=None) -> list[Path]:
+def run_rocketfuel_figure1(
+    out_dir: Path,
+    *,
+    quick: bool,
+    seed: int,
+    progress: bool,
+    n_runs: int | None = None,
+    horizon: int | None = None,
+    executor=None,
+    rocketfuel_path=None,
+    latency_cap=None,
+) -> list[Path]:
     """Tao et al. 2025, Figure 1 (see module docstring). Quick: 6 runs, horizon 2000.
 
     ``latency_cap``: the reward scaling L_max of
@@ -169,9 +185,15 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
     rows, timing = [], []
     results = {}
     start_all = time.perf_counter()
-    for name, model, res in figure1_simulations(seed=seed, n_runs=n_runs, horizon=horizon, executor=executor,
-                                                progress=progress, rocketfuel_path=rocketfuel_path,
-                                                latency_cap=latency_cap):
+    for name, model, res in figure1_simulations(
+        seed=seed,
+        n_runs=n_runs,
+        horizon=horizon,
+        executor=executor,
+        progress=progress,
+        rocketfuel_path=rocketfuel_path,
+        latency_cap=latency_cap,
+    ):
         policy = res.policy
         lo, hi = res.regret_band(0.95)
         mean = res.mean_regret()
@@ -206,16 +228,20 @@ def run_rocketfuel_figure1(out_dir: Path, *, quick: bool, seed: int, progress: b
     png = out_dir / "matroid_bandits_rocketfuel.png"
     fig.savefig(png, dpi=120)
     plt.close(fig)
-    csv_path = _write_csv(out_dir / "matroid_bandits_rocketfuel.csv",
-                          ("network", "model", "policy", "epsilon", "round", "mean_regret", "band_low",
-                           "band_high", "n_runs"), rows)
-    time_path = _write_csv(out_dir / "matroid_bandits_rocketfuel_timing.csv",
-                           ("network", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing)
+    csv_path = _write_csv(
+        out_dir / "matroid_bandits_rocketfuel.csv",
+        ("network", "model", "policy", "epsilon", "round", "mean_regret", "band_low", "band_high", "n_runs"),
+        rows,
+    )
+    time_path = _write_csv(
+        out_dir / "matroid_bandits_rocketfuel_timing.csv",
+        ("network", "policy", "epsilon", "n_runs", "horizon", "seconds"),
+        timing,
+    )
     return [png, csv_path, time_path]
 
 
-def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: bool,
-                         executor=None) -> list[Path]:
+def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: bool, executor=None) -> list[Path]:
     """Thesis Figures 6.1-6.3 on Table 6.1 (see module docstring). Quick: small sizes.
 
     ``executor``: ``None`` (runs in order) or a ``concurrent.futures.Executor``
@@ -256,12 +282,21 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     for private in (P.dpucb_mat, P.dpts_mat):
         for eps in eps_grid:
             job(private(float(eps)), n, runs_long, [n], "6.3b", float(eps))
-    simulated = _simulate_jobs(jobs, executor=executor, progress=progress,
-                               desc=f"thesis-synthetic ({len(jobs)} simulations)")
+    simulated = _simulate_jobs(
+        jobs, executor=executor, progress=progress, desc=f"thesis-synthetic ({len(jobs)} simulations)"
+    )
     for (figure, _), res in zip(meta, simulated):
         policy = res.policy
-        timing.append((figure, policy.name, "" if policy.epsilon is None else policy.epsilon, res.n_runs,
-                       res.horizon, round(res.seconds, 3)))
+        timing.append(
+            (
+                figure,
+                policy.name,
+                "" if policy.epsilon is None else policy.epsilon,
+                res.n_runs,
+                res.horizon,
+                round(res.seconds, 3),
+            )
+        )
     opt = float(simulated[0].means[simulated[0].optimal_basis].sum())
 
     curves = {}
@@ -276,15 +311,26 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
             lo = ratio.mean(0) - 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
             hi = ratio.mean(0) + 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
             for j, t in enumerate(ck_long):
-                rows.append(("6.3a", res.policy.name, 2.0, "regret_over_ln_n", int(t), ratio.mean(0)[j], lo[j],
-                             hi[j], runs_long))
+                rows.append(
+                    (
+                        "6.3a",
+                        res.policy.name,
+                        2.0,
+                        "regret_over_ln_n",
+                        int(t),
+                        ratio.mean(0)[j],
+                        lo[j],
+                        hi[j],
+                        runs_long,
+                    )
+                )
         else:
             r = res.cumulative_regret[:, -1]
             half = 1.96 * r.std(ddof=1) / np.sqrt(r.size)
-            sweep_vals.setdefault(res.policy.name, []).append((1.0 / eps, r.mean(), r.mean() - half,
-                                                              r.mean() + half))
-            rows.append(("6.3b", res.policy.name, eps, "regret_at_n", n, r.mean(), r.mean() - half,
-                         r.mean() + half, runs_long))
+            sweep_vals.setdefault(res.policy.name, []).append((1.0 / eps, r.mean(), r.mean() - half, r.mean() + half))
+            rows.append(
+                ("6.3b", res.policy.name, eps, "regret_at_n", n, r.mean(), r.mean() - half, r.mean() + half, runs_long)
+            )
     rows_6x = []
     for (fig_id, name, eps), res in curves.items():
         ret = opt - res.cumulative_regret / res.checkpoints[None, :]
@@ -292,8 +338,9 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
         lo, hi = res.regret_band(0.95)
         lo_ret, hi_ret = opt - hi / res.checkpoints, opt - lo / res.checkpoints
         for j, t in enumerate(res.checkpoints):
-            rows_6x.append((fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j],
-                            res.n_runs))
+            rows_6x.append(
+                (fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j], res.n_runs)
+            )
     rows = rows_6x + rows
     sweep = {name: np.array(vals) for name, vals in sweep_vals.items()}
 
@@ -321,8 +368,9 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     ax.legend(fontsize=7)
     ax = axes[2][1]
     for name, vals in sweep.items():
-        ax.errorbar(vals[:, 0], vals[:, 1], yerr=[vals[:, 1] - vals[:, 2], vals[:, 3] - vals[:, 1]], fmt="o-",
-                    ms=3, label=name)
+        ax.errorbar(
+            vals[:, 0], vals[:, 1], yerr=[vals[:, 1] - vals[:, 2], vals[:, 3] - vals[:, 1]], fmt="o-", ms=3, label=name
+        )
     ax.set_title(f"Figure 6.3b: R_n at n = {n} vs 1/eps", fontsize=9)
     ax.set_xlabel("1 / eps")
     ax.set_ylabel("cumulative regret")
@@ -331,11 +379,14 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     png = out_dir / "thesis_synthetic.png"
     fig.savefig(png, dpi=110)
     plt.close(fig)
-    csv_path = _write_csv(out_dir / "thesis_synthetic.csv",
-                          ("figure", "policy", "epsilon", "quantity", "round", "mean", "band_low", "band_high",
-                           "n_runs"), rows)
-    time_path = _write_csv(out_dir / "thesis_synthetic_timing.csv",
-                           ("figure", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing)
+    csv_path = _write_csv(
+        out_dir / "thesis_synthetic.csv",
+        ("figure", "policy", "epsilon", "quantity", "round", "mean", "band_low", "band_high", "n_runs"),
+        rows,
+    )
+    time_path = _write_csv(
+        out_dir / "thesis_synthetic_timing.csv", ("figure", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing
+    )
     return [png, csv_path, time_path]
 
 

@@ -142,9 +142,7 @@ def load_rocketfuel(name: str = "AS1755", path=None) -> RocketFuelNetwork:
                 raise InvalidGraphError(f"{file}:{lineno}: latency {value} is not a finite number >= 0")
             key = (a, b) if a < b else (b, a)
             if key in links and links[key] != value:
-                raise InvalidGraphError(
-                    f"{file}:{lineno}: link {key} listed with latencies {links[key]} and {value}"
-                )
+                raise InvalidGraphError(f"{file}:{lineno}: link {key} listed with latencies {links[key]} and {value}")
             links[key] = value
     nodes = tuple(sorted({v for key in links for v in key}))
     index = {v: i for i, v in enumerate(nodes)}

@@ -119,9 +119,7 @@ def _prepare(matroid, environment, policy, horizon):
     env_kind, env_arm, env_scalar = environment.kernel_parameters()
     means = np.ascontiguousarray(environment.means, dtype=np.float64)
     if means.size != km.n_elements:
-        raise AlgorithmInputError(
-            f"the environment has {means.size} arms but the matroid has {km.n_elements} elements"
-        )
+        raise AlgorithmInputError(f"the environment has {means.size} arms but the matroid has {km.n_elements} elements")
     optimal = greedy_basis(km, means)
     rank = int(optimal.size)
     if rank == 0:
@@ -130,17 +128,21 @@ def _prepare(matroid, environment, policy, horizon):
     if env_kind == ENV_TABLE:
         table = np.array(environment.table, dtype=np.float64)  # writable copy: one numba specialization
         if table.shape[0] < horizon:
-            raise InvalidHorizonError(
-                f"horizon {horizon} exceeds the {table.shape[0]} rounds of the reward table"
-            )
+            raise InvalidHorizonError(f"horizon {horizon} exceeds the {table.shape[0]} rounds of the reward table")
     if policy.needs_horizon:
         known = policy.horizon if policy.horizon is not None else horizon
         if known < horizon:
             raise InvalidHorizonError(f"{policy.name} was configured for horizon {known} < simulated {horizon}")
     else:
         known = policy.horizon if policy.horizon is not None else horizon
-    env_arrays = _kernels.EnvironmentArrays(int(env_kind), np.ascontiguousarray(env_arm, dtype=np.float64),
-                                            float(env_scalar), table, means, float(means[optimal].sum()))
+    env_arrays = _kernels.EnvironmentArrays(
+        int(env_kind),
+        np.ascontiguousarray(env_arm, dtype=np.float64),
+        float(env_scalar),
+        table,
+        means,
+        float(means[optimal].sum()),
+    )
     return km, env_arrays, optimal, rank, horizon, int(known)
 
 
@@ -221,7 +223,9 @@ def simulate(
     def one(r):
         rng_env, rng_pol = streams[r]
         rec = _kernels.Recording(
-            ck, regret[r], reward[r],
+            ck,
+            regret[r],
+            reward[r],
             arms[r] if arms is not None else empty.arms,
             idx_rounds,
             idx[r] if idx is not None else empty.indices,
@@ -244,8 +248,18 @@ def simulate(
     seconds = time.perf_counter() - start
     order = np.argsort(-means[optimal], kind="stable")
     return SimulationResult(
-        policy=policy, horizon=horizon, n_runs=n_runs, rank=rank, checkpoints=ck,
-        cumulative_regret=regret, cumulative_reward=reward, super_arms=arms,
-        index_rounds=idx_rounds, indices=idx, index_orders=idx_orders,
-        optimal_basis=optimal[order], means=means, seconds=seconds,
+        policy=policy,
+        horizon=horizon,
+        n_runs=n_runs,
+        rank=rank,
+        checkpoints=ck,
+        cumulative_regret=regret,
+        cumulative_reward=reward,
+        super_arms=arms,
+        index_rounds=idx_rounds,
+        indices=idx,
+        index_orders=idx_orders,
+        optimal_basis=optimal[order],
+        means=means,
+        seconds=seconds,
     )

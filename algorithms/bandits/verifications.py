@@ -36,8 +36,9 @@ def _audit(policy, claim, n, seed):
     from algorithms.bandits.audits import PlayedSuperArms, two_block_instance
 
     matroid, x, x_prime, horizon = two_block_instance()
-    return dpverify.audit(PlayedSuperArms(matroid, policy, horizon), x, x_prime, epsilon=claim,
-                          n_samples=n, alpha=ALPHA, seed=seed)
+    return dpverify.audit(
+        PlayedSuperArms(matroid, policy, horizon), x, x_prime, epsilon=claim, n_samples=n, alpha=ALPHA, seed=seed
+    )
 
 
 def _dpucb(seed: int):
@@ -50,8 +51,10 @@ def _dpucb(seed: int):
     return VerificationOutcome(
         passed=not res.violation,
         certified_lower_bound=float(res.epsilon_lower_bound),
-        details=(f"claim eps={EPS:g} (thesis Theorem 8 states {2 * EPS:g}); certified lower bound "
-                 f"{res.epsilon_lower_bound:.3f} vs true loss {true:.3f} of the design's event; p={res.pvalue:.3g}"),
+        details=(
+            f"claim eps={EPS:g} (thesis Theorem 8 states {2 * EPS:g}); certified lower bound "
+            f"{res.epsilon_lower_bound:.3f} vs true loss {true:.3f} of the design's event; p={res.pvalue:.3g}"
+        ),
     )
 
 
@@ -65,8 +68,10 @@ def _broken(seed: int):
     return VerificationOutcome(
         passed=bool(res.violation),
         certified_lower_bound=float(res.epsilon_lower_bound),
-        details=(f"broken variant (eps per arm, claim {EPS:g}) flagged={res.violation}; lower bound "
-                 f"{res.epsilon_lower_bound:.3f} (true event loss {two_block_event_loss(EPS):.3f})"),
+        details=(
+            f"broken variant (eps per arm, claim {EPS:g}) flagged={res.violation}; lower bound "
+            f"{res.epsilon_lower_bound:.3f} (true event loss {two_block_event_loss(EPS):.3f})"
+        ),
     )
 
 
@@ -93,8 +98,9 @@ def _ldp_exact(seed: int):
     rank, eps = 3, 2.0
     edges = np.linspace(-4.0, 5.0, 10)
     rnd = LaplaceLocalRandomizer(P.ldp_omm(eps), rank)
-    loss = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, np.zeros(rank), edges),
-                                       discretized_report_pmf(rnd, np.ones(rank), edges)).epsilon
+    loss = dpverify.exact_privacy_loss(
+        discretized_report_pmf(rnd, np.zeros(rank), edges), discretized_report_pmf(rnd, np.ones(rank), edges)
+    ).epsilon
     return VerificationOutcome(
         passed=bool(loss <= eps * (1 + 1e-9)),
         exact_loss=float(loss),
@@ -115,8 +121,9 @@ def _bound_equal(seed: int):
             ours = dp_omm_noise_bound(n, eps, float(t))
             theirs = float(bank.error_bound_at(n, float(t) ** -4))
             worst = max(worst, abs(ours - theirs) / theirs)
-    return VerificationOutcome(passed=worst < 1e-12,
-                               details=f"max relative difference over n<300, three t each: {worst:.2e}")
+    return VerificationOutcome(
+        passed=worst < 1e-12, details=f"max relative difference over n<300, three t each: {worst:.2e}"
+    )
 
 
 def verifications():
@@ -126,15 +133,19 @@ def verifications():
 
     return [
         Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)", _dpucb),
-        Verification("matroid-bandits/full-eps-per-arm-is-caught", "auditor flags eps per arm instead of eps/K",
-                     _broken),
-        Verification("matroid-bandits/ldp-omm-audit", f"LDP-OMM eps={EPS:g} (Tao et al. 2025, Thm 2)",
-                     _policy_audit(P.ldp_omm)),
-        Verification("matroid-bandits/dp-omm-audit", f"DP-OMM eps={EPS:g}-DP (Tao et al. 2025, Thm 1)",
-                     _policy_audit(P.dp_omm)),
-        Verification("matroid-bandits/ldp-randomizer-exact-loss", "LDP-OMM report is exactly eps-LDP",
-                     _ldp_exact),
-        Verification("matroid-bandits/dp-omm-bound-equals-counter-bound",
-                     "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)",
-                     _bound_equal),
+        Verification(
+            "matroid-bandits/full-eps-per-arm-is-caught", "auditor flags eps per arm instead of eps/K", _broken
+        ),
+        Verification(
+            "matroid-bandits/ldp-omm-audit", f"LDP-OMM eps={EPS:g} (Tao et al. 2025, Thm 2)", _policy_audit(P.ldp_omm)
+        ),
+        Verification(
+            "matroid-bandits/dp-omm-audit", f"DP-OMM eps={EPS:g}-DP (Tao et al. 2025, Thm 1)", _policy_audit(P.dp_omm)
+        ),
+        Verification("matroid-bandits/ldp-randomizer-exact-loss", "LDP-OMM report is exactly eps-LDP", _ldp_exact),
+        Verification(
+            "matroid-bandits/dp-omm-bound-equals-counter-bound",
+            "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)",
+            _bound_equal,
+        ),
     ]

@@ -84,6 +84,7 @@ __all__ = [
     "HybridMechanism",
 ]
 
+
 @njit(cache=True)
 def _binary_add(flat, v, t, noise, alpha, alpha_hat, out):
     for j in range(flat.size):
@@ -115,8 +116,12 @@ def _logarithmic_add(flat, v, t, noise, release, block, out):
 
 
 def _check_epsilon(epsilon) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, (int, float, np.integer, np.floating)) \
-            or not np.isfinite(epsilon) or epsilon <= 0:
+    if (
+        isinstance(epsilon, bool)
+        or not isinstance(epsilon, (int, float, np.integer, np.floating))
+        or not np.isfinite(epsilon)
+        or epsilon <= 0
+    ):
         raise InvalidPrivacyParameterError(f"epsilon must be a finite number > 0, got {epsilon!r}")
     return float(epsilon)
 
@@ -182,8 +187,11 @@ class CounterBank:
         return flat
 
     def _values(self, values, size: int) -> np.ndarray:
-        v = np.broadcast_to(np.asarray(values, dtype=np.float64), (size,)) if np.ndim(values) == 0 \
+        v = (
+            np.broadcast_to(np.asarray(values, dtype=np.float64), (size,))
+            if np.ndim(values) == 0
             else np.asarray(values, dtype=np.float64).ravel()
+        )
         if v.size != size:
             raise AlgorithmInputError(f"got {v.size} values for {size} selected counters")
         lo, hi = self.value_range
@@ -233,8 +241,15 @@ class BinaryCounterBank(CounterBank):
     Tao et al. 2025, Lemma 1 (times n), P(|noise| > max{2b sqrt(2 n ln(2/delta)), 4b ln(2/delta)}) <= delta.
     """
 
-    def __init__(self, shape, epsilon, horizon: int, rng=None, sensitivity: float = 1.0,
-                 value_range: tuple[float, float] = (0.0, 1.0)):
+    def __init__(
+        self,
+        shape,
+        epsilon,
+        horizon: int,
+        rng=None,
+        sensitivity: float = 1.0,
+        value_range: tuple[float, float] = (0.0, 1.0),
+    ):
         super().__init__(shape, epsilon, rng, value_range)
         if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
             raise InvalidHorizonError(f"horizon must be an integer >= 1, got {horizon!r}")
@@ -350,9 +365,13 @@ class HybridCounterBank(CounterBank):
     def error_bound_at(self, n, delta):
         n, delta = np.broadcast_arrays(np.asarray(n, dtype=np.int64), np.asarray(delta, dtype=np.float64))
         out = np.empty(n.shape)
-        hybrid_noise_bound_array(np.ascontiguousarray(n).ravel(), self.epsilon,
-                                 np.ascontiguousarray(np.log(2.0 / delta)).ravel(),
-                                 np.ascontiguousarray(np.log(2.0 / (delta / 2))).ravel(), out.reshape(-1))
+        hybrid_noise_bound_array(
+            np.ascontiguousarray(n).ravel(),
+            self.epsilon,
+            np.ascontiguousarray(np.log(2.0 / delta)).ravel(),
+            np.ascontiguousarray(np.log(2.0 / (delta / 2))).ravel(),
+            out.reshape(-1),
+        )
         return out
 
     def structure(self, length: int) -> LaplaceLinearStructure:
@@ -388,6 +407,7 @@ class TreeAggregationBank(BinaryCounterBank):
 
 
 # ---- single-stream helpers and dpverify mechanisms -------------------------------------------
+
 
 def _stream(stream) -> np.ndarray:
     x = np.asarray(stream, dtype=np.float64)
@@ -428,7 +448,7 @@ def tree_aggregation_outputs(vectors, epsilon, l1_sensitivity, rng=None, horizon
     if X.ndim != 2 or X.shape[0] < 1:
         raise InvalidHorizonError(f"vectors must have shape (T, d) with T >= 1, got {X.shape}")
     bank = TreeAggregationBank(1, X.shape[1], epsilon, horizon or X.shape[0], l1_sensitivity, rng)
-    return np.vstack([bank.add_vectors(X[t:t + 1])[0] for t in range(X.shape[0])])
+    return np.vstack([bank.add_vectors(X[t : t + 1])[0] for t in range(X.shape[0])])
 
 
 class _CounterMechanism:

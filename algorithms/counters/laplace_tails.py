@@ -50,6 +50,10 @@ def laplace_sum_deviation_bound(n, scale, delta):
     log_term = np.log(2.0 / delta)
     nf, scale, log_term = np.broadcast_arrays(n.astype(np.float64), scale, log_term)
     out = np.empty(nf.shape)
-    lemma1_bound_array(np.ascontiguousarray(nf).ravel(), np.ascontiguousarray(scale).ravel(),
-                       np.ascontiguousarray(log_term).ravel(), out.reshape(-1))
+    lemma1_bound_array(
+        np.ascontiguousarray(nf).ravel(),
+        np.ascontiguousarray(scale).ravel(),
+        np.ascontiguousarray(log_term).ravel(),
+        out.reshape(-1),
+    )
     return out[()] if out.ndim == 0 else out

@@ -104,7 +104,7 @@ def _dyadic_nodes(start: int, count: int, horizon_levels: int, length: int, scal
         if tz >= horizon_levels:
             raise AssertionError("node above the top level")
         row = np.zeros(length)
-        row[start + s - (1 << tz): start + s] = 1.0
+        row[start + s - (1 << tz) : start + s] = 1.0
         index[s] = len(rows)
         rows.append(row)
         scales.append(scale)
@@ -120,8 +120,9 @@ def _check(length: int, epsilon: float):
         raise InvalidPrivacyParameterError(f"epsilon must be finite and > 0, got {epsilon}")
 
 
-def binary_structure(length: int, epsilon: float, horizon: int | None = None,
-                     sensitivity: float = 1.0) -> LaplaceLinearStructure:
+def binary_structure(
+    length: int, epsilon: float, horizon: int | None = None, sensitivity: float = 1.0
+) -> LaplaceLinearStructure:
     """Binary mechanism (horizon ``horizon`` >= length, default length): every node Lap(L * sensitivity / eps)."""
     _check(length, epsilon)
     horizon = length if horizon is None else horizon
@@ -145,7 +146,7 @@ def logarithmic_structure(length: int, epsilon: float) -> LaplaceLinearStructure
     M = np.zeros((K, length))
     for k in range(K):
         lo = 0 if k == 0 else 1 << (k - 1)
-        M[k, lo: 1 << k] = 1.0
+        M[k, lo : 1 << k] = 1.0
     A = np.zeros((length, K))
     for t in range(1, length + 1):
         A[t - 1, : int(t).bit_length()] = 1.0

@@ -109,8 +109,15 @@ def greedy_forest(n_vertices: int, u, v, order) -> np.ndarray:
     parent = np.empty(n_vertices, dtype=np.int64)
     size = np.empty(n_vertices, dtype=np.int64)
     out = np.empty(max(n_vertices - 1, 0), dtype=np.int64)
-    k = kruskal_scan(np.ascontiguousarray(order, dtype=np.int64), np.ascontiguousarray(u, dtype=np.int64),
-                     np.ascontiguousarray(v, dtype=np.int64), parent, size, out.shape[0], out)
+    k = kruskal_scan(
+        np.ascontiguousarray(order, dtype=np.int64),
+        np.ascontiguousarray(u, dtype=np.int64),
+        np.ascontiguousarray(v, dtype=np.int64),
+        parent,
+        size,
+        out.shape[0],
+        out,
+    )
     return out[:k]
 
 
@@ -146,6 +153,12 @@ def component_roots(n_vertices: int, u, v, edge_indices) -> np.ndarray:
     parent = np.empty(n_vertices, dtype=np.int64)
     size = np.empty(n_vertices, dtype=np.int64)
     roots = np.empty(n_vertices, dtype=np.int64)
-    _roots_after(np.ascontiguousarray(edge_indices, dtype=np.int64), np.ascontiguousarray(u, dtype=np.int64),
-                 np.ascontiguousarray(v, dtype=np.int64), parent, size, roots)
+    _roots_after(
+        np.ascontiguousarray(edge_indices, dtype=np.int64),
+        np.ascontiguousarray(u, dtype=np.int64),
+        np.ascontiguousarray(v, dtype=np.int64),
+        parent,
+        size,
+        roots,
+    )
     return roots

@@ -176,9 +176,7 @@ def as_graph_arrays(
     elif isinstance(data, (tuple, list)) and len(data) == 3:
         n, edges, weights = data
     else:
-        raise InvalidGraphError(
-            f"expected a networkx.Graph or a triple (n, edges, weights), got {type(data).__name__}"
-        )
+        raise InvalidGraphError(f"expected a networkx.Graph or a triple (n, edges, weights), got {type(data).__name__}")
     n = _validate_n(n, min_vertices)
     edges = _validate_edges(edges, n)  # always a new array
     w = _owned(_validate_weights(weights, edges.shape[0]), weights)

@@ -65,9 +65,7 @@ def check_matroid_axioms(matroid: Matroid, rng=None, n_trials: int = 200) -> Non
         A = _random_independent(matroid, rng)
         B = matroid.greedy_in_order(rng.permutation(n)).tolist()
         if len(B) != rank:
-            raise MatroidAxiomError(
-                f"bases of different sizes: greedy found {B} of size {len(B)}, but rank is {rank}"
-            )
+            raise MatroidAxiomError(f"bases of different sizes: greedy found {B} of size {len(B)}, but rank is {rank}")
         if not matroid.is_independent(A) or not matroid.is_independent(B):
             raise MatroidAxiomError(
                 f"the tracker accepted {A if not matroid.is_independent(A) else B} but is_independent rejects it"
@@ -76,7 +74,7 @@ def check_matroid_axioms(matroid: Matroid, rng=None, n_trials: int = 200) -> Non
             raise MatroidAxiomError(f"rank_of({B}) = {matroid.rank_of(B)} differs from its size")
         # (I2): one-element deletions of an independent set
         for i in range(len(B)):
-            sub = B[:i] + B[i + 1:]
+            sub = B[:i] + B[i + 1 :]
             if not matroid.is_independent(sub):
                 raise MatroidAxiomError(f"(I2) violated: {B} is independent but its subset {sub} is not")
         # (I3): A smaller than B must be augmentable from B \ A
@@ -93,12 +91,10 @@ def check_matroid_axioms(matroid: Matroid, rng=None, n_trials: int = 200) -> Non
         S = np.flatnonzero(rng.random(n) < rng.random()).tolist()
         indep = matroid.is_independent(S)
         if indep != (matroid.rank_of(S) == len(S)):
-            raise MatroidAxiomError(
-                f"is_independent({S}) = {indep} disagrees with rank_of({S}) = {matroid.rank_of(S)}"
-            )
+            raise MatroidAxiomError(f"is_independent({S}) = {indep} disagrees with rank_of({S}) = {matroid.rank_of(S)}")
         if indep:
             for i in range(len(S)):
-                sub = S[:i] + S[i + 1:]
+                sub = S[:i] + S[i + 1 :]
                 if not matroid.is_independent(sub):
                     raise MatroidAxiomError(f"(I2) violated: {S} is independent but its subset {sub} is not")
         # maximality: B + e dependent for every e outside B
@@ -157,7 +153,7 @@ def check_matroid_axioms_exhaustive(matroid: Matroid) -> None:
         if A_set.size == 0 or B_set.size == 0:
             continue
         for start in range(0, A_set.size, 256):
-            A = A_set[start:start + 256, None]
+            A = A_set[start : start + 256, None]
             fail = ((B_set[None, :] & ~A) & aug[A]) == 0
             if fail.any():
                 a, b = np.argwhere(fail)[0]
@@ -207,8 +203,7 @@ class OracleMatroid(Matroid):
         If the check finds a violated axiom.
     """
 
-    def __init__(self, n_elements: int, is_independent: Callable[[frozenset], bool], *,
-                 check: str = "auto", rng=None):
+    def __init__(self, n_elements: int, is_independent: Callable[[frozenset], bool], *, check: str = "auto", rng=None):
         if isinstance(n_elements, bool) or not isinstance(n_elements, (int, np.integer)) or n_elements < 0:
             raise AlgorithmInputError(f"n_elements must be an integer >= 0, got {n_elements!r}")
         if not callable(is_independent):

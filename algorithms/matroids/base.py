@@ -66,9 +66,7 @@ def as_element_array(subset: Iterable[int], n_elements: int, *, allow_repeats: b
         if arr.dtype.kind == "f" and np.all(np.isfinite(arr)) and np.all(arr == np.round(arr)):
             arr = arr.astype(np.int64)
         else:
-            raise MatroidElementError(
-                f"element indices must be integers in range({n_elements}), got dtype {arr.dtype}"
-            )
+            raise MatroidElementError(f"element indices must be integers in range({n_elements}), got dtype {arr.dtype}")
     arr = arr.astype(np.int64, copy=False)
     if arr.min() < 0 or arr.max() >= n_elements:
         raise MatroidElementError(

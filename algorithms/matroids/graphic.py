@@ -143,21 +143,30 @@ class GraphicMatroid(Matroid):
         cached = getattr(self, "_rank_cache", None)
         if cached is None:
             out = np.empty(self.n_vertices, dtype=np.int64)
-            cached = int(kruskal_scan(np.arange(self.n_elements, dtype=np.int64), self.u, self.v,
-                                      self._parent, self._size, out.shape[0], out))
+            cached = int(
+                kruskal_scan(
+                    np.arange(self.n_elements, dtype=np.int64),
+                    self.u,
+                    self.v,
+                    self._parent,
+                    self._size,
+                    out.shape[0],
+                    out,
+                )
+            )
             self._rank_cache = cached
         return cached
 
     def _greedy_in_order(self, order: np.ndarray) -> np.ndarray:
         out = np.empty(min(self.rank, order.size), dtype=np.int64)
-        k = kruskal_scan(np.ascontiguousarray(order, dtype=np.int64), self.u, self.v,
-                         self._parent, self._size, out.shape[0], out)
+        k = kruskal_scan(
+            np.ascontiguousarray(order, dtype=np.int64), self.u, self.v, self._parent, self._size, out.shape[0], out
+        )
         return out[:k]
 
     def _greedy_batch_in_order(self, orders: np.ndarray) -> np.ndarray:
         out = np.empty((orders.shape[0], self.rank), dtype=np.int64)
-        _greedy_forest_batch(np.ascontiguousarray(orders, dtype=np.int64), self.u, self.v,
-                             self.n_vertices, out)
+        _greedy_forest_batch(np.ascontiguousarray(orders, dtype=np.int64), self.u, self.v, self.n_vertices, out)
         return out
 
     def __repr__(self) -> str:  # pragma: no cover - cosmetic

@@ -122,14 +122,14 @@ class LinearMatroid(Matroid):
     def _greedy_in_order(self, order: np.ndarray) -> np.ndarray:
         out = np.empty(min(self.dim, order.size), dtype=np.int64)
         Q = np.empty((max(self.dim, 1), self.dim))
-        k = _greedy_linear(np.ascontiguousarray(order, dtype=np.int64), self.vectors, self.norms,
-                           self.rtol, Q, out)
+        k = _greedy_linear(np.ascontiguousarray(order, dtype=np.int64), self.vectors, self.norms, self.rtol, Q, out)
         return out[:k]
 
     def _greedy_batch_in_order(self, orders: np.ndarray) -> np.ndarray:
         out = np.empty((orders.shape[0], self.rank), dtype=np.int64)
-        _greedy_linear_batch(np.ascontiguousarray(orders, dtype=np.int64), self.vectors, self.norms,
-                             self.rtol, self.rank, out)
+        _greedy_linear_batch(
+            np.ascontiguousarray(orders, dtype=np.int64), self.vectors, self.norms, self.rtol, self.rank, out
+        )
         return out
 
     def __repr__(self) -> str:  # pragma: no cover

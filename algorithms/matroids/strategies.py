@@ -70,8 +70,9 @@ def linear_matroids(draw, max_elements: int = 9, max_dim: int = 4):
     """Vectors with small integer entries; many are combinations of few generators (rank-deficient)."""
     d = draw(st.integers(1, max_dim))
     r = draw(st.integers(0, d))
-    gens = np.array(draw(st.lists(st.lists(st.integers(-2, 2), min_size=d, max_size=d),
-                                  min_size=r, max_size=r)), dtype=np.float64).reshape(r, d)
+    gens = np.array(
+        draw(st.lists(st.lists(st.integers(-2, 2), min_size=d, max_size=d), min_size=r, max_size=r)), dtype=np.float64
+    ).reshape(r, d)
     n = draw(st.integers(0, max_elements))
     rows = []
     for _ in range(n):

@@ -242,9 +242,7 @@ def _seed_sequence(seed) -> np.random.SeedSequence:
     return np.random.SeedSequence(seed)
 
 
-def _run_methods(
-    x, run, n, edges, weights, rho, sensitivity, methods, seeds, weight_true=None
-) -> list[ExperimentRow]:
+def _run_methods(x, run, n, edges, weights, rho, sensitivity, methods, seeds, weight_true=None) -> list[ExperimentRow]:
     table = private_tree_methods()
     if weight_true is None:
         weight_true = _true_mst_weight(n, edges, weights)
@@ -298,9 +296,7 @@ def gnp_runs(
     return rows
 
 
-def density_experiment(
-    settings: DensitySettings, seed=None, *, progress: bool = False
-) -> list[ExperimentRow]:
+def density_experiment(settings: DensitySettings, seed=None, *, progress: bool = False) -> list[ExperimentRow]:
     """Run the density experiment (Pagh et al. 2025, Appendix H, Figure 2b).
 
     The seed is split into one child per density, passed to :func:`gnp_runs`.
@@ -315,9 +311,15 @@ def density_experiment(
     with progress_bar(total=total, desc="private-mst-density", enabled=progress) as bar:
         for p, p_seed in zip(densities, root.spawn(len(densities))):
             rows += gnp_runs(
-                settings.n, float(p), settings.runs, p_seed,
-                rho=settings.rho, sensitivity=settings.sensitivity, methods=settings.methods,
-                weight_low=settings.weight_low, weight_high=settings.weight_high,
+                settings.n,
+                float(p),
+                settings.runs,
+                p_seed,
+                rho=settings.rho,
+                sensitivity=settings.sensitivity,
+                methods=settings.methods,
+                weight_low=settings.weight_low,
+                weight_high=settings.weight_high,
                 on_run=lambda: bar.update(1),
             )
     return rows
@@ -344,8 +346,16 @@ def mutual_information_experiment(
         for rho, rho_seed in zip(settings.rhos, root.spawn(len(settings.rhos))):
             for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
                 rows += _run_methods(
-                    rho, run, n, edges, weights, rho, settings.sensitivity,
-                    settings.methods, run_seed.spawn(len(settings.methods)), weight_true,
+                    rho,
+                    run,
+                    n,
+                    edges,
+                    weights,
+                    rho,
+                    settings.sensitivity,
+                    settings.methods,
+                    run_seed.spawn(len(settings.methods)),
+                    weight_true,
                 )
                 bar.update(1)
     return rows
@@ -401,9 +411,7 @@ def write_summary_csv(summary: Sequence[SummaryRow], path: Path, x_name: str) ->
         writer = csv.writer(fh)
         writer.writerow((x_name,) + SUMMARY_COLUMNS[1:])
         for s in summary:
-            writer.writerow(
-                (repr(s.x), s.method, s.runs, repr(s.ratio_median), repr(s.ratio_min), repr(s.ratio_max))
-            )
+            writer.writerow((repr(s.x), s.method, s.runs, repr(s.ratio_median), repr(s.ratio_min), repr(s.ratio_max)))
     return path
 
 
@@ -426,10 +434,10 @@ def plot_summary(
     for method in dict.fromkeys(s.method for s in summary):
         part = [s for s in summary if s.method == method]
         x = np.array([s.x for s in part])
-        (line,) = ax.plot(x, [s.ratio_median for s in part], marker="o", ms=3,
-                          label=METHOD_LABELS.get(method, method))
-        ax.fill_between(x, [s.ratio_min for s in part], [s.ratio_max for s in part],
-                        color=line.get_color(), alpha=0.2, linewidth=0)
+        (line,) = ax.plot(x, [s.ratio_median for s in part], marker="o", ms=3, label=METHOD_LABELS.get(method, method))
+        ax.fill_between(
+            x, [s.ratio_min for s in part], [s.ratio_max for s in part], color=line.get_color(), alpha=0.2, linewidth=0
+        )
     if log_x:
         ax.set_xscale("log")
     ax.set_xlabel(x_label)

@@ -148,8 +148,9 @@ def private_maximum_spanning_tree(method: str, graph: GraphArrays, epsilon: floa
     return PRIVATE_TREE_METHODS[method](g, check_epsilon(epsilon), check_delta(delta), np.random.default_rng(rng))
 
 
-def hard_instance_errors(n: int, rows: int, epsilon: float, delta: float, n_graphs: int, *,
-                         beta: float = 1.0, methods=None, rng=None) -> dict:
+def hard_instance_errors(
+    n: int, rows: int, epsilon: float, delta: float, n_graphs: int, *, beta: float = 1.0, methods=None, rng=None
+) -> dict:
     """Errors W(T*) - W(T) of each method on ``n_graphs`` independent hard instances.
 
     One graph per run; the graph and each method's run get their own spawned streams. Returns a
@@ -158,8 +159,11 @@ def hard_instance_errors(n: int, rows: int, epsilon: float, delta: float, n_grap
     i.e. Kruskal on a random permutation: a tree chosen without looking at the weights).
     """
     methods = list(PRIVATE_TREE_METHODS) if methods is None else list(methods)
-    root = rng if isinstance(rng, np.random.SeedSequence) else np.random.SeedSequence(
-        np.random.default_rng(rng).integers(2**63))
+    root = (
+        rng
+        if isinstance(rng, np.random.SeedSequence)
+        else np.random.SeedSequence(np.random.default_rng(rng).integers(2**63))
+    )
     out = {name: np.empty(n_graphs) for name in methods + ["maximum", "random tree"]}
     for r, child in enumerate(root.spawn(n_graphs)):
         s_graph, s_random, *s_methods = child.spawn(2 + len(methods))
@@ -214,7 +218,7 @@ def gnp_disconnection_probability(n: int, p: float) -> float:
         context.prec = 60
         one = decimal.Decimal(1)
         q = one - decimal.Decimal(p)  # the float p converted exactly
-        conn = [decimal.Decimal(0), one]          # P[G(k, p) connected], k = 0, 1
+        conn = [decimal.Decimal(0), one]  # P[G(k, p) connected], k = 0, 1
         for k in range(2, n + 1):
             disc = sum(decimal.Decimal(math.comb(k - 1, j - 1)) * conn[j] * q ** (j * (k - j)) for j in range(1, k))
             conn.append(one - disc)
@@ -231,8 +235,14 @@ def component_union_bound(n: int, p: float) -> float:
     if p >= 1.0:
         return 0.0
     k = np.arange(1, int(n) // 2 + 1)
-    logs = (special.gammaln(n + 1) - special.gammaln(k + 1) - special.gammaln(n - k + 1)
-            + (k - 2) * np.log(k) + (k - 1) * math.log(p) + k * (n - k) * math.log1p(-p))
+    logs = (
+        special.gammaln(n + 1)
+        - special.gammaln(k + 1)
+        - special.gammaln(n - k + 1)
+        + (k - 2) * np.log(k)
+        + (k - 1) * math.log(p)
+        + k * (n - k) * math.log1p(-p)
+    )
     return float(np.exp(special.logsumexp(logs)))
 
 
@@ -240,7 +250,7 @@ def simulate_gnp_disconnected(n: int, p: float, n_graphs: int, rng=None) -> int:
     """How many of ``n_graphs`` independent G(n, p) graphs are disconnected."""
     rng = np.random.default_rng(rng)
     edges = complete_graph_edges(n)
-    if n <= 64:   # batched reachability from vertex 0 by repeated boolean products
+    if n <= 64:  # batched reachability from vertex 0 by repeated boolean products
         count = 0
         for start in range(0, int(n_graphs), 1000):
             b = min(1000, int(n_graphs) - start)

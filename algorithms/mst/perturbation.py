@@ -255,4 +255,3 @@ class GumbelPerturbationMechanism:
         return claim_from_epsilon0(
             self.epsilon0, steps, check_delta(delta), conversion=conversion, sensitivity=self.sensitivity
         )
-

@@ -32,20 +32,35 @@ def _density_rows(settings, seed, *, executor, progress: bool):
         return ex.density_experiment(settings, seed, progress=progress)
     densities = settings.densities()
     tasks = [
-        (settings.n, float(p), settings.runs, p_seed, settings.rho, settings.sensitivity, settings.methods,
-         settings.weight_low, settings.weight_high)
+        (
+            settings.n,
+            float(p),
+            settings.runs,
+            p_seed,
+            settings.rho,
+            settings.sensitivity,
+            settings.methods,
+            settings.weight_low,
+            settings.weight_high,
+        )
         for p, p_seed in zip(densities, ex._seed_sequence(seed).spawn(len(densities)))
     ]
-    parts = map_tasks(_gnp_task, tasks, executor=executor, progress=progress,
-                      desc=f"private-mst-density ({len(tasks)} densities x {settings.runs} runs)")
+    parts = map_tasks(
+        _gnp_task,
+        tasks,
+        executor=executor,
+        progress=progress,
+        desc=f"private-mst-density ({len(tasks)} densities x {settings.runs} runs)",
+    )
     return [row for part in parts for row in part]
 
 
 def _gnp_task(n, p, runs, seed, rho, sensitivity, methods, low, high):
     from algorithms.mst.experiments import gnp_runs
 
-    return gnp_runs(n, p, runs, seed, rho=rho, sensitivity=sensitivity, methods=methods, weight_low=low,
-                    weight_high=high)
+    return gnp_runs(
+        n, p, runs, seed, rho=rho, sensitivity=sensitivity, methods=methods, weight_low=low, weight_high=high
+    )
 
 
 def _mutual_information_rows(settings, seed, *, executor, progress: bool):
@@ -62,15 +77,33 @@ def _mutual_information_rows(settings, seed, *, executor, progress: bool):
     tasks = []
     for rho, rho_seed in zip(settings.rhos, ex._seed_sequence(seed).spawn(len(settings.rhos))):
         for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
-            tasks.append((rho, run, n, edges, weights, rho, settings.sensitivity, settings.methods,
-                          run_seed.spawn(len(settings.methods)), weight_true))
-    parts = map_tasks(ex._run_methods, tasks, executor=executor, progress=progress,
-                      desc=f"private-mst-mutual-information ({len(tasks)} runs)")
+            tasks.append(
+                (
+                    rho,
+                    run,
+                    n,
+                    edges,
+                    weights,
+                    rho,
+                    settings.sensitivity,
+                    settings.methods,
+                    run_seed.spawn(len(settings.methods)),
+                    weight_true,
+                )
+            )
+    parts = map_tasks(
+        ex._run_methods,
+        tasks,
+        executor=executor,
+        progress=progress,
+        desc=f"private-mst-mutual-information ({len(tasks)} runs)",
+    )
     return [row for part in parts for row in part]
 
 
-def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True,
-                executor=None) -> list[Path]:
+def run_density(
+    out_dir: Path, *, quick: bool = False, seed: int = 0, progress: bool = True, executor=None
+) -> list[Path]:
     """Regenerate Figure 2b of Pagh et al. 2025 (Appendix H, "the effect of the density").
 
     G(n, p) with n = 1000, 50 log-spaced p from 2 ln(n)/n to 1, U(0, 100)
@@ -85,7 +118,10 @@ def run_density(out_dir: Path, *, quick: bool = False, seed: int = 0, progress: 
     settings = ex.DensitySettings.quick() if quick else ex.DensitySettings.paper()
     rows = _density_rows(settings, seed, executor=executor, progress=progress)
     return _write_figure(
-        rows, out_dir, "private-mst-density", "p",
+        rows,
+        out_dir,
+        "private-mst-density",
+        "p",
         x_label="edge probability p",
         title=(
             f"G(n={settings.n}, p), U({settings.weight_low:g}, {settings.weight_high:g}) weights, "
@@ -114,7 +150,10 @@ def run_mutual_information(
     settings = ex.MutualInformationSettings.quick() if quick else ex.MutualInformationSettings.paper()
     rows = _mutual_information_rows(settings, seed, executor=executor, progress=progress)
     return _write_figure(
-        rows, out_dir, "private-mst-mutual-information", "rho",
+        rows,
+        out_dir,
+        "private-mst-mutual-information",
+        "rho",
         x_label="rho (zCDP budget of the whole tree)",
         title=(
             f"Chow-Liu chain, n={settings.n}, flip={settings.flip:g}, V={settings.rows} "
@@ -124,8 +163,7 @@ def run_mutual_information(
     )
 
 
-def _write_figure(rows, out_dir, stem: str, x_column: str, *, x_label: str, title: str,
-                  log_x: bool) -> list[Path]:
+def _write_figure(rows, out_dir, stem: str, x_column: str, *, x_label: str, title: str, log_x: bool) -> list[Path]:
     """The PNG (median and min-max band per method), the summary CSV and the per-run CSV."""
     from algorithms.mst import experiments as ex
 
@@ -133,8 +171,14 @@ def _write_figure(rows, out_dir, stem: str, x_column: str, *, x_label: str, titl
     out_dir.mkdir(parents=True, exist_ok=True)
     summary = ex.summarize_rows(rows)
     return [
-        ex.plot_summary(summary, out_dir / f"{stem}.png", x_label=x_label,
-                        y_label="weight(private tree) / weight(MST)", title=title, log_x=log_x),
+        ex.plot_summary(
+            summary,
+            out_dir / f"{stem}.png",
+            x_label=x_label,
+            y_label="weight(private tree) / weight(MST)",
+            title=title,
+            log_x=log_x,
+        ),
         ex.write_summary_csv(summary, out_dir / f"{stem}.csv", x_column),
         ex.write_rows_csv(rows, out_dir / f"{stem}-runs.csv", x_column),
     ]

@@ -61,8 +61,13 @@ def graphs(*, min_vertices: int = 2, max_vertices: int = 9, connected: bool = Fa
     """
     low, high = _WEIGHT_RANGE
     return weighted_graphs(
-        min_vertices=min_vertices, max_vertices=max_vertices, connected=connected,
-        min_weight=low, max_weight=high, ties=allow_ties, shuffle_edges=True,
+        min_vertices=min_vertices,
+        max_vertices=max_vertices,
+        connected=connected,
+        min_weight=low,
+        max_weight=high,
+        ties=allow_ties,
+        shuffle_edges=True,
     ).map(as_graph_arrays)
 
 

@@ -177,17 +177,20 @@ def verifications():
     from dpverify.suite import Verification
 
     return [
-        Verification("private-mst/exponential-step-exact-loss",
-                     "one selection is epsilon0-DP (Pagh et al. 2025, Fact 2.7)",
-                     _step_loss),
+        Verification(
+            "private-mst/exponential-step-exact-loss",
+            "one selection is epsilon0-DP (Pagh et al. 2025, Fact 2.7)",
+            _step_loss,
+        ),
         Verification(
             "private-mst/tree-exact-loss-vs-zcdp-claim",
             "n-1 selections are (rho + 2 sqrt(rho ln 1/delta), delta)-DP, rho = (n-1) epsilon0^2/2 "
             "(Pagh et al. 2025, Thm 3.2)",
             _tree_loss,
         ),
-        Verification("private-mst/algorithm1-audit",
-                     "Algorithm 1 is (n-1) epsilon0-DP (pure, basic composition)", _audit),
+        Verification(
+            "private-mst/algorithm1-audit", "Algorithm 1 is (n-1) epsilon0-DP (pure, basic composition)", _audit
+        ),
         Verification(
             "private-mst/algorithm1-half-noise-is-caught",
             "the auditor flags Algorithm 1 with half its noise scale",

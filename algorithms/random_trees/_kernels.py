@@ -240,9 +240,7 @@ def exchange_chain_batch(n, m, eu, ev, weights, indptr, nbr, eid, initial, steps
         if n_non > 0:
             for _ in range(steps):
                 e = non_tree[np.random.randint(0, n_non)]
-                path = _tree_path_edges(
-                    eu[e], ev[e], n, indptr, nbr, eid, in_tree, parent_v, parent_e, queue, seen
-                )
+                path = _tree_path_edges(eu[e], ev[e], n, indptr, nbr, eid, in_tree, parent_v, parent_e, queue, seen)
                 total = 1.0 / weights[e]
                 for f in path:
                     total += 1.0 / weights[f]

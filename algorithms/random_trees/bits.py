@@ -62,9 +62,7 @@ def validate_weight_bound(k) -> int:
             )
     k = int(k)
     if k < 2:
-        raise InvalidWeightsError(
-            f"the weight bound k must be an integer >= 2 (weights satisfy 0 < w < k), got {k}"
-        )
+        raise InvalidWeightsError(f"the weight bound k must be an integer >= 2 (weights satisfy 0 < w < k), got {k}")
     if k > MAX_WEIGHT_BOUND:
         raise InvalidWeightsError(
             f"the weight bound k must be at most 2**63 = {MAX_WEIGHT_BOUND} (noisy weights have "
@@ -129,22 +127,16 @@ def validate_integer_weights(weights, k) -> np.ndarray:
     if arr.ndim != 1:
         raise InvalidWeightsError(f"weights must be a 1-D array (one per edge), got shape {arr.shape}")
     if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
-        raise InvalidWeightsError(
-            f"weights must be integers with 0 < w < k = {k}, got dtype {arr.dtype}"
-        )
+        raise InvalidWeightsError(f"weights must be integers with 0 < w < k = {k}, got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.floating):
         bad = ~np.isfinite(arr) | (arr != np.round(arr))
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
-            raise InvalidWeightsError(
-                f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}"
-            )
+            raise InvalidWeightsError(f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}")
     if arr.size and (arr.min() <= 0 or arr.max() >= k):
         bad = (arr <= 0) | (arr >= k)
         i = int(np.flatnonzero(bad)[0])
-        raise InvalidWeightsError(
-            f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}"
-        )
+        raise InvalidWeightsError(f"weights must be integers with 0 < w < k = {k}; edge {i} has weight {arr[i]!r}")
     return arr.astype(np.int64)
 
 

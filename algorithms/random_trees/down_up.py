@@ -104,8 +104,9 @@ def down_up_transition_matrix(graph, weights=None):
     for i, tree in enumerate(trees):
         for f in tree:
             side = _components_without(topo.n, topo.edges, tree, f)
-            crossing = [e for e in range(topo.m)
-                        if w[e] > 0 and side[int(topo.edges[e, 0])] != side[int(topo.edges[e, 1])]]
+            crossing = [
+                e for e in range(topo.m) if w[e] > 0 and side[int(topo.edges[e, 0])] != side[int(topo.edges[e, 1])]
+            ]
             total = sum(w[e] for e in crossing)
             rest = set(tree) - {f}
             for e in crossing:
@@ -271,8 +272,19 @@ def down_up_spanning_trees(graph, weights=None, *, steps: int, size: int = 1, in
     initial = initial_trees(topo, w, initial, size, start_rng)
     indptr, nbr, local = incidence_lists(topo)
     eid = np.ascontiguousarray(local, dtype=np.int64)
-    out = _down_up_batch(topo.n, topo.m, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(), w,
-                         indptr, nbr, eid, np.ascontiguousarray(initial), steps, _seed(walk_rng))
+    out = _down_up_batch(
+        topo.n,
+        topo.m,
+        topo.edges[:, 0].copy(),
+        topo.edges[:, 1].copy(),
+        w,
+        indptr,
+        nbr,
+        eid,
+        np.ascontiguousarray(initial),
+        steps,
+        _seed(walk_rng),
+    )
     out.sort(axis=1)
     return out
 
@@ -291,8 +303,9 @@ class DownUpSampler:
         self.initial = initial
 
     def _draw(self, size, rng):
-        return down_up_spanning_trees(self.topology, self.weights, steps=self.steps, size=size,
-                                      initial=self.initial, rng=rng)
+        return down_up_spanning_trees(
+            self.topology, self.weights, steps=self.steps, size=size, initial=self.initial, rng=rng
+        )
 
     def __call__(self, rng=None):
         return canonical_tree(self._draw(1, rng)[0])

@@ -254,8 +254,7 @@ def chain_total_variation(graph, weights=None, *, steps: int, initial=None) -> n
     return np.array([total_variation(d, pi) for d in dists])
 
 
-def steps_for_total_variation(graph, weights=None, *, tolerance: float, initial=None,
-                              max_steps: int = 100_000) -> int:
+def steps_for_total_variation(graph, weights=None, *, tolerance: float, initial=None, max_steps: int = 100_000) -> int:
     """Smallest number of chain steps whose exact distance to the target is ``<= tolerance``.
 
     This is the paper's ``Delta`` stopping rule (Algorithm 3 line 4) made computable

@@ -138,8 +138,9 @@ def _check_sampler(sampler, steps):
         raise ValueError("the 'chain' sampler needs an explicit number of steps >= 0")
 
 
-def dp_random_spanning_tree(graph, weights=None, *, k, epsilon0, sampler="wilson", steps=None,
-                            rng=None) -> tuple[int, ...]:
+def dp_random_spanning_tree(
+    graph, weights=None, *, k, epsilon0, sampler="wilson", steps=None, rng=None
+) -> tuple[int, ...]:
     """One DP-RST tree (DP-RST 2025, Algorithm 4).
 
     Parameters
@@ -232,8 +233,9 @@ class DPRandomSpanningTree:
         seeds = tree_rng.integers(0, 2**32, size=unique.shape[0])
         out: list = [None] * int(size)
         for j in range(unique.shape[0]):
-            trees = _tree_from_noisy(self.topology, unique[j], self.sampler, self.steps, int(seeds[j]),
-                                     size=int(counts[j]))
+            trees = _tree_from_noisy(
+                self.topology, unique[j], self.sampler, self.steps, int(seeds[j]), size=int(counts[j])
+            )
             positions = np.flatnonzero(inverse == j)
             if trees is None:
                 for p in positions:
@@ -250,8 +252,15 @@ class DPRandomSpanningTree:
             self._csr = usable_csr(topo, np.ones(topo.m))
         indptr, nbr, eid, _ = self._csr
         trees, ok = _kernels.trees_for_weight_rows(
-            topo.n, indptr, nbr, eid, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(),
-            noisy.astype(np.float64), self.sampler == "wilson", int(rng.integers(0, 2**32)),
+            topo.n,
+            indptr,
+            nbr,
+            eid,
+            topo.edges[:, 0].copy(),
+            topo.edges[:, 1].copy(),
+            noisy.astype(np.float64),
+            self.sampler == "wilson",
+            int(rng.integers(0, 2**32)),
         )
         trees.sort(axis=1)
         return [tuple(row) if good else NO_SPANNING_TREE for row, good in zip(trees.tolist(), ok.tolist())]

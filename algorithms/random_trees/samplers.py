@@ -59,9 +59,7 @@ canonical_tree = tree_key
 
 
 def validate_tree_weights(weights, m: int) -> np.ndarray:
-    """Sampling weights as a float64 array of length ``m``: finite and ``>= 0`` (0 = unusable edge).
-
-    """
+    """Sampling weights as a float64 array of length ``m``: finite and ``>= 0`` (0 = unusable edge)."""
     arr = np.asarray(weights)
     if arr.shape != (m,):
         raise InvalidWeightsError(f"weights must have shape ({m},) (one per edge), got {arr.shape}")
@@ -72,8 +70,7 @@ def validate_tree_weights(weights, m: int) -> np.ndarray:
     if bad.any():
         i = int(np.flatnonzero(bad)[0])
         raise InvalidWeightsError(
-            f"sampling weights must be finite and >= 0 (0 marks an unusable edge); "
-            f"edge {i} has weight {arr[i]!r}"
+            f"sampling weights must be finite and >= 0 (0 marks an unusable edge); edge {i} has weight {arr[i]!r}"
         )
     return arr
 
@@ -183,9 +180,7 @@ def wilson_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, ...]:
     return canonical_tree(wilson_spanning_trees(graph, weights, size=1, rng=rng)[0])
 
 
-def aldous_broder_spanning_trees(
-    graph, weights=None, *, size: int = 1, rng=None
-) -> np.ndarray:
+def aldous_broder_spanning_trees(graph, weights=None, *, size: int = 1, rng=None) -> np.ndarray:
     """Draw ``size`` trees by the Aldous-Broder walk (DP-RST 2025, Algorithm 1 / Definition 3.1).
 
     The walk starts at a uniform random vertex and records the edge through which
@@ -265,8 +260,17 @@ def exchange_chain_spanning_trees(
     initial = initial_trees(topo, w, initial, size, start_rng)
     indptr, nbr, eid, _ = usable_csr(topo, w)
     out = _kernels.exchange_chain_batch(
-        topo.n, topo.m, topo.edges[:, 0].copy(), topo.edges[:, 1].copy(), w,
-        indptr, nbr, eid, initial, steps, _seed(chain_rng),
+        topo.n,
+        topo.m,
+        topo.edges[:, 0].copy(),
+        topo.edges[:, 1].copy(),
+        w,
+        indptr,
+        nbr,
+        eid,
+        initial,
+        steps,
+        _seed(chain_rng),
     )
     out.sort(axis=1)
     return out
@@ -304,9 +308,7 @@ def _check_is_usable_tree(topo: GraphArrays, w: np.ndarray, edge_ids) -> None:
         raise ValueError(f"initial tree has invalid or repeated edge indices: {ids.tolist()}")
     if np.any(w[ids] <= 0):
         raise ValueError("initial tree uses an edge of weight 0")
-    adj = sp.coo_matrix(
-        (np.ones(ids.size), (topo.edges[ids, 0], topo.edges[ids, 1])), shape=(topo.n, topo.n)
-    )
+    adj = sp.coo_matrix((np.ones(ids.size), (topo.edges[ids, 0], topo.edges[ids, 1])), shape=(topo.n, topo.n))
     if connected_components(adj, directed=False)[0] != 1:
         raise ValueError(f"initial edges {ids.tolist()} do not form a spanning tree")
 
@@ -316,8 +318,7 @@ class _TreeSampler:
 
     def __init__(self, graph, weights=None):
         self.topology = as_weighted_graph(graph)
-        self.weights = validate_tree_weights(self.topology.weights if weights is None else weights,
-                                             self.topology.m)
+        self.weights = validate_tree_weights(self.topology.weights if weights is None else weights, self.topology.m)
         check_usable_edges_span(self.topology, self.weights)
 
     def _draw(self, size, rng):  # pragma: no cover - abstract

@@ -30,6 +30,12 @@ def connected_graphs(max_vertices: int = 7, max_extra: int = 6):
         Tree edges weigh 1..5, extra edges 0..5 (integers; 0 marks an unusable edge).
     """
     return weighted_graphs(
-        min_vertices=2, max_vertices=max_vertices, connected=True, max_extra_edges=max_extra,
-        min_weight=0, max_weight=5, min_tree_weight=1, integer_weights=True,
+        min_vertices=2,
+        max_vertices=max_vertices,
+        connected=True,
+        max_extra_edges=max_extra,
+        min_weight=0,
+        max_weight=5,
+        min_tree_weight=1,
+        integer_weights=True,
     ).map(as_graph_arrays)

@@ -62,14 +62,15 @@ def _weight_release_audit(seed: int):
 
     lo, hi = worst_case_neighbours(K)
     exact_eps = exact_weight_release_epsilon(EPS0, K)
-    result = audit(SingleWeightRelease(k=K, epsilon0=EPS0), lo, hi, epsilon=exact_eps, n_samples=200_000,
-                   alpha=ALPHA, seed=seed)
+    result = audit(
+        SingleWeightRelease(k=K, epsilon0=EPS0), lo, hi, epsilon=exact_eps, n_samples=200_000, alpha=ALPHA, seed=seed
+    )
     return VerificationOutcome(
         passed=not result.violation,
         certified_lower_bound=float(result.epsilon_lower_bound),
         exact_loss=float(exact_eps),
         details=f"event {result.event}; p-value {result.pvalue:.3g}; certified {result.epsilon_lower_bound:.4f} "
-                f"of exact {exact_eps:.4f}",
+        f"of exact {exact_eps:.4f}",
     )
 
 

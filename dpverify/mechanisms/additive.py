@@ -151,8 +151,7 @@ class GaussianMechanism:
         ``sigma_multiplier`` < 1 (e.g. 0.7) gives a mis-calibrated variant.
     """
 
-    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, sigma_multiplier=1.0, bound=None,
-                 grid_bits=10):
+    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, sigma_multiplier=1.0, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")

@@ -64,7 +64,7 @@ class GeometricBinaryCounter:
         output_map = np.zeros((length, length), dtype=np.int64)
         for e in range(1, length + 1):
             low = e & -e
-            incidence[e - 1, e - low: e] = 1
+            incidence[e - 1, e - low : e] = 1
         for t in range(1, length + 1):
             for j in range(t.bit_length()):
                 if t >> j & 1:

@@ -115,5 +115,3 @@ CALIBRATION_CASES = {
     "k-ary-strings-1e4": (KaryResponse(1.0, 10_000), 0, 1),
     "pure-noise-1e5": (PureNoiseLabels(100_000), 0, 1),
 }
-
-

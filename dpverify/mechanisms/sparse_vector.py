@@ -81,8 +81,7 @@ def _finish(above: np.ndarray, answered: np.ndarray, output: str):
         return out
     if above.shape[1] > MAX_MASK_QUERIES:
         raise InvalidParameterError(
-            f"output='mask' supports at most {MAX_MASK_QUERIES} queries, got {above.shape[1]}; "
-            "use output='answers'"
+            f"output='mask' supports at most {MAX_MASK_QUERIES} queries, got {above.shape[1]}; use output='answers'"
         )
     weights = np.left_shift(np.int64(1), np.arange(above.shape[1], dtype=np.int64))
     return (above & answered).astype(np.int64) @ weights
@@ -140,6 +139,7 @@ class SparseVector:
         points = sorted({0.0, *np.clip(q - self.threshold, lo, hi)})
         out = {}
         for k in range(q.size + 1):
+
             def density(r, k=k):
                 below = np.prod(nu.cdf(self.threshold + r - q[:k]))
                 above = nu.sf(self.threshold + r - q[k]) if k < q.size else 1.0
@@ -299,8 +299,7 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
         last = np.where(bits, np.arange(n), -1).max(axis=1)
         answered = np.where((ones == cutoff)[:, None], np.arange(n) <= last[:, None], True)
     width = 45.0 * threshold_scale
-    r, w = _quadrature(-width, width, np.concatenate([[0.0], q - threshold]),
-                       0.5 * min(threshold_scale, query_scale))
+    r, w = _quadrature(-width, width, np.concatenate([[0.0], q - threshold]), 0.5 * min(threshold_scale, query_scale))
     z = threshold + r[None, :] - q[:, None]  # (n, R): answer i is 1 iff nu_i >= z
     log_up = stats.laplace.logsf(z, scale=query_scale)
     log_down = stats.laplace.logcdf(z, scale=query_scale)
@@ -333,8 +332,17 @@ class SparseVectorLeeClifton:
         self.query_scale = 1.0 / (self.epsilon - eps1)
 
     def sample(self, data, size, rng):
-        return _sample_answers(_queries(data), size, rng, self.threshold, self.threshold_scale,
-                               self.query_scale, self.cutoff, True, self.output)
+        return _sample_answers(
+            _queries(data),
+            size,
+            rng,
+            self.threshold,
+            self.threshold_scale,
+            self.query_scale,
+            self.cutoff,
+            True,
+            self.output,
+        )
 
     def __call__(self, data, rng):
         out = self.sample(data, 1, rng)[0]
@@ -366,8 +374,9 @@ class SparseVectorNoCutoff:
         self.query_scale = 2.0 / self.epsilon
 
     def sample(self, data, size, rng):
-        return _sample_answers(_queries(data), size, rng, self.threshold, self.threshold_scale,
-                               self.query_scale, None, False, self.output)
+        return _sample_answers(
+            _queries(data), size, rng, self.threshold, self.threshold_scale, self.query_scale, None, False, self.output
+        )
 
     def __call__(self, data, rng):
         out = self.sample(data, 1, rng)[0]

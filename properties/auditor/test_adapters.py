@@ -30,11 +30,11 @@ ALPHA = 1e-6
 
 
 def _audit(mech, x, x_prime, n, seed=1):
-    return dpverify.audit(mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta,
-                          n_samples=n, alpha=ALPHA, seed=seed)
+    return dpverify.audit(mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta, n_samples=n, alpha=ALPHA, seed=seed)
 
 
 # --------------------------------------------------------------------------- RandomState
+
 
 def _legacy_geometric(epsilon, sensitivity):
     """Two-sided geometric noise drawn from a RandomState, as legacy-numpy code does."""
@@ -92,6 +92,7 @@ def test_random_state_adapter_rejects_bad_claims():
 
 # --------------------------------------------------------------------------- unseeded
 
+
 def _system_randomized_response(keep_probability):
     """Randomized response on a bit with OS entropy (no seed can control it)."""
     scale = 10**6
@@ -115,6 +116,7 @@ def test_unseeded_adapter_flags_a_wrong_claim():
 
 
 # --------------------------------------------------------------------------- OpenDP
+
 
 class _MeasurementShaped:
     """OpenDP's measurement interface (call, ``map``, ``output_measure``) without OpenDP."""
@@ -156,19 +158,24 @@ def test_opendp_adapter_refuses_measures_it_cannot_audit():
 
 def test_opendp_measurements():
     pytest.importorskip(
-        "opendp", reason="OpenDP (a 47 MB wheel) is in the 'adapters' extra only: pip install -e '.[adapters]'")
+        "opendp", reason="OpenDP (a 47 MB wheel) is in the 'adapters' extra only: pip install -e '.[adapters]'"
+    )
     import opendp.prelude as dp
 
     dp.enable_features("contrib")
     # integer Laplace (OpenDP samples it exactly): claim eps = 1 at d_in = 1, kept
     count = OpenDPMeasurement(
-        (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0), d_in=1)
+        (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0), d_in=1
+    )
     assert count.epsilon == pytest.approx(1.0) and count.delta == 0.0
     assert not _audit(count, 0, 1, 6_000).violation
     # a bounded sum under the symmetric distance: replacing a record is distance 2, not 1.
     # Auditing replacement pairs with the claim for d_in = 1 (a classic misconfiguration) is caught.
-    total = (dp.vector_domain(dp.atom_domain(bounds=(-1, 1))), dp.symmetric_distance()) \
-        >> dp.t.then_sum() >> dp.m.then_laplace(scale=1.0)
+    total = (
+        (dp.vector_domain(dp.atom_domain(bounds=(-1, 1))), dp.symmetric_distance())
+        >> dp.t.then_sum()
+        >> dp.m.then_laplace(scale=1.0)
+    )
     wrong = OpenDPMeasurement(total, d_in=1)
     flagged = _audit(wrong, (0, 0, -1), (0, 0, 1), 6_000)
     assert flagged.violation and flagged.epsilon_lower_bound > 1.2

@@ -62,8 +62,9 @@ CASES = {
 def test_array_api_outputs_are_counted_on_the_device_with_identical_results(name):
     inner, x, x_prime, options = CASES[name]
     here = dpverify.audit(inner, x, x_prime, epsilon=inner.epsilon, n_samples=60_000, seed=7, **options)
-    there = dpverify.audit(OnArrays(inner, xp.asarray), x, x_prime, epsilon=inner.epsilon, n_samples=60_000,
-                           seed=7, **options)
+    there = dpverify.audit(
+        OnArrays(inner, xp.asarray), x, x_prime, epsilon=inner.epsilon, n_samples=60_000, seed=7, **options
+    )
     assert there.event == here.event
     assert there.epsilon_lower_bound == here.epsilon_lower_bound and there.pvalue == here.pvalue
     assert any("counted on its device" in note for note in there.notes), there.notes
@@ -79,14 +80,19 @@ def test_events_that_cannot_run_on_arrays_are_counted_on_the_host_and_said_so():
 
 def test_mantissa_codes_on_arrays_equal_the_bit_level_codes():
     rng = np.random.default_rng(0)
-    values = np.concatenate([
-        rng.laplace(size=20_000), rng.laplace(size=1_000) * 1e-310,  # normals and subnormals
-        [0.0, -0.0, np.inf, -np.inf, 2.0**-1022, 2.0**-1074, np.finfo(float).max, 2.0**52 + 1],
-        np.ldexp(1.0, np.arange(-1074, 1024)), np.nextafter(np.ldexp(1.0, np.arange(-1000, 1000)), 0),
-    ])
+    values = np.concatenate(
+        [
+            rng.laplace(size=20_000),
+            rng.laplace(size=1_000) * 1e-310,  # normals and subnormals
+            [0.0, -0.0, np.inf, -np.inf, 2.0**-1022, 2.0**-1074, np.finfo(float).max, 2.0**52 + 1],
+            np.ldexp(1.0, np.arange(-1074, 1024)),
+            np.nextafter(np.ldexp(1.0, np.arange(-1000, 1000)), 0),
+        ]
+    )
     for top in (900, 1023, 1030, 2046):
         np.testing.assert_array_equal(
-            arrays.to_numpy(mantissa_codes_on(xp.asarray(values), top, xp)), mantissa_codes(values, top))
+            arrays.to_numpy(mantissa_codes_on(xp.asarray(values), top, xp)), mantissa_codes(values, top)
+        )
 
 
 def test_namespace_and_host_copies():

@@ -50,7 +50,7 @@ def test_clopper_pearson_one_sided_coverage_is_exact(n, alpha):
     assert np.all(np.diff(lower) > 0) and np.all(np.diff(upper) > 0)
     assert lower[0] == 0.0 and upper[-1] == 1.0
     ps = _grid_and_jumps(np.concatenate([lower, upper]))
-    pmf = stats.binom.pmf(k[None, :], n, ps[:, None])           # (grid, k)
+    pmf = stats.binom.pmf(k[None, :], n, ps[:, None])  # (grid, k)
     miss_low = (pmf * (lower[None, :] > ps[:, None])).sum(axis=1)
     miss_up = (pmf * (upper[None, :] < ps[:, None])).sum(axis=1)
     assert miss_low.max() <= alpha / 2 * (1 + TOL) + 1e-15
@@ -68,7 +68,7 @@ def _miss_probabilities(bound_matrix, true_values, wp, wq):
     ``wp`` (n_p + 1,), K_q ~ Bin(n_q, Q) with pmfs ``wq`` (Q values, n_q + 1), ``true_values``
     aligned with the Q values."""
     tv = np.asarray(true_values)
-    wrong = bound_matrix[:, :, None] > tv[None, None, :] * (1 + 1e-12) + 1e-12   # (kp, kq, Q)
+    wrong = bound_matrix[:, :, None] > tv[None, None, :] * (1 + 1e-12) + 1e-12  # (kp, kq, Q)
     return np.einsum("a,abq,qb->q", wp, wrong.astype(float), wq)
 
 

@@ -43,8 +43,9 @@ def _false_violations(n_audits: int, seed: int) -> int:
     count = 0
     for i, s in enumerate(seeds):
         mechanism, x, x_prime = mechanisms[i % len(mechanisms)]
-        result = dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=N_SAMPLES,
-                                alpha=ALPHA, seed=s)
+        result = dpverify.audit(
+            mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=N_SAMPLES, alpha=ALPHA, seed=s
+        )
         count += bool(result.violation)
     return count
 

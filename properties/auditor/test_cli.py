@@ -62,16 +62,42 @@ def run(*args):
 
 
 def test_no_violation_exits_zero(mechanisms, capsys):
-    code = run("audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1",
-               "--samples", "20000", "--seed", "1", "--quiet")
+    code = run(
+        "audit",
+        "cli_mechanisms:Laplace",
+        "--x",
+        "0",
+        "--x-prime",
+        "1",
+        "--epsilon",
+        "1",
+        "--samples",
+        "20000",
+        "--seed",
+        "1",
+        "--quiet",
+    )
     out = capsys.readouterr().out
     assert code == 0
     assert "no violation found" in out and "seed 1" in out
 
 
 def test_violation_exits_one_and_json_is_machine_readable(mechanisms, capsys):
-    code = run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--epsilon", "1",
-               "--samples", "20000", "--seed", "2", "--json")
+    code = run(
+        "audit",
+        "cli_mechanisms:leaky",
+        "--x",
+        "0",
+        "--x-prime",
+        "1",
+        "--epsilon",
+        "1",
+        "--samples",
+        "20000",
+        "--seed",
+        "2",
+        "--json",
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 1
     assert payload["violation"] is True and payload["epsilon_lower_bound"] > 1
@@ -87,11 +113,9 @@ def test_violation_exits_one_and_json_is_machine_readable(mechanisms, capsys):
         (["cli_mechanisms", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "MODULE:CALLABLE"),
         (["cli_mechanisms:Laplace", "--x", "{", "--x-prime", "1", "--epsilon", "1"], "JSON"),
         (["cli_mechanisms:Laplace", "--x", "1", "--x-prime", "1", "--epsilon", "1"], "equal"),
-        (["cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "9", "--samples", "50"],
-         "at least"),
+        (["cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "9", "--samples", "50"], "at least"),
         (["cli_syntax_error:f", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "syntax error"),
-        (["cli_mechanisms:NeedsArguments", "--x", "0", "--x-prime", "1", "--epsilon", "1"],
-         "needs arguments"),
+        (["cli_mechanisms:NeedsArguments", "--x", "0", "--x-prime", "1", "--epsilon", "1"], "needs arguments"),
     ],
 )
 def test_usage_errors_exit_two_with_a_message(mechanisms, capsys, args, message):
@@ -177,8 +201,13 @@ def test_suite_runs_selected_verifications_and_writes_a_report(tmp_path, capsys)
     assert code == 0, text
     assert report["passed"] is True
     names = {v["name"] for v in report["verifications"]}
-    assert {"textbook/laplace", "textbook/randomized-response", "textbook/geometric",
-            "textbook/exponential", "textbook/laplace-half-noise"} <= names
+    assert {
+        "textbook/laplace",
+        "textbook/randomized-response",
+        "textbook/geometric",
+        "textbook/exponential",
+        "textbook/laplace-half-noise",
+    } <= names
     assert "lower bound" in text and "verdict" in text
 
 
@@ -220,8 +249,9 @@ def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys,
     import dpverify.reproduce
 
     real_find_spec = importlib.util.find_spec
-    monkeypatch.setattr(importlib.util, "find_spec",
-                        lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a))
+    monkeypatch.setattr(
+        importlib.util, "find_spec", lambda name, *a: None if name == "matplotlib" else real_find_spec(name, *a)
+    )
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("the reproduction ran without matplotlib")
@@ -268,6 +298,7 @@ def test_suite_results_do_not_depend_on_the_workers():
     one = run_suite(items, seed=5)
     with ThreadPoolExecutor(2) as pool:
         two = run_suite(items, seed=5, executor=pool)
+
     def strip(records):
         return [(r.name, r.passed, r.certified_lower_bound, r.exact_loss, r.details) for r in records]
 
@@ -285,8 +316,20 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
             return "no violation found"
 
     monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", lambda *a, **k: Result())
-    code = run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--epsilon", "1",
-               "--samples", 10**10, "--seed", "1")
+    code = run(
+        "audit",
+        "cli_mechanisms:leaky",
+        "--x",
+        "0",
+        "--x-prime",
+        "1",
+        "--epsilon",
+        "1",
+        "--samples",
+        10**10,
+        "--seed",
+        "1",
+    )
     assert code == 0
     err = capsys.readouterr().err
     assert "will take roughly" in err and ("h" in err or "days" in err)
@@ -295,9 +338,15 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
 def _child(args, cwd):
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     # Ctrl-C as in a terminal: a background shell may have left SIGINT ignored for its children.
-    return subprocess.Popen([sys.executable, "-m", "dpverify", *args], cwd=cwd, env=env, text=True,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    return subprocess.Popen(
+        [sys.executable, "-m", "dpverify", *args],
+        cwd=cwd,
+        env=env,
+        text=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
 
 
 def _interrupt_after(proc, marker: str, timeout=120.0):
@@ -334,8 +383,23 @@ def _interrupt_after(proc, marker: str, timeout=120.0):
     [
         (["suite", "--workers", "2"], "verifications on 2 workers"),
         (["reproduce", "thesis-synthetic", "--workers", "2"], "runs on 2 workers"),
-        (["audit", "slow_mechanism:noisy", "--x", "0", "--x-prime", "1", "--epsilon", "1",
-          "--samples", "200000000", "--workers", "2"], "will take roughly"),
+        (
+            [
+                "audit",
+                "slow_mechanism:noisy",
+                "--x",
+                "0",
+                "--x-prime",
+                "1",
+                "--epsilon",
+                "1",
+                "--samples",
+                "200000000",
+                "--workers",
+                "2",
+            ],
+            "will take roughly",
+        ),
     ],
 )
 def test_ctrl_c_stops_within_a_second_with_exit_130(tmp_path, args, marker):
@@ -351,12 +415,12 @@ def test_audit_samples_reads_npy_files_and_reports_both_verdicts(tmp_path, capsy
     import numpy as np
 
     rng = np.random.default_rng(4)
-    np.save(tmp_path / "a.npy", rng.laplace(size=100_000))          # x = 0, textbook doubles
-    np.save(tmp_path / "b.npy", 1.0 + rng.laplace(size=100_000))    # x' = 1
+    np.save(tmp_path / "a.npy", rng.laplace(size=100_000))  # x = 0, textbook doubles
+    np.save(tmp_path / "b.npy", 1.0 + rng.laplace(size=100_000))  # x' = 1
     common = [tmp_path / "a.npy", tmp_path / "b.npy", "--epsilon", "1", "--x", "0.0", "--x-prime", "1.0"]
-    assert run("audit-samples", *common, "--json") == 1             # the rounding leaks
+    assert run("audit-samples", *common, "--json") == 1  # the rounding leaks
     payload = json.loads(capsys.readouterr().out)
-    assert payload["value_verdict"]["violation"] is False            # the ideal Laplace keeps eps = 1
+    assert payload["value_verdict"]["violation"] is False  # the ideal Laplace keeps eps = 1
     assert run("audit-samples", *common, "--no-float-events") == 0
     assert "no violation found" in capsys.readouterr().out
     assert run("audit-samples", tmp_path / "missing.npy", tmp_path / "b.npy", "--epsilon", "1") == 2
@@ -364,8 +428,24 @@ def test_audit_samples_reads_npy_files_and_reports_both_verdicts(tmp_path, capsy
 
 
 def test_no_float_events_and_n_selection_reach_the_audit(mechanisms, capsys):
-    code = run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--epsilon", "4.5",
-               "--samples", "20000", "--seed", "2", "--json", "--no-float-events", "--n-selection", "5000")
+    code = run(
+        "audit",
+        "cli_mechanisms:leaky",
+        "--x",
+        "0",
+        "--x-prime",
+        "1",
+        "--epsilon",
+        "4.5",
+        "--samples",
+        "20000",
+        "--seed",
+        "2",
+        "--json",
+        "--no-float-events",
+        "--n-selection",
+        "5000",
+    )
     payload = json.loads(capsys.readouterr().out)
     assert code == 0 and payload["n_selection"] == 5000
     assert payload["event"]["family"] not in ("mantissa", "reachability")
@@ -387,8 +467,9 @@ def test_help_is_true_for_every_subcommand():
 
 
 def test_console_script_help_is_true():
-    result = subprocess.run([sys.executable, "-m", "dpverify", "audit", "--help"], capture_output=True,
-                            text=True, check=True)
+    result = subprocess.run(
+        [sys.executable, "-m", "dpverify", "audit", "--help"], capture_output=True, text=True, check=True
+    )
     for flag in ["--x", "--x-prime", "--epsilon", "--delta", "--samples", "--seed", "--json", "--report"]:
         assert flag in result.stdout
     assert "Exit 0" in result.stdout

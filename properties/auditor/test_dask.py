@@ -45,8 +45,9 @@ def local_results():
 def test_process_pool_gives_bit_identical_audits(local_results):
     with concurrent.futures.ProcessPoolExecutor(max_workers=2) as pool:
         pooled = _audits(pool)
-        sequential_pooled = sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=0.9, n_samples=64_000,
-                                             seed=5, executor=pool)
+        sequential_pooled = sequential_audit(
+            GeometricMechanism(1.0), 0, 1, epsilon=0.9, n_samples=64_000, seed=5, executor=pool
+        )
     assert pooled == local_results
     assert [r.to_json() for r in pooled] == [r.to_json() for r in local_results]
     sequential_local = sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=0.9, n_samples=64_000, seed=5)
@@ -62,13 +63,16 @@ def test_dask_local_cluster_gives_bit_identical_audits(local_results):
     distributed = pytest.importorskip(
         "distributed", reason="dask.distributed is an optional extra (pip install 'dask[distributed]')"
     )
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                                  dashboard_address=None) as cluster, distributed.Client(cluster) as client:
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
         executor = client.get_executor(pure=False)
         remote = _audits(executor)
         direct = _audits(client)  # a Client is accepted as it is
-        pairs = audit_pairs(GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000,
-                            seed=3, executor=executor)
+        pairs = audit_pairs(
+            GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000, seed=3, executor=executor
+        )
     assert remote == local_results == direct
     assert [r.to_json() for r in remote] == [r.to_json() for r in local_results]
     assert pairs == audit_pairs(GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000, seed=3)

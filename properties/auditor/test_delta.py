@@ -41,7 +41,7 @@ def test_analytic_sigma_attains_the_target_delta(epsilon, delta):
 def test_gaussian_delta_is_a_decreasing_privacy_profile():
     eps = np.linspace(0, 5, 51)
     d = gaussian_delta(eps, 2.0)
-    assert np.all(np.diff(d) <= 0) and d[0] == pytest.approx(2 * 0.5 * math.erf(0.25 / math.sqrt(2)) , rel=1e-9)
+    assert np.all(np.diff(d) <= 0) and d[0] == pytest.approx(2 * 0.5 * math.erf(0.25 / math.sqrt(2)), rel=1e-9)
 
 
 @given(
@@ -63,8 +63,9 @@ def test_curve_is_nonincreasing_and_consistent_with_epsilon_at(bounds, grid):
 
 
 def _curve(mechanism, seed):
-    return dpverify.delta_lower_bound_curve(mechanism, 0.0, 1.0, epsilons=GRID, n_samples=N_SAMPLES,
-                                            alpha=1e-6, seed=seed)
+    return dpverify.delta_lower_bound_curve(
+        mechanism, 0.0, 1.0, epsilons=GRID, n_samples=N_SAMPLES, alpha=1e-6, seed=seed
+    )
 
 
 def test_calibrated_gaussian_curve_is_valid_and_finds_no_violation():
@@ -83,8 +84,9 @@ def test_miscalibrated_gaussian_is_caught_by_curve_and_audit():
     curve = _curve(mechanism, seed=22)
     assert curve.violates(*CLAIM)
     assert np.all(curve.delta_lower_bounds <= mechanism.true_delta(GRID) + 1e-12)
-    result = dpverify.audit(mechanism, 0.0, 1.0, epsilon=CLAIM[0], delta=CLAIM[1], n_samples=N_SAMPLES,
-                            alpha=1e-6, seed=23)
+    result = dpverify.audit(
+        mechanism, 0.0, 1.0, epsilon=CLAIM[0], delta=CLAIM[1], n_samples=N_SAMPLES, alpha=1e-6, seed=23
+    )
     assert result.violation and result.delta_lower_bound > CLAIM[1]
 
 

@@ -38,8 +38,8 @@ def test_equal_distributions_holds_its_false_alarm_rate(thorough, suite_alpha):
     """
     trials = 400 if thorough else 60
     hits = sum(
-        dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=5_000,
-                                     seed=s).pvalue < 0.05
+        dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=5_000, seed=s).pvalue
+        < 0.05
         for s in range(trials)
     )
     assert _binomial_ok(hits, trials, 0.05, suite_alpha), f"{hits}/{trials} rejections"
@@ -51,8 +51,7 @@ def test_equal_distributions_holds_its_false_alarm_rate(thorough, suite_alpha):
 
 def test_equal_distributions_detects_a_two_percent_shift(suite_alpha):
     """Power: with 1e5 samples each the shift has noncentrality ~400 (df 9): power ~1 at 1e-6."""
-    result = dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(SHIFTED10), n_samples=100_000,
-                                          seed=1)
+    result = dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(SHIFTED10), n_samples=100_000, seed=1)
     assert result.pvalue < suite_alpha
     assert result.df == 9
 
@@ -72,10 +71,12 @@ def test_g_test_is_refused():
     """The G-test was removed: its chi-square approximation is anti-conservative on pooled
     sparse tables (see dpverify.distributions); asking for it is a named error."""
     for call in (
-        lambda: dpverify.equal_distributions(Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=100,
-                                             seed=1, method="g-test"),
-        lambda: dpverify.goodness_of_fit(Categorical(UNIFORM10), dict(enumerate(UNIFORM10)), n_samples=100,
-                                         seed=1, method="g-test"),
+        lambda: dpverify.equal_distributions(
+            Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=100, seed=1, method="g-test"
+        ),
+        lambda: dpverify.goodness_of_fit(
+            Categorical(UNIFORM10), dict(enumerate(UNIFORM10)), n_samples=100, seed=1, method="g-test"
+        ),
     ):
         with pytest.raises(dpverify.InvalidParameterError, match="g-test"):
             call()
@@ -120,8 +121,7 @@ def test_goodness_of_fit_counts_categories_never_sampled(suite_alpha):
     0..9 is rejected (category 9 expects 1000 of 10,000 and gets 0: statistic >= 1000, p ~ 0),
     and all 10 categories are counted. Ignoring unseen categories would rescale the other nine
     and accept it. Likewise a pmf with a 0.3 category the sampler never reaches."""
-    res = dpverify.goodness_of_fit(Categorical([1 / 9] * 9), {i: 0.1 for i in range(10)}, n_samples=10_000,
-                                   seed=7)
+    res = dpverify.goodness_of_fit(Categorical([1 / 9] * 9), {i: 0.1 for i in range(10)}, n_samples=10_000, seed=7)
     assert res.n_categories == 10 and res.df == 9
     assert res.statistic >= 1_000 and res.pvalue < suite_alpha
     pmf = {0: 0.3, 1: 0.35, 2: 0.35}
@@ -144,11 +144,17 @@ def test_size_on_sparse_tables(test, thorough, suite_alpha):
     trials = 4000 if thorough else 200
     pmf = dict(enumerate(SPARSE50))
     if test == "goodness_of_fit":
-        pvalues = [dpverify.goodness_of_fit(Categorical(SPARSE50), pmf, n_samples=300, seed=10_000 + s).pvalue
-                   for s in range(trials)]
+        pvalues = [
+            dpverify.goodness_of_fit(Categorical(SPARSE50), pmf, n_samples=300, seed=10_000 + s).pvalue
+            for s in range(trials)
+        ]
     else:
-        pvalues = [dpverify.equal_distributions(Categorical(SPARSE50), Categorical(SPARSE50), n_samples=300,
-                                                seed=20_000 + s).pvalue for s in range(trials)]
+        pvalues = [
+            dpverify.equal_distributions(
+                Categorical(SPARSE50), Categorical(SPARSE50), n_samples=300, seed=20_000 + s
+            ).pvalue
+            for s in range(trials)
+        ]
     hits = int(np.sum(np.array(pvalues) < 0.05))
     assert _binomial_ok(hits, trials, 0.05, suite_alpha), f"{hits}/{trials} rejections"
 
@@ -173,8 +179,7 @@ def test_goodness_of_fit_false_alarm_rate(thorough, suite_alpha):
 
 
 def test_an_impossible_output_is_decisive():
-    result = dpverify.goodness_of_fit(Categorical(UNIFORM10), {i: 1 / 9 for i in range(9)}, n_samples=1_000,
-                                      seed=4)
+    result = dpverify.goodness_of_fit(Categorical(UNIFORM10), {i: 1 / 9 for i in range(9)}, n_samples=1_000, seed=4)
     assert result.pvalue == 0.0 and result.statistic == np.inf
     assert result.unexpected_outputs == (9,)
 

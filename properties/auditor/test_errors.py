@@ -67,8 +67,17 @@ def test_equal_inputs(pair):
         dpverify.audit(RR, *pair, epsilon=1.0)
 
 
-@pytest.mark.parametrize("kwargs", [{"alpha": 0}, {"alpha": 1.5}, {"n_samples": 1}, {"seed": -3},
-                                    {"executor": "many"}, {"event_families": ["no-such-family"]}])
+@pytest.mark.parametrize(
+    "kwargs",
+    [
+        {"alpha": 0},
+        {"alpha": 1.5},
+        {"n_samples": 1},
+        {"seed": -3},
+        {"executor": "many"},
+        {"event_families": ["no-such-family"]},
+    ],
+)
 def test_bad_parameters(kwargs):
     with pytest.raises(dpverify.InvalidParameterError):
         dpverify.audit(RR, 0, 1, epsilon=1.0, **kwargs)

@@ -84,8 +84,16 @@ def test_textbook_float_laplace_is_flagged(suite_alpha):
 
 @pytest.mark.parametrize("family", FLOATING_FAMILIES)
 def test_each_floating_family_alone_flags_the_textbook_laplace(family, suite_alpha):
-    result = dpverify.audit(LaplaceMechanism(0.1, snap=None), 0.0, 1.0, epsilon=0.1, n_samples=20_000,
-                            alpha=suite_alpha, seed=12, event_families=[family])
+    result = dpverify.audit(
+        LaplaceMechanism(0.1, snap=None),
+        0.0,
+        1.0,
+        epsilon=0.1,
+        n_samples=20_000,
+        alpha=suite_alpha,
+        seed=12,
+        event_families=[family],
+    )
     # the true loss of the values is 0.1: a bound above 3 can only come from the rounding marks
     assert result.violation and result.event.family == family
     assert result.epsilon_lower_bound > 3.0
@@ -99,8 +107,16 @@ def test_floating_bound_grows_with_the_sample_size():
     (fixed seeds, deterministic).
     """
     bounds = [
-        dpverify.audit(LaplaceMechanism(0.1, snap=None), 0.0, 1.0, epsilon=0.1, n_samples=n, alpha=0.05, seed=13,
-                       event_families=["reachability"]).epsilon_lower_bound
+        dpverify.audit(
+            LaplaceMechanism(0.1, snap=None),
+            0.0,
+            1.0,
+            epsilon=0.1,
+            n_samples=n,
+            alpha=0.05,
+            seed=13,
+            event_families=["reachability"],
+        ).epsilon_lower_bound
         for n in (10_000, 100_000, 400_000)
     ]
     assert bounds[1] > bounds[0] + 1.5
@@ -117,8 +133,17 @@ def test_textbook_float_gaussian_is_flagged(suite_alpha):
         def __call__(self, data, rng):
             return data + rng.normal(scale=5.0)
 
-    result = dpverify.audit(FloatGaussian(), 0.0, 1.0, epsilon=1.0, delta=1e-3, n_samples=20_000,
-                            alpha=suite_alpha, seed=14, event_families=list(FLOATING_FAMILIES))
+    result = dpverify.audit(
+        FloatGaussian(),
+        0.0,
+        1.0,
+        epsilon=1.0,
+        delta=1e-3,
+        n_samples=20_000,
+        alpha=suite_alpha,
+        seed=14,
+        event_families=list(FLOATING_FAMILIES),
+    )
     assert result.violation
 
 
@@ -134,14 +159,21 @@ def test_textbook_float_gaussian_is_flagged(suite_alpha):
 def test_floating_safe_laplace_is_not_flagged(mechanism, x, x_prime, suite_alpha):
     """Outputs on a power-of-two grid carry no low-bit marks: no violation (false alarm <= suite_alpha)."""
     for families in (list(FLOATING_FAMILIES), None):
-        result = dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=100_000,
-                                alpha=suite_alpha, seed=15, event_families=families)
+        result = dpverify.audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=mechanism.epsilon,
+            n_samples=100_000,
+            alpha=suite_alpha,
+            seed=15,
+            event_families=families,
+        )
         assert not result.violation, result.summary()
 
 
 def test_geometric_outputs_are_discrete_so_floating_families_do_not_apply(suite_alpha):
-    result = dpverify.audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=50_000,
-                            alpha=suite_alpha, seed=16)
+    result = dpverify.audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=50_000, alpha=suite_alpha, seed=16)
     assert not result.violation
     assert result.event.family not in FLOATING_FAMILIES
 
@@ -174,6 +206,7 @@ class FloatHistogram:
 def test_reachability_flags_a_float_histogram(suite_alpha):
     """Vector outputs: "y - x' inexact in some coordinate" has P ~ 0.4 under x and 0 under x';
     2e4 samples certify ~5 > 0.5 (power ~1)."""
-    result = dpverify.audit(FloatHistogram(), (1.0, 2.0, 3.0), (2.0, 2.0, 3.0), epsilon=0.5, n_samples=20_000,
-                            alpha=suite_alpha, seed=17)
+    result = dpverify.audit(
+        FloatHistogram(), (1.0, 2.0, 3.0), (2.0, 2.0, 3.0), epsilon=0.5, n_samples=20_000, alpha=suite_alpha, seed=17
+    )
     assert result.violation and result.event.family == "reachability"

@@ -40,7 +40,8 @@ pairs = st.integers(2, 6).flatmap(
     lambda k: st.tuples(
         st.lists(st.one_of(st.just(0.0), st.floats(1e-4, 1.0)), min_size=k, max_size=k).filter(lambda w: sum(w) > 0),
         st.lists(st.one_of(st.just(0.0), st.floats(1e-4, 1.0)), min_size=k, max_size=k).filter(lambda w: sum(w) > 0),
-    ))
+    )
+)
 sizes = st.sampled_from([5, 37, 1000, 10**5, 10**7])
 
 
@@ -81,8 +82,10 @@ def test_never_exceeds_the_exact_loss(pair, n):
 @given(pairs, st.sampled_from([0.0, 0.02]))
 def test_monotone_in_the_number_of_samples(pair, delta):
     p, q = _pmf(pair[0]), _pmf(pair[1])
-    values = [oracle_epsilon_bound(p, q, n, delta=delta).epsilon_lower_bound
-              for n in (3, 10, 31, 100, 1000, 10**4, 10**6, 10**8)]
+    values = [
+        oracle_epsilon_bound(p, q, n, delta=delta).epsilon_lower_bound
+        for n in (3, 10, 31, 100, 1000, 10**4, 10**6, 10**8)
+    ]
     assert all(b >= a - 1e-12 for a, b in zip(values, values[1:])), values
 
 
@@ -144,6 +147,7 @@ def test_rejects_bad_alpha_delta_and_pmfs():
 # exact pmfs of the benchmark's mechanisms against their samplers
 # ----------------------------------------------------------------------------
 
+
 def _goodness_of_fit_pvalue(samples, pmf):
     """Chi-square of sampled outputs against a pmf; cells with expected count < 5 pooled."""
     values, counts = np.unique(np.asarray(samples), return_counts=True)
@@ -162,8 +166,9 @@ def _goodness_of_fit_pvalue(samples, pmf):
 SVT_PAIR = ((0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,))
 
 
-@pytest.mark.parametrize("mechanism", [SparseVectorLeeClifton(0.5, cutoff=2), SparseVectorNoCutoff(0.5)],
-                         ids=["alg4-c2", "alg6"])
+@pytest.mark.parametrize(
+    "mechanism", [SparseVectorLeeClifton(0.5, cutoff=2), SparseVectorNoCutoff(0.5)], ids=["alg4-c2", "alg6"]
+)
 def test_sparse_vector_samplers_match_their_pmfs(mechanism):
     rng = np.random.default_rng(11)
     for data in SVT_PAIR:

@@ -42,8 +42,9 @@ def test_false_violation_rate_by_output_type(name, thorough, suite_alpha):
     with warnings.catch_warnings():  # pure noise warns that its outputs never repeat: tested below
         warnings.simplefilter("ignore", UserWarning)
         violations = sum(
-            dpverify.audit(mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=5_000, alpha=ALPHA,
-                           seed=s).violation
+            dpverify.audit(
+                mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=5_000, alpha=ALPHA, seed=s
+            ).violation
             for s in seeds
         )
     limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
@@ -52,19 +53,16 @@ def test_false_violation_rate_by_output_type(name, thorough, suite_alpha):
 
 def test_pure_noise_strings_of_the_report_are_not_flagged():
     """The reproducer of the hashable-output defect: bound 2.9 and a violation before."""
-    result = dpverify.audit(PureNoiseLabels(10**6), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6,
-                            seed=1)
+    result = dpverify.audit(PureNoiseLabels(10**6), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6, seed=1)
     assert not result.violation
     assert result.epsilon_lower_bound < 0.05
 
 
 def test_k_ary_response_on_strings_keeps_its_claim_and_a_low_claim_is_caught():
-    result = dpverify.audit(KaryResponse(1.0, 10_000), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6,
-                            seed=2)
+    result = dpverify.audit(KaryResponse(1.0, 10_000), 0, 1, epsilon=1.0, n_samples=100_000, alpha=1e-6, seed=2)
     assert not result.violation
     # power (k = 100: the label of x has probability 0.027 vs 0.0098, loss 1.0 > 0.5)
-    result = dpverify.audit(KaryResponse(1.0, 100), 0, 1, epsilon=0.5, n_samples=100_000, alpha=1e-6,
-                            seed=2)
+    result = dpverify.audit(KaryResponse(1.0, 100), 0, 1, epsilon=0.5, n_samples=100_000, alpha=1e-6, seed=2)
     assert result.violation
 
 
@@ -94,8 +92,9 @@ def test_identity_compared_outputs_are_refused_with_the_fix_named():
 
 
 def test_output_key_makes_a_graph_leak_visible():
-    result = dpverify.audit(_graph_leak, 0, 5, epsilon=1.0, n_samples=2_000, seed=1, alpha=1e-6,
-                            output_key=weighted_edges)
+    result = dpverify.audit(
+        _graph_leak, 0, 5, epsilon=1.0, n_samples=2_000, seed=1, alpha=1e-6, output_key=weighted_edges
+    )
     assert result.violation
     assert result.event.count_x_prime == 0 or result.event.count_x == 0
 
@@ -121,8 +120,15 @@ def test_infinite_outputs_are_audited_and_a_one_sided_inf_is_a_leak():
 
     result = dpverify.audit(inf_on_one_input, 0, 1, epsilon=1.0, n_samples=20_000, seed=1, alpha=1e-6)
     assert result.violation
-    big = dpverify.audit(lambda x, rng: 1e308 * (1 if rng.random() < 0.5 else -1) + x, 0.0, 1.0,
-                         epsilon=1.0, n_samples=5_000, seed=1, alpha=1e-6)
+    big = dpverify.audit(
+        lambda x, rng: 1e308 * (1 if rng.random() < 0.5 else -1) + x,
+        0.0,
+        1.0,
+        epsilon=1.0,
+        n_samples=5_000,
+        seed=1,
+        alpha=1e-6,
+    )
     assert not big.violation  # 1e308 + x rounds to 1e308: both inputs give the same two outputs
 
 
@@ -145,8 +151,9 @@ def test_a_mechanism_ignoring_its_rng_is_reported_as_not_replayable():
 
 
 def test_families_that_did_not_apply_are_named_with_the_reason():
-    result = dpverify.audit(GridLaplace(1.0), (0.0, 1.0), (1.0, 1.0), epsilon=1.0, n_samples=2_000, seed=1,
-                            output_key=lambda y: y)
+    result = dpverify.audit(
+        GridLaplace(1.0), (0.0, 1.0), (1.0, 1.0), epsilon=1.0, n_samples=2_000, seed=1, output_key=lambda y: y
+    )
     notes = " ".join(result.notes)
     assert "reachability" in notes
 
@@ -163,8 +170,9 @@ def test_float_leaks_are_told_apart_from_wrong_epsilons():
     assert right.value_verdict is not None and wrong.value_verdict is not None
     assert not right.value_verdict.violation  # the ideal mechanism keeps eps = 1
     assert wrong.value_verdict.violation and wrong.value_verdict.epsilon_lower_bound > 2.0  # true loss 4
-    values_only = dpverify.audit(textbook(1.0), 0.0, 1.0, epsilon=1.0, n_samples=50_000, seed=3,
-                                 alpha=1e-6, float_events=False)
+    values_only = dpverify.audit(
+        textbook(1.0), 0.0, 1.0, epsilon=1.0, n_samples=50_000, seed=3, alpha=1e-6, float_events=False
+    )
     assert not values_only.violation and values_only.value_verdict is None
     reloaded = dpverify.AuditResult.from_json(wrong.to_json())
     assert reloaded == wrong

@@ -45,8 +45,10 @@ def test_equal_outputs_get_equal_codes_and_unseen_ones_minus_one(values, cut, ex
         assert code == seen.get(value, -1)
 
 
-@given(st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3), min_size=2, max_size=40),
-       st.lists(st.lists(st.integers(-4, 4), min_size=3, max_size=3), min_size=1, max_size=20))
+@given(
+    st.lists(st.lists(st.integers(-3, 3), min_size=3, max_size=3), min_size=2, max_size=40),
+    st.lists(st.lists(st.integers(-4, 4), min_size=3, max_size=3), min_size=1, max_size=20),
+)
 def test_integer_rows_are_coded_by_row_whatever_their_container(rows, fresh_rows):
     rows = np.array(rows)
     half = len(rows) // 2
@@ -54,6 +56,6 @@ def test_integer_rows_are_coded_by_row_whatever_their_container(rows, fresh_rows
     table = {tuple(r): c for r, c in zip(rows.tolist(), np.concatenate([codes_x, codes_x_prime]))}
     fresh = np.array(fresh_rows)
     expected = [table.get(tuple(r), -1) for r in fresh.tolist()]
-    assert codec.encode(fresh).tolist() == expected                       # one array
+    assert codec.encode(fresh).tolist() == expected  # one array
     assert codec.encode([tuple(r) for r in fresh.tolist()]).tolist() == expected  # tuples
-    assert codec.encode(list(fresh)).tolist() == expected                 # an array per output
+    assert codec.encode(list(fresh)).tolist() == expected  # an array per output

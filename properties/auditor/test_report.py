@@ -33,8 +33,9 @@ def broken_laplace_audit():
 def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_laplace_audit):
     pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
-    written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0,
-                           event_families=["threshold"])
+    written = write_report(
+        result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
+    )
     assert written == tmp_path / "audit.html"
     text = written.read_text()
     assert text.startswith("<!DOCTYPE html>")
@@ -53,8 +54,9 @@ def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_lap
 def test_markdown_report_with_png(tmp_path, broken_laplace_audit):
     pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
-    written = write_report(result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0,
-                           event_families=["threshold"])
+    written = write_report(
+        result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
+    )
     assert written.suffix == ".md"
     assert (tmp_path / "audit.png").read_bytes().startswith(PNG_MAGIC)
     text = written.read_text()
@@ -66,8 +68,9 @@ def test_without_matplotlib_html_falls_back_to_markdown(tmp_path, monkeypatch, b
     mechanism, result = broken_laplace_audit
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     with pytest.warns(UserWarning, match="matplotlib is not installed"):
-        written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0,
-                               event_families=["threshold"])
+        written = write_report(
+            result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
+        )
     assert written == tmp_path / "audit.md"
     assert "(no figure: matplotlib is not installed)" in written.read_text()
     assert not (tmp_path / "audit.html").exists()
@@ -98,6 +101,5 @@ def test_replay_returns_the_audit_selection_samples_and_detects_a_changed_seed(t
 def test_large_audits_replay_a_smaller_sample_for_the_figure(tmp_path):
     mechanism = GeometricMechanism(0.5)
     result = audit(mechanism, 0, 1, epsilon=0.5, n_samples=20_000, seed=8)
-    written = write_report(result, tmp_path / "big.md", mechanism=mechanism, x=0, x_prime=1,
-                           max_replay_samples=2_000)
+    written = write_report(result, tmp_path / "big.md", mechanism=mechanism, x=0, x_prime=1, max_replay_samples=2_000)
     assert "figure from 2000 re-drawn samples per input" in written.read_text()

@@ -24,8 +24,7 @@ from dpverify.zoo import LaplaceMechanism, RandomizedResponse
 
 #: Modules whose functions users call for results (the engine's building blocks --
 #: sampling, selection, outputs, events -- keep their internal types to themselves).
-RESULT_MODULES = ["audit", "samples", "sequential", "curves", "exact", "distributions", "oracle", "testing",
-                  "suite"]
+RESULT_MODULES = ["audit", "samples", "sequential", "curves", "exact", "distributions", "oracle", "testing", "suite"]
 #: Result types reached through another result's fields rather than a return annotation.
 NESTED = [dpverify.EventEstimate, dpverify.ValueVerdict, dpverify.Look, dpverify.CertifiedEvent]
 #: Other names a verdict might have been given; none of them may appear.
@@ -70,9 +69,16 @@ def test_every_returned_type_is_exported(where, cls):
 
 def test_the_walk_finds_the_result_types():
     found = {cls for _, cls in _returned_types()}
-    assert {dpverify.AuditResult, dpverify.PairAuditResult, dpverify.SequentialAuditResult, dpverify.DeltaCurve,
-            dpverify.OracleBound, dpverify.VerificationRecord, dpverify.DistributionTestResult,
-            dpverify.ExactPrivacyLoss} <= found
+    assert {
+        dpverify.AuditResult,
+        dpverify.PairAuditResult,
+        dpverify.SequentialAuditResult,
+        dpverify.DeltaCurve,
+        dpverify.OracleBound,
+        dpverify.VerificationRecord,
+        dpverify.DistributionTestResult,
+        dpverify.ExactPrivacyLoss,
+    } <= found
     for cls in NESTED:
         assert cls.__name__ in dpverify.__all__
 
@@ -83,8 +89,9 @@ def results():
     audit = dpverify.audit(lambda x, rng: x + rng.laplace(), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
     assert audit.value_verdict is not None  # a floating-point event decides: the value verdict is set
     sequential = dpverify.sequential_audit(rr, 0, 1, epsilon=0.5, n_samples=40_000, seed=2)
-    curve = dpverify.delta_lower_bound_curve(LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5, 1.0],
-                                             n_samples=20_000, seed=3)
+    curve = dpverify.delta_lower_bound_curve(
+        LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5, 1.0], n_samples=20_000, seed=3
+    )
     keep = np.exp(1.0) / (1 + np.exp(1.0))
     exact = dpverify.exact_privacy_loss({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep})
     equal = dpverify.equal_distributions(Die(), Die(), n_samples=2_000, seed=4)
@@ -95,19 +102,42 @@ def results():
     outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
     records = run_suite([Verification("test/inf", "claim", lambda seed: outcome)], seed=0)
     return {
-        "AuditResult": audit, "ValueVerdict": audit.value_verdict, "EventEstimate": audit.event,
-        "SequentialAuditResult": sequential, "Look": sequential.looks[0], "DeltaCurve": curve,
-        "CertifiedEvent": curve.events[0], "ExactPrivacyLoss": exact, "DistributionTestResult": equal,
-        "DistributionTestResult (fit)": fit, "DistributionTestResult (impossible output)": impossible,
-        "OracleBound": oracle, "PairAuditResult": pairs, "VerificationOutcome": outcome,
+        "AuditResult": audit,
+        "ValueVerdict": audit.value_verdict,
+        "EventEstimate": audit.event,
+        "SequentialAuditResult": sequential,
+        "Look": sequential.looks[0],
+        "DeltaCurve": curve,
+        "CertifiedEvent": curve.events[0],
+        "ExactPrivacyLoss": exact,
+        "DistributionTestResult": equal,
+        "DistributionTestResult (fit)": fit,
+        "DistributionTestResult (impossible output)": impossible,
+        "OracleBound": oracle,
+        "PairAuditResult": pairs,
+        "VerificationOutcome": outcome,
         "VerificationRecord": records[0],
     }
 
 
-STATISTICAL = {"AuditResult", "ValueVerdict", "SequentialAuditResult", "Look", "DeltaCurve",
-               "DistributionTestResult", "OracleBound", "PairAuditResult"}
-WITH_VERDICT = {"AuditResult", "ValueVerdict", "SequentialAuditResult", "Look", "DistributionTestResult",
-                "PairAuditResult"}
+STATISTICAL = {
+    "AuditResult",
+    "ValueVerdict",
+    "SequentialAuditResult",
+    "Look",
+    "DeltaCurve",
+    "DistributionTestResult",
+    "OracleBound",
+    "PairAuditResult",
+}
+WITH_VERDICT = {
+    "AuditResult",
+    "ValueVerdict",
+    "SequentialAuditResult",
+    "Look",
+    "DistributionTestResult",
+    "PairAuditResult",
+}
 
 
 def test_every_result_has_a_json_serialisable_to_dict(results):

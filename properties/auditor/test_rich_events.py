@@ -109,8 +109,9 @@ def test_classifier_family_proposes_events_for_real_and_rich_discrete_outputs():
 
 def test_classifier_finds_a_quadratic_leak_in_vectors(suite_alpha):
     """Power: with 4e4 samples the event {||y||^2 large} (P ~ 0.05 vs ~0.003) certifies eps ~ 2 > 1."""
-    result = dpverify.audit(VarianceLeak(), 0, 1, epsilon=1.0, n_samples=40_000, alpha=suite_alpha, seed=31,
-                            event_families=["classifier"])
+    result = dpverify.audit(
+        VarianceLeak(), 0, 1, epsilon=1.0, n_samples=40_000, alpha=suite_alpha, seed=31, event_families=["classifier"]
+    )
     assert result.violation and result.event.family == "classifier"
     assert "classifier score" in result.event.description
 
@@ -125,8 +126,9 @@ def test_default_families_report_which_family_found_the_violation(suite_alpha):
 def test_mixed_tuples_are_audited(suite_alpha):
     """(int, float) tuples are real 2-vectors; power: the lower tail {max < 1} has P = 1/32 under x
     and ratio e^2.5; 3e4 samples certify ~1.9 > 1 at alpha = 1e-6."""
-    result = dpverify.audit(MaxWithIndex(), (1.0,) * 5, (2.0,) * 5, epsilon=1.0, n_samples=30_000,
-                            alpha=suite_alpha, seed=33)
+    result = dpverify.audit(
+        MaxWithIndex(), (1.0,) * 5, (2.0,) * 5, epsilon=1.0, n_samples=30_000, alpha=suite_alpha, seed=33
+    )
     assert result.violation, result.summary()
 
 
@@ -138,11 +140,25 @@ def test_sparse_vector_sequences(output, suite_alpha):
     has probability 0.18 under x; 2e4 samples certify eps ~ 6.
     """
     x, x_prime = interleaved_pair(10)
-    broken = dpverify.audit(SparseVectorNoQueryNoise(0.1, threshold=4.0, output=output), x, x_prime,
-                            epsilon=0.1, n_samples=20_000, alpha=suite_alpha, seed=34)
+    broken = dpverify.audit(
+        SparseVectorNoQueryNoise(0.1, threshold=4.0, output=output),
+        x,
+        x_prime,
+        epsilon=0.1,
+        n_samples=20_000,
+        alpha=suite_alpha,
+        seed=34,
+    )
     assert broken.violation and broken.epsilon_lower_bound > 3
-    correct = dpverify.audit(SparseVector(0.1, output=output), (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,),
-                             epsilon=0.1, n_samples=20_000, alpha=suite_alpha, seed=35)
+    correct = dpverify.audit(
+        SparseVector(0.1, output=output),
+        (0.0,) * 9 + (1.0,),
+        (1.0,) * 9 + (0.0,),
+        epsilon=0.1,
+        n_samples=20_000,
+        alpha=suite_alpha,
+        seed=35,
+    )
     assert not correct.violation
 
 
@@ -163,16 +179,19 @@ class GeometricPair:
 def test_integer_vectors_correct_and_broken(suite_alpha):
     """Correct: eps/2 noise per count with l1 change 2... here one count changes by 1 (eps-DP at 0.5).
     Broken: noise for eps = 3 claimed as 0.5 (true 3); 3e4 samples certify ~2 with power ~1."""
-    correct = dpverify.audit(GeometricPair(0.5, 0.5), (0, 0), (1, 0), epsilon=0.5, n_samples=30_000,
-                             alpha=suite_alpha, seed=36)
+    correct = dpverify.audit(
+        GeometricPair(0.5, 0.5), (0, 0), (1, 0), epsilon=0.5, n_samples=30_000, alpha=suite_alpha, seed=36
+    )
     assert not correct.violation
-    broken = dpverify.audit(GeometricPair(0.5, 3.0), (0, 0), (1, 0), epsilon=0.5, n_samples=30_000,
-                            alpha=suite_alpha, seed=37)
+    broken = dpverify.audit(
+        GeometricPair(0.5, 3.0), (0, 0), (1, 0), epsilon=0.5, n_samples=30_000, alpha=suite_alpha, seed=37
+    )
     assert broken.violation
 
 
 def test_correct_noisy_histogram_has_no_violation(suite_alpha):
     m = NoisyHistogram(0.5)
-    result = dpverify.audit(m, (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0), epsilon=0.5, n_samples=50_000,
-                            alpha=suite_alpha, seed=38)
+    result = dpverify.audit(
+        m, (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0), epsilon=0.5, n_samples=50_000, alpha=suite_alpha, seed=38
+    )
     assert not result.violation

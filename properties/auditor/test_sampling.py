@@ -31,15 +31,13 @@ def test_audit_identical_with_and_without_a_process_pool():
             (PerCallRR(), 0, 1),
         ]:
             local = dpverify.audit(mechanism, x, x_prime, epsilon=1.0, n_samples=20_000, seed=42)
-            pooled = dpverify.audit(mechanism, x, x_prime, epsilon=1.0, n_samples=20_000, seed=42,
-                                    executor=pool)
+            pooled = dpverify.audit(mechanism, x, x_prime, epsilon=1.0, n_samples=20_000, seed=42, executor=pool)
             assert local == pooled
 
 
 def test_worker_count_as_executor_gives_the_same_result():
     local = dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=10_000, seed=3)
-    assert dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=10_000, seed=3,
-                          executor=2) == local
+    assert dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=10_000, seed=3, executor=2) == local
 
 
 def test_replaying_the_recorded_seed_reproduces_an_unseeded_audit():
@@ -77,8 +75,8 @@ def test_resolve_seed_spawns_from_a_generator_without_drawing_from_it():
     rng = np.random.default_rng(7)
     state = rng.bit_generator.state
     first, recorded = resolve_seed(rng)
-    assert rng.bit_generator.state == state                      # the generator's stream is untouched
-    assert recorded == {"entropy": 7, "spawn_key": [0]}          # plain data, replayable
+    assert rng.bit_generator.state == state  # the generator's stream is untouched
+    assert recorded == {"entropy": 7, "spawn_key": [0]}  # plain data, replayable
     json.dumps(recorded)
     again, _ = resolve_seed(recorded)
     assert np.array_equal(again.generate_state(4), first.generate_state(4))
@@ -99,7 +97,7 @@ def test_a_generator_without_a_seed_sequence_is_drawn_from_once():
     assert legacy().bit_generator.seed_seq is None
     sequence, recorded = resolve_seed(legacy())
     json.dumps(recorded)
-    assert resolve_seed(legacy())[1] == recorded                 # alike generators, same seed
+    assert resolve_seed(legacy())[1] == recorded  # alike generators, same seed
     assert np.array_equal(resolve_seed(recorded)[0].generate_state(2), sequence.generate_state(2))
 
 
@@ -131,14 +129,17 @@ def test_every_public_function_with_a_seed_takes_a_generator():
     runs = {
         "sequential_audit": lambda s: dpverify.sequential_audit(rr, 0, 1, epsilon=1.0, n_samples=8_000, seed=s),
         "delta_lower_bound_curve": lambda s: dpverify.delta_lower_bound_curve(
-            rr, 0, 1, epsilons=[0.5, 1.0], n_samples=4_000, seed=s).to_dict(),
+            rr, 0, 1, epsilons=[0.5, 1.0], n_samples=4_000, seed=s
+        ).to_dict(),
         "equal_distributions": lambda s: dpverify.equal_distributions(Die(), Die(), n_samples=2_000, seed=s),
-        "goodness_of_fit": lambda s: dpverify.goodness_of_fit(Die(), {i: 1 / 6 for i in range(6)},
-                                                              n_samples=2_000, seed=s),
+        "goodness_of_fit": lambda s: dpverify.goodness_of_fit(
+            Die(), {i: 1 / 6 for i in range(6)}, n_samples=2_000, seed=s
+        ),
         "audit_pairs": lambda s: audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=4_000, seed=s),
         "assert_dp": lambda s: assert_dp(rr, 0, 1, epsilon=1.0, n_samples=4_000, seed=s),
-        "simulated_bounds": lambda s: oracle_epsilon_bound({0: 0.7, 1: 0.3}, {0: 0.3, 1: 0.7}, 1_000)
-        .simulated_bounds(5, seed=s).tolist(),
+        "simulated_bounds": lambda s: (
+            oracle_epsilon_bound({0: 0.7, 1: 0.3}, {0: 0.3, 1: 0.7}, 1_000).simulated_bounds(5, seed=s).tolist()
+        ),
     }
     for name, run in runs.items():
         first, second = _same(run)
@@ -167,21 +168,31 @@ def _public_functions_with_a_seed():
         module = importlib.import_module(f"dpverify.{info.name}")
         for name in getattr(module, "__all__", ()):
             obj = getattr(module, name)
-            members = [obj] if inspect.isfunction(obj) else [
-                m for _, m in inspect.getmembers(obj, inspect.isfunction) if not m.__name__.startswith("_")
-            ] if inspect.isclass(obj) and obj.__module__ == module.__name__ else []
+            members = (
+                [obj]
+                if inspect.isfunction(obj)
+                else [m for _, m in inspect.getmembers(obj, inspect.isfunction) if not m.__name__.startswith("_")]
+                if inspect.isclass(obj) and obj.__module__ == module.__name__
+                else []
+            )
             for function in members:
                 if "seed" in inspect.signature(function).parameters:
                     yield f"{module.__name__}.{function.__qualname__}", function
 
 
 #: Functions whose ``seed`` is already a resolved SeedSequence (or an int derived from one).
-PLUMBING = {"dpverify.sampling.draw", "dpverify.sampling.children", "dpverify.suite.verification_seed",
-            "dpverify.suite.write_report"}
+PLUMBING = {
+    "dpverify.sampling.draw",
+    "dpverify.sampling.children",
+    "dpverify.suite.verification_seed",
+    "dpverify.suite.write_report",
+}
 
 
-@pytest.mark.parametrize("name, function", sorted(
-    (item for item in _public_functions_with_a_seed() if item[0] not in PLUMBING), key=lambda t: t[0]))
+@pytest.mark.parametrize(
+    "name, function",
+    sorted((item for item in _public_functions_with_a_seed() if item[0] not in PLUMBING), key=lambda t: t[0]),
+)
 def test_the_seed_parameter_documents_generators(name, function):
     """Each public ``seed`` parameter says what a Generator does (numpydoc ``seed : ...`` entry)."""
     doc = inspect.getdoc(function) or ""

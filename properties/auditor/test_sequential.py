@@ -71,8 +71,7 @@ def test_alpha_spending_sums_to_alpha(alpha, n_looks, share):
     ids=["geometric", "randomized-response", "laplace"],
 )
 def test_obvious_violation_stops_at_the_first_looks(mechanism, x, x_prime, claim, suite_alpha):
-    result = sequential_audit(mechanism, x, x_prime, epsilon=claim, n_samples=10**6,
-                              alpha=suite_alpha, seed=11)
+    result = sequential_audit(mechanism, x, x_prime, epsilon=claim, n_samples=10**6, alpha=suite_alpha, seed=11)
     assert isinstance(result, SequentialAuditResult)
     assert result.violation
     assert result.pvalue <= suite_alpha
@@ -87,8 +86,7 @@ def test_obvious_violation_stops_at_the_first_looks(mechanism, x, x_prime, claim
 def test_kept_claim_uses_the_whole_budget_and_certifies_tightly(suite_alpha):
     """A claim that holds exactly: no early stop, and the final look certifies close to the truth."""
     mechanism = GeometricMechanism(0.5)
-    result = sequential_audit(mechanism, 0, 1, epsilon=0.5, n_samples=200_000,
-                              alpha=suite_alpha, seed=5)
+    result = sequential_audit(mechanism, 0, 1, epsilon=0.5, n_samples=200_000, alpha=suite_alpha, seed=5)
     assert not result.violation
     assert not result.stopped_early
     assert result.n_samples == result.budget == 200_000
@@ -114,8 +112,9 @@ def test_false_alarm_rate_survives_the_stopping(thorough, suite_alpha):
     mechanism = RandomizedResponse(1.0)
     seeds = np.random.SeedSequence(20240607).generate_state(repetitions)
     alarms = sum(
-        sequential_audit(mechanism, 0, 1, epsilon=1.0, n_samples=4000, first_look=500,
-                         alpha=0.05, seed=int(s)).violation
+        sequential_audit(
+            mechanism, 0, 1, epsilon=1.0, n_samples=4000, first_look=500, alpha=0.05, seed=int(s)
+        ).violation
         for s in seeds
     )
     critical = stats.binom.isf(suite_alpha, repetitions, 0.05)
@@ -132,8 +131,7 @@ def test_same_seed_same_result_and_json_roundtrip():
 
 
 def test_overall_pvalue_is_the_bonferroni_adjusted_minimum():
-    result = sequential_audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=16_000,
-                              alpha=0.05, seed=3)
+    result = sequential_audit(GeometricMechanism(0.5), 0, 1, epsilon=0.5, n_samples=16_000, alpha=0.05, seed=3)
     expected = min(1.0, min(look.pvalue * 0.05 / look.alpha for look in result.looks))
     assert result.pvalue == pytest.approx(expected, rel=1e-12)
     assert math.isclose(sum(look.alpha for look in result.looks), 0.05, rel_tol=1e-12)

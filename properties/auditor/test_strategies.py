@@ -73,8 +73,14 @@ def graph_options(draw):
     lo_n = draw(st.integers(1, 5))
     hi_n = draw(st.integers(lo_n, 8))
     connected = draw(st.booleans())
-    kwargs = dict(min_vertices=lo_n, max_vertices=hi_n, connected=connected, ties=draw(st.booleans()),
-                  integer_weights=draw(st.booleans()), shuffle_edges=draw(st.booleans()))
+    kwargs = dict(
+        min_vertices=lo_n,
+        max_vertices=hi_n,
+        connected=connected,
+        ties=draw(st.booleans()),
+        integer_weights=draw(st.booleans()),
+        shuffle_edges=draw(st.booleans()),
+    )
     kwargs["min_edges"] = draw(st.integers(0, lo_n * (lo_n - 1) // 2))
     if draw(st.booleans()):
         kwargs["max_edges"] = draw(st.integers(max(kwargs["min_edges"], hi_n - 1 if connected else 0), 30))
@@ -154,20 +160,23 @@ def test_weighted_graphs_shrink_to_the_smallest_graph():
     assert n == 2 and edges.shape == (0, 2)  # two vertices, no edge
     n, edges, weights = _smallest(weighted_graphs(connected=True), lambda g: True)
     assert n == 2 and edges.tolist() == [[0, 1]] and weights.tolist() == [0.0]
-    n, edges, weights = _smallest(weighted_graphs(min_weight=1.0, max_weight=5.0, integer_weights=True),
-                                  lambda g: len(g.edges) > 0)
+    n, edges, weights = _smallest(
+        weighted_graphs(min_weight=1.0, max_weight=5.0, integer_weights=True), lambda g: len(g.edges) > 0
+    )
     assert n == 2 and edges.tolist() == [[0, 1]] and weights.tolist() == [1.0]  # the bound nearest zero
     # a weight tie: two edges of weight 0 (a path on three vertices)
-    n, edges, weights = _smallest(weighted_graphs(shuffle_edges=True),
-                                  lambda g: len(np.unique(g.weights)) < len(g.weights))
+    n, edges, weights = _smallest(
+        weighted_graphs(shuffle_edges=True), lambda g: len(np.unique(g.weights)) < len(g.weights)
+    )
     assert n == 3 and len(edges) == 2 and weights.tolist() == [0.0, 0.0]
     # a cycle: a triangle of zero weights (the shrinker may leave isolated vertices beside it)
     graph = _smallest(weighted_graphs(), lambda g: len(nx.cycle_basis(g.to_networkx())) > 0)
     assert len(graph.edges) == 3 and graph.weights.tolist() == [0.0, 0.0, 0.0]
     assert len(nx.cycle_basis(graph.to_networkx())) == 1
     # a disconnected graph with an edge: one edge and an isolated vertex
-    n, edges, weights = _smallest(weighted_graphs(),
-                                  lambda g: len(g.edges) > 0 and not nx.is_connected(g.to_networkx()))
+    n, edges, weights = _smallest(
+        weighted_graphs(), lambda g: len(g.edges) > 0 and not nx.is_connected(g.to_networkx())
+    )
     assert n == 3 and len(edges) == 1 and weights.tolist() == [0.0]
 
 
@@ -238,7 +247,7 @@ def test_add_remove_streams_differ_by_one_insertion(pair):
     s, s_prime = pair
     short, long_ = (s, s_prime) if len(s) < len(s_prime) else (s_prime, s)
     assert len(long_) == len(short) + 1
-    assert any(long_[:i] + long_[i + 1:] == short for i in range(len(long_)))
+    assert any(long_[:i] + long_[i + 1 :] == short for i in range(len(long_)))
 
 
 def test_draw_pairs_is_reproducible_and_distinct():
@@ -302,8 +311,15 @@ N_EXAMPLES = 6
 def test_assert_dp_inside_given_with_bonferroni(pair, suite_alpha):
     """Bonferroni over the examples: family-wise false-alarm rate <= suite_alpha."""
     x, x_prime = pair
-    assert_dp(GeometricSum(1.0), x, x_prime, epsilon=1.0, n_samples=10_000, seed=0,
-              alpha=per_example_alpha(suite_alpha, N_EXAMPLES))
+    assert_dp(
+        GeometricSum(1.0),
+        x,
+        x_prime,
+        epsilon=1.0,
+        n_samples=10_000,
+        seed=0,
+        alpha=per_example_alpha(suite_alpha, N_EXAMPLES),
+    )
 
 
 def test_audit_pairs_rejects_bad_input():

@@ -20,8 +20,7 @@ from dpverify.zoo import GeometricMechanism, RandomizedResponse
 
 
 def test_assert_dp_returns_the_audit_on_a_correct_mechanism(suite_alpha):
-    result = assert_dp(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=20_000,
-                       alpha=suite_alpha, seed=1)
+    result = assert_dp(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=20_000, alpha=suite_alpha, seed=1)
     assert isinstance(result, AuditResult)
     assert not result.violation and result.alpha == suite_alpha
     assert result.n_samples == 20_000
@@ -56,10 +55,12 @@ def test_message_matches_the_audit_that_raised(suite_alpha):
 
 def test_assert_dp_sequential_stops_early_on_a_violation(suite_alpha):
     with pytest.raises(AssertionError, match="1000 samples per input"):
-        assert_dp(GeometricMechanism(1.0), 0, 1, epsilon=0.1, n_samples=10**6,
-                  alpha=suite_alpha, seed=2, sequential=True)
-    result = assert_dp(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=8_000,
-                       alpha=suite_alpha, seed=2, sequential=True)
+        assert_dp(
+            GeometricMechanism(1.0), 0, 1, epsilon=0.1, n_samples=10**6, alpha=suite_alpha, seed=2, sequential=True
+        )
+    result = assert_dp(
+        GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=8_000, alpha=suite_alpha, seed=2, sequential=True
+    )
     assert isinstance(result, SequentialAuditResult) and result.n_samples == 8_000
 
 

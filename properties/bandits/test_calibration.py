@@ -61,13 +61,14 @@ def _assert_laplace(z, suite_alpha, what):
 def _indices(policy, K, horizon, runs, seed, value=X, rounds=None):
     table = np.full((horizon, K), value)
     rounds = range(1, horizon + 1) if rounds is None else rounds
-    res = simulate(UniformMatroid(K, K), TableEnvironment(table), policy, horizon, n_runs=runs, seed=seed,
-                   record_indices_at=rounds)
+    res = simulate(
+        UniformMatroid(K, K), TableEnvironment(table), policy, horizon, n_runs=runs, seed=seed, record_indices_at=rounds
+    )
     assert res.rank == K
     return res.indices, np.asarray(res.index_rounds)  # (runs, rounds, K)
 
 
-LDP_CASES = [(0.8, 2), (3.0, 3), (6.0, 4)]   # (eps, K): per-report eps/K = 0.4, 1, 1.5
+LDP_CASES = [(0.8, 2), (3.0, 3), (6.0, 4)]  # (eps, K): per-report eps/K = 0.4, 1, 1.5
 
 
 @pytest.mark.parametrize("eps, K", LDP_CASES)
@@ -80,7 +81,7 @@ def test_ldp_omm_reports_and_index(eps, K, suite_alpha):
     H, R = 64, 500
     J, rounds = _indices(P.ldp_omm(eps), K, H, R, seed=int(eps * 10) + K)
     e = eps / K
-    t = rounds[1:].astype(float)                  # rounds 2..H: n = t - 1 observations
+    t = rounds[1:].astype(float)  # rounds 2..H: n = t - 1 observations
     n = t - 1
     l2 = np.log(2 * t**4)
     radius = np.sqrt(2 * np.log(t) / n) + np.maximum((2 / e) * np.sqrt(2 * l2 / n), (4 / e) * l2 / n)
@@ -89,7 +90,7 @@ def test_ldp_omm_reports_and_index(eps, K, suite_alpha):
     _assert_laplace(noise * e, suite_alpha, "LDP-OMM")
 
 
-CUCB_LDP_CASES = [(80.0, 2), (180.0, 3)]       # large eps: the index stays below its clip at 1
+CUCB_LDP_CASES = [(80.0, 2), (180.0, 3)]  # large eps: the index stays below its clip at 1
 
 
 @pytest.mark.parametrize("eps, K", CUCB_LDP_CASES)
@@ -116,8 +117,7 @@ def test_cucb_ldp2_single_report_gets_all_of_eps(eps, K, suite_alpha):
     (each report is a fresh draw whichever arm gets it). 2 x 2 tests."""
     H, R = 1 + 16 * K, 800
     cycles = np.arange(1, 17)
-    J, rounds = _indices(P.cucb_ldp2(eps, horizon=H), K, H, R, seed=11 + K, value=0.0,
-                         rounds=1 + K * cycles)
+    J, rounds = _indices(P.cucb_ldp2(eps, horizon=H), K, H, R, seed=11 + K, value=0.0, rounds=1 + K * cycles)
     assert np.all(J < 1.0)
     radius = 4 * np.sqrt(2 * math.log(H) / (eps * eps * cycles))
     S = cycles[None, :, None] * (J - radius[None, :, None])
@@ -221,7 +221,7 @@ def test_cucb_dp_tree_noise(suite_alpha):
     assert np.all(J < 1.0)
     n = ts.astype(float)
     radius = np.sqrt(4 * math.log(K * T) / n) + 12 * math.log(T) ** 3 / (e * n)
-    sums = n[None, :, None] * (J - radius[None, :, None])     # x = 0: the released sums are noise
+    sums = n[None, :, None] * (J - radius[None, :, None])  # x = 0: the released sums are noise
     nodes = np.diff(np.concatenate([np.zeros((R, 1, K)), sums], axis=1), axis=1)
     L = int(T).bit_length()
     assert L == 10
@@ -237,11 +237,18 @@ def test_kernel_noise_bound_equals_the_counter_bound(eps):
     for t in (2.0, 17.0, 300.0, 5000.0):
         for n in range(1, 301):
             assert omm_kernels.dp_omm_noise_bound(n, eps, t) == pytest.approx(
-                float(bank.error_bound_at(n, t ** -4)), rel=1e-12)
+                float(bank.error_bound_at(n, t**-4)), rel=1e-12
+            )
 
 
-LOCAL_CASES = [("LDP-OMM", 0.6, 2), ("LDP-OMM", 5.0, 3), ("CUCB-LDP1", 0.9, 3), ("CUCB-LDP1", 4.0, 2),
-               ("CUCB-LDP2", 0.7, 3), ("CUCB-LDP2", 3.0, 2)]
+LOCAL_CASES = [
+    ("LDP-OMM", 0.6, 2),
+    ("LDP-OMM", 5.0, 3),
+    ("CUCB-LDP1", 0.9, 3),
+    ("CUCB-LDP1", 4.0, 2),
+    ("CUCB-LDP2", 0.7, 3),
+    ("CUCB-LDP2", 3.0, 2),
+]
 
 
 @pytest.mark.parametrize("name, eps, K", LOCAL_CASES)

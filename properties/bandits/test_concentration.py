@@ -90,10 +90,16 @@ def test_classical_bounds_fail_for_small_n_where_lemma1_holds():
     rows = np.array(rows)
     sqrt_fails = rows[rows[:, 2] > 1]
     gauss_fails = rows[rows[:, 3] > 1]
-    print("classical 2b sqrt(2 ln(2/d)/n) fails at (delta, n, exact/delta):",
-          [(d, int(n), round(r, 2)) for d, n, r, _ in sqrt_fails])
-    print("Gaussian-style fails at", len(gauss_fails), "(delta, n) pairs, largest n per delta:",
-          {d: int(gauss_fails[gauss_fails[:, 0] == d][:, 1].max()) for d in np.unique(gauss_fails[:, 0])})
+    print(
+        "classical 2b sqrt(2 ln(2/d)/n) fails at (delta, n, exact/delta):",
+        [(d, int(n), round(r, 2)) for d, n, r, _ in sqrt_fails],
+    )
+    print(
+        "Gaussian-style fails at",
+        len(gauss_fails),
+        "(delta, n) pairs, largest n per delta:",
+        {d: int(gauss_fails[gauss_fails[:, 0] == d][:, 1].max()) for d in np.unique(gauss_fails[:, 0])},
+    )
     # n = 1: P(|Lap(b)| > x) = exp(-x/b); at delta = 1e-6 the sqrt bound gives
     # exp(-2 sqrt(2 ln 2e6)) = 2.4e-5 > 1e-6
     assert (1e-6, 1.0) in {(d, n) for d, n, _, _ in sqrt_fails}

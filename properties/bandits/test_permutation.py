@@ -87,6 +87,7 @@ def test_lemma22_counterexample_on_the_diamond_graph():
 
 # ---- exhaustive catalogue ----------------------------------------------------------------------
 
+
 def _small_graphs():
     return [g for g in graph_atlas_g() if 1 <= g.number_of_nodes() <= 5]
 
@@ -193,6 +194,7 @@ def test_bitmask_kernel_agrees_with_regret_permutation():
 
 
 # ---- regret decomposition on simulated OMM rounds --------------------------------------------
+
 
 def test_regret_decomposition_identity_on_omm_rounds():
     """OMM (Kveton et al. 2014) on a disconnected random graph with Bernoulli arms:

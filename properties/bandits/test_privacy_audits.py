@@ -66,7 +66,8 @@ def test_full_budget_per_arm_is_caught(factory, suite_alpha):
 
 
 @pytest.mark.parametrize(
-    "factory", [P.ldp_omm, P.dp_omm, P.dpts_mat, P.cucb_ldp1, P.cucb_ldp2, P.cucb_dp],
+    "factory",
+    [P.ldp_omm, P.dp_omm, P.dpts_mat, P.cucb_ldp1, P.cucb_ldp2, P.cucb_dp],
     ids=["LDP-OMM", "DP-OMM", "DPTS-MAT", "CUCB-LDP1", "CUCB-LDP2", "CUCB-DP"],
 )
 def test_no_violation_at_claim(factory, suite_alpha):
@@ -95,19 +96,20 @@ def test_local_randomizer_is_exactly_eps_ldp(factory, rank, n_reports):
     rnd = LaplaceLocalRandomizer(factory(eps), rank)
     assert rnd.n_reports == n_reports
     zero, one = np.zeros(n_reports), np.ones(n_reports)
-    loss = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, zero, edges),
-                                       discretized_report_pmf(rnd, one, edges))
+    loss = dpverify.exact_privacy_loss(
+        discretized_report_pmf(rnd, zero, edges), discretized_report_pmf(rnd, one, edges)
+    )
     assert math.isclose(loss.epsilon, eps, rel_tol=1e-9)
     rng = np.random.default_rng(5)
     for _ in range(5):
         a, b = rng.random(n_reports), rng.random(n_reports)
-        pair = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, a, edges),
-                                           discretized_report_pmf(rnd, b, edges))
+        pair = dpverify.exact_privacy_loss(discretized_report_pmf(rnd, a, edges), discretized_report_pmf(rnd, b, edges))
         assert pair.epsilon <= eps + 1e-9
     if n_reports > 1:
         broken = LaplaceLocalRandomizer(broken_full_budget_per_arm(factory(eps)), rank)
-        bl = dpverify.exact_privacy_loss(discretized_report_pmf(broken, zero, edges),
-                                         discretized_report_pmf(broken, one, edges))
+        bl = dpverify.exact_privacy_loss(
+            discretized_report_pmf(broken, zero, edges), discretized_report_pmf(broken, one, edges)
+        )
         assert math.isclose(bl.epsilon, rank * eps, rel_tol=1e-9)
 
 
@@ -139,8 +141,9 @@ class _HybridCounterOfKernel:
         self.eps = eps
 
     def sample(self, stream, size, rng):
-        return omm_kernels.hybrid_counter_batch(np.asarray(stream, dtype=float), self.eps, int(size),
-                                             np.random.default_rng(rng))
+        return omm_kernels.hybrid_counter_batch(
+            np.asarray(stream, dtype=float), self.eps, int(size), np.random.default_rng(rng)
+        )
 
     def __call__(self, stream, rng):
         return self.sample(stream, 1, rng)[0]
@@ -154,6 +157,7 @@ def test_simulator_hybrid_counter(suite_alpha):
     assert np.allclose(noiseless, np.cumsum(stream), atol=1e-9)
     neighbour = stream.copy()
     neighbour[2] = 0.0
-    res = dpverify.audit(_HybridCounterOfKernel(1.0), stream, neighbour, epsilon=1.0, n_samples=40_000,
-                         alpha=suite_alpha, seed=4)
+    res = dpverify.audit(
+        _HybridCounterOfKernel(1.0), stream, neighbour, epsilon=1.0, n_samples=40_000, alpha=suite_alpha, seed=4
+    )
     assert not res.violation

@@ -23,8 +23,14 @@ def _z(alpha):
 
 
 SUBLINEAR = [
-    lambda: P.omm(), lambda: P.cts(), lambda: P.cucb(), lambda: P.dpucb_mat(2.0), lambda: P.dpts_mat(2.0),
-    lambda: P.dp_omm(2.0), lambda: P.ldp_omm(2.0), lambda: P.cucb_ldp2(2.0),
+    lambda: P.omm(),
+    lambda: P.cts(),
+    lambda: P.cucb(),
+    lambda: P.dpucb_mat(2.0),
+    lambda: P.dpts_mat(2.0),
+    lambda: P.dp_omm(2.0),
+    lambda: P.ldp_omm(2.0),
+    lambda: P.cucb_ldp2(2.0),
 ]
 
 

@@ -65,10 +65,13 @@ def test_no_ldp_policy_beats_theorem5(suite_alpha):
         assert _lower(per_log, suite_alpha / len(cases)) > theorem5_constant(eps), (name, eps, per_log.mean())
 
 
-@pytest.mark.parametrize("name, factory, eps_small, eps_large", [
-    ("CUCB-LDP1", P.cucb_ldp1, 1.0, 4.0),
-    ("CUCB-DP", P.cucb_dp, 1.0, 8.0),
-])
+@pytest.mark.parametrize(
+    "name, factory, eps_small, eps_large",
+    [
+        ("CUCB-LDP1", P.cucb_ldp1, 1.0, 4.0),
+        ("CUCB-DP", P.cucb_dp, 1.0, 8.0),
+    ],
+)
 def test_cucb_ldp1_and_cucb_dp_regret_falls_with_epsilon(name, factory, eps_small, eps_large, suite_alpha):
     """R(T) at the small eps exceeds R(T) at the large eps (T = 1e5, 20 runs each).
 
@@ -103,11 +106,14 @@ FIT_EPSILONS = (1.0, 1.5, 2.0, 3.0, 4.0)
 
 def fitted_epsilon_exponent(factory, *, horizon=100_000, n_runs=20, seed=430):
     """Least-squares slope of ln R(T) against ln(1/eps) over FIT_EPSILONS (and the mean regrets)."""
-    means = np.array([
-        simulate(HARD, policy=factory(e), horizon=horizon, n_runs=n_runs, seed=seed + i,
-                 checkpoints=[horizon]).cumulative_regret[:, -1].mean()
-        for i, e in enumerate(FIT_EPSILONS)
-    ])
+    means = np.array(
+        [
+            simulate(HARD, policy=factory(e), horizon=horizon, n_runs=n_runs, seed=seed + i, checkpoints=[horizon])
+            .cumulative_regret[:, -1]
+            .mean()
+            for i, e in enumerate(FIT_EPSILONS)
+        ]
+    )
     return float(np.polyfit(np.log(1 / np.array(FIT_EPSILONS)), np.log(means), 1)[0]), means
 
 

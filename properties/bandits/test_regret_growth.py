@@ -54,10 +54,11 @@ def fitted_k_exponent(factory, eps, *, horizon, n_runs, seed):
     """(slope, standard error, mean regrets) of ln R(T) on ln K over KS."""
     means, variances = [], []
     for i, k in enumerate(KS):
-        r = simulate(instance(k), policy=factory(eps), horizon=horizon, n_runs=n_runs, seed=seed + i,
-                     checkpoints=[horizon]).cumulative_regret[:, -1]
+        r = simulate(
+            instance(k), policy=factory(eps), horizon=horizon, n_runs=n_runs, seed=seed + i, checkpoints=[horizon]
+        ).cumulative_regret[:, -1]
         means.append(r.mean())
-        variances.append(r.var(ddof=1) / r.size / r.mean() ** 2)     # var of ln(mean), delta method
+        variances.append(r.var(ddof=1) / r.size / r.mean() ** 2)  # var of ln(mean), delta method
     x = np.log(KS) - np.log(KS).mean()
     y = np.log(means)
     slope = float((x * y).sum() / (x * x).sum())
@@ -79,7 +80,7 @@ def test_regret_grows_in_k_no_faster_than_claimed(name, suite_alpha, thorough):
     slope, se, means = fitted_k_exponent(factory, eps, horizon=horizon, n_runs=n_runs, seed=500)
     print(name, "K", KS, "regret", means.round(0), "slope", round(slope, 2), "+-", round(se, 3))
     assert slope - stats.norm.isf(suite_alpha) * se <= claimed, (name, slope, se)
-    assert means[-1] > means[0]   # more suboptimal swaps cost more: the fit sees a real signal
+    assert means[-1] > means[0]  # more suboptimal swaps cost more: the fit sees a real signal
 
 
 CHECKPOINTS = (3_125, 6_250, 12_500, 25_000, 50_000, 100_000)
@@ -95,12 +96,25 @@ def test_regret_slope_in_ln_t_does_not_grow_faster_than_claimed(name, suite_alph
     """
     factory, eps, _, claimed_ratio, _ = POLICIES[name]
     n_runs = 60 if thorough else 20
-    r = simulate(instance(2), policy=factory(eps), horizon=CHECKPOINTS[-1], n_runs=n_runs, seed=520,
-                 checkpoints=list(CHECKPOINTS)).cumulative_regret
+    r = simulate(
+        instance(2),
+        policy=factory(eps),
+        horizon=CHECKPOINTS[-1],
+        n_runs=n_runs,
+        seed=520,
+        checkpoints=list(CHECKPOINTS),
+    ).cumulative_regret
     early = (r[:, 2] - r[:, 0]) / math.log(4)
     late = (r[:, 5] - r[:, 3]) / math.log(4)
     d = late - claimed_ratio * early
     lower = d.mean() - stats.norm.isf(suite_alpha) * d.std(ddof=1) / math.sqrt(d.size)
-    print(name, "dR/dlnT early", early.mean().round(1), "late", late.mean().round(1),
-          "ratio", round(late.mean() / early.mean(), 2))
+    print(
+        name,
+        "dR/dlnT early",
+        early.mean().round(1),
+        "late",
+        late.mean().round(1),
+        "ratio",
+        round(late.mean() / early.mean(), 2),
+    )
     assert lower <= 0, (name, early.mean(), late.mean())

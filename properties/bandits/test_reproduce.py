@@ -30,7 +30,8 @@ def _curves(rows, keys, value):
     out = {}
     for r in rows:
         out.setdefault(tuple(r[k] for k in keys), []).append(
-            (int(r["round"]), float(r[value]), float(r["band_low"]), float(r["band_high"])))
+            (int(r["round"]), float(r[value]), float(r["band_low"]), float(r["band_high"]))
+        )
     return {k: tuple(np.array(c) for c in zip(*sorted(v))) for k, v in out.items()}
 
 
@@ -127,8 +128,9 @@ def _jobs():
 def _expected():
     from algorithms.bandits.simulator import simulate
 
-    return [simulate(inst, policy=pol, horizon=h, n_runs=n, seed=s, checkpoints=ck)
-            for inst, pol, h, n, ck, s in _jobs()]
+    return [
+        simulate(inst, policy=pol, horizon=h, n_runs=n, seed=s, checkpoints=ck) for inst, pol, h, n, ck, s in _jobs()
+    ]
 
 
 def test_one_task_per_run_equals_one_simulation_on_any_executor():
@@ -153,8 +155,9 @@ def test_one_task_per_run_on_a_dask_cluster_equals_one_simulation():
     from algorithms.bandits.reproduce import _simulate_jobs
     from dpverify.reproduce import open_executor
 
-    with distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=False,
-                                  dashboard_address=None) as cluster:
+    with distributed.LocalCluster(
+        n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None
+    ) as cluster:
         with open_executor(scheduler=cluster.scheduler_address) as executor:
             got = _simulate_jobs(_jobs(), executor=executor, progress=False, desc="")
     for g, e in zip(got, _expected()):

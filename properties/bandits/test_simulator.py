@@ -24,9 +24,16 @@ from algorithms.matroids import GraphicMatroid, PartitionMatroid, UniformMatroid
 from algorithms.matroids.strategies import any_matroid
 
 ALL_POLICIES = [
-    lambda: P.omm(), lambda: P.dp_omm(1.0), lambda: P.ldp_omm(2.0), lambda: P.dpucb_mat(1.0),
-    lambda: P.dpts_mat(1.0), lambda: P.cts(), lambda: P.cucb(), lambda: P.cucb_ldp1(3.0),
-    lambda: P.cucb_ldp2(3.0), lambda: P.cucb_dp(3.0),
+    lambda: P.omm(),
+    lambda: P.dp_omm(1.0),
+    lambda: P.ldp_omm(2.0),
+    lambda: P.dpucb_mat(1.0),
+    lambda: P.dpts_mat(1.0),
+    lambda: P.cts(),
+    lambda: P.cucb(),
+    lambda: P.cucb_ldp1(3.0),
+    lambda: P.cucb_ldp2(3.0),
+    lambda: P.cucb_dp(3.0),
 ]
 
 
@@ -68,8 +75,9 @@ def test_rounds_play_greedy_bases_and_regret_is_consistent(matroid, which, means
             simulate(matroid, env, policy, 5)
         return
     T = 12
-    res = simulate(matroid, env, policy, T, n_runs=2, seed=seed, record_super_arms=True,
-                   record_indices_at=range(1, T + 1))
+    res = simulate(
+        matroid, env, policy, T, n_runs=2, seed=seed, record_super_arms=True, record_indices_at=range(1, T + 1)
+    )
     K = matroid.rank
     assert res.rank == K and res.super_arms.shape == (2, T, K)
     opt = means[greedy_basis(matroid, means)].sum()
@@ -93,8 +101,7 @@ def test_rounds_play_greedy_bases_and_regret_is_consistent(matroid, which, means
 def test_same_seed_same_result_for_any_worker_count_and_prefix():
     inst = thesis_table61_instance()
     a = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=42, record_super_arms=True)
-    b = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=42, record_super_arms=True,
-                 n_workers=2)
+    b = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=6, seed=42, record_super_arms=True, n_workers=2)
     c = simulate(inst, policy=P.dpts_mat(1.0), horizon=300, n_runs=3, seed=42, record_super_arms=True)
     assert np.array_equal(a.super_arms, b.super_arms)
     assert np.array_equal(a.cumulative_regret, b.cumulative_regret)
@@ -121,8 +128,9 @@ def test_table_environment_reveals_the_table():
     """With a 0/1 table the realized reward is the table's sum over the played arms."""
     table = np.random.default_rng(0).integers(0, 2, size=(40, 7)).astype(float)
     inst = thesis_table61_instance()
-    res = simulate(inst.matroid, TableEnvironment(table), P.dpucb_mat(2.0), 40, n_runs=1, seed=0,
-                   record_super_arms=True)
+    res = simulate(
+        inst.matroid, TableEnvironment(table), P.dpucb_mat(2.0), 40, n_runs=1, seed=0, record_super_arms=True
+    )
     realized = np.array([table[t, res.super_arms[0, t]].sum() for t in range(40)])
     assert np.allclose(res.cumulative_reward[0], np.cumsum(realized))
 
@@ -160,12 +168,22 @@ def test_claims_are_data():
     assert P.dp_omm(2.0).claim.epsilon == 2.0 and P.dp_omm(2.0).claim.model == "central"
     assert P.ldp_omm(2.0).claim.model == "local" and P.ldp_omm(2.0).arm_epsilon(K) == 0.5
     assert P.dpucb_mat(2.0).claim.seed_epsilon == 4.0  # thesis Theorem 8 states 2 eps
-    assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0      # one report per round
+    assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0  # one report per round
     broken = broken_full_budget_per_arm(P.dpucb_mat(2.0))
     assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
     assert P.omm().claim.epsilon is None and P.omm().arm_epsilon(K) == np.inf
-    assert set(P.POLICY_FACTORIES) == {"OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "DPTS-MAT", "CTS", "CUCB",
-                                       "CUCB-LDP1", "CUCB-LDP2", "CUCB-DP"}
+    assert set(P.POLICY_FACTORIES) == {
+        "OMM",
+        "DP-OMM",
+        "LDP-OMM",
+        "DPUCB-MAT",
+        "DPTS-MAT",
+        "CTS",
+        "CUCB",
+        "CUCB-LDP1",
+        "CUCB-LDP2",
+        "CUCB-DP",
+    }
 
 
 def _reference_index(name, obs, t, K, m, e, T):
@@ -190,7 +208,7 @@ def _reference_index(name, obs, t, K, m, e, T):
     if name == "DPUCB-MAT":
         size, start, last = 1, 0, None
         while start + size <= n:
-            last = (obs[start:start + size], size)
+            last = (obs[start : start + size], size)
             start, size = start + size, 2 * size
         if last is None:
             return np.inf
@@ -208,8 +226,7 @@ def _reference_index(name, obs, t, K, m, e, T):
     return min(v, 1.0)
 
 
-@pytest.mark.parametrize("name", ["OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "CUCB", "CUCB-LDP1", "CUCB-LDP2",
-                                  "CUCB-DP"])
+@pytest.mark.parametrize("name", ["OMM", "DP-OMM", "LDP-OMM", "DPUCB-MAT", "CUCB", "CUCB-LDP1", "CUCB-LDP2", "CUCB-DP"])
 def test_compiled_indices_match_reference_formulas(name):
     """With eps = 1e12 (noise ~1e-12) the compiled indices equal a pure-Python restatement of each
     policy's formula (module docstring of algorithms.bandits.policies), round by round."""
@@ -217,8 +234,16 @@ def test_compiled_indices_match_reference_formulas(name):
     T, m = 80, 7
     table = np.random.default_rng(2).integers(0, 2, size=(T, m)).astype(float)
     policy = P.POLICY_FACTORIES[name](1e12)
-    res = simulate(inst.matroid, TableEnvironment(table), policy, T, n_runs=1, seed=3, record_super_arms=True,
-                   record_indices_at=range(1, T + 1))
+    res = simulate(
+        inst.matroid,
+        TableEnvironment(table),
+        policy,
+        T,
+        n_runs=1,
+        seed=3,
+        record_super_arms=True,
+        record_indices_at=range(1, T + 1),
+    )
     K = res.rank
     e = policy.arm_epsilon(K)
     obs = [[] for _ in range(m)]
@@ -237,8 +262,10 @@ def test_compiled_indices_match_reference_formulas(name):
                 obs[a].append(table[t - 1, a])
 
 
-@given(values=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, np.inf]) | st.floats(-5, 5), min_size=0, max_size=60),
-       perm_seed=st.integers(0, 2**32 - 1))
+@given(
+    values=st.lists(st.sampled_from([0.0, 0.5, 1.0, 2.0, np.inf]) | st.floats(-5, 5), min_size=0, max_size=60),
+    perm_seed=st.integers(0, 2**32 - 1),
+)
 @example(values=list(range(60)), perm_seed=0)  # reversed input: exceeds the shift budget -> merge sort
 def test_kernel_sorts_are_correct(values, perm_seed):
     """The simulator's insertion sort (with its merge-sort fallback) and the merge sort both sort

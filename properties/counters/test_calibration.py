@@ -33,9 +33,9 @@ from algorithms.counters import (
 )
 
 EPSILONS = (0.3, 2.5)
-T = 40            # binary: 6 levels; hybrid: binary instances with k = 1..4 (2..5 levels)
+T = 40  # binary: 6 levels; hybrid: binary instances with k = 1..4 (2..5 levels)
 RUNS = 4000
-KS_TESTS = 12     # the number of KS assertions below (Bonferroni)
+KS_TESTS = 12  # the number of KS assertions below (Bonferroni)
 
 
 @pytest.mark.parametrize("eps", (0.3, 1.0, 2.5, 7.0))

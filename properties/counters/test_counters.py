@@ -52,6 +52,7 @@ def _floor_pow2(t):
 
 # ---- structures ------------------------------------------------------------------------------
 
+
 def test_structures_release_prefix_sums():
     rng = np.random.default_rng(1)
     for T in range(1, 71):
@@ -146,6 +147,7 @@ def test_single_stream_helpers_match_banks():
 
 # ---- audits -----------------------------------------------------------------------------------
 
+
 class LikelihoodRatioStatistic:
     """Post-processing of a counter's output to one bit: are all n recovered nodes containing
     position i at or above their means under x? This is a likelihood-ratio event of the pair
@@ -194,12 +196,15 @@ def test_audit_counters_at_claimed_epsilon(kind, suite_alpha):
     x, xp, i = _neighbours(S, AUDIT_T, 5)
     raw = dpverify.audit(make(), x, xp, epsilon=EPS, n_samples=20_000, alpha=suite_alpha, seed=101)
     assert not raw.violation
-    lr = dpverify.audit(LikelihoodRatioStatistic(make(), S, x, i), x, xp, epsilon=EPS,
-                        n_samples=100_000, alpha=suite_alpha, seed=102)
+    lr = dpverify.audit(
+        LikelihoodRatioStatistic(make(), S, x, i), x, xp, epsilon=EPS, n_samples=100_000, alpha=suite_alpha, seed=102
+    )
     assert not lr.violation
     exact = S.exact_epsilon()
-    print(f"{kind}: exact loss {exact:.4f}; certified lower bounds raw {raw.epsilon_lower_bound:.3f}, "
-          f"likelihood-ratio {lr.epsilon_lower_bound:.3f} (claim {EPS})")
+    print(
+        f"{kind}: exact loss {exact:.4f}; certified lower bounds raw {raw.epsilon_lower_bound:.3f}, "
+        f"likelihood-ratio {lr.epsilon_lower_bound:.3f} (claim {EPS})"
+    )
     assert lr.epsilon_lower_bound > 0.7 * exact
 
 
@@ -209,13 +214,15 @@ def test_audit_catches_half_scale_counter(suite_alpha):
     S = binary_structure(AUDIT_T, EPS)
     x, xp, i = _neighbours(S, AUDIT_T, 5)
     broken = BrokenBinaryMechanism(EPS, scale_factor=0.5)
-    res = dpverify.audit(LikelihoodRatioStatistic(broken, S, x, i), x, xp, epsilon=EPS,
-                         n_samples=100_000, alpha=suite_alpha, seed=103)
+    res = dpverify.audit(
+        LikelihoodRatioStatistic(broken, S, x, i), x, xp, epsilon=EPS, n_samples=100_000, alpha=suite_alpha, seed=103
+    )
     print(f"half-scale binary: certified lower bound {res.epsilon_lower_bound:.3f} (exact 2.0)")
     assert res.violation
 
 
 # ---- error bounds ----------------------------------------------------------------------------
+
 
 def test_error_bounds_hold_exactly_for_single_counts():
     """The bound is Lemma 1 applied to each Laplace part; check each part's exact tail."""
@@ -234,6 +241,7 @@ def test_error_bounds_hold_exactly_for_single_counts():
         assert p_log <= delta
         # hybrid: the union bound splits delta over the logarithmic and binary parts
         from algorithms.counters import laplace_sum_deviation_bound as lemma
+
         d_log = delta if s == 0 else delta / 2
         b_log = float(lemma(k + 1, 2 / EPS, d_log))
         assert 2 * laplace_sum_tail_mixture(k + 1, 2 / EPS, b_log) <= d_log
@@ -252,9 +260,11 @@ def test_error_bounds_hold_on_simulated_banks(kind, suite_alpha):
     delta = 0.05
     R, T = 20_000, 300
     rng = np.random.default_rng(2024)
-    bank = {"binary": lambda: BinaryCounterBank(R, EPS, horizon=T, rng=rng),
-            "logarithmic": lambda: LogarithmicCounterBank(R, EPS, rng=rng),
-            "hybrid": lambda: HybridCounterBank(R, EPS, rng=rng)}[kind]()
+    bank = {
+        "binary": lambda: BinaryCounterBank(R, EPS, horizon=T, rng=rng),
+        "logarithmic": lambda: LogarithmicCounterBank(R, EPS, rng=rng),
+        "hybrid": lambda: HybridCounterBank(R, EPS, rng=rng),
+    }[kind]()
     checkpoints = {1, 2, 3, 7, 64, 100, 255, 300}
     pvalues = []
     for t in range(1, T + 1):
@@ -268,6 +278,7 @@ def test_error_bounds_hold_on_simulated_banks(kind, suite_alpha):
 
 
 # ---- bad input --------------------------------------------------------------------------------
+
 
 def test_bad_input_raises_named_errors():
     with pytest.raises(InvalidPrivacyParameterError):

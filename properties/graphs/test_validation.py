@@ -78,7 +78,6 @@ def test_bad_networkx_graphs_raise_named_errors():
         as_graph_arrays(one)
 
 
-
 def test_tree_key_is_canonical():
     assert tree_key(np.array([3, 1, 2])) == (1, 2, 3) == tree_key([2, 3, 1])
     assert all(type(i) is int for i in tree_key(np.array([2, 1], dtype=np.int32)))

@@ -4,7 +4,6 @@ All checks are deterministic invariants (Hypothesis over constructively built ma
 four kinds, ``algorithms.matroids.strategies``); no statistical assertions here.
 """
 
-
 import networkx as nx
 import numpy as np
 import pytest
@@ -88,8 +87,9 @@ def test_batched_greedy_equals_single(matroid, R, data):
     n = matroid.n_elements
     # values from a small set force ties; +-inf allowed (bandit indices of unplayed arms)
     vals = st.sampled_from([-np.inf, -1.0, 0.0, 0.5, 1.0, 2.0, np.inf])
-    W = np.array(data.draw(st.lists(st.lists(vals, min_size=n, max_size=n), min_size=R, max_size=R)),
-                 dtype=np.float64).reshape(R, n)
+    W = np.array(
+        data.draw(st.lists(st.lists(vals, min_size=n, max_size=n), min_size=R, max_size=R)), dtype=np.float64
+    ).reshape(R, n)
     B = matroid.greedy_max_basis_batch(W)
     Bmin = matroid.greedy_min_basis_batch(W)
     assert B.shape == (R, matroid.rank) and Bmin.shape == (R, matroid.rank)
@@ -128,6 +128,7 @@ def test_graphic_from_networkx_disconnected_gives_spanning_forest():
 
 # ---- bad oracles and bad input -------------------------------------------------------------
 
+
 def _not_hereditary(s):  # {0,1,2} independent but {0,1} not
     return len(s) <= 1 or s == frozenset({0, 1, 2})
 
@@ -140,8 +141,9 @@ def _empty_dependent(s):
     return False
 
 
-@pytest.mark.parametrize("oracle,axiom", [(_not_hereditary, "(I2)"), (_no_exchange, "(I3)"),
-                                          (_empty_dependent, "(I1)")])
+@pytest.mark.parametrize(
+    "oracle,axiom", [(_not_hereditary, "(I2)"), (_no_exchange, "(I3)"), (_empty_dependent, "(I1)")]
+)
 def test_bad_oracles_are_rejected(oracle, axiom):
     with pytest.raises(MatroidAxiomError, match=axiom.replace("(", r"\(").replace(")", r"\)")):
         OracleMatroid(3, oracle)

@@ -51,7 +51,7 @@ from algorithms.mst.privatization import gaussian_privatized_mst, laplace_privat
 from algorithms.mst.samplers import TreeSampler
 
 N_TESTS = 38  # distributional assertions in this module (Bonferroni)
-CONFIGS = [(0.3, 1.0), (2.5, 0.4)]          # (epsilon0, D)
+CONFIGS = [(0.3, 1.0), (2.5, 0.4)]  # (epsilon0, D)
 BASE = np.array([1.8, 0.0, 3.0, 1.2, 2.4, 0.6])  # intended log-size spread epsilon0 w / (2D)
 N = 10_000
 
@@ -156,8 +156,9 @@ def test_matroid_extension_follows_the_stated_law(epsilon0, sens, maximize, suit
     sign = 1.0 if maximize else -1.0
     law = ppsacr_set_distribution(sign * epsilon0 * w / (2.0 * sens), 3, None)
     mech = PerturbedMatroidBasisMechanism(matroid, epsilon0, sensitivity=sens, maximize=maximize)
-    single = lambda rng: tuple(private_matroid_basis(matroid, w, epsilon0, rng, sensitivity=sens,  # noqa: E731
-                                                     maximize=maximize).tolist())
+
+    def single(rng):
+        return tuple(private_matroid_basis(matroid, w, epsilon0, rng, sensitivity=sens, maximize=maximize).tolist())
 
     class Batched:
         def __call__(self, rng):
@@ -189,8 +190,9 @@ def test_algorithm1_noise_is_gumbel_of_scale_2d_over_eps0(epsilon0, sens, suite_
     beta = 2.0 * sens / epsilon0
     rng = np.random.default_rng(int(epsilon0 * 100 + sens))
     a = np.concatenate([g.weights - gumbel_perturbed_weights(g, epsilon0, rng, sensitivity=sens) for _ in range(20)])
-    b = np.concatenate([g.weights - perturbed_mst(g, epsilon0, rng, sensitivity=sens, return_noisy_weights=True)[1]
-                        for _ in range(20)])
+    b = np.concatenate(
+        [g.weights - perturbed_mst(g, epsilon0, rng, sensitivity=sens, return_noisy_weights=True)[1] for _ in range(20)]
+    )
     assert _ks_pvalue(a / beta, stats.gumbel_r.cdf) > suite_alpha / N_TESTS
     assert _ks_pvalue(b / beta, stats.gumbel_r.cdf) > suite_alpha / N_TESTS
 
@@ -208,10 +210,22 @@ def test_input_privatization_noise_follows_its_calibration(param, sens, relation
     rng = np.random.default_rng(int(param * 10) + (0 if relation == "linf" else 7))
     b = (m * sens if relation == "linf" else sens) / param
     sigma = (sens * math.sqrt(m) if relation == "linf" else sens) / math.sqrt(2.0 * param)
-    lap = np.concatenate([laplace_privatized_mst(g, param, rng, sensitivity=sens, neighbouring=relation,
-                                                 return_noisy_weights=True)[1] - g.weights for _ in range(20)])
-    gau = np.concatenate([gaussian_privatized_mst(g, param, rng, sensitivity=sens, neighbouring=relation,
-                                                  return_noisy_weights=True)[1] - g.weights for _ in range(20)])
+    lap = np.concatenate(
+        [
+            laplace_privatized_mst(g, param, rng, sensitivity=sens, neighbouring=relation, return_noisy_weights=True)[1]
+            - g.weights
+            for _ in range(20)
+        ]
+    )
+    gau = np.concatenate(
+        [
+            gaussian_privatized_mst(g, param, rng, sensitivity=sens, neighbouring=relation, return_noisy_weights=True)[
+                1
+            ]
+            - g.weights
+            for _ in range(20)
+        ]
+    )
     assert _ks_pvalue(lap / b, stats.laplace.cdf) > suite_alpha / N_TESTS
     assert _ks_pvalue(gau / sigma, stats.norm.cdf) > suite_alpha / N_TESTS
 
@@ -254,15 +268,18 @@ def test_accounting_at_several_values(epsilon0, steps):
             assert claim.basic_composition_epsilon == pytest.approx(steps * epsilon0, rel=1e-12)
         assert epsilon_from_rho(epsilon0, delta) == pytest.approx(epsilon0 + 2 * math.sqrt(epsilon0 * L), rel=1e-12)
         assert rho_from_epsilon(epsilon0 * steps, delta) == pytest.approx(
-            (math.sqrt(epsilon0 * steps + L) - math.sqrt(L)) ** 2, rel=1e-12)
+            (math.sqrt(epsilon0 * steps + L) - math.sqrt(L)) ** 2, rel=1e-12
+        )
 
 
 def test_forest_claims_count_one_step_per_forest_edge():
     """n - c steps for a spanning forest: 7 vertices in 3 components -> 4 steps, for the helper
     and for the audited mechanism."""
     forest = as_graph_arrays((7, [[0, 1], [1, 2], [0, 2], [3, 4], [4, 5]], [1.0, 2.0, 3.0, 1.0, 2.0]))
-    for claim in (spanning_forest_claim(forest, 0.7, 1e-6),
-                  GumbelPerturbationMechanism(0.7).privacy_claim(forest, 1e-6)):
+    for claim in (
+        spanning_forest_claim(forest, 0.7, 1e-6),
+        GumbelPerturbationMechanism(0.7).privacy_claim(forest, 1e-6),
+    ):
         assert claim.steps == 4 and claim.rho == pytest.approx(4 * 0.7**2 / 2)
 
 
@@ -279,10 +296,12 @@ def test_samplers_keep_the_law_at_float_extremes(algorithm, suite_alpha):
     suite_alpha / 8 (power: a deterministic pick puts mass 0 on a 0.38 outcome, p-value ~0).
     Also at a spread just below the batched sampler's log-space threshold (w / beta spans 590,
     keys up to e^590 in linear space)."""
-    for case, (w, epsilon0, sens) in enumerate([
-        ([-1e3, -999.0, 1e3, 1e3 + 0.1, 1e3 + 5.0], 10.0, 1.0),     # log path
-        ([0.0, 1.0, 118.0, 118.1, 120.0], 10.0, 1.0),               # w/beta spans 600: linear path edge
-    ]):
+    for case, (w, epsilon0, sens) in enumerate(
+        [
+            ([-1e3, -999.0, 1e3, 1e3 + 0.1, 1e3 + 5.0], 10.0, 1.0),  # log path
+            ([0.0, 1.0, 118.0, 118.1, 120.0], 10.0, 1.0),  # w/beta spans 600: linear path edge
+        ]
+    ):
         g = as_graph_arrays((4, [[0, 1], [1, 2], [2, 3], [0, 3], [0, 2]], w))
         law = _kruskal_law(g, epsilon0, sens) if algorithm != "pamst-fast" else _pamst_law(g, epsilon0, sens)
         sampler = TreeSampler(algorithm, g, epsilon0, sensitivity=sens)

@@ -214,8 +214,10 @@ def test_algorithm1_error_is_of_pamst_size(density):
     err_a = _errors(g, "algorithm1", COMPARISON_DRAWS, rng_a)
     err_p = _errors(g, "pamst", COMPARISON_DRAWS, rng_p)
     ratio, low, high = _ratio_of_means_interval(err_a, err_p, Z_SUITE)
-    print(f"density={density} mean A1={err_a.mean():.3f} PAMST={err_p.mean():.3f} "
-          f"ratio={ratio:.3f} [{low:.3f}, {high:.3f}]")
+    print(
+        f"density={density} mean A1={err_a.mean():.3f} PAMST={err_p.mean():.3f} "
+        f"ratio={ratio:.3f} [{low:.3f}, {high:.3f}]"
+    )
     assert 0.5 < low and high < 1.25, f"ratio of mean errors {ratio:.3f}, interval [{low:.3f}, {high:.3f}]"
 
 
@@ -265,6 +267,8 @@ def test_algorithm1_beats_input_privatization_on_dense_graphs_only(density, bett
     }
     worse = "sealfon_gaussian" if better == "algorithm1" else "algorithm1"
     result = stats.mannwhitneyu(err[better], err[worse], alternative="less")
-    print(f"density={density} mean A1={err['algorithm1'].mean():.3f} "
-          f"Sealfon={err['sealfon_gaussian'].mean():.3f} p={result.pvalue:.3g}")
+    print(
+        f"density={density} mean A1={err['algorithm1'].mean():.3f} "
+        f"Sealfon={err['sealfon_gaussian'].mean():.3f} p={result.pvalue:.3g}"
+    )
     assert result.pvalue < suite_alpha

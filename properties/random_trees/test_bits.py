@@ -197,8 +197,10 @@ def test_noisy_weights_follow_the_stated_law_at_several_eps0(k, w, epsilon0, sui
         def sample(self, size, rng):
             return bits.perturb_weights_batch([w], k, epsilon0, size, rng)[:, 0].tolist()
 
-    single = lambda rng: int(bits.reconstruct_weights(  # noqa: E731
-        bits.randomized_response_bits(bits.decompose_bits([w], bits.bit_count(k)), epsilon0, rng))[0])
+    def single(rng):
+        noisy_bits = bits.randomized_response_bits(bits.decompose_bits([w], bits.bit_count(k)), epsilon0, rng)
+        return int(bits.reconstruct_weights(noisy_bits)[0])
+
     seed = int(epsilon0 * 100) + k
     assert dpverify.goodness_of_fit(Batched(), pmf, n_samples=n, seed=seed).pvalue > suite_alpha / 6
     assert dpverify.goodness_of_fit(single, pmf, n_samples=n, seed=seed + 1).pvalue > suite_alpha / 6

@@ -26,8 +26,9 @@ from algorithms.random_trees.catalogue import catalogue
 
 
 def _weight_release_loss(w, w2, k, epsilon0):
-    return dpverify.exact_privacy_loss(bits.noisy_weight_pmf_dict(w, k, epsilon0),
-                                       bits.noisy_weight_pmf_dict(w2, k, epsilon0))
+    return dpverify.exact_privacy_loss(
+        bits.noisy_weight_pmf_dict(w, k, epsilon0), bits.noisy_weight_pmf_dict(w2, k, epsilon0)
+    )
 
 
 @given(st.integers(3, 2**12), st.floats(0.05, 5.0))
@@ -89,8 +90,9 @@ def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
     result = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps, n_samples=200_000, alpha=suite_alpha, seed=301)
     assert not result.violation
     assert 0.9 * exact_eps < result.epsilon_lower_bound <= exact_eps
-    broken = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps - epsilon0, n_samples=200_000, alpha=suite_alpha,
-                            seed=302)
+    broken = dpverify.audit(
+        mechanism, lo, hi, epsilon=exact_eps - epsilon0, n_samples=200_000, alpha=suite_alpha, seed=302
+    )
     assert broken.violation
 
 
@@ -112,8 +114,10 @@ def test_lemma_4_4_claim_holds_and_is_loose(k, epsilon0, delta):
 
 def test_lemma_4_4_reported_slack():
     """The slack figures quoted in the issue note (delta = 1e-5)."""
-    slack = {k: pipeline.lemma_4_4_claimed_epsilon(1.0, k, 1e-5) / pipeline.exact_weight_release_epsilon(1.0, k)
-             for k in (4, 16, 256, 1024)}
+    slack = {
+        k: pipeline.lemma_4_4_claimed_epsilon(1.0, k, 1e-5) / pipeline.exact_weight_release_epsilon(1.0, k)
+        for k in (4, 16, 256, 1024)
+    }
     assert slack[4] == pytest.approx(9.597, abs=1e-3)
     assert slack[16] == pytest.approx(9.597, abs=1e-3)
     assert slack[256] == pytest.approx(19.19, abs=1e-2)
@@ -221,8 +225,15 @@ def test_tree_release_audit_finds_no_violation_of_l_eps0(suite_alpha):
     entry = next(e for e in catalogue() if e.name == "triangle-k8")
     w, w2 = _worst_pair(entry)
     mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, epsilon0=1.0)
-    result = dpverify.audit(mechanism, w, w2, epsilon=pipeline.exact_weight_release_epsilon(1.0, entry.k),
-                            n_samples=40_000, alpha=suite_alpha, seed=305)
+    result = dpverify.audit(
+        mechanism,
+        w,
+        w2,
+        epsilon=pipeline.exact_weight_release_epsilon(1.0, entry.k),
+        n_samples=40_000,
+        alpha=suite_alpha,
+        seed=305,
+    )
     assert not result.violation
 
 

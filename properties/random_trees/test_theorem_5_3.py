@@ -34,8 +34,17 @@ TRIANGLE = np.array([[0, 1], [1, 2], [0, 2]])
 def tree_graphs(draw):
     """A random tree on 2..5 vertices with integer weights below k (k in 2..8)."""
     k = draw(st.integers(2, 8))
-    tree = draw(weighted_graphs(min_vertices=2, max_vertices=5, connected=True, max_extra_edges=0,
-                                min_weight=1, max_weight=k - 1, integer_weights=True))
+    tree = draw(
+        weighted_graphs(
+            min_vertices=2,
+            max_vertices=5,
+            connected=True,
+            max_extra_edges=0,
+            min_weight=1,
+            max_weight=k - 1,
+            integer_weights=True,
+        )
+    )
     return as_graph_arrays(tree), k
 
 

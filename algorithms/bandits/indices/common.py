@@ -32,8 +32,18 @@ from typing import NamedTuple
 import numba
 import numpy as np
 
-__all__ = ["PolicyKernel", "state_class", "SUM_FIELDS", "sum_arrays", "reset_sums", "observe_sum", "MEAN_FIELDS",
-           "mean_arrays", "reset_means", "observe_mean"]
+__all__ = [
+    "PolicyKernel",
+    "state_class",
+    "SUM_FIELDS",
+    "sum_arrays",
+    "reset_sums",
+    "observe_sum",
+    "MEAN_FIELDS",
+    "mean_arrays",
+    "reset_means",
+    "observe_mean",
+]
 
 
 class PolicyKernel(NamedTuple):
@@ -102,8 +112,13 @@ def state_class(name: str, arrays, module: str) -> type:
 
 def mean_arrays(m: int) -> dict:
     """Fresh arrays for :data:`MEAN_FIELDS` (values are set by :func:`reset_means`)."""
-    return {"counts": np.zeros(m, dtype=np.int64), "sums": np.zeros(m), "inv_n": np.zeros(m),
-            "isq_n": np.zeros(m), "mean_n": np.zeros(m)}
+    return {
+        "counts": np.zeros(m, dtype=np.int64),
+        "sums": np.zeros(m),
+        "inv_n": np.zeros(m),
+        "isq_n": np.zeros(m),
+        "mean_n": np.zeros(m),
+    }
 
 
 @numba.njit(cache=True, nogil=True)

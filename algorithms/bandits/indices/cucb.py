@@ -100,8 +100,9 @@ def cucb_ldp1_update(s, t, basis, xs, k_taken, rng_pol):
         observe_sum(s, basis[q], xs[q] + rng_pol.laplace(0.0, 1.0 / eps_arm))
 
 
-CUCB_LDP1_KERNEL = PolicyKernel("CUCB-LDP1", CUCBLDP1State, cucb_ldp1_state, reset_sums, cucb_ldp_index,
-                                cucb_ldp1_update, False)
+CUCB_LDP1_KERNEL = PolicyKernel(
+    "CUCB-LDP1", CUCBLDP1State, cucb_ldp1_state, reset_sums, cucb_ldp_index, cucb_ldp1_update, False
+)
 
 CUCBLDP2State = state_class("CUCBLDP2State", SUM_FIELDS, __name__)
 
@@ -124,21 +125,29 @@ def cucb_ldp2_update(s, t, basis, xs, k_taken, rng_pol):
         sums[e] += xs[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)
 
 
-CUCB_LDP2_KERNEL = PolicyKernel("CUCB-LDP2", CUCBLDP2State, cucb_ldp2_state, reset_sums, cucb_ldp_index,
-                                cucb_ldp2_update, False)
+CUCB_LDP2_KERNEL = PolicyKernel(
+    "CUCB-LDP2", CUCBLDP2State, cucb_ldp2_state, reset_sums, cucb_ldp_index, cucb_ldp2_update, False
+)
 
 # ---- CUCB-DP (Chen et al. 2020, Algorithm 3) ---------------------------------------------------
 
-CUCBDPState = state_class("CUCBDPState", ["counts", "xvec", "tree_alpha", "tree_alpha_hat", "tree_sum"],
-                          __name__)
+CUCBDPState = state_class("CUCBDPState", ["counts", "xvec", "tree_alpha", "tree_alpha_hat", "tree_sum"], __name__)
 
 
 def cucb_dp_state(m, rank, eps_arm, horizon):
     """``xvec`` is the round's observation vector X_t; ``tree_alpha``/``tree_alpha_hat (m, L)`` the
     p-sums of the binary mechanism over rounds, ``L = floor(log2 T) + 1``; ``tree_sum`` its release."""
     levels = int(horizon).bit_length()
-    return CUCBDPState(np.zeros(m, dtype=np.int64), np.zeros(m), np.zeros((m, levels)), np.zeros((m, levels)),
-                       np.zeros(m), float(eps_arm), float(horizon), int(rank))
+    return CUCBDPState(
+        np.zeros(m, dtype=np.int64),
+        np.zeros(m),
+        np.zeros((m, levels)),
+        np.zeros((m, levels)),
+        np.zeros(m),
+        float(eps_arm),
+        float(horizon),
+        int(rank),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -161,8 +170,11 @@ def cucb_dp_index(s, t, J, rng_pol):
     eps_arm = s.eps_arm
     for e in range(m):
         n = s.counts[e]
-        J[e] = 1.0 if n == 0 else clipped(s.tree_sum[e] / n + np.sqrt(4.0 * np.log(m * s.horizon) / n)
-                                          + 12.0 * ln_T ** 3 / (eps_arm * n))
+        J[e] = (
+            1.0
+            if n == 0
+            else clipped(s.tree_sum[e] / n + np.sqrt(4.0 * np.log(m * s.horizon) / n) + 12.0 * ln_T**3 / (eps_arm * n))
+        )
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -172,15 +184,15 @@ def cucb_dp_update(s, t, basis, xs, k_taken, rng_pol):
     for q in range(k_taken):
         s.xvec[basis[q]] = xs[q]
     tree_levels = s.tree_alpha.shape[1]
-    tree_scale = 2.0 * tree_levels / s.eps_arm   # Lap(2 K L / eps) per coordinate, eps_arm = eps / K
+    tree_scale = 2.0 * tree_levels / s.eps_arm  # Lap(2 K L / eps) per coordinate, eps_arm = eps / K
     for e in range(s.xvec.shape[0]):
-        s.tree_sum[e] = binary_step(s.tree_alpha, s.tree_alpha_hat, e, t, s.xvec[e],
-                                    rng_pol.laplace(0.0, tree_scale))
+        s.tree_sum[e] = binary_step(s.tree_alpha, s.tree_alpha_hat, e, t, s.xvec[e], rng_pol.laplace(0.0, tree_scale))
     for q in range(k_taken):
         e = basis[q]
         s.counts[e] += 1
         s.xvec[e] = 0.0
 
 
-CUCB_DP_KERNEL = PolicyKernel("CUCB-DP", CUCBDPState, cucb_dp_state, cucb_dp_reset, cucb_dp_index, cucb_dp_update,
-                              False)
+CUCB_DP_KERNEL = PolicyKernel(
+    "CUCB-DP", CUCBDPState, cucb_dp_state, cucb_dp_reset, cucb_dp_index, cucb_dp_update, False
+)

@@ -40,8 +40,13 @@ BATCH_FIELDS = ("counts", "buf_sum", "buf_n", "batch", "est")
 def _batch_arrays(m):
     """``counts`` (observations), ``buf_sum``/``buf_n`` (the open batch), ``batch`` (T_e, the last
     released batch's size, 0 before the first) and ``est`` (w~_e)."""
-    return {"counts": np.zeros(m, dtype=np.int64), "buf_sum": np.zeros(m), "buf_n": np.zeros(m, dtype=np.int64),
-            "batch": np.zeros(m, dtype=np.int64), "est": np.zeros(m)}
+    return {
+        "counts": np.zeros(m, dtype=np.int64),
+        "buf_sum": np.zeros(m),
+        "buf_n": np.zeros(m, dtype=np.int64),
+        "batch": np.zeros(m, dtype=np.int64),
+        "est": np.zeros(m),
+    }
 
 
 @numba.njit(cache=True, nogil=True)
@@ -93,8 +98,9 @@ def dpucb_mat_index(s, t, J, rng_pol):
             J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)
 
 
-DPUCB_MAT_KERNEL = PolicyKernel("DPUCB-MAT", DPUCBMATState, dpucb_mat_state, reset_batches, dpucb_mat_index,
-                                update_batches, False)
+DPUCB_MAT_KERNEL = PolicyKernel(
+    "DPUCB-MAT", DPUCBMATState, dpucb_mat_state, reset_batches, dpucb_mat_index, update_batches, False
+)
 
 # ---- DPTS-MAT (Chandak 2023, Algorithm 5) ------------------------------------------------------
 
@@ -118,8 +124,9 @@ def dpts_mat_index(s, t, J, rng_pol):
             J[e] = rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))
 
 
-DPTS_MAT_KERNEL = PolicyKernel("DPTS-MAT", DPTSMATState, dpts_mat_state, reset_batches, dpts_mat_index,
-                               update_batches, True)
+DPTS_MAT_KERNEL = PolicyKernel(
+    "DPTS-MAT", DPTSMATState, dpts_mat_state, reset_batches, dpts_mat_index, update_batches, True
+)
 
 # ---- CTS (Wang & Chen 2018; Chandak 2023, Section 6.1) -----------------------------------------
 

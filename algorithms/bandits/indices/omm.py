@@ -47,8 +47,15 @@ from algorithms.counters.compiled import (
     lemma1_mean_coefficients,
 )
 
-__all__ = ["OMM_KERNEL", "DP_OMM_KERNEL", "LDP_OMM_KERNEL", "MAX_LEVELS", "dp_omm_noise_bound",
-           "hybrid_counter_outputs", "hybrid_counter_batch"]
+__all__ = [
+    "OMM_KERNEL",
+    "DP_OMM_KERNEL",
+    "LDP_OMM_KERNEL",
+    "MAX_LEVELS",
+    "dp_omm_noise_bound",
+    "hybrid_counter_outputs",
+    "hybrid_counter_batch",
+]
 
 #: Levels of each arm's hybrid counter: enough for 2^47 observations.
 MAX_LEVELS = 48
@@ -81,16 +88,27 @@ OMM_KERNEL = PolicyKernel("OMM", OMMState, omm_state, reset_means, omm_index, om
 
 # ---- DP-OMM (Tao et al. 2025, Algorithm 1) -----------------------------------------------------
 
-DPOMMState = state_class("DPOMMState", ["counts", "hybrid", "alpha", "alpha_hat", "noisy_sum", "bound",
-                                        "inv_n", "isq_n"], __name__)
+DPOMMState = state_class(
+    "DPOMMState", ["counts", "hybrid", "alpha", "alpha_hat", "noisy_sum", "bound", "inv_n", "isq_n"], __name__
+)
 
 
 def dp_omm_state(m, rank, eps_arm, horizon):
     """Per arm: a hybrid counter (``hybrid``, ``alpha``, ``alpha_hat``), its release ``noisy_sum``,
     the Lemma 1 factors of its noise bound ``bound (m, 4)`` at the current count, ``1/T_e``, ``1/sqrt(T_e)``."""
-    return DPOMMState(np.zeros(m, dtype=np.int64), np.zeros((m, HYBRID_STATE_WIDTH)), np.zeros((m, MAX_LEVELS)),
-                      np.zeros((m, MAX_LEVELS)), np.zeros(m), np.zeros((m, 4)), np.zeros(m), np.zeros(m),
-                      float(eps_arm), float(horizon), int(rank))
+    return DPOMMState(
+        np.zeros(m, dtype=np.int64),
+        np.zeros((m, HYBRID_STATE_WIDTH)),
+        np.zeros((m, MAX_LEVELS)),
+        np.zeros((m, MAX_LEVELS)),
+        np.zeros(m),
+        np.zeros((m, 4)),
+        np.zeros(m),
+        np.zeros(m),
+        float(eps_arm),
+        float(horizon),
+        int(rank),
+    )
 
 
 @numba.njit(cache=True, nogil=True)
@@ -115,9 +133,9 @@ def dp_omm_index(s, t, J, rng_pol):
     """
     lnt = np.log(t)
     r = np.sqrt(2.0 * lnt)
-    lt = np.log(4.0) + 4.0 * lnt       # ln(2 / (delta/2)), delta = t^-4
+    lt = np.log(4.0) + 4.0 * lnt  # ln(2 / (delta/2)), delta = t^-4
     slt = np.sqrt(lt)
-    lt0 = np.log(2.0) + 4.0 * lnt      # ln(2 / delta) (powers of two: one noise group)
+    lt0 = np.log(2.0) + 4.0 * lnt  # ln(2 / delta) (powers of two: one noise group)
     slt0 = np.sqrt(lt0)
     bound = s.bound
     for e in range(J.shape[0]):
@@ -201,9 +219,9 @@ def ldp_omm_index(s, t, J, rng_pol):
     """
     lnt = np.log(t)
     r = np.sqrt(2.0 * lnt)
-    l2 = np.log(2.0) + 4.0 * lnt       # ln(2 t^4)
+    l2 = np.log(2.0) + 4.0 * lnt  # ln(2 t^4)
     c1, c2 = lemma1_mean_coefficients(1.0 / s.eps_arm, l2)
-    for e in range(J.shape[0]):        # mean_n = +inf, isq_n = inv_n = 0 while unplayed
+    for e in range(J.shape[0]):  # mean_n = +inf, isq_n = inv_n = 0 while unplayed
         J[e] = s.mean_n[e] + r * s.isq_n[e] + lemma1_bound(c1, c2, s.isq_n[e], s.inv_n[e])
 
 
@@ -215,5 +233,4 @@ def ldp_omm_update(s, t, basis, xs, k_taken, rng_pol):
         observe_mean(s, basis[q], xs[q] + rng_pol.laplace(0.0, 1.0 / eps_arm))
 
 
-LDP_OMM_KERNEL = PolicyKernel("LDP-OMM", LDPOMMState, ldp_omm_state, reset_means, ldp_omm_index, ldp_omm_update,
-                              False)
+LDP_OMM_KERNEL = PolicyKernel("LDP-OMM", LDPOMMState, ldp_omm_state, reset_means, ldp_omm_index, ldp_omm_update, False)
