@@ -61,3 +61,14 @@ def test_dpverify_is_this_projects_package():
     if dist is None:
         pytest.skip("dpverify is not installed (source checkout on sys.path): no metadata to compare")
     assert dpverify.__version__ == dist.version
+
+
+def test_ci_runs_exactly_the_readme_test_command():
+    """``.ci/run`` runs the README's test command, word for word (the README says so)."""
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    marker = "(what `.ci/run` runs):\n\n```bash\n"
+    assert marker in readme, "README.md lost its test command block"
+    command = readme.split(marker, 1)[1].split("\n```", 1)[0].strip()
+    ci = [line for line in (root / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
+    assert ci[-1].strip() == command
