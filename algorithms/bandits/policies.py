@@ -111,16 +111,16 @@ class PrivacyClaim:
     neighbouring : str
         The neighbouring relation.
     source : str
-        Where the claim is stated (seed and theorem).
-    seed_epsilon : float or None
-        The epsilon the seed states, where it differs from ``epsilon``.
+        Where the claim is stated (paper and theorem).
+    stated_epsilon : float or None
+        The epsilon the paper states, where it differs from ``epsilon``.
     """
 
     epsilon: float | None
     model: str
     neighbouring: str
     source: str
-    seed_epsilon: float | None = None
+    stated_epsilon: float | None = None
 
 
 @dataclass(frozen=True)
@@ -144,7 +144,7 @@ class Policy:
         None means "the simulated horizon".
     claim : PrivacyClaim
     reference : str
-        Seed and algorithm number.
+        Paper and algorithm number.
     """
 
     name: str
@@ -240,7 +240,7 @@ def dpucb_mat(epsilon) -> Policy:
     2K, counting the access times tau under w and w' separately). The access
     times are functions of the released noisy sums only, so they coincide and
     the sensitivity is K, giving eps; the claim carried here is eps and the
-    audits test both (``claim.seed_epsilon`` = 2 eps).
+    audits test both (``claim.stated_epsilon`` = 2 eps).
 
     References
     ----------
@@ -248,7 +248,7 @@ def dpucb_mat(epsilon) -> Policy:
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 2 and Theorem 8.
     """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 8 (states 2*eps)", seed_epsilon=2 * eps)
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 8 (states 2*eps)", stated_epsilon=2 * eps)
     return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 2")
 
 
@@ -261,7 +261,7 @@ def dpts_mat(epsilon) -> Policy:
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 5 and Theorem 10.
     """
     eps = _check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 10 (states 2*eps)", seed_epsilon=2 * eps)
+    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 10 (states 2*eps)", stated_epsilon=2 * eps)
     return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 5")
 
 

@@ -65,8 +65,8 @@ class PrivacyClaim:
 def lemma_4_4_claimed_epsilon(epsilon0, k, delta) -> float:
     """The paper's claimed epsilon ``epsilon0 * sqrt(8 k ln(1/delta))`` (DP-RST 2025, Lemma 4.4 / A.2).
 
-    **choice**: ``log`` in the seed is the natural logarithm (it comes from the
-    advanced-composition Lemma 3.8 of Dwork, Rothblum, Vadhan 2010). Note the seed
+    **choice**: ``log`` in the paper is the natural logarithm (it comes from the
+    advanced-composition Lemma 3.8 of Dwork, Rothblum, Vadhan 2010). Note the paper
     writes ``k`` (the weight bound) where the composition has ``l`` bit mechanisms.
 
     References

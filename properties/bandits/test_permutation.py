@@ -212,7 +212,7 @@ def test_regret_decomposition_identity_on_omm_rounds():
     for t in range(1, 301):
         with np.errstate(divide="ignore", invalid="ignore"):
             J = np.where(counts > 0, sums / counts + np.sqrt(2 * np.log(t) / counts), np.inf)
-        J = J + 1e-9 * rng.random(n)  # distinct indices (ties have probability 0 in the seed)
+        J = J + 1e-9 * rng.random(n)  # distinct indices (ties have probability 0 in the thesis)
         played = m.greedy_max_basis(J)
         pi = regret_permutation(m, played, optimal)
         check_regret_permutation(m, played, optimal, pi, J)

@@ -167,7 +167,7 @@ def test_claims_are_data():
     K = 4
     assert P.dp_omm(2.0).claim.epsilon == 2.0 and P.dp_omm(2.0).claim.model == "central"
     assert P.ldp_omm(2.0).claim.model == "local" and P.ldp_omm(2.0).arm_epsilon(K) == 0.5
-    assert P.dpucb_mat(2.0).claim.seed_epsilon == 4.0  # thesis Theorem 8 states 2 eps
+    assert P.dpucb_mat(2.0).claim.stated_epsilon == 4.0  # thesis Theorem 8 states 2 eps
     assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0  # one report per round
     broken = broken_full_budget_per_arm(P.dpucb_mat(2.0))
     assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
