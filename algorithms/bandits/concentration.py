@@ -27,7 +27,7 @@ Q_n its survival function). Two independent evaluations:
 
 Classical bounds (for comparison; both are only valid for n large enough)
 -------------------------------------------------------------------------
-- :func:`classical_sqrt_bound`: 2b sqrt(2 ln(2/delta)/n), the large-n bound the seed refers
+- :func:`classical_sqrt_bound`: 2b sqrt(2 ln(2/delta)/n), the large-n bound the paper refers
   to ("prior results ... require n exceeding Omega(log 1/delta)"); Lemma 1 equals it when
   n >= 2 ln(2/delta).
 - :func:`gaussian_style_bound`: sigma sqrt(2 ln(2/delta)/n) with the Laplace standard
@@ -39,6 +39,7 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, special, stats
 
+from algorithms.counters.laplace_tails import laplace_sum_deviation_bound
 from algorithms.errors import AlgorithmInputError
 
 __all__ = [
@@ -64,6 +65,9 @@ def _check(n, b, delta=None):
 def lemma1_bound(n, b, delta):
     """Tao et al. 2025, Lemma 1: max{2b sqrt(2 ln(2/delta)/n), 4b ln(2/delta)/n} (vectorized over n).
 
+    The bound on the mean; :func:`algorithms.counters.laplace_sum_deviation_bound` is the same
+    lemma for the sum, and this function divides it by ``n``.
+
     References
     ----------
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
@@ -73,8 +77,8 @@ def lemma1_bound(n, b, delta):
     if np.any(n < 1):
         raise AlgorithmInputError("n must be >= 1")
     _check(1, b, delta)
-    L = np.log(2.0 / delta)
-    return np.maximum(2.0 * b * np.sqrt(2.0 * L / n), 4.0 * b * L / n)
+    # the one implementation of the lemma is the counters' (sum form); the mean is the sum / n
+    return laplace_sum_deviation_bound(n, b, delta) / n
 
 
 def classical_sqrt_bound(n, b, delta):

@@ -111,6 +111,13 @@ def test_classical_bounds_fail_for_small_n_where_lemma1_holds():
         assert classical_sqrt_bound(n, 1.0, delta) == pytest.approx(lemma1_bound(n, 1.0, delta))
 
 
-def test_counter_bound_is_lemma1_times_n():
-    n = np.arange(1, 50)
-    assert np.allclose(laplace_sum_deviation_bound(n, 0.7, 1e-3), n * lemma1_bound(n, 0.7, 1e-3))
+@pytest.mark.parametrize("b, delta", [(0.7, 1e-3), (2.0, 0.05), (0.1, 1e-9)])
+def test_lemma1_is_the_formula_of_the_paper(b, delta):
+    """Both forms against the lemma written out here: the mean bound max{2b sqrt(2L/n), 4bL/n}
+    and the sum bound n times it, L = ln(2/delta), on both sides of the switch n = 2L."""
+    n = np.arange(1, 200)
+    L = np.log(2.0 / delta)
+    mean = np.maximum(2.0 * b * np.sqrt(2.0 * L / n), 4.0 * b * L / n)
+    np.testing.assert_allclose(lemma1_bound(n, b, delta), mean, rtol=1e-14)
+    np.testing.assert_allclose(laplace_sum_deviation_bound(n, b, delta), n * mean, rtol=1e-14)
+    assert laplace_sum_deviation_bound(0, b, delta) == 0.0
