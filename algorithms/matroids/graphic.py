@@ -19,7 +19,7 @@ import numpy as np
 from numba import njit
 
 from algorithms.errors import InvalidGraphError
-from algorithms.graphs.union_find import kruskal_scan
+from algorithms.graphs.union_find import find, kruskal_scan
 from algorithms.matroids.base import IndependenceTracker, Matroid
 
 __all__ = ["GraphicMatroid"]
@@ -34,19 +34,19 @@ def _greedy_forest_batch(orders, u, v, n_vertices, out):
         kruskal_scan(orders[r], u, v, parent, size, out.shape[1], out[r])
 
 
+#: The project's ``find``, run by the interpreter: a tracker is driven one element at a time from
+#: Python, where calling the compiled function costs more than it saves (the greedy bases are
+#: compiled). ``py_func`` is the same source, so there is still one union-find.
+_find_in_python = find.py_func
+
+
 class _ForestTracker(IndependenceTracker):
-    # Pure Python on purpose: a tracker is driven one element at a time from Python, where a
-    # compiled find costs more in call overhead than it saves (the greedy bases are compiled).
     def __init__(self, matroid: GraphicMatroid):
         super().__init__(matroid)
         self._parent = list(range(matroid.n_vertices))
 
     def _root(self, x: int) -> int:
-        parent = self._parent
-        while parent[x] != x:
-            parent[x] = parent[parent[x]]
-            x = parent[x]
-        return x
+        return _find_in_python(self._parent, x)
 
     def _can_add(self, e: int) -> bool:
         m = self.matroid
