@@ -24,6 +24,7 @@ import numba
 import numpy as np
 
 from algorithms.graphs import as_graph_arrays, mst_of_validated, number_of_components
+from algorithms.graphs.union_find import reset, union
 from algorithms.mst.accounting import PrivacyClaim, check_delta, claim_from_epsilon0
 from algorithms.mst.exponential import gumbel_scale
 
@@ -126,6 +127,7 @@ def _batched_kruskal(n, edges, key_factors, exponentials, k, use_log):
     keys = np.empty(m, dtype=np.float64)
     heap = np.empty(m, dtype=np.int64)
     parent = np.empty(n, dtype=np.int64)
+    component_size = np.empty(n, dtype=np.int64)
     for s in range(size):
         if use_log:
             for e in range(m):
@@ -138,25 +140,15 @@ def _batched_kruskal(n, edges, key_factors, exponentials, k, use_log):
         hsize = m
         for i in range(m // 2 - 1, -1, -1):
             _sift_down(keys, heap, i, hsize)
-        for v in range(n):
-            parent[v] = v
+        reset(parent, component_size)
         taken = 0
         while taken < k and hsize > 0:
             e = heap[0]
             hsize -= 1
             heap[0] = heap[hsize]
             _sift_down(keys, heap, 0, hsize)
-            a = edges[e, 0]
-            while parent[a] != a:
-                parent[a] = parent[parent[a]]
-                a = parent[a]
-            b = edges[e, 1]
-            while parent[b] != b:
-                parent[b] = parent[parent[b]]
-                b = parent[b]
-            if a == b:
+            if not union(parent, component_size, edges[e, 0], edges[e, 1]):
                 continue
-            parent[a] = b
             # insertion into the sorted row
             j = taken
             while j > 0 and out[s, j - 1] > e:
