@@ -73,17 +73,15 @@ class LaplaceMechanism:
     close approximation of) the ideal mechanism. ``snap=None`` gives the
     textbook, leaking version.
 
-    ``noise_multiplier`` scales the noise; values below 1 make a deliberately
-    broken mechanism (for power checks of the auditor).
+    The broken variant with too little noise is
+    :class:`dpverify.mechanisms.broken.BrokenLaplaceMechanism`.
     """
 
-    def __init__(
-        self, epsilon: float, sensitivity: float = 1.0, noise_multiplier: float = 1.0, snap: float | None = 2.0**-20
-    ):
+    def __init__(self, epsilon: float, sensitivity: float = 1.0, snap: float | None = 2.0**-20):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
-        self.scale = noise_multiplier * self.sensitivity / self.epsilon
+        self.scale = self.sensitivity / self.epsilon
         self.snap = None if snap is None else check_positive_real(snap, "snap (None or a grid width)")
 
     def _round(self, y):
@@ -223,6 +221,8 @@ def textbook_verifications():
         items.append(_audit_verification(name, mechanism, x, x_prime))
         if hasattr(mechanism, "pmf"):
             items.append(_exact_verification(name, mechanism, x, x_prime))
-    broken = LaplaceMechanism(1.0, noise_multiplier=0.5)
+    from .mechanisms.broken import BrokenLaplaceMechanism
+
+    broken = BrokenLaplaceMechanism(1.0)
     items.append(_audit_verification("laplace-half-noise", broken, 0.0, 1.0, expect_violation=True))
     return items

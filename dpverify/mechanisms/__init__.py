@@ -5,11 +5,13 @@ mechanisms live in :mod:`dpverify.zoo` and are re-exported here; this package
 adds floating-point-safe Laplace (fine grid, Mironov snapping), the Gaussian
 mechanism with analytic calibration, report-noisy-max, noisy histograms, and
 the sparse vector technique, with the broken variants StatDP and DP-Sniper
-audit. :func:`zoo_entries` lists them on their audit pairs.
+audit; the under-noised variants used for power checks live in :mod:`.broken`.
+:func:`zoo_entries` lists them on their audit pairs.
 """
 
 from ..zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
+from .broken import BrokenLaplaceMechanism, BrokenNoisyHistogram
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
@@ -26,6 +28,8 @@ __all__ = [
     "analytic_gaussian_sigma",
     "gaussian_delta",
     "NoisyHistogram",
+    "BrokenNoisyHistogram",
+    "BrokenLaplaceMechanism",
     "ReportNoisyMax",
     "NoisyMaxValue",
     "SparseVector",

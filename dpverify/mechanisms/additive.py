@@ -48,17 +48,15 @@ class GridLaplace:
         Claim.
     sensitivity : float
         l1 sensitivity of the query (vectors: of the whole vector).
-    noise_multiplier : float
-        Scales the noise; < 1 gives a broken variant (true eps = eps / multiplier).
     bound : float, optional
         Clamp; default ``30 * scale`` (inputs must lie within half of it).
     """
 
-    def __init__(self, epsilon, sensitivity=1.0, noise_multiplier=1.0, bound=None, grid_bits=10):
+    def __init__(self, epsilon, sensitivity=1.0, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
-        self.scale = check_positive_real(noise_multiplier, "noise_multiplier") * self.sensitivity / self.epsilon
+        self.scale = self.sensitivity / self.epsilon
         self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.scale
         self.grid = fine_grid(self.scale, grid_bits)
 

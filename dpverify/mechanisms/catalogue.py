@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 
 from ..zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace
+from .broken import BrokenNoisyHistogram
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
@@ -148,7 +149,7 @@ def zoo_entries(epsilon: float = CLAIMED_EPSILON) -> list[ZooEntry]:
         ),
         ZooEntry(
             "BROKEN noisy histogram, scale eps instead of 1/eps",
-            NoisyHistogram(eps, broken_scale=True),
+            BrokenNoisyHistogram(eps),
             ones,
             (2.0, 1.0, 1.0, 1.0, 1.0),
             1.0 / eps,

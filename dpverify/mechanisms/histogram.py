@@ -1,8 +1,8 @@
 """Noisy histogram: Laplace noise on every count (Dwork-Roth 3.3, Example 3.2).
 
 Neighbouring datasets change one count by one (l1 sensitivity 1), so
-Laplace(1/eps) noise per count is eps-DP. The deliberately broken variant uses
-noise scale ``eps`` instead of ``1/eps`` (true loss ``1/eps``: 10 at eps = 0.1).
+Laplace(1/eps) noise per count is eps-DP. The deliberately broken variant
+(:mod:`.broken`) uses noise scale ``eps`` instead of ``1/eps`` (true loss ``1/eps``: 10 at eps = 0.1).
 Counts are rounded to a fine grid and clamped (:mod:`.noise`) so the audit
 measures the noise scale, not float bits.
 
@@ -26,18 +26,21 @@ GEOMETRIC_TAIL = 1e-15
 
 
 class NoisyHistogram:
-    """counts + Lap(scale) per count; scale = 1/eps (correct) or eps (``broken_scale=True``).
+    """counts + Lap(1/eps) per count.
 
-    Outputs are float vectors (one entry per count).
+    Outputs are float vectors (one entry per count). The broken variant with scale ``eps`` is
+    :class:`dpverify.mechanisms.broken.BrokenNoisyHistogram`.
     """
 
-    def __init__(self, epsilon, broken_scale: bool = False):
+    def __init__(self, epsilon):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.broken_scale = bool(broken_scale)
-        self.scale = self.epsilon if broken_scale else 1.0 / self.epsilon
+        self.scale = self._noise_scale()
         self.grid = fine_grid(self.scale)
         self.bound = max(CLAMP_SCALES * self.scale, 1000.0)
+
+    def _noise_scale(self) -> float:
+        return 1.0 / self.epsilon
 
     def _counts(self, data):
         counts = np.asarray(data, dtype=np.float64)

@@ -54,15 +54,13 @@ class ReportNoisyMax:
     epsilon : float
         Claim.
     noise : {"laplace", "exponential"}
-    noise_multiplier : float
-        Scales the noise scale 2/eps (the claim is unchanged).
     """
 
-    def __init__(self, epsilon, noise="laplace", noise_multiplier=1.0):
+    def __init__(self, epsilon, noise="laplace"):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
         self.noise = _check_noise(noise)
-        self.scale = 2.0 * float(noise_multiplier) / self.epsilon
+        self.scale = 2.0 / self.epsilon
 
     def sample(self, data, size, rng):
         q = _queries(data)

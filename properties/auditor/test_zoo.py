@@ -159,3 +159,28 @@ def test_zoo_table_thorough(thorough, suite_alpha):
         assert r.violation == e.broken, (e.name, r.summary())
         if e.name in targets:
             assert r.epsilon_lower_bound >= targets[e.name], (e.name, r.epsilon_lower_bound)
+
+
+@pytest.mark.parametrize("epsilon", [0.1, 0.5, 2.0])
+def test_broken_variants_have_the_stated_noise_and_keep_the_false_claim(epsilon):
+    """The broken classes differ from the correct ones only in their noise scale (pinned at three
+    epsilons, so a formula that agrees only at eps = 1 fails), and claim what the correct ones do."""
+    from dpverify.mechanisms.broken import BrokenLaplaceMechanism, BrokenNoisyHistogram
+    from dpverify.mechanisms.histogram import NoisyHistogram
+    from dpverify.zoo import LaplaceMechanism
+
+    correct, broken = LaplaceMechanism(epsilon, 2.0), BrokenLaplaceMechanism(epsilon, 2.0, noise_multiplier=0.25)
+    assert correct.scale == pytest.approx(2.0 / epsilon) and broken.scale == pytest.approx(0.5 / epsilon)
+    assert broken.epsilon == correct.epsilon == epsilon
+    assert broken.pair_epsilon(0.0, 2.0) == pytest.approx(4 * epsilon)
+    assert NoisyHistogram(epsilon).scale == pytest.approx(1 / epsilon)
+    assert BrokenNoisyHistogram(epsilon).scale == pytest.approx(epsilon)
+    assert BrokenNoisyHistogram(epsilon).true_epsilon([1.0, 0.0], [0.0, 0.0]) == pytest.approx(1 / epsilon)
+
+
+@pytest.mark.parametrize("multiplier", [0.0, 1.0, 2.0, "0.5"])
+def test_broken_laplace_refuses_a_multiplier_that_is_not_broken(multiplier):
+    from dpverify.mechanisms.broken import BrokenLaplaceMechanism
+
+    with pytest.raises(dpverify.InvalidParameterError, match="noise_multiplier"):
+        BrokenLaplaceMechanism(1.0, noise_multiplier=multiplier)
