@@ -72,3 +72,22 @@ def test_ci_runs_exactly_the_readme_test_command():
     command = readme.split(marker, 1)[1].split("\n```", 1)[0].strip()
     ci = [line for line in (root / ".ci" / "run").read_text(encoding="utf-8").splitlines() if line.strip()]
     assert ci[-1].strip() == command
+
+
+def test_dpverify_never_imports_algorithms():
+    """The auditor knows nothing about spanning trees: no module of ``dpverify`` imports ``algorithms``."""
+    import ast
+
+    root = Path(__file__).resolve().parents[1] / "dpverify"
+    offending = []
+    for path in sorted(root.rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = []
+            if isinstance(node, ast.Import):
+                names = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                names = [node.module]
+            offending += [
+                f"{path.relative_to(root.parent)}:{node.lineno}" for n in names if n.split(".")[0] == "algorithms"
+            ]
+    assert not offending, offending

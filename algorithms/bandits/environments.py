@@ -9,8 +9,8 @@ feedback: a round reveals the rewards of the played arms only). Three kinds:
 ``LatencyEnvironment``
     The RocketFuel latency model of Tao et al. 2025, Section 5: the latency of link
     ``e`` at round ``t`` is ``ell_e(t) = mu_e - 1 + Exp(1)`` (mean ``mu_e``, the
-    dataset latency). **Choice** (the seed does not say how latencies become
-    rewards in [0, 1], which its privacy and confidence formulas need):
+    dataset latency). **Choice** (Tao et al. 2025 do not say how latencies become
+    rewards in [0, 1], which their privacy and confidence formulas need):
     ``reward = 1 - min(ell / L_max, 1)`` with ``L_max = max_e mu_e + 4`` ms
     by default. Properties of this map, all checked in the tests:
 

@@ -14,9 +14,19 @@ axiom-checked on construction). :func:`check_matroid_axioms` (random) and
 :func:`check_matroid_axioms_exhaustive` (tiny ground sets) raise
 :class:`~algorithms.errors.MatroidAxiomError`.
 
-Seeds: 000 (greedy super arm of OMM / DP-OMM, graphic matroids of RocketFuel), 001 (matroid
-bandits on any matroid, linear matroid of thesis Table 6.1), 004 Appendix A (perturb once,
-greedy).
+Used by: Tao et al. 2025 (the greedy super arm of OMM / DP-OMM on the graphic matroids of the
+RocketFuel maps), Chandak 2023 (matroid bandits on any matroid; the linear matroid of Table 6.1)
+and Pagh et al. 2025, Appendix A (perturb once, then greedy).
+
+References
+----------
+.. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network Topology
+   Optimization", ACM MobiArch workshop, 2025.
+.. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid Optimization",
+   MSc thesis, University of Alberta, 2023.
+.. [3] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning Trees
+   via Input Perturbation", 2025.
+.. [4] J. Oxley, *Matroid Theory*, 2nd ed., Oxford University Press, 2011.
 """
 
 from algorithms.errors import MatroidAxiomError

@@ -21,6 +21,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from algorithms._validation import check_delta, check_epsilon
 from algorithms.errors import InvalidPrivacyParameterError
 
 __all__ = [
@@ -86,32 +87,6 @@ class PrivacyClaim:
 
 
 # ----------------------------------------------------------------------------- validation
-
-
-def _as_real(x):
-    """``float(x)`` for a real number, else None (bools and strings are not numbers here)."""
-    if isinstance(x, (bool, str, bytes)) or type(x).__name__ == "bool_":
-        return None
-    try:
-        return float(x)
-    except (TypeError, ValueError):
-        return None
-
-
-def check_epsilon(epsilon, name: str = "epsilon") -> float:
-    """Return ``float(epsilon)`` or raise: allowed is a finite real > 0."""
-    value = _as_real(epsilon)
-    if value is None or not math.isfinite(value) or value <= 0:
-        raise InvalidPrivacyParameterError(f"{name} must be a finite real > 0, got {epsilon!r}")
-    return value
-
-
-def check_delta(delta, name: str = "delta") -> float:
-    """Return ``float(delta)`` or raise: allowed is a real in the open interval (0, 1)."""
-    value = _as_real(delta)
-    if value is None or not (0.0 < value < 1.0):
-        raise InvalidPrivacyParameterError(f"{name} must be a real in the open interval (0, 1), got {delta!r}")
-    return value
 
 
 def check_rho(rho, name: str = "rho") -> float:

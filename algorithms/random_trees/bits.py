@@ -16,7 +16,8 @@ import numbers
 
 import numpy as np
 
-from algorithms.errors import InvalidPrivacyParameterError, InvalidWeightsError
+from algorithms._validation import check_epsilon
+from algorithms.errors import InvalidWeightsError
 
 __all__ = [
     "MAX_WEIGHT_BOUND",
@@ -88,16 +89,11 @@ def validate_bit_epsilon(epsilon0) -> float:
     Raises
     ------
     InvalidPrivacyParameterError
-        If ``epsilon0`` is not a finite number > 0. (The seed allows ``epsilon0 >= 0``;
+        If ``epsilon0`` is not a finite number > 0. (DP-RST 2025 allows ``epsilon0 >= 0``;
         ``epsilon0 = 0`` makes every bit a fair coin and the output independent of the
         data, which this implementation rejects as a likely mistake.)
     """
-    if isinstance(epsilon0, bool) or not isinstance(epsilon0, numbers.Real):
-        raise InvalidPrivacyParameterError(f"epsilon0 must be a finite number > 0, got {epsilon0!r}")
-    epsilon0 = float(epsilon0)
-    if not (math.isfinite(epsilon0) and epsilon0 > 0):
-        raise InvalidPrivacyParameterError(f"epsilon0 must be a finite number > 0, got {epsilon0}")
-    return epsilon0
+    return check_epsilon(epsilon0, "epsilon0")
 
 
 def keep_probability(epsilon0) -> float:

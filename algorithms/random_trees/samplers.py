@@ -223,7 +223,7 @@ def exchange_chain_spanning_trees(
     proportional to 1 / w(f) (possibly f = e, a lazy step). The chain is reversible
     with respect to P[T] proportional to prod w(e).
 
-    **choice** (two points the seed leaves open). (1) Its stopping rule
+    **choice** (two points DP-RST 2025 leaves open). (1) Its stopping rule
     ``while |Pr[T] - mu(T)| > Delta`` cannot be evaluated by a sampler, so the
     number of steps is explicit; :func:`algorithms.random_trees.exact.chain_total_variation`
     gives the exact distance to the target for small graphs. (2) Candidates are the

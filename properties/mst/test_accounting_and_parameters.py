@@ -86,7 +86,7 @@ def test_bad_epsilon_raises_named_error_everywhere(bad):
         lambda: epsilon_from_rho(bad, 1e-6),
     ]
     for call in calls:
-        with pytest.raises(InvalidPrivacyParameterError, match="finite real > 0"):
+        with pytest.raises(InvalidPrivacyParameterError, match="finite real number > 0"):
             call()
 
 
@@ -112,7 +112,7 @@ def test_bad_sensitivity_raises_named_error(bad):
         lambda: laplace_scale(3, 1.0, bad),
         lambda: gaussian_sigma(3, 1.0, bad),
     ):
-        with pytest.raises(InvalidPrivacyParameterError, match="sensitivity must be a finite real > 0"):
+        with pytest.raises(InvalidPrivacyParameterError, match="sensitivity must be a finite real number > 0"):
             call()
 
 

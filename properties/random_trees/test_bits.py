@@ -161,7 +161,7 @@ def test_bad_bound_is_rejected(k):
 
 @pytest.mark.parametrize("epsilon0", [0.0, -1.0, float("nan"), float("inf"), "1", None, True])
 def test_bad_eps0_is_rejected(epsilon0):
-    with pytest.raises(InvalidPrivacyParameterError, match="epsilon0 must be a finite number > 0"):
+    with pytest.raises(InvalidPrivacyParameterError, match="epsilon0 must be a finite real number > 0"):
         bits.perturb_weights([1], 4, epsilon0, rng=0)
 
 
