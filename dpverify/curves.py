@@ -203,8 +203,8 @@ def delta_lower_bound_curve(
 
     Examples
     --------
-    >>> from dpverify.mechanisms import GaussianMechanism
-    >>> m = GaussianMechanism(1.0, 1e-3, sigma_multiplier=0.5)
+    >>> from dpverify.mechanisms.broken import BrokenGaussianMechanism
+    >>> m = BrokenGaussianMechanism(1.0, 1e-3, sigma_multiplier=0.5)
     >>> c = delta_lower_bound_curve(m, 0.0, 1.0, epsilons=[0.5, 1.0], n_samples=200_000, seed=3)
     >>> c.violates(1.0, 1e-3)
     True

@@ -70,11 +70,11 @@ class LaplaceMechanism:
     output is therefore rounded to a multiple of ``snap`` (2^-20), far coarser
     than the spacing of doubles near the outputs, so every grid point is
     reachable from both inputs and the rounding is post-processing of (a
-    close approximation of) the ideal mechanism. ``snap=None`` gives the
-    textbook, leaking version.
+    close approximation of) the ideal mechanism.
 
-    The broken variant with too little noise is
-    :class:`dpverify.mechanisms.broken.BrokenLaplaceMechanism`.
+    The broken variants live in :mod:`dpverify.mechanisms.broken`: the textbook, leaking
+    float version (``FloatLaplaceMechanism``) and one with too little noise
+    (``BrokenLaplaceMechanism``).
     """
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, snap: float | None = 2.0**-20):
@@ -82,7 +82,7 @@ class LaplaceMechanism:
         self.delta = 0.0
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         self.scale = self.sensitivity / self.epsilon
-        self.snap = None if snap is None else check_positive_real(snap, "snap (None or a grid width)")
+        self.snap = check_positive_real(snap, "snap (a grid width)")
 
     def _round(self, y):
         return y if self.snap is None else np.round(y / self.snap) * self.snap

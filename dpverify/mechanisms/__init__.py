@@ -11,7 +11,7 @@ audit; the under-noised variants used for power checks live in :mod:`.broken`.
 
 from ..zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
-from .broken import BrokenLaplaceMechanism, BrokenNoisyHistogram
+from .broken import BrokenGaussianMechanism, BrokenLaplaceMechanism, BrokenNoisyHistogram, FloatLaplaceMechanism
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
@@ -30,6 +30,8 @@ __all__ = [
     "NoisyHistogram",
     "BrokenNoisyHistogram",
     "BrokenLaplaceMechanism",
+    "FloatLaplaceMechanism",
+    "BrokenGaussianMechanism",
     "ReportNoisyMax",
     "NoisyMaxValue",
     "SparseVector",

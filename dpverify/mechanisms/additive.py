@@ -145,18 +145,21 @@ class GaussianMechanism:
     sensitivity : float
         l2 sensitivity.
     sigma : float, optional
-        Noise standard deviation; default :func:`analytic_gaussian_sigma`.
-        ``sigma_multiplier`` < 1 (e.g. 0.7) gives a mis-calibrated variant.
+        Noise standard deviation; default :func:`analytic_gaussian_sigma`. (The mis-calibrated
+        variant with too little noise is :class:`dpverify.mechanisms.broken.BrokenGaussianMechanism`.)
     """
 
-    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, sigma_multiplier=1.0, bound=None, grid_bits=10):
+    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
         base = analytic_gaussian_sigma(self.epsilon, self.delta, self.sensitivity) if sigma is None else sigma
-        self.sigma = check_positive_real(base, "sigma") * check_positive_real(sigma_multiplier, "sigma_multiplier")
+        self.sigma = check_positive_real(base, "sigma") * self._sigma_factor()
         self.bound = float(bound) if bound is not None else CLAMP_SCALES * self.sigma
         self.grid = fine_grid(self.sigma, grid_bits)
+
+    def _sigma_factor(self) -> float:
+        return 1.0
 
     def sample(self, data, size, rng):
         arr, shape = _draw_shape(data, size)

@@ -1,25 +1,29 @@
 """Deliberately broken mechanisms of the zoo: their claims are false, and an audit must say so.
 
 Each class here keeps the claim of the correct mechanism it imitates while adding too little
-noise, so that the auditor's power can be checked against a known violation. The published broken
-mechanisms the auditing literature studies under their own names (noisy max returning the value,
-sparse vector without query noise, the textbook float Laplace) keep their own classes in
-:mod:`.selection`, :mod:`.sparse_vector` and :mod:`dpverify.zoo`.
+noise, or while releasing raw floating-point noise, so that the auditor's power can be checked
+against a known violation. The published broken algorithms that the auditing literature studies
+under their own names (noisy max returning the value, the sparse vector variants of Lyu, Su and Li)
+keep their classes beside the correct versions in :mod:`.selection` and :mod:`.sparse_vector`,
+where their names and docstrings say they are broken.
 
 References
 ----------
 .. [1] C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy", Foundations and
    Trends in Theoretical Computer Science 9(3-4), 2014. Section 3.3 (the Laplace mechanism and
    the noisy histogram).
+.. [2] I. Mironov, "On Significance of the Least Significant Bits for Differential Privacy", ACM CCS
+   2012.
 """
 
 from __future__ import annotations
 
 from .._validation import check_fraction
 from ..zoo import LaplaceMechanism
+from .additive import GaussianMechanism
 from .histogram import NoisyHistogram
 
-__all__ = ["BrokenLaplaceMechanism", "BrokenNoisyHistogram"]
+__all__ = ["BrokenLaplaceMechanism", "FloatLaplaceMechanism", "BrokenGaussianMechanism", "BrokenNoisyHistogram"]
 
 
 class BrokenLaplaceMechanism(LaplaceMechanism):
@@ -53,3 +57,36 @@ class BrokenNoisyHistogram(NoisyHistogram):
 
     def _noise_scale(self) -> float:
         return self.epsilon
+
+
+class FloatLaplaceMechanism(LaplaceMechanism):
+    """The textbook Laplace mechanism on doubles, ``x + rng.laplace(...)``, claiming eps. Broken.
+
+    The sets of doubles reachable from two inputs differ, so the low bits of an output reveal the
+    input and the true loss is unbounded (Mironov [2]_); :class:`dpverify.zoo.LaplaceMechanism`
+    snaps its output to a coarse grid instead.
+    """
+
+    def __init__(self, epsilon, sensitivity=1.0):
+        super().__init__(epsilon, sensitivity)
+        self.snap = None
+
+
+class BrokenGaussianMechanism(GaussianMechanism):
+    """The Gaussian mechanism with ``sigma_multiplier`` times the analytic sigma, claim unchanged. Broken.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The (false) claim.
+    sigma_multiplier : float in (0, 1)
+        Scales the standard deviation (1 would be the correct mechanism, refused).
+    sensitivity : float
+    """
+
+    def __init__(self, epsilon, delta, sigma_multiplier=0.7, sensitivity=1.0):
+        self.sigma_multiplier = check_fraction(sigma_multiplier, "sigma_multiplier")
+        super().__init__(epsilon, delta, sensitivity)
+
+    def _sigma_factor(self) -> float:
+        return self.sigma_multiplier

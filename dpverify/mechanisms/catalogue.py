@@ -22,9 +22,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from ..zoo import ExponentialMechanism, GeometricMechanism, RandomizedResponse
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace
-from .broken import BrokenNoisyHistogram
+from .broken import BrokenNoisyHistogram, FloatLaplaceMechanism
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
@@ -175,7 +175,7 @@ def zoo_entries(epsilon: float = CLAIMED_EPSILON) -> list[ZooEntry]:
         ),
         ZooEntry(
             "BROKEN textbook float Laplace x + numpy.laplace (Mironov)",
-            LaplaceMechanism(eps, snap=None),
+            FloatLaplaceMechanism(eps),
             0.0,
             1.0,
             INF,

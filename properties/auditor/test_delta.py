@@ -25,6 +25,7 @@ import dpverify
 from dpverify.curves import CertifiedEvent, DeltaCurve
 from dpverify.errors import IdenticalInputsError, InvalidParameterError
 from dpverify.mechanisms import GaussianMechanism, analytic_gaussian_sigma, gaussian_delta
+from dpverify.mechanisms.broken import BrokenGaussianMechanism
 
 CLAIM = (1.0, 1e-3)
 GRID = np.linspace(0.0, 2.0, 9)
@@ -79,7 +80,7 @@ def test_calibrated_gaussian_curve_is_valid_and_finds_no_violation():
 
 
 def test_miscalibrated_gaussian_is_caught_by_curve_and_audit():
-    mechanism = GaussianMechanism(*CLAIM, sigma_multiplier=0.7)
+    mechanism = BrokenGaussianMechanism(*CLAIM, sigma_multiplier=0.7)
     assert mechanism.true_delta(CLAIM[0]) > 10 * CLAIM[1]
     curve = _curve(mechanism, seed=22)
     assert curve.violates(*CLAIM)

@@ -30,7 +30,12 @@ from dpverify.floating import (
     mantissa_codes,
     trailing_zero_bits,
 )
-from dpverify.mechanisms import GeometricMechanism, GridLaplace, LaplaceMechanism, SnappingLaplace
+from dpverify.mechanisms import (
+    FloatLaplaceMechanism,
+    GeometricMechanism,
+    GridLaplace,
+    SnappingLaplace,
+)
 
 finite = st.floats(allow_nan=False, allow_infinity=False, width=64)
 
@@ -75,7 +80,7 @@ def test_rounded_sum_into_lower_binade_has_even_last_bit():
 
 
 def test_textbook_float_laplace_is_flagged(suite_alpha):
-    mechanism = LaplaceMechanism(0.1, snap=None)  # textbook x + numpy Laplace(scale 10)
+    mechanism = FloatLaplaceMechanism(0.1)  # textbook x + numpy Laplace(scale 10)
     result = dpverify.audit(mechanism, 0.0, 1.0, epsilon=0.1, n_samples=20_000, alpha=suite_alpha, seed=11)
     assert result.violation
     assert result.event.family in FLOATING_FAMILIES
@@ -85,7 +90,7 @@ def test_textbook_float_laplace_is_flagged(suite_alpha):
 @pytest.mark.parametrize("family", FLOATING_FAMILIES)
 def test_each_floating_family_alone_flags_the_textbook_laplace(family, suite_alpha):
     result = dpverify.audit(
-        LaplaceMechanism(0.1, snap=None),
+        FloatLaplaceMechanism(0.1),
         0.0,
         1.0,
         epsilon=0.1,
@@ -108,7 +113,7 @@ def test_floating_bound_grows_with_the_sample_size():
     """
     bounds = [
         dpverify.audit(
-            LaplaceMechanism(0.1, snap=None),
+            FloatLaplaceMechanism(0.1),
             0.0,
             1.0,
             epsilon=0.1,

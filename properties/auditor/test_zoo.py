@@ -184,3 +184,29 @@ def test_broken_laplace_refuses_a_multiplier_that_is_not_broken(multiplier):
 
     with pytest.raises(dpverify.InvalidParameterError, match="noise_multiplier"):
         BrokenLaplaceMechanism(1.0, noise_multiplier=multiplier)
+
+
+@pytest.mark.parametrize("epsilon, delta", [(0.5, 1e-5), (1.0, 1e-3), (3.0, 1e-6)])
+def test_broken_gaussian_scales_the_analytic_sigma(epsilon, delta):
+    from dpverify.mechanisms import GaussianMechanism, analytic_gaussian_sigma
+    from dpverify.mechanisms.broken import BrokenGaussianMechanism
+
+    sigma = analytic_gaussian_sigma(epsilon, delta, 2.0)
+    assert GaussianMechanism(epsilon, delta, 2.0).sigma == pytest.approx(sigma)
+    broken = BrokenGaussianMechanism(epsilon, delta, sigma_multiplier=0.6, sensitivity=2.0)
+    assert broken.sigma == pytest.approx(0.6 * sigma) and (broken.epsilon, broken.delta) == (epsilon, delta)
+    with pytest.raises(dpverify.InvalidParameterError, match="sigma_multiplier"):
+        BrokenGaussianMechanism(epsilon, delta, sigma_multiplier=1.0)
+
+
+def test_float_laplace_releases_raw_doubles_and_the_correct_one_refuses_no_grid():
+    from dpverify.mechanisms.broken import FloatLaplaceMechanism
+    from dpverify.zoo import LaplaceMechanism
+
+    rng = np.random.default_rng(0)
+    raw = FloatLaplaceMechanism(0.5).sample(0.0, 1000, rng)
+    assert np.mean(np.round(raw / 2.0**-20) * 2.0**-20 == raw) < 0.01  # not on the snapping grid
+    snapped = LaplaceMechanism(0.5).sample(0.0, 1000, rng)
+    assert np.all(np.round(snapped / 2.0**-20) * 2.0**-20 == snapped)
+    with pytest.raises(dpverify.InvalidParameterError, match="snap"):
+        LaplaceMechanism(0.5, snap=None)
