@@ -14,8 +14,9 @@ uniform (kind 1)
 partition (kind 2)
     ``parts (m,)`` block labels and ``capacities (p,)``.
 linear (kind 3)
-    ``vectors (m, d)`` over the reals; incremental rank by Gram-Schmidt with
-    a relative tolerance ``1e-9``.
+    ``vectors (m, d)`` over the reals, their ``norms (m,)`` and a relative tolerance
+    ``rtol``; incremental rank by :func:`algorithms.matroids.linear.extends_span`, the
+    test :class:`~algorithms.matroids.LinearMatroid` uses (so both agree on every set).
 
 :func:`as_kernel_matroid` also accepts the matroid objects of
 ``algorithms.matroids`` (duck-typed by their attributes), so the public API
@@ -33,6 +34,7 @@ import numpy as np
 
 from algorithms.errors import AlgorithmInputError, InvalidGraphError
 from algorithms.graphs.union_find import kruskal_scan
+from algorithms.matroids.linear import DEFAULT_RTOL, check_rtol, extends_span
 
 __all__ = [
     "KernelMatroid",
@@ -54,14 +56,15 @@ __all__ = [
 ]
 
 GRAPHIC, UNIFORM, PARTITION, LINEAR = 0, 1, 2, 3
-LINEAR_TOLERANCE = 1e-9
 
 
 #: A matroid as the compiled greedy algorithm reads it: ``kind`` (0-3), ``n_vertices``, edge
-#: endpoints ``u, v (m,)`` (graphic), ``vectors (m, d)`` (linear), ``parts (m,)`` and
-#: ``capacities (p,)`` (partition), ``uniform_rank`` (uniform); unused arrays are empty.
+#: endpoints ``u, v (m,)`` (graphic), ``vectors (m, d)``, ``norms (m,)`` and ``rtol``
+#: (linear), ``parts (m,)`` and ``capacities (p,)`` (partition), ``uniform_rank`` (uniform);
+#: unused arrays are empty.
 MatroidArrays = namedtuple(
-    "MatroidArrays", ["kind", "n_vertices", "u", "v", "vectors", "parts", "capacities", "uniform_rank"]
+    "MatroidArrays",
+    ["kind", "n_vertices", "u", "v", "vectors", "norms", "rtol", "parts", "capacities", "uniform_rank"],
 )
 
 #: Scratch space of the compiled greedy algorithm: union-find ``parent, size (n_vertices,)``
@@ -85,6 +88,7 @@ class KernelMatroid:
     parts: np.ndarray
     capacities: np.ndarray
     uniform_rank: int
+    rtol: float = DEFAULT_RTOL
 
     @property
     def rank(self) -> int:
@@ -99,6 +103,8 @@ class KernelMatroid:
             np.ascontiguousarray(self.edges[:, 0]),
             np.ascontiguousarray(self.edges[:, 1]),
             self.vectors,
+            np.linalg.norm(self.vectors, axis=1),
+            float(self.rtol),
             self.parts,
             self.capacities,
             int(self.uniform_rank),
@@ -157,12 +163,18 @@ def partition_matroid(parts, capacities) -> KernelMatroid:
     return KernelMatroid(PARTITION, parts.size, 0, _empty_int((0, 2)), _empty_float(), parts, capacities, 0)
 
 
-def linear_matroid(vectors) -> KernelMatroid:
-    """Linear matroid over the reals: rows of ``vectors (m, d)``; independent = linearly independent."""
+def linear_matroid(vectors, rtol: float = DEFAULT_RTOL) -> KernelMatroid:
+    """Linear matroid over the reals: rows of ``vectors (m, d)``; independent = linearly independent.
+
+    ``rtol`` is :class:`~algorithms.matroids.LinearMatroid`'s relative tolerance (same test,
+    :func:`algorithms.matroids.linear.extends_span`).
+    """
     vectors = np.ascontiguousarray(np.asarray(vectors, dtype=np.float64))
     if vectors.ndim != 2 or vectors.shape[0] == 0 or vectors.shape[1] == 0 or not np.isfinite(vectors).all():
         raise AlgorithmInputError("a linear matroid needs a finite (m >= 1, d >= 1) array of vectors")
-    return KernelMatroid(LINEAR, vectors.shape[0], 0, _empty_int((0, 2)), vectors, _empty_int(), _empty_int(), 0)
+    return KernelMatroid(
+        LINEAR, vectors.shape[0], 0, _empty_int((0, 2)), vectors, _empty_int(), _empty_int(), 0, check_rtol(rtol)
+    )
 
 
 def as_kernel_matroid(matroid) -> KernelMatroid:
@@ -171,7 +183,7 @@ def as_kernel_matroid(matroid) -> KernelMatroid:
     Accepts :class:`~algorithms.matroids.GraphicMatroid` (``n_vertices``, ``u``, ``v``),
     :class:`~algorithms.matroids.UniformMatroid` (``n_elements``, ``k``),
     :class:`~algorithms.matroids.PartitionMatroid` (``block_of``, ``capacities``) and
-    :class:`~algorithms.matroids.LinearMatroid` (``vectors``). An oracle matroid has no
+    :class:`~algorithms.matroids.LinearMatroid` (``vectors``, ``rtol``). An oracle matroid has no
     compiled independence test: it raises AlgorithmInputError.
     """
     if isinstance(matroid, KernelMatroid):
@@ -185,7 +197,7 @@ def as_kernel_matroid(matroid) -> KernelMatroid:
     if isinstance(matroid, PartitionMatroid):
         return partition_matroid(matroid.block_of, matroid.capacities)
     if isinstance(matroid, LinearMatroid):
-        return linear_matroid(matroid.vectors)
+        return linear_matroid(matroid.vectors, matroid.rtol)
     raise AlgorithmInputError(
         f"the simulator needs a graphic, uniform, partition or linear matroid, got {type(matroid).__name__}"
     )
@@ -252,32 +264,12 @@ def greedy_in_order(order, limit, mat, scratch, out):
                 out[taken] = e
                 taken += 1
     else:
-        vectors = mat.vectors
-        basis_work = scratch.work
-        d = vectors.shape[1]
+        d = mat.vectors.shape[1]
         for i in range(m):
             if taken >= limit or taken >= d:
                 break
             e = order[i]
-            norm2 = 0.0
-            for c in range(d):
-                basis_work[taken, c] = vectors[e, c]
-                norm2 += vectors[e, c] * vectors[e, c]
-            if norm2 == 0.0:
-                continue
-            for b in range(taken):  # Gram-Schmidt against accepted (orthonormal) rows
-                dot = 0.0
-                for c in range(d):
-                    dot += basis_work[b, c] * basis_work[taken, c]
-                for c in range(d):
-                    basis_work[taken, c] -= dot * basis_work[b, c]
-            res2 = 0.0
-            for c in range(d):
-                res2 += basis_work[taken, c] * basis_work[taken, c]
-            if res2 > (LINEAR_TOLERANCE * LINEAR_TOLERANCE) * norm2:
-                inv = 1.0 / np.sqrt(res2)
-                for c in range(d):
-                    basis_work[taken, c] *= inv
+            if extends_span(mat.vectors, e, mat.norms[e], mat.rtol, scratch.work, taken):
                 out[taken] = e
                 taken += 1
     return taken

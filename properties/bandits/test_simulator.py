@@ -20,7 +20,7 @@ from algorithms.bandits.environments import BernoulliEnvironment, TableEnvironme
 from algorithms.bandits.permutation import check_regret_permutation, regret_decomposition, regret_permutation
 from algorithms.bandits.simulator import simulate
 from algorithms.errors import AlgorithmInputError, InvalidHorizonError, InvalidPrivacyParameterError
-from algorithms.matroids import GraphicMatroid, PartitionMatroid, UniformMatroid
+from algorithms.matroids import GraphicMatroid, LinearMatroid, PartitionMatroid, UniformMatroid
 from algorithms.matroids.strategies import any_matroid
 
 ALL_POLICIES = [
@@ -280,3 +280,31 @@ def test_kernel_sorts_are_correct(values, perm_seed):
         sorter(a, n, J, np.empty(max(n, 1), dtype=np.int64))
         assert sorted(a.tolist()) == list(range(n))
         assert np.all(J[a][:-1] >= J[a][1:]) if n > 1 else True
+
+
+@pytest.mark.parametrize("rtol", [1e-6, 1e-9])
+def test_kernel_linear_matroid_keeps_the_tolerance(rtol):
+    # regression: the simulator's greedy ignored LinearMatroid's rtol (fixed 1e-9, one pass) and
+    # played [0, 1, 2], a set LinearMatroid(rtol=1e-6) calls dependent; both now use extends_span
+    vectors = [[1.0, 0.0, 0.0], [1.0, 1e-7, 0.0], [0.0, 0.0, 1.0]]
+    lm = LinearMatroid(vectors, rtol=rtol)
+    km = as_kernel_matroid(lm)
+    assert km.rtol == rtol
+    expected_rank = 2 if rtol == 1e-6 else 3
+    assert lm.rank == km.rank == expected_rank
+    for weights in ([0.0, 0.0, 0.0], [0.0, 1.0, 0.5], [0.3, 0.2, 0.1]):
+        basis = greedy_basis(km, weights)
+        np.testing.assert_array_equal(basis, lm.greedy_max_basis(weights))
+        assert lm.is_independent(basis) and basis.size == expected_rank
+    res = simulate(lm, BernoulliEnvironment([0.9, 0.8, 0.5]), P.omm(), 20, seed=0, record_super_arms=True)
+    for arms in res.super_arms[0]:
+        assert arms.size == expected_rank and lm.is_independent(arms)
+
+
+@given(any_matroid(max_elements=7))
+@settings(max_examples=60, deadline=None)
+def test_kernel_greedy_equals_matroid_greedy(matroid):
+    weights = np.random.default_rng(matroid.n_elements).random(matroid.n_elements)
+    if matroid.n_elements == 0:
+        return
+    np.testing.assert_array_equal(greedy_basis(as_kernel_matroid(matroid), weights), matroid.greedy_max_basis(weights))
