@@ -30,6 +30,7 @@ import numpy as np
 import scipy.sparse as sp
 from scipy.sparse.csgraph import minimum_spanning_tree as _csgraph_mst
 
+from algorithms.errors import AlgorithmInputError
 from algorithms.graphs._csr import csr_by_row, incidence_lists_of, lookup_edge_ids
 from algorithms.graphs.union_find import greedy_forest
 from algorithms.graphs.validation import _networkx_graph, _validate_weights, as_graph_arrays
@@ -160,7 +161,7 @@ def mst_of_validated(n: int, edges: np.ndarray, weights: np.ndarray, backend: st
     try:
         fn = ALGORITHMS[backend]
     except KeyError:
-        raise ValueError(f"unknown backend {backend!r}; choose one of {MST_BACKENDS}") from None
+        raise AlgorithmInputError(f"unknown backend {backend!r}; choose one of {MST_BACKENDS}") from None
     return np.sort(fn(n, edges, weights))
 
 

@@ -81,12 +81,12 @@ class GraphArrays:
     @property
     def edges(self) -> np.ndarray:
         """``int64`` array (m, 2) of vertex pairs, smaller endpoint first (read-only)."""
-        return self._edges
+        return self._edges.view()  # a view of a read-only owner cannot be made writeable
 
     @property
     def weights(self) -> np.ndarray:
         """``float64`` array (m,) of finite weights (read-only)."""
-        return self._weights
+        return self._weights.view()
 
     @property
     def m(self) -> int:
@@ -94,7 +94,7 @@ class GraphArrays:
         return int(self._edges.shape[0])
 
     def __iter__(self):
-        return iter((self._n, self._edges, self._weights))
+        return iter((self._n, self.edges, self.weights))
 
     def with_weights(self, weights) -> GraphArrays:
         """The same topology with new weights; only the weights are validated.
@@ -335,28 +335,33 @@ def tree_key(edge_indices) -> tuple:
     return tuple(sorted(int(i) for i in edge_indices))
 
 
-def tree_weight(graph: GraphArrays, edge_indices, weights=None) -> float:
-    """Sum of ``weights`` (default ``graph.weights``) over ``edge_indices``."""
-    w = graph.weights if weights is None else np.asarray(weights, dtype=np.float64)
+def tree_weight(graph, edge_indices, weights=None) -> float:
+    """Sum of ``weights`` (default the graph's, else validated like them) over ``edge_indices``.
+
+    ``graph`` is anything :func:`as_graph_arrays` accepts (free for a :class:`GraphArrays`).
+    """
+    g = as_graph_arrays(graph, min_vertices=0)
+    w = g.weights if weights is None else _validate_weights(weights, g.m)
     return float(np.sum(w[np.asarray(edge_indices, dtype=np.int64)]))
 
 
-def number_of_components(graph: GraphArrays) -> int:
-    """Number of connected components (isolated vertices count)."""
-    n, edges, _ = graph
+def number_of_components(graph) -> int:
+    """Number of connected components (isolated vertices count) of anything :func:`as_graph_arrays` accepts."""
+    n, edges, _ = as_graph_arrays(graph, min_vertices=0)
     if n == 0:
         return 0
     adj = sp.coo_matrix((np.ones(len(edges)), (edges[:, 0], edges[:, 1])), shape=(n, n)).tocsr()
     return int(connected_components(adj, directed=False)[0])
 
 
-def is_spanning_forest(graph: GraphArrays, edge_indices) -> bool:
+def is_spanning_forest(graph, edge_indices) -> bool:
     """True iff ``edge_indices`` are distinct valid indices forming a maximal acyclic subgraph.
 
     For a connected graph this means a spanning tree (``n - 1`` edges, no cycle). The
     acyclicity check is Kruskal's scan (:func:`~algorithms.graphs.union_find.greedy_forest`)
     of the given edges: they form a forest iff the scan keeps all of them.
     """
+    graph = as_graph_arrays(graph, min_vertices=0)
     idx = np.asarray(edge_indices, dtype=np.int64).ravel()
     if idx.size and (idx.min() < 0 or idx.max() >= graph.m):
         return False
