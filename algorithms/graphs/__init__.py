@@ -41,7 +41,7 @@ Modules
 """
 
 from algorithms.graphs.generators import connected_gnp_graph
-from algorithms.graphs.spanning_trees import MST_BACKENDS, kruskal_order, minimum_spanning_tree, mst_of_validated
+from algorithms.graphs.spanning_trees import MST_BACKENDS, kruskal_order, minimum_spanning_tree
 from algorithms.graphs.validation import (
     GraphArrays,
     as_graph_arrays,
@@ -59,7 +59,6 @@ __all__ = [
     "as_graph_arrays",
     "to_networkx",
     "minimum_spanning_tree",
-    "mst_of_validated",
     "kruskal_order",
     "tree_weight",
     "tree_key",

@@ -35,7 +35,7 @@ from algorithms.graphs._csr import csr_by_row, incidence_lists_of, lookup_edge_i
 from algorithms.graphs.union_find import greedy_forest
 from algorithms.graphs.validation import _networkx_graph, _validate_weights, as_graph_arrays
 
-__all__ = ["ALGORITHMS", "MST_BACKENDS", "minimum_spanning_tree", "mst_of_validated", "kruskal_order"]
+__all__ = ["ALGORITHMS", "MST_BACKENDS", "minimum_spanning_tree", "kruskal_order"]
 
 
 def kruskal_order(n: int, edges: np.ndarray, order: np.ndarray) -> np.ndarray:
@@ -150,14 +150,11 @@ def minimum_spanning_tree(data, weights=None, *, backend: str = "scipy") -> np.n
     """
     g = as_graph_arrays(data)
     w = g.weights if weights is None else _validate_weights(weights, g.m)
-    return mst_of_validated(g.n, g.edges, w, backend)
+    return _mst_of_arrays(g.n, g.edges, w, backend)
 
 
-def mst_of_validated(n: int, edges: np.ndarray, weights: np.ndarray, backend: str = "scipy") -> np.ndarray:
-    """:func:`minimum_spanning_tree` on arrays that are already validated (no checks but the backend).
-
-    For callers that validated the graph once and draw many weight vectors (e.g. Algorithm 1).
-    """
+def _mst_of_arrays(n: int, edges: np.ndarray, weights: np.ndarray, backend: str) -> np.ndarray:
+    """The chosen backend on validated arrays (no checks but the backend's name)."""
     try:
         fn = ALGORITHMS[backend]
     except KeyError:

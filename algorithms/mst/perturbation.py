@@ -23,7 +23,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
-from algorithms.graphs import as_graph_arrays, mst_of_validated, number_of_components
+from algorithms.graphs import as_graph_arrays, minimum_spanning_tree, number_of_components
 from algorithms.graphs.union_find import reset, union
 from algorithms.mst.accounting import PrivacyClaim, check_delta, claim_from_epsilon0
 from algorithms.mst.exponential import gumbel_scale
@@ -94,7 +94,7 @@ def perturbed_mst(
     """
     g = as_graph_arrays(data)
     noisy = _noisy_weights(g.weights, gumbel_scale(epsilon0, sensitivity), np.random.default_rng(rng))
-    tree = mst_of_validated(g.n, g.edges, noisy, backend)
+    tree = minimum_spanning_tree(g, noisy, backend=backend)
     return (tree, noisy) if return_noisy_weights else tree
 
 

@@ -12,7 +12,6 @@ from algorithms.graphs import (
     is_spanning_forest,
     kruskal_order,
     minimum_spanning_tree,
-    mst_of_validated,
     number_of_components,
     to_networkx,
     tree_weight,
@@ -59,7 +58,6 @@ def test_given_weights_replace_the_graphs_own(g, random):
     for backend in MST_BACKENDS:
         tree = minimum_spanning_tree(g, w, backend=backend)
         assert np.array_equal(tree, minimum_spanning_tree(g.with_weights(w), backend=backend)), backend
-        assert np.array_equal(tree, mst_of_validated(g.n, g.edges, w, backend)), backend
 
 
 def test_scipy_backend_handles_zero_weights_that_csgraph_would_drop():
