@@ -11,6 +11,8 @@ __all__ = [
     "InvalidPrivacyParameterError",
     "InvalidRewardError",
     "InvalidHorizonError",
+    "InvalidBudgetSplitError",
+    "ZeroRankMatroidError",
     "MatroidAxiomError",
     "NoSpanningTreeError",
     "DatasetNotFoundError",
@@ -39,6 +41,14 @@ class InvalidRewardError(AlgorithmInputError):
 
 class InvalidHorizonError(AlgorithmInputError):
     """A horizon or stream length below 1."""
+
+
+class InvalidBudgetSplitError(AlgorithmInputError):
+    """A bandit policy's budget split outside ``algorithms.bandits.policies.BUDGET_SPLITS``."""
+
+
+class ZeroRankMatroidError(AlgorithmInputError):
+    """A matroid of rank 0 (every element a loop): no bandit can be played on it."""
 
 
 class MatroidAxiomError(AlgorithmInputError):

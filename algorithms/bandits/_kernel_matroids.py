@@ -32,7 +32,8 @@ from dataclasses import dataclass
 import numba
 import numpy as np
 
-from algorithms.errors import AlgorithmInputError, InvalidGraphError
+# ZeroRankMatroidError lives in algorithms.errors; re-exported here for code that imported it from this module
+from algorithms.errors import AlgorithmInputError, InvalidGraphError, ZeroRankMatroidError
 from algorithms.graphs.union_find import kruskal_scan
 from algorithms.matroids.linear import DEFAULT_RTOL, check_rtol, extends_span
 
@@ -70,10 +71,6 @@ MatroidArrays = namedtuple(
 #: Scratch space of the compiled greedy algorithm: union-find ``parent, size (n_vertices,)``
 #: (graphic), block ``counts (p,)`` (partition), Gram-Schmidt rows ``work (d, d)`` (linear).
 GreedyScratch = namedtuple("GreedyScratch", ["parent", "size", "counts", "work"])
-
-
-class ZeroRankMatroidError(AlgorithmInputError):
-    """A matroid of rank 0 (every element a loop): no bandit can be played on it."""
 
 
 @dataclass(frozen=True, eq=False)

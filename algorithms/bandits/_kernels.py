@@ -34,11 +34,24 @@ import numpy as np
 from algorithms.bandits._kernel_matroids import GreedyScratch, greedy_in_order
 from algorithms.bandits.indices import policy_index, policy_resamples, policy_reset, policy_update
 
-__all__ = ["EnvironmentArrays", "Recording", "simulate_run", "table_batch", "no_recording"]
+__all__ = [
+    "ENV_BERNOULLI",
+    "ENV_LATENCY",
+    "ENV_TABLE",
+    "EnvironmentArrays",
+    "Recording",
+    "simulate_run",
+    "table_batch",
+    "no_recording",
+]
 
-#: The environment as the compiled loop reads it: ``kind`` (0 Bernoulli, 1 latency, 2 table),
+#: Kernel codes of the environment kinds (``EnvironmentArrays.kind``; the environments of
+#: :mod:`algorithms.bandits.environments` report theirs in ``kernel_parameters()``).
+ENV_BERNOULLI, ENV_LATENCY, ENV_TABLE = 0, 1, 2
+
+#: The environment as the compiled loop reads it: ``kind`` (ENV_BERNOULLI, ENV_LATENCY, ENV_TABLE),
 #: per-arm parameters ``arm (m,)`` (means or latencies), a ``scalar`` (the latency cap), a reward
-#: ``table (rounds, m)`` (kind 2), the true ``means (m,)`` and the ``optimal_value`` sum of the
+#: ``table (rounds, m)`` (ENV_TABLE), the true ``means (m,)`` and the ``optimal_value`` sum of the
 #: best basis's means (for the pseudo-regret).
 EnvironmentArrays = namedtuple("EnvironmentArrays", ["kind", "arm", "scalar", "table", "means", "optimal_value"])
 
@@ -193,9 +206,9 @@ def _shuffle_ties(order, J, rng):
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def _observe(env, t, e, rng_env):
     """Arm ``e``'s reward at round ``t``: Bernoulli, latency ``1 - (mu_e - 1 + Exp(1)) / L`` clipped at 0, or table."""
-    if env.kind == 0:
+    if env.kind == ENV_BERNOULLI:
         return 1.0 if rng_env.random() < env.arm[e] else 0.0
-    if env.kind == 1:
+    if env.kind == ENV_LATENCY:
         lat = env.arm[e] - 1.0 + rng_env.standard_exponential()
         r = 1.0 - lat / env.scalar
         return r if r > 0.0 else 0.0

@@ -107,7 +107,7 @@ class LaplaceLocalRandomizer:
         if policy.claim.model != "local":
             raise InvalidPrivacyParameterError(f"{policy.name} has no local randomizer")
         self.policy = policy
-        self.n_reports = 1 if policy.budget_split == "single-report" else int(rank)
+        self.n_reports = policy.reports_per_round(rank)
         self.eps_report = float(policy.arm_epsilon(rank))
         self.claim = policy.claim
 

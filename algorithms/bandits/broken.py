@@ -16,20 +16,33 @@ References
 from __future__ import annotations
 
 import dataclasses
+from dataclasses import dataclass
 
 from algorithms.bandits.policies import Policy
 from algorithms.errors import InvalidPrivacyParameterError
 
-__all__ = ["broken_full_budget_per_arm"]
+__all__ = ["BrokenFullBudgetPolicy", "broken_full_budget_per_arm"]
 
 
-def broken_full_budget_per_arm(policy: Policy) -> Policy:
-    """``policy`` with every arm's statistic given the whole eps instead of eps/K, claim unchanged.
+@dataclass(frozen=True)
+class BrokenFullBudgetPolicy(Policy):
+    """A private policy whose every arm statistic gets the whole eps (not eps/K); claim unchanged.
 
     Why it is wrong: one round's K observations (all of which may change between neighbouring
     reward tables) each enter a statistic with budget eps, so the round costs up to K eps, not
     eps; the claim still says eps. The two-block audit design of
     :mod:`algorithms.bandits.audits` shows a loss of ``2 (eps - ln(1 + eps/2))`` > eps.
+    """
+
+    def arm_epsilon(self, rank: int) -> float:
+        """The whole eps for every arm (the bug; the reference policy gives eps/K)."""
+        return self.epsilon
+
+
+def broken_full_budget_per_arm(policy: Policy) -> BrokenFullBudgetPolicy:
+    """``policy`` with every arm's statistic given the whole eps instead of eps/K, claim unchanged.
+
+    See :class:`BrokenFullBudgetPolicy` for why this breaks the claim.
 
     Parameters
     ----------
@@ -38,8 +51,8 @@ def broken_full_budget_per_arm(policy: Policy) -> Policy:
 
     Returns
     -------
-    Policy
-        Same code and claim; ``budget_split = "full-per-arm (broken)"``, so ``arm_epsilon(K)`` is eps.
+    BrokenFullBudgetPolicy
+        Same code, budget split and claim; ``arm_epsilon(K)`` is eps.
 
     Raises
     ------
@@ -55,6 +68,6 @@ def broken_full_budget_per_arm(policy: Policy) -> Policy:
     """
     if policy.epsilon is None:
         raise InvalidPrivacyParameterError(f"{policy.name} is not private; nothing to break")
-    return dataclasses.replace(
-        policy, name=policy.name + " (full eps per arm; broken)", budget_split="full-per-arm (broken)"
-    )
+    fields = {f.name: getattr(policy, f.name) for f in dataclasses.fields(Policy)}
+    fields["name"] = policy.name + " (full eps per arm; broken)"
+    return BrokenFullBudgetPolicy(**fields)

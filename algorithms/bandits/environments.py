@@ -43,6 +43,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algorithms.bandits._kernels import ENV_BERNOULLI, ENV_LATENCY, ENV_TABLE
 from algorithms.errors import InvalidRewardError, InvalidWeightsError
 
 __all__ = [
@@ -61,8 +62,6 @@ __all__ = [
     "rocketfuel_instance",
 ]
 
-#: Kernel codes of the environment kinds (see ``algorithms.bandits._kernels``).
-ENV_BERNOULLI, ENV_LATENCY, ENV_TABLE = 0, 1, 2
 
 #: Default ``L_max - max_e mu_e`` (ms) of the latency-to-reward map (a **choice**).
 DEFAULT_LATENCY_MARGIN = 4.0

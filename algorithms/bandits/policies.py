@@ -74,12 +74,14 @@ import dataclasses
 import math
 from dataclasses import dataclass
 
+from algorithms._validation import check_epsilon, check_horizon
 from algorithms.bandits import indices as K
-from algorithms.errors import InvalidHorizonError, InvalidPrivacyParameterError
+from algorithms.errors import InvalidBudgetSplitError
 
 __all__ = [
     "PrivacyClaim",
     "Policy",
+    "BUDGET_SPLITS",
     "omm",
     "dp_omm",
     "ldp_omm",
@@ -95,6 +97,9 @@ __all__ = [
 ]
 
 NEIGHBOURS = "reward tables differing in one round (all observations of that round)"
+
+#: The allowed values of :attr:`Policy.budget_split`.
+BUDGET_SPLITS = ("per-arm", "single-report", "none")
 
 
 @dataclass(frozen=True)
@@ -135,13 +140,15 @@ class Policy:
     epsilon : float or None
         The privacy parameter the policy was configured with.
     budget_split : str
-        ``"per-arm"`` (each played arm's statistic gets eps/K), ``"single-report"``
-        (one report per round with all of eps), ``"none"``, or
-        ``"full-per-arm (broken)"``: the deliberately wrong variant of
-        :func:`algorithms.bandits.broken.broken_full_budget_per_arm`.
+        One of :data:`BUDGET_SPLITS`: ``"per-arm"`` (each played arm's statistic gets eps/K),
+        ``"single-report"`` (one report per round with all of eps) or ``"none"`` (not
+        private). Anything else raises :class:`~algorithms.errors.InvalidBudgetSplitError`.
+        (The deliberately wrong "whole eps per arm" is not a value here but a subclass,
+        :class:`algorithms.bandits.broken.BrokenFullBudgetPolicy`.)
     horizon : int or None
-        Known horizon T for the policies whose formulas use it (CUCB family);
-        None means "the simulated horizon".
+        Known horizon T of the policies whose formulas use ``ln T`` (CUCB-LDP1, CUCB-LDP2,
+        CUCB-DP; see :attr:`needs_horizon`); None means "the simulated horizon". The other
+        policies' indices use the round t only and ignore it.
     claim : PrivacyClaim
     reference : str
         Paper and algorithm number.
@@ -155,8 +162,15 @@ class Policy:
     reference: str
     horizon: int | None = None
 
+    def __post_init__(self):
+        if self.budget_split not in BUDGET_SPLITS:
+            raise InvalidBudgetSplitError(
+                f"budget_split must be one of {', '.join(map(repr, BUDGET_SPLITS))}, got {self.budget_split!r}"
+            )
+
     @property
     def needs_horizon(self) -> bool:
+        """Whether the index uses the known horizon T (CUCB-LDP1, CUCB-LDP2, CUCB-DP)."""
         return self.code in (K.CUCB_LDP1, K.CUCB_LDP2, K.CUCB_DP)
 
     def arm_epsilon(self, rank: int) -> float:
@@ -165,29 +179,15 @@ class Policy:
             return math.inf
         if self.budget_split == "per-arm":
             return self.epsilon / rank
-        return self.epsilon  # "single-report" and the broken "full-per-arm" variant
+        return self.epsilon  # "single-report": the round's one report gets all of eps
+
+    def reports_per_round(self, rank: int) -> int:
+        """How many statistics one round's observations enter: 1 (``"single-report"``), else K."""
+        return 1 if self.budget_split == "single-report" else int(rank)
 
     def with_horizon(self, horizon: int) -> Policy:
-        return dataclasses.replace(self, horizon=_check_horizon(horizon))
-
-
-def _check_epsilon(epsilon) -> float:
-    try:
-        eps = float(epsilon)
-    except (TypeError, ValueError):
-        raise InvalidPrivacyParameterError(f"epsilon must be a real number > 0, got {epsilon!r}") from None
-    if not (eps > 0) or not math.isfinite(eps):
-        raise InvalidPrivacyParameterError(f"epsilon must be finite and > 0, got {epsilon!r}")
-    return eps
-
-
-def _check_horizon(horizon) -> int:
-    if isinstance(horizon, bool) or not isinstance(horizon, (int,)) and not hasattr(horizon, "__index__"):
-        raise InvalidHorizonError(f"horizon must be an integer >= 1, got {horizon!r}")
-    h = int(horizon)
-    if h < 1:
-        raise InvalidHorizonError(f"horizon must be an integer >= 1, got {horizon!r}")
-    return h
+        """This policy with known horizon ``horizon`` (an integer >= 1)."""
+        return dataclasses.replace(self, horizon=check_horizon(horizon))
 
 
 def _none(source):
@@ -215,7 +215,7 @@ def dp_omm(epsilon) -> Policy:
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 1 and Theorem 1.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Tao et al. 2025, Theorem 1")
     return Policy("DP-OMM", K.DP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 1")
 
@@ -228,7 +228,7 @@ def ldp_omm(epsilon) -> Policy:
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 2 and Theorem 2.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Tao et al. 2025, Theorem 2")
     return Policy("LDP-OMM", K.LDP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 2")
 
@@ -247,7 +247,7 @@ def dpucb_mat(epsilon) -> Policy:
     .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 2 and Theorem 8.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 8 (states 2*eps)", stated_epsilon=2 * eps)
     return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 2")
 
@@ -260,7 +260,7 @@ def dpts_mat(epsilon) -> Policy:
     .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 5 and Theorem 10.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 10 (states 2*eps)", stated_epsilon=2 * eps)
     return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 5")
 
@@ -279,8 +279,10 @@ def cts() -> Policy:
     )
 
 
-def cucb(horizon=None) -> Policy:
+def cucb() -> Policy:
     """CUCB (Chen et al. 2013; Chen et al. 2020's non-private baseline). Not private.
+
+    Its radius ``sqrt(3 ln t / (2 T_e))`` uses the round t only, so it takes no horizon.
 
     References
     ----------
@@ -296,7 +298,6 @@ def cucb(horizon=None) -> Policy:
         "none",
         _none("non-private baseline"),
         "Chen et al. 2013 (baseline of Chen et al. 2020)",
-        None if horizon is None else _check_horizon(horizon),
     )
 
 
@@ -308,7 +309,7 @@ def cucb_ldp1(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 1 and Theorem 1.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 1")
     return Policy(
         "CUCB-LDP1",
@@ -317,7 +318,7 @@ def cucb_ldp1(epsilon, horizon=None) -> Policy:
         "per-arm",
         claim,
         "Chen et al. 2020, Algorithm 1",
-        None if horizon is None else _check_horizon(horizon),
+        None if horizon is None else check_horizon(horizon),
     )
 
 
@@ -329,7 +330,7 @@ def cucb_ldp2(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 2 and Theorem 3.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 3")
     return Policy(
         "CUCB-LDP2",
@@ -338,7 +339,7 @@ def cucb_ldp2(epsilon, horizon=None) -> Policy:
         "single-report",
         claim,
         "Chen et al. 2020, Algorithm 2",
-        None if horizon is None else _check_horizon(horizon),
+        None if horizon is None else check_horizon(horizon),
     )
 
 
@@ -350,7 +351,7 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3 and Theorem 7.
     """
-    eps = _check_epsilon(epsilon)
+    eps = check_epsilon(epsilon)
     claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chen et al. 2020, Theorem 7")
     return Policy(
         "CUCB-DP",
@@ -359,7 +360,7 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
         "per-arm",
         claim,
         "Chen et al. 2020, Algorithm 3",
-        None if horizon is None else _check_horizon(horizon),
+        None if horizon is None else check_horizon(horizon),
     )
 
 

@@ -2,12 +2,14 @@
 
 Each run is played by one compiled call (``algorithms.bandits._kernels``) on
 the policy's compiled state (``algorithms.bandits.indices``), which releases the
-GIL, so runs execute in parallel threads (``n_workers``). Randomness: the ``seed`` argument becomes a Generator whose
-``spawn(n_runs)`` gives one child per run, and each child spawns two streams,
-one for the environment's observations and one for the policy's noise. Run
-``r`` therefore depends only on ``(seed, r)``: the same seed gives the same
-result for any ``n_workers``, and the first runs of a larger simulation equal
-a smaller one's.
+GIL, so runs execute in parallel threads (``n_workers``). Randomness: the ``rng`` argument
+(None, int, SeedSequence or Generator; ``seed=`` is an alias) becomes a Generator whose
+``spawn(n_runs)`` gives one child per run, and each child spawns two streams, one for the
+environment's observations and one for the policy's noise. For an int or a SeedSequence, run
+``r`` therefore depends only on ``(rng, r)``: the same value gives the same result for any
+``n_workers``, and the first runs of a larger simulation equal a smaller one's. A Generator
+is used as it is, and spawning advances it: passing the same Generator twice gives two
+different (independent) simulations, each reproducible from the Generator's state.
 
 Pseudo-regret of round ``t``: ``sum_{e in A*} mu_e - sum_{e in A_t} mu_e``
 (Tao et al. 2025, Section 2 with the expectation over the observations taken).
@@ -21,15 +23,17 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from algorithms._validation import check_horizon
 from algorithms.bandits import _kernels
-from algorithms.bandits._kernel_matroids import ZeroRankMatroidError, as_kernel_matroid, greedy_basis
-from algorithms.bandits.environments import ENV_TABLE, BanditInstance
+from algorithms.bandits._kernel_matroids import as_kernel_matroid, greedy_basis
+from algorithms.bandits._kernels import ENV_TABLE
+from algorithms.bandits.environments import BanditInstance
 from algorithms.bandits.indices import new_policy_state
-from algorithms.bandits.policies import Policy, _check_horizon
-from algorithms.errors import AlgorithmInputError, InvalidHorizonError
+from algorithms.bandits.policies import Policy
+from algorithms.errors import AlgorithmInputError, InvalidHorizonError, ZeroRankMatroidError
 from dpverify.progress import progress_bar
 
-__all__ = ["SimulationResult", "simulate", "run_spawn_streams", "default_checkpoints"]
+__all__ = ["SimulationResult", "simulate", "run_spawn_streams"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -93,17 +97,22 @@ class SimulationResult:
         return mean - half, mean + half
 
 
-def default_checkpoints(horizon: int, n_points: int = 500) -> np.ndarray:
-    """About ``n_points`` rounds: every round up to 100, then log-spaced, always including ``horizon``."""
-    horizon = _check_horizon(horizon)
-    head = np.arange(1, min(horizon, 100) + 1)
-    tail = np.unique(np.geomspace(max(min(horizon, 100), 1), horizon, n_points).round().astype(np.int64))
-    return np.unique(np.concatenate([head, tail, [horizon]])).astype(np.int64)
+def _rng_or_seed(rng, seed):
+    """The ``rng=`` argument, or its alias ``seed=`` (AlgorithmInputError if both are given)."""
+    if seed is not None:
+        if rng is not None:
+            raise AlgorithmInputError("pass rng= or its alias seed=, not both")
+        return seed
+    return rng
 
 
-def run_spawn_streams(seed, n_runs: int):
-    """Per-run ``(environment, policy)`` Generators: ``default_rng(seed).spawn(n_runs)``, each spawning 2."""
-    root = np.random.default_rng(seed)
+def run_spawn_streams(rng=None, n_runs: int = 1, *, seed=None):
+    """Per-run ``(environment, policy)`` Generators: ``default_rng(rng).spawn(n_runs)``, each spawning 2.
+
+    ``rng`` is None, an int, a SeedSequence or a Generator (``seed=`` is an alias); a Generator
+    is advanced by the spawn (see the module docstring).
+    """
+    root = np.random.default_rng(_rng_or_seed(rng, seed))
     return [tuple(child.spawn(2)) for child in root.spawn(int(n_runs))]
 
 
@@ -114,7 +123,7 @@ def _prepare(matroid, environment, policy, horizon):
         matroid, environment = matroid.matroid, matroid.environment
     if not isinstance(policy, Policy):
         raise AlgorithmInputError(f"policy must be a Policy (see algorithms.bandits.policies), got {policy!r}")
-    horizon = _check_horizon(horizon)
+    horizon = check_horizon(horizon)
     km = as_kernel_matroid(matroid)
     env_kind, env_arm, env_scalar = environment.kernel_parameters()
     means = np.ascontiguousarray(environment.means, dtype=np.float64)
@@ -129,12 +138,9 @@ def _prepare(matroid, environment, policy, horizon):
         table = np.array(environment.table, dtype=np.float64)  # writable copy: one numba specialization
         if table.shape[0] < horizon:
             raise InvalidHorizonError(f"horizon {horizon} exceeds the {table.shape[0]} rounds of the reward table")
-    if policy.needs_horizon:
-        known = policy.horizon if policy.horizon is not None else horizon
-        if known < horizon:
-            raise InvalidHorizonError(f"{policy.name} was configured for horizon {known} < simulated {horizon}")
-    else:
-        known = policy.horizon if policy.horizon is not None else horizon
+    known = policy.horizon if policy.horizon is not None else horizon
+    if policy.needs_horizon and known < horizon:
+        raise InvalidHorizonError(f"{policy.name} was configured for horizon {known} < simulated {horizon}")
     env_arrays = _kernels.EnvironmentArrays(
         int(env_kind),
         np.ascontiguousarray(env_arm, dtype=np.float64),
@@ -153,6 +159,7 @@ def simulate(
     horizon: int = 1000,
     *,
     n_runs: int = 1,
+    rng=None,
     seed=None,
     checkpoints=None,
     record_super_arms: bool = False,
@@ -175,8 +182,10 @@ def simulate(
         Number of rounds (>= 1).
     n_runs : int
         Independent runs.
+    rng : None, int, SeedSequence or Generator
+        Run ``r`` uses the r-th child spawned from it (see the module docstring).
     seed : None, int, SeedSequence or Generator
-        Run ``r`` uses the r-th spawned child (see module docstring).
+        Alias of ``rng`` (passing both raises AlgorithmInputError).
     checkpoints : array_like of int, optional
         Rounds at which cumulative regret/reward are recorded; default every round.
     record_super_arms : bool
@@ -216,7 +225,7 @@ def simulate(
     idx = np.zeros((n_runs, idx_rounds.size, m)) if idx_rounds.size else None
     idx_orders = np.full((n_runs, idx_rounds.size, rank), -1, dtype=np.int64) if idx_rounds.size else None
     eps_arm = float(policy.arm_epsilon(rank))
-    streams = run_spawn_streams(seed, n_runs)
+    streams = run_spawn_streams(_rng_or_seed(rng, seed), n_runs)
     empty = _kernels.no_recording(m, rank, ck, regret[0], reward[0])
     mk = km.arrays()
 

@@ -47,6 +47,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+from algorithms._validation import check_epsilon, check_horizon
 from algorithms.counters.compiled import (
     HYBRID_STATE_WIDTH,
     binary_step,
@@ -65,7 +66,6 @@ from algorithms.counters.structure import (
 from algorithms.errors import (
     AlgorithmInputError,
     InvalidHorizonError,
-    InvalidPrivacyParameterError,
     InvalidRewardError,
 )
 
@@ -115,17 +115,6 @@ def _logarithmic_add(flat, v, t, noise, release, block, out):
         out[j] = release[c]
 
 
-def _check_epsilon(epsilon) -> float:
-    if (
-        isinstance(epsilon, bool)
-        or not isinstance(epsilon, (int, float, np.integer, np.floating))
-        or not np.isfinite(epsilon)
-        or epsilon <= 0
-    ):
-        raise InvalidPrivacyParameterError(f"epsilon must be a finite number > 0, got {epsilon!r}")
-    return float(epsilon)
-
-
 def _trailing_zeros(s: np.ndarray) -> np.ndarray:
     """Number of trailing zero bits of positive int64 values."""
     low = s & -s
@@ -153,16 +142,15 @@ def _popcount(s: np.ndarray) -> np.ndarray:
 class CounterBank:
     """Common bookkeeping of the banks (see the module docstring for the interface)."""
 
-    def __init__(self, shape, epsilon, rng=None, value_range: tuple[float, float] = (0.0, 1.0)):
+    def __init__(self, shape, epsilon, rng=None):
         self.shape = (
             tuple(np.atleast_1d(np.asarray(shape, dtype=np.int64)).tolist()) if np.ndim(shape) else (int(shape),)
         )
         if any(s < 1 for s in self.shape):
             raise AlgorithmInputError(f"bank shape entries must be >= 1, got {self.shape}")
         self.n_counters = int(np.prod(self.shape))
-        self.epsilon = _check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
         self.rng = np.random.default_rng(rng)
-        self.value_range = value_range
         self._count = np.zeros(self.n_counters, dtype=np.int64)
         self._true = np.zeros(self.n_counters)
 
@@ -194,9 +182,8 @@ class CounterBank:
         )
         if v.size != size:
             raise AlgorithmInputError(f"got {v.size} values for {size} selected counters")
-        lo, hi = self.value_range
-        if not np.all((v >= lo) & (v <= hi)):
-            raise InvalidRewardError(f"counter items must lie in [{lo}, {hi}] (the privacy claim assumes it)")
+        if not np.all((v >= 0.0) & (v <= 1.0)):
+            raise InvalidRewardError("counter items must lie in [0, 1] (the privacy claim assumes it)")
         return v
 
     @property
@@ -248,15 +235,10 @@ class BinaryCounterBank(CounterBank):
         horizon: int,
         rng=None,
         sensitivity: float = 1.0,
-        value_range: tuple[float, float] = (0.0, 1.0),
     ):
-        super().__init__(shape, epsilon, rng, value_range)
-        if isinstance(horizon, bool) or not isinstance(horizon, (int, np.integer)) or horizon < 1:
-            raise InvalidHorizonError(f"horizon must be an integer >= 1, got {horizon!r}")
-        if not (np.isfinite(sensitivity) and sensitivity > 0):
-            raise InvalidPrivacyParameterError(f"sensitivity must be finite and > 0, got {sensitivity}")
-        self.horizon = int(horizon)
-        self.sensitivity = float(sensitivity)
+        super().__init__(shape, epsilon, rng)
+        self.horizon = check_horizon(horizon)
+        self.sensitivity = check_epsilon(sensitivity, "sensitivity")
         self.levels = binary_levels(self.horizon)
         self.scale = self.levels * self.sensitivity / self.epsilon
         self._alpha = np.zeros((self.n_counters, self.levels))
@@ -427,7 +409,7 @@ def _run_bank(bank: CounterBank, x: np.ndarray) -> np.ndarray:
 def binary_mechanism_outputs(stream, epsilon, rng=None, horizon: int | None = None) -> np.ndarray:
     """All T outputs of the binary mechanism on ``stream`` (horizon defaults to len(stream))."""
     x = _stream(stream)
-    return _run_bank(BinaryCounterBank(1, epsilon, horizon or x.size, rng), x)[0]
+    return _run_bank(BinaryCounterBank(1, epsilon, x.size if horizon is None else horizon, rng), x)[0]
 
 
 def logarithmic_mechanism_outputs(stream, epsilon, rng=None) -> np.ndarray:
@@ -447,7 +429,7 @@ def tree_aggregation_outputs(vectors, epsilon, l1_sensitivity, rng=None, horizon
     X = np.asarray(vectors, dtype=np.float64)
     if X.ndim != 2 or X.shape[0] < 1:
         raise InvalidHorizonError(f"vectors must have shape (T, d) with T >= 1, got {X.shape}")
-    bank = TreeAggregationBank(1, X.shape[1], epsilon, horizon or X.shape[0], l1_sensitivity, rng)
+    bank = TreeAggregationBank(1, X.shape[1], epsilon, X.shape[0] if horizon is None else horizon, l1_sensitivity, rng)
     return np.vstack([bank.add_vectors(X[t : t + 1])[0] for t in range(X.shape[0])])
 
 
@@ -455,7 +437,7 @@ class _CounterMechanism:
     """dpverify mechanism: stream -> whole output sequence (T,), with a vectorized ``sample``."""
 
     def __init__(self, epsilon):
-        self.epsilon = _check_epsilon(epsilon)
+        self.epsilon = check_epsilon(epsilon)
 
     def __call__(self, stream, rng=None):
         return self.sample(stream, 1, rng)[0]
@@ -474,7 +456,7 @@ class BinaryMechanism(_CounterMechanism):
 
     def __init__(self, epsilon, horizon: int | None = None):
         super().__init__(epsilon)
-        self.horizon = horizon
+        self.horizon = None if horizon is None else check_horizon(horizon)
 
     def _bank(self, size, length, rng):
         return BinaryCounterBank(size, self.epsilon, self.horizon or length, rng)

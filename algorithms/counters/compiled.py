@@ -11,7 +11,7 @@ numba run) both call the functions below, so each mechanism is written once:
 ``hybrid_insert``
     one item of the hybrid mechanism (Chan, Shi, Song 2011, Section 4), incrementally: O(1)
     amortized per item.
-``lemma1_bound`` (with ``lemma1_coefficients`` / ``lemma1_mean_coefficients``)
+``lemma1_max`` (with ``lemma1_coefficients`` / ``lemma1_mean_coefficients``)
     Tao et al. 2025, Lemma 1 for a sum of ``n`` iid Lap(b):
     ``P(|sum| > max{2b sqrt(2 n L), 4 b L}) <= delta`` with ``L = ln(2/delta)``, factored so
     that a caller evaluating it for many arms in one round computes the shared parts once.
@@ -66,10 +66,10 @@ __all__ = [
     "binary_step",
     "hybrid_insert",
     "hybrid_output",
-    "lemma1_bound",
+    "lemma1_max",
     "lemma1_coefficients",
     "lemma1_mean_coefficients",
-    "lemma1_bound_array",
+    "lemma1_max_array",
     "hybrid_bound_coefficients",
     "hybrid_bound",
     "hybrid_noise_bound",
@@ -204,7 +204,7 @@ def hybrid_output(state, c):
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
-def lemma1_bound(sub_gaussian, sub_exponential, root, linear):
+def lemma1_max(sub_gaussian, sub_exponential, root, linear):
     """Tao et al. 2025, Lemma 1, as ``max{sub_gaussian * root, sub_exponential * linear}``.
 
     The lemma: for ``n`` iid Lap(b) and ``L = ln(2/delta)``, with probability at least
@@ -216,6 +216,9 @@ def lemma1_bound(sub_gaussian, sub_exponential, root, linear):
     * a mean at a given round: ``(sub_gaussian, sub_exponential) = lemma1_mean_coefficients(b, L)``,
       ``root = 1/sqrt(n)``, ``linear = 1/n`` (per-arm values the caller keeps).
 
+    (:func:`algorithms.bandits.concentration.lemma1_bound` ``(n, b, delta)`` is the same lemma's
+    mean form in closed form, for tests and tables.)
+
     References
     ----------
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
@@ -226,7 +229,7 @@ def lemma1_bound(sub_gaussian, sub_exponential, root, linear):
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def lemma1_coefficients(n, scale):
-    """Sum-form factors of :func:`lemma1_bound` for ``n`` iid Lap(``scale``): ``(2b sqrt(2n), 4b)``.
+    """Sum-form factors of :func:`lemma1_max` for ``n`` iid Lap(``scale``): ``(2b sqrt(2n), 4b)``.
 
     ``(0, 0)`` for ``n <= 0`` (an empty sum is 0).
     """
@@ -237,16 +240,16 @@ def lemma1_coefficients(n, scale):
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def lemma1_mean_coefficients(scale, log_term):
-    """Mean-form factors of :func:`lemma1_bound` for Lap(``scale``) at ``L = log_term``: ``(2b sqrt(2L), 4bL)``."""
+    """Mean-form factors of :func:`lemma1_max` for Lap(``scale``) at ``L = log_term``: ``(2b sqrt(2L), 4bL)``."""
     return 2.0 * scale * np.sqrt(2.0 * log_term), 4.0 * scale * log_term
 
 
 @numba.njit(cache=True, nogil=True)
-def lemma1_bound_array(n, scale, log_term, out):
-    """:func:`lemma1_bound` elementwise over equal-length 1-D arrays (``out`` receives it)."""
+def lemma1_max_array(n, scale, log_term, out):
+    """:func:`lemma1_max` elementwise over equal-length 1-D arrays (``out`` receives it)."""
     for i in range(out.shape[0]):
         c, d = lemma1_coefficients(n[i], scale[i])
-        out[i] = lemma1_bound(c, d, np.sqrt(log_term[i]), log_term[i])
+        out[i] = lemma1_max(c, d, np.sqrt(log_term[i]), log_term[i])
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -271,8 +274,8 @@ def hybrid_bound(c_log, d_log, c_bin, d_bin, log_full, sqrt_full, log_half, sqrt
     is applied at ``delta`` (``log_full = ln(2/delta)``). ``sqrt_*`` are the square roots.
     """
     if d_bin == 0.0:
-        return lemma1_bound(c_log, d_log, sqrt_full, log_full)
-    return lemma1_bound(c_log, d_log, sqrt_half, log_half) + lemma1_bound(c_bin, d_bin, sqrt_half, log_half)
+        return lemma1_max(c_log, d_log, sqrt_full, log_full)
+    return lemma1_max(c_log, d_log, sqrt_half, log_half) + lemma1_max(c_bin, d_bin, sqrt_half, log_half)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

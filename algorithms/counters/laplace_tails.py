@@ -6,7 +6,7 @@ The bound is Tao et al. 2025, Lemma 1, multiplied by n: for X_1..X_n iid Lap(b) 
 
 Its validity is checked exactly (difference-of-Gammas integration) for n = 1..1000 in
 ``properties/bandits/test_concentration.py`` (see :mod:`algorithms.bandits.concentration`).
-The formula itself is compiled once, in :func:`algorithms.counters.compiled.lemma1_bound`; this
+The formula itself is compiled once, in :func:`algorithms.counters.compiled.lemma1_max`; this
 module validates and broadcasts numpy inputs for it.
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from algorithms.counters.compiled import lemma1_bound_array
+from algorithms.counters.compiled import lemma1_max_array
 from algorithms.errors import AlgorithmInputError
 
 __all__ = ["laplace_sum_deviation_bound"]
@@ -50,7 +50,7 @@ def laplace_sum_deviation_bound(n, scale, delta):
     log_term = np.log(2.0 / delta)
     nf, scale, log_term = np.broadcast_arrays(n.astype(np.float64), scale, log_term)
     out = np.empty(nf.shape)
-    lemma1_bound_array(
+    lemma1_max_array(
         np.ascontiguousarray(nf).ravel(),
         np.ascontiguousarray(scale).ravel(),
         np.ascontiguousarray(log_term).ravel(),

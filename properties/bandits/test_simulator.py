@@ -14,12 +14,18 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from algorithms.bandits import policies as P
-from algorithms.bandits._kernel_matroids import ZeroRankMatroidError, as_kernel_matroid, greedy_basis
-from algorithms.bandits.broken import broken_full_budget_per_arm
+from algorithms.bandits._kernel_matroids import as_kernel_matroid, greedy_basis
+from algorithms.bandits.broken import BrokenFullBudgetPolicy, broken_full_budget_per_arm
 from algorithms.bandits.environments import BernoulliEnvironment, TableEnvironment, thesis_table61_instance
 from algorithms.bandits.permutation import check_regret_permutation, regret_decomposition, regret_permutation
 from algorithms.bandits.simulator import simulate
-from algorithms.errors import AlgorithmInputError, InvalidHorizonError, InvalidPrivacyParameterError
+from algorithms.errors import (
+    AlgorithmInputError,
+    InvalidBudgetSplitError,
+    InvalidHorizonError,
+    InvalidPrivacyParameterError,
+    ZeroRankMatroidError,
+)
 from algorithms.matroids import GraphicMatroid, LinearMatroid, PartitionMatroid, UniformMatroid
 from algorithms.matroids.strategies import any_matroid
 
@@ -172,6 +178,8 @@ def test_claims_are_data():
     broken = broken_full_budget_per_arm(P.dpucb_mat(2.0))
     assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
     assert P.omm().claim.epsilon is None and P.omm().arm_epsilon(K) == np.inf
+    assert isinstance(broken, BrokenFullBudgetPolicy) and broken.budget_split == "per-arm"
+    assert type(P.dpucb_mat(2.0)) is P.Policy and set(P.BUDGET_SPLITS) == {"per-arm", "single-report", "none"}
     assert set(P.POLICY_FACTORIES) == {
         "OMM",
         "DP-OMM",
@@ -308,3 +316,49 @@ def test_kernel_greedy_equals_matroid_greedy(matroid):
     if matroid.n_elements == 0:
         return
     np.testing.assert_array_equal(greedy_basis(as_kernel_matroid(matroid), weights), matroid.greedy_max_basis(weights))
+
+
+def test_budget_split_is_validated():
+    # regression: "per_arm" (a typo) silently meant "the whole eps per arm"
+    import dataclasses
+
+    for bad in ("per_arm", "full-per-arm (broken)", "", None):
+        with pytest.raises(InvalidBudgetSplitError, match="budget_split must be one of"):
+            dataclasses.replace(P.dp_omm(1.0), budget_split=bad)
+    assert dataclasses.replace(P.dp_omm(1.0), horizon=5).arm_epsilon(4) == 0.25
+    assert P.cucb_ldp2(1.0).reports_per_round(4) == 1 and P.cucb_ldp1(1.0).reports_per_round(4) == 4
+
+
+@pytest.mark.parametrize("factory", list(P.PRIVATE_POLICY_FACTORIES.values()))
+@pytest.mark.parametrize("bad", ["2", True, np.bool_(True), 0, -1.0, np.inf, np.nan, None, [1.0]])
+def test_epsilon_must_be_a_positive_real(factory, bad):
+    # regression: float(epsilon) accepted "2" and True
+    with pytest.raises(InvalidPrivacyParameterError, match="must be a finite real number > 0"):
+        factory(bad)
+
+
+@pytest.mark.parametrize("good", [2, 2.0, np.float32(2.0), np.int64(2)])
+def test_epsilon_accepts_reals(good):
+    assert P.dp_omm(good).epsilon == 2.0
+
+
+def test_rng_keyword_and_seed_alias():
+    inst = thesis_table61_instance()
+    kw = dict(policy=P.dp_omm(1.0), horizon=30, n_runs=2)
+    a = simulate(inst, rng=5, **kw).cumulative_regret
+    np.testing.assert_array_equal(a, simulate(inst, seed=5, **kw).cumulative_regret)
+    np.testing.assert_array_equal(a, simulate(inst, rng=np.random.SeedSequence(5), **kw).cumulative_regret)
+    with pytest.raises(AlgorithmInputError, match="not both"):
+        simulate(inst, rng=5, seed=5, **kw)
+    # a Generator is advanced by the spawn: the same Generator twice gives two different simulations
+    g = np.random.default_rng(5)
+    first, second = simulate(inst, rng=g, **kw), simulate(inst, rng=g, **kw)
+    np.testing.assert_array_equal(first.cumulative_regret, a)
+    assert not np.array_equal(first.cumulative_regret, second.cumulative_regret)
+
+
+def test_zero_rank_error_is_public_and_re_exported():
+    from algorithms.bandits import _kernel_matroids
+
+    assert _kernel_matroids.ZeroRankMatroidError is ZeroRankMatroidError
+    assert issubclass(ZeroRankMatroidError, AlgorithmInputError)

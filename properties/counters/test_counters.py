@@ -298,6 +298,40 @@ def test_bad_input_raises_named_errors():
         hybrid_mechanism_outputs([], 1.0)
 
 
+@pytest.mark.parametrize("bad", ["2", True, 0, -1.0, np.nan, np.inf, None])
+def test_epsilon_and_horizon_use_the_shared_checks(bad):
+    # one set of checks (algorithms._validation): bools and strings are never numbers
+    for make in (
+        lambda: HybridCounterBank(3, bad),
+        lambda: BinaryCounterBank(3, bad, horizon=4),
+        lambda: HybridMechanism(bad),
+        lambda: BinaryCounterBank(3, 1.0, horizon=4, sensitivity=bad),
+    ):
+        with pytest.raises(InvalidPrivacyParameterError, match="must be a finite real number > 0"):
+            make()
+    if bad is not None:
+        with pytest.raises(InvalidHorizonError, match="must be an integer >= 1"):
+            BinaryCounterBank(3, 1.0, horizon=bad)
+
+
+def test_horizon_zero_is_not_the_stream_length():
+    # regression: ``horizon or len(stream)`` read horizon=0 as "no horizon given"
+    with pytest.raises(InvalidHorizonError):
+        BinaryMechanism(1.0, horizon=0)
+    with pytest.raises(InvalidHorizonError):
+        binary_mechanism_outputs([0.5, 0.5], 1.0, rng=0, horizon=0)
+    with pytest.raises(InvalidHorizonError):
+        tree_aggregation_outputs(np.zeros((2, 2)), 1.0, 2.0, rng=0, horizon=0)
+
+
+def test_items_above_one_are_rejected_and_there_is_no_value_range():
+    # the claim (sensitivity 1) assumes items in [0, 1]; the value_range knob that widened it is gone
+    with pytest.raises(TypeError):
+        BinaryCounterBank(2, 1.0, horizon=4, value_range=(0.0, 2.0))
+    with pytest.raises(InvalidRewardError):
+        HybridCounterBank(2, 1.0).add([0], [-0.1])
+
+
 def test_bank_indexing_forms_agree():
     a = HybridCounterBank((4, 5), EPS, rng=9)
     b = HybridCounterBank((4, 5), EPS, rng=9)

@@ -8,7 +8,7 @@ unplayed arm's index is +inf. The formulas and the choices are documented in
 DP-OMM keeps one hybrid counter per arm: the counters package's compiled
 :func:`~algorithms.counters.compiled.hybrid_insert`, and the bound on its noise is
 :func:`~algorithms.counters.compiled.hybrid_bound` (Lemma 1 on each noise group).
-LDP-OMM's privacy term is the same Lemma 1 (:func:`~algorithms.counters.compiled.lemma1_bound`)
+LDP-OMM's privacy term is the same Lemma 1 (:func:`~algorithms.counters.compiled.lemma1_max`)
 in its mean form.
 
 References
@@ -43,7 +43,7 @@ from algorithms.counters.compiled import (
     hybrid_bound_coefficients,
     hybrid_insert,
     hybrid_noise_bound,
-    lemma1_bound,
+    lemma1_max,
     lemma1_mean_coefficients,
 )
 
@@ -222,7 +222,7 @@ def ldp_omm_index(s, t, J, rng_pol):
     l2 = np.log(2.0) + 4.0 * lnt  # ln(2 t^4)
     c1, c2 = lemma1_mean_coefficients(1.0 / s.eps_arm, l2)
     for e in range(J.shape[0]):  # mean_n = +inf, isq_n = inv_n = 0 while unplayed
-        J[e] = s.mean_n[e] + r * s.isq_n[e] + lemma1_bound(c1, c2, s.isq_n[e], s.inv_n[e])
+        J[e] = s.mean_n[e] + r * s.isq_n[e] + lemma1_max(c1, c2, s.isq_n[e], s.inv_n[e])
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
