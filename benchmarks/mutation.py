@@ -11,19 +11,34 @@ prints a table of killed / survived mutants and the kill rate.
 A mutant is *killed* when the targeted tests fail (exit status 1), or when they cannot even be
 collected (status 2-4: reported as "error", counted as killed). It *survives* when they pass.
 Before the mutants, the unmutated copy is tested once; if that fails the run stops, since every
-mutant would then look killed.
+mutant would then look killed. Before that, every chosen mutant is checked against the copy
+(``check_mutants``): its file exists, its original text occurs exactly once there (or at its
+``occurrence``), every test file it names exists, ids are unique and no two mutants make the same
+substitution; any problem stops the run, since a mutant that silently did not apply, or ran a
+shrunken test selection, would count as a false "survived" or "killed". ``--check`` does only
+this, on the working tree, for all mutants (seconds; no tests run).
+
+Code shared by two groups (``algorithms/counters/compiled.py``: the hybrid counter, the binary
+step and Lemma 1, used by the counter banks and the bandit kernel) is mutated once, under one id,
+with the tests of both; ``also`` names the other group so that ``--group`` of either selects it.
 
 Usage::
 
     python benchmarks/mutation.py                 # all mutants, the working tree
     python benchmarks/mutation.py --list          # ids and descriptions only
+    python benchmarks/mutation.py --check         # every mutant applies to the tree? (no tests)
     python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
     python benchmarks/mutation.py --group counters --group mst
     python benchmarks/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
 ``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
 the kill rate of an older test suite against the same mutants). Numba's cache lives in the
-scratch directory (``NUMBA_CACHE_DIR``), so the repository's own cache is not touched.
+scratch directory (``NUMBA_CACHE_DIR``), so the repository's own cache is not touched, and every
+test run (the baseline and each mutant) starts from an empty one: numba invalidates a cached
+function when *its own* file changes, not when a compiled function it calls from another file
+does (``algorithms.counters.compiled`` is called from the banks and the bandit indices), so a
+shared cache would run the unmutated code in the callers (a false "survived") or, after the file
+is restored, the mutant's (a false result for the next mutant). Each run compiles afresh.
 
 No dependency beyond the project's own (pytest, numba, ...); ``mutmut`` is not needed.
 """
@@ -62,6 +77,13 @@ T_TREES = [
     "properties/random_trees/test_bits.py",
     "properties/random_trees/test_privacy.py",
 ]
+# code shared by the counters and the bandit kernel (algorithms/counters/compiled.py)
+T_SHARED_C = T_COUNTERS + T_BANDITS
+T_SHARED_B = T_BANDITS + T_COUNTERS
+# Lemma 1's coefficients: the counter and DP-OMM bounds built on them are compared with each other,
+# one shared implementation since the split, so that only the tests of the lemma itself (exact
+# tails, its stated looseness, the written-out formula) can tell a wrong coefficient
+T_LEMMA1 = T_SHARED_B + ["properties/bandits/test_concentration.py"]
 T_AUDITOR = [
     "properties/auditor/test_bounds.py",
     "properties/auditor/test_distributions.py",
@@ -78,10 +100,15 @@ class Mutant:
     tests: list = field(default_factory=list)
     occurrence: int | None = None  # None: ``old`` must occur exactly once; else 0-based occurrence
     note: str = ""
+    also: tuple = ()  # further groups (shared code: ``--group`` of either selects the mutant)
 
     @property
     def group(self) -> str:
         return self.id.split("-", 1)[0]
+
+    @property
+    def groups(self) -> tuple:
+        return (self.group, *self.also)
 
 
 BANKS = "algorithms/counters/banks.py"
@@ -95,6 +122,10 @@ PRIV = "algorithms/mst/privatization.py"
 ACC = "algorithms/mst/accounting.py"
 POL = "algorithms/bandits/policies.py"
 KER = "algorithms/bandits/_kernels.py"
+OMM = "algorithms/bandits/indices/omm.py"
+CUCB = "algorithms/bandits/indices/cucb.py"
+DPMAT = "algorithms/bandits/indices/dp_mat.py"
+COMP = "algorithms/counters/compiled.py"
 AUD = "algorithms/bandits/audits.py"
 BITS = "algorithms/random_trees/bits.py"
 BOUNDS = "dpverify/bounds.py"
@@ -102,6 +133,12 @@ DIST = "dpverify/distributions.py"
 
 CP_LOWER = "value = stats.beta.ppf(np.asarray(alpha, dtype=float) / 2, count, nobs - count + 1)"
 CP_UPPER = "value = stats.beta.isf(np.asarray(alpha, dtype=float) / 2, count + 1, nobs - count)"
+HYB_LOG = "state[c, SINCE] + x + z * (2.0 / epsilon)"
+HYB_BIN = "alpha_hat[c, i] = acc + z * (2.0 * (k + 1) / epsilon)"
+LEMMA1_SUM = "return 2.0 * scale * np.sqrt(2.0 * n), 4.0 * scale"
+LEMMA1_MEAN = "return 2.0 * scale * np.sqrt(2.0 * log_term), 4.0 * scale * log_term"
+LDP_REPORT = "xs[q] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
+LDP2_REPORT = "sums[e] += xs[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
 
 MUTANTS = [
     # ---- counters ------------------------------------------------------------------------
@@ -156,42 +193,58 @@ MUTANTS = [
         "return max(int(horizon).bit_length() - 1, 1)",
         T_COUNTERS,
     ),
+    # hybrid counter, binary step and Lemma 1 bound: compiled once (counters/compiled.py) for the
+    # counter banks and DP-OMM / CUCB-DP in the bandit kernel, so these run both test sets
     Mutant(
         "counters-hybrid-log-scale-x0.5",
-        BANKS,
-        "std[j] * (2.0 / epsilon)",
-        "std[j] * (1.0 / epsilon)",
-        T_COUNTERS,
-        note="logarithmic part without the eps/2 split",
+        COMP,
+        HYB_LOG,
+        "state[c, SINCE] + x + z * (1.0 / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
+        note="logarithmic part without the eps/2 split (was also bandits-hybrid-log-noise-x0.5: one shared line now)",
     ),
-    Mutant("counters-hybrid-log-scale-x1.5", BANKS, "std[j] * (2.0 / epsilon)", "std[j] * (3.0 / epsilon)", T_COUNTERS),
+    Mutant(
+        "counters-hybrid-log-scale-x1.5",
+        COMP,
+        HYB_LOG,
+        "state[c, SINCE] + x + z * (3.0 / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
+    ),
     Mutant(
         "counters-hybrid-bin-levels-minus1",
-        BANKS,
-        "std[j] * (2.0 * (k + 1) / epsilon)",
-        "std[j] * (2.0 * max(k, 1) / epsilon)",
-        T_COUNTERS,
+        COMP,
+        HYB_BIN,
+        "alpha_hat[c, i] = acc + z * (2.0 * max(k, 1) / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
+        note="was also bandits-hybrid-bin-levels-minus1: one shared line now",
     ),
     Mutant(
         "counters-hybrid-bin-levels-plus1",
-        BANKS,
-        "std[j] * (2.0 * (k + 1) / epsilon)",
-        "std[j] * (2.0 * (k + 2) / epsilon)",
-        T_COUNTERS,
+        COMP,
+        HYB_BIN,
+        "alpha_hat[c, i] = acc + z * (2.0 * (k + 2) / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
     ),
     Mutant(
         "counters-hybrid-bin-no-split",
-        BANKS,
-        "std[j] * (2.0 * (k + 1) / epsilon)",
-        "std[j] * ((k + 1) / epsilon)",
-        T_COUNTERS,
+        COMP,
+        HYB_BIN,
+        "alpha_hat[c, i] = acc + z * ((k + 1) / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
+        note="was also bandits-hybrid-bin-no-split: one shared line now",
     ),
     Mutant(
         "counters-hybrid-eps-times",
-        BANKS,
-        "std[j] * (2.0 / epsilon)",
-        "std[j] * (2.0 * epsilon)",
-        T_COUNTERS,
+        COMP,
+        HYB_LOG,
+        "state[c, SINCE] + x + z * (2.0 * epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
         note="coincides at eps = 1",
     ),
     Mutant(
@@ -208,13 +261,23 @@ MUTANTS = [
         "noise = self.rng.laplace(0.0, 0.5 / self.epsilon, size=flat.size)",
         T_COUNTERS,
     ),
-    Mutant("counters-binary-noise-dropped", BANKS, "alpha_hat[i] = new + noise", "alpha_hat[i] = new", T_COUNTERS),
+    Mutant(
+        "counters-binary-noise-dropped",
+        COMP,
+        "alpha_hat[c, i] = new + noise",
+        "alpha_hat[c, i] = new",
+        T_SHARED_C,
+        also=("bandits",),
+        note="binary step shared with CUCB-DP's tree aggregation",
+    ),
     Mutant(
         "counters-hybrid-bound-levels",
-        BANKS,
-        "bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * (k + 1) / self.epsilon, delta / 2)",
-        "bin_part = laplace_sum_deviation_bound(_popcount(s), 2.0 * k / self.epsilon, delta / 2)",
-        T_COUNTERS,
+        COMP,
+        "lemma1_coefficients(popcount, 2.0 * (k + 1.0) / epsilon)",
+        "lemma1_coefficients(popcount, 2.0 * k / epsilon)",
+        T_SHARED_C,
+        also=("bandits",),
+        note="also DP-OMM's bound: was bandits-dpomm-bound-b2 too (max(k, 1) there, the same for k >= 1)",
     ),
     Mutant(
         "counters-tree-sensitivity-dropped",
@@ -415,116 +478,122 @@ MUTANTS = [
         "            return self.epsilon / max(rank - 1, 1)\n",
         T_BANDITS,
     ),
+    # LDP-OMM (indices/omm.py) and CUCB-LDP1 (indices/cucb.py) no longer share the report line:
+    # each noise mutant now exists at both sites
     Mutant(
         "bandits-ldp-noise-x2",
-        KER,
-        "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
-        "sums[e] += x + rng_pol.laplace(0.0, 2.0 / eps_arm)",
+        OMM,
+        LDP_REPORT,
+        "xs[q] + rng_pol.laplace(0.0, 2.0 / eps_arm)",
         T_BANDITS,
+        note="LDP-OMM's report",
     ),
     Mutant(
         "bandits-ldp-noise-x0.5",
-        KER,
-        "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
-        "sums[e] += x + rng_pol.laplace(0.0, 0.5 / eps_arm)",
+        OMM,
+        LDP_REPORT,
+        "xs[q] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
         T_BANDITS,
+        note="LDP-OMM's report",
+    ),
+    Mutant("bandits-ldp-noise-dropped", OMM, LDP_REPORT, "xs[q]", T_BANDITS, note="LDP-OMM's report"),
+    Mutant(
+        "bandits-ldp1-noise-x2",
+        CUCB,
+        LDP_REPORT,
+        "xs[q] + rng_pol.laplace(0.0, 2.0 / eps_arm)",
+        T_BANDITS,
+        note="CUCB-LDP1's report",
     ),
     Mutant(
-        "bandits-ldp-noise-dropped",
-        KER,
-        "sums[e] += x + rng_pol.laplace(0.0, 1.0 / eps_arm)",
-        "sums[e] += x",
+        "bandits-ldp1-noise-x0.5",
+        CUCB,
+        LDP_REPORT,
+        "xs[q] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
         T_BANDITS,
+        note="CUCB-LDP1's report",
     ),
+    Mutant("bandits-ldp1-noise-dropped", CUCB, LDP_REPORT, "xs[q]", T_BANDITS, note="CUCB-LDP1's report"),
     Mutant(
         "bandits-ldp2-noise-eps-over-K",
-        KER,
-        "sums[least] += xvec[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)",
-        "sums[least] += xvec[least] + rng_pol.laplace(0.0, K / eps_arm)",
+        CUCB,
+        LDP2_REPORT,
+        "sums[e] += xs[least] + rng_pol.laplace(0.0, s.rank / eps_arm)",
         T_BANDITS,
         note="the single report gets eps/K",
     ),
     Mutant(
         "bandits-ldp2-noise-x0.5",
-        KER,
-        "sums[least] += xvec[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)",
-        "sums[least] += xvec[least] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
+        CUCB,
+        LDP2_REPORT,
+        "sums[e] += xs[least] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
         T_BANDITS,
     ),
     Mutant(
         "bandits-dpucb-noise-x1.5",
-        KER,
+        DPMAT,
         "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / eps_arm)) / target",
         "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.5 / eps_arm)) / target",
         T_BANDITS,
     ),
     Mutant(
         "bandits-dpucb-noise-x0.5",
-        KER,
+        DPMAT,
         "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / eps_arm)) / target",
         "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 0.5 / eps_arm)) / target",
         T_BANDITS,
     ),
-    Mutant(
-        "bandits-hybrid-log-noise-x0.5",
-        KER,
-        "hstate[a, 1] + x + rng.laplace(0.0, 2.0 / eps_arm)",
-        "hstate[a, 1] + x + rng.laplace(0.0, 1.0 / eps_arm)",
-        T_BANDITS,
-    ),
-    Mutant(
-        "bandits-hybrid-bin-levels-minus1",
-        KER,
-        "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * (k + 1) / eps_arm)",
-        "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * max(k, 1) / eps_arm)",
-        T_BANDITS,
-    ),
-    Mutant(
-        "bandits-hybrid-bin-no-split",
-        KER,
-        "alpha_hat[a, i] = acc + rng.laplace(0.0, 2.0 * (k + 1) / eps_arm)",
-        "alpha_hat[a, i] = acc + rng.laplace(0.0, (k + 1) / eps_arm)",
-        T_BANDITS,
-    ),
+    # DP-OMM's hybrid counter is the counters' compiled one: its noise mutants are the
+    # counters-hybrid-* above (they run the bandit tests too)
     Mutant(
         "bandits-cucbdp-tree-scale-x0.5",
-        KER,
-        "tree_scale = 2.0 * tree_levels / eps_arm",
-        "tree_scale = 1.0 * tree_levels / eps_arm",
+        CUCB,
+        "tree_scale = 2.0 * tree_levels / s.eps_arm",
+        "tree_scale = 1.0 * tree_levels / s.eps_arm",
         T_BANDITS,
     ),
     Mutant(
         "bandits-cucbdp-tree-levels-minus1",
-        KER,
-        "tree_scale = 2.0 * tree_levels / eps_arm",
-        "tree_scale = 2.0 * (tree_levels - 1) / eps_arm",
+        CUCB,
+        "tree_scale = 2.0 * tree_levels / s.eps_arm",
+        "tree_scale = 2.0 * (tree_levels - 1) / s.eps_arm",
         T_BANDITS,
     ),
-    Mutant("bandits-ldpomm-c2-x0.5", KER, "c2 = (4.0 / eps_arm) * l2", "c2 = (2.0 / eps_arm) * l2", T_BANDITS),
+    # Lemma 1 (counters/compiled.py): the mean form is LDP-OMM's privacy term, the sum form
+    # DP-OMM's (and the counter banks') noise bound
+    Mutant(
+        "bandits-ldpomm-c2-x0.5",
+        COMP,
+        LEMMA1_MEAN,
+        "return 2.0 * scale * np.sqrt(2.0 * log_term), 2.0 * scale * log_term",
+        T_LEMMA1,
+        also=("counters",),
+    ),
     Mutant(
         "bandits-ldpomm-c1-x2",
-        KER,
-        "c1 = (2.0 / eps_arm) * np.sqrt(2.0 * l2)",
-        "c1 = (4.0 / eps_arm) * np.sqrt(2.0 * l2)",
-        T_BANDITS,
+        COMP,
+        LEMMA1_MEAN,
+        "return 4.0 * scale * np.sqrt(2.0 * log_term), 4.0 * scale * log_term",
+        T_LEMMA1,
+        also=("counters",),
     ),
     Mutant(
         "bandits-dpucb-radius-x1.5",
-        KER,
+        DPMAT,
         "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)",
         "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 4.5 * lk / (eps_arm * te)",
         T_BANDITS,
     ),
     Mutant(
         "bandits-dpts-shift-x0.5",
-        KER,
+        DPMAT,
         "rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
         "rng_pol.normal(est[e] + 1.5 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
         T_BANDITS,
     ),
     Mutant(
         "bandits-cucb-ldp-radius-eps",
-        KER,
+        CUCB,
         "4.0 * np.sqrt(2.0 * ln_T / (eps_arm * eps_arm * n))",
         "4.0 * np.sqrt(2.0 * ln_T / (eps_arm * n))",
         T_BANDITS,
@@ -532,28 +601,30 @@ MUTANTS = [
     ),
     Mutant(
         "bandits-cucbdp-radius-x0.5",
-        KER,
-        "12.0 * ln_T ** 3 / (eps_arm * n)",
-        "6.0 * ln_T ** 3 / (eps_arm * n)",
+        CUCB,
+        "12.0 * ln_T**3 / (eps_arm * n)",
+        "6.0 * ln_T**3 / (eps_arm * n)",
         T_BANDITS,
     ),
     Mutant(
         "bandits-dpomm-bound-c1",
-        KER,
-        "bound_c1[e] = (4.0 / eps_arm) * np.sqrt(2.0 * k1)",
-        "bound_c1[e] = (2.0 / eps_arm) * np.sqrt(2.0 * k1)",
-        T_BANDITS,
+        COMP,
+        LEMMA1_SUM,
+        "return 1.0 * scale * np.sqrt(2.0 * n), 4.0 * scale",
+        T_LEMMA1,
+        also=("counters",),
+        note="sub-Gaussian factor halved, in every Lemma 1 bound (the bound then fails for large n)",
     ),
     Mutant(
         "bandits-dpomm-bound-d1",
-        KER,
-        "bound_d1 = np.full(m, 8.0 / eps_arm)",
-        "bound_d1 = np.full(m, 4.0 / eps_arm)",
-        T_BANDITS,
+        COMP,
+        LEMMA1_SUM,
+        "return 2.0 * scale * np.sqrt(2.0 * n), 2.0 * scale",
+        T_LEMMA1,
+        also=("counters",),
+        note="sub-exponential factor halved, in every Lemma 1 bound (still holds: caught by its stated looseness)",
     ),
-    Mutant(
-        "bandits-dpomm-bound-b2", KER, "b2 = 2.0 * k1 / eps_arm", "b2 = 2.0 * max(k1 - 1.0, 1.0) / eps_arm", T_BANDITS
-    ),
+    # bandits-dpomm-bound-b2 is counters-hybrid-bound-levels now (one shared line)
     Mutant(
         "bandits-tie-shuffle-off",
         KER,
@@ -730,6 +801,48 @@ def _pytest(root: Path, tests, timeout: float, env) -> tuple[str, float]:
     return {0: "survived", 1: "killed"}.get(proc.returncode, "error"), elapsed
 
 
+def check_mutants(root: Path, mutants, strict: bool = True) -> list[str]:
+    """Every problem that would make a mutant's result meaningless, before anything runs.
+
+    A mutant whose file is gone, whose anchor ``old`` no longer occurs exactly once (or at its
+    ``occurrence``), or one of whose test files is gone would otherwise be skipped or run a
+    shrunken test selection and count as a false "killed" / "survived". Ids must be unique, a
+    mutant must change its text, and two mutants may not apply the same substitution. With
+    ``strict=False`` (an older revision) a missing file or anchor is not a problem (``n/a``).
+    """
+    problems = []
+    seen_ids, seen_subst = set(), {}
+    for m in mutants:
+        if m.id in seen_ids:
+            problems.append(f"{m.id}: duplicate id")
+        seen_ids.add(m.id)
+        key = (m.path, m.old, m.new, m.occurrence)
+        if key in seen_subst:
+            problems.append(f"{m.id}: the same substitution as {seen_subst[key]}")
+        seen_subst.setdefault(key, m.id)
+        if m.old == m.new:
+            problems.append(f"{m.id}: the mutated text equals the original")
+        if not m.tests:
+            problems.append(f"{m.id}: no tests")
+        if strict:
+            for t in m.tests:
+                if not (root / t).is_file():
+                    problems.append(f"{m.id}: test file {t} not found")
+        path = root / m.path
+        if not path.is_file():
+            if strict:
+                problems.append(f"{m.id}: {m.path} not found")
+            continue
+        count = path.read_text().count(m.old)
+        if count == 0 and not strict:
+            continue
+        if m.occurrence is None and count != 1:
+            problems.append(f"{m.id}: expected exactly one occurrence of its text in {m.path}, found {count}")
+        elif m.occurrence is not None and count <= m.occurrence:
+            problems.append(f"{m.id}: occurrence {m.occurrence} not found in {m.path} ({count} occurrences)")
+    return problems
+
+
 def _apply(root: Path, m: Mutant, strict: bool) -> str | None:
     """Write the mutant into the copy; return the original text (None: not applicable here)."""
     path = root / m.path
@@ -761,6 +874,9 @@ def main(argv=None) -> int:
     ap.add_argument("--source-rev", default=None, help="test a git revision's tree instead of the working tree")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")
     ap.add_argument("--skip-baseline", action="store_true", help="do not test the unmutated copy first")
+    ap.add_argument(
+        "--check", action="store_true", help="only check that every mutant applies to the working tree, then exit"
+    )
     args = ap.parse_args(argv)
 
     chosen = MUTANTS
@@ -771,21 +887,42 @@ def main(argv=None) -> int:
             raise SystemExit(f"unknown mutant ids: {sorted(unknown)}")
         chosen = [m for m in MUTANTS if m.id in ids]
     if args.group:
-        chosen = [m for m in chosen if m.group in args.group]
+        chosen = [m for m in chosen if set(m.groups) & set(args.group)]
     if args.list:
         for m in chosen:
             print(f"{m.id:40s} {m.path}: {m.note}")
+        return 0
+    if args.check:
+        problems = check_mutants(REPO, MUTANTS)
+        if problems:
+            print("mutants that would not apply as written:\n  " + "\n  ".join(problems), file=sys.stderr)
+            return 2
+        print(f"all {len(MUTANTS)} mutants apply: each text occurs once in its file, every test file exists")
         return 0
 
     with tempfile.TemporaryDirectory(prefix="dpverify-mutation-") as tmp:
         root = Path(tmp) / "repo"
         root.mkdir()
         _copy_tree(root, args.source_rev)
-        env = dict(os.environ, NUMBA_CACHE_DIR=str(Path(tmp) / "numba-cache"), PYTHONDONTWRITEBYTECODE="1")
-        env.pop("PYTHONPATH", None)
+        # the copy is what gets mutated: check it too (an older revision: only what can be checked)
+        problems = check_mutants(root, chosen, strict=args.source_rev is None)
+        if problems:
+            print("mutants that would not apply as written:\n  " + "\n  ".join(problems), file=sys.stderr)
+            return 2
+        base_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+        base_env.pop("PYTHONPATH", None)
+
+        def fresh_env(name: str) -> dict:
+            # an empty numba cache per run: see the module docstring (cross-file staleness)
+            cache = Path(tmp) / f"numba-cache-{name}"
+            shutil.rmtree(cache, ignore_errors=True)
+            return dict(base_env, NUMBA_CACHE_DIR=str(cache))
+
         if not args.skip_baseline:
             tests = list(dict.fromkeys(t for m in chosen for t in m.tests))
+            env = fresh_env("baseline")
             status, secs = _pytest(root, tests, 4 * args.timeout, env)
+            shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
             print(f"baseline (unmutated): {status} in {secs:.0f} s", flush=True)
             if status != "survived":
                 print("the unmutated tests do not pass: fix that first", file=sys.stderr)
@@ -801,10 +938,12 @@ def main(argv=None) -> int:
                 rows.append((m, "n/a", 0.0))
                 print(f"n/a       {m.id} (code not present in this revision)", flush=True)
                 continue
+            env = fresh_env(m.id)
             try:
                 status, secs = _pytest(root, m.tests, args.timeout, env)
             finally:
                 path.write_text(original)
+                shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
             rows.append((m, status, secs))
             print(f"{status:9s} {secs:6.1f} s  {m.id}", flush=True)
 
