@@ -11,6 +11,8 @@ loss, so a violation found on it is a violation of the counter) complete the pic
 counter with half the noise scale is caught.
 """
 
+import math
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -342,3 +344,45 @@ def test_bank_indexing_forms_agree():
     for _ in range(5):
         assert np.allclose(a.add((rows, cols), 0.5), b.add(mask, 0.5)[np.argsort(np.argsort(flat))])
     assert a.counts[2, 4] == 5 and a.counts.sum() == 15
+
+
+def _hybrid_bound_written_out(t: int, epsilon: float, delta: float) -> float:
+    """Tao et al. 2025, Lemma 1 applied to the hybrid counter's noise at count t, in plain Python.
+
+    t = 2^k + j: the logarithmic part sums k + 1 nodes Lap(b1), b1 = 2/eps; for j > 0 the binary
+    part adds popcount(j) nodes Lap(b2), b2 = 2 (k + 1)/eps, and delta is split in two halves.
+    Lemma 1 for a sum of n Lap(b): max{2 b sqrt(2 n L), 4 b L}, L = ln(2/delta).
+    """
+
+    def lemma1_sum(n: int, b: float, L: float) -> float:
+        return max(2 * b * math.sqrt(2 * n * L), 4 * b * L)
+
+    k = t.bit_length() - 1
+    j = t - (1 << k)
+    b1, b2 = 2 / epsilon, 2 * (k + 1) / epsilon
+    if j == 0:
+        return lemma1_sum(k + 1, b1, math.log(2 / delta))
+    half = math.log(4 / delta)
+    return lemma1_sum(k + 1, b1, half) + lemma1_sum(bin(j).count("1"), b2, half)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 4.0])
+@pytest.mark.parametrize("delta", [0.5, 0.05, 1e-6])
+def test_hybrid_error_bound_is_lemma1_written_out(epsilon, delta):
+    """The hybrid bank's bound (shared with DP-OMM's index) against the formula written out here,
+    for t = 1..1024: at delta = 0.5 the sub-Gaussian term dominates for large counts, at 1e-6 the
+    sub-exponential one, so a wrong coefficient in either term fails."""
+    t = np.arange(1, 1025)
+    got = HybridCounterBank(1, epsilon).error_bound_at(t, delta)
+    expected = [_hybrid_bound_written_out(int(x), epsilon, delta) for x in t]
+    np.testing.assert_allclose(got, expected, rtol=1e-12)
+
+
+@pytest.mark.parametrize("epsilon", [0.25, 2.0])
+def test_dp_omm_noise_bound_is_lemma1_written_out_at_delta_t_to_the_minus_4(epsilon):
+    from algorithms.bandits.indices.omm import dp_omm_noise_bound
+
+    for t in (2, 17, 300, 5000):
+        for count in (1, 2, 3, 7, 8, 100, t):
+            expected = _hybrid_bound_written_out(count, epsilon, float(t) ** -4)
+            assert dp_omm_noise_bound(count, epsilon, float(t)) == pytest.approx(expected, rel=1e-12)
