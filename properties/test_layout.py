@@ -91,3 +91,14 @@ def test_dpverify_never_imports_algorithms():
                 f"{path.relative_to(root.parent)}:{node.lineno}" for n in names if n.split(".")[0] == "algorithms"
             ]
     assert not offending, offending
+
+
+def test_the_test_files_the_readme_names_exist():
+    """README's tables point readers at test modules; a renamed module must not leave a dead name."""
+    import re
+
+    root = Path(__file__).resolve().parents[1]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    names = set(re.findall(r"\b(test_[a-z0-9_]+\.py)\b", readme))
+    existing = {path.name for path in (root / "properties").rglob("test_*.py")}
+    assert names and names <= existing, sorted(names - existing)
