@@ -123,6 +123,16 @@ def dp_omm_reset(s):
     s.isq_n[:] = 0.0
 
 
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
+def confidence_log_terms(lnt):
+    """``(ln(2/delta), ln(2/(delta/2)))`` at the confidence ``delta = t^-4`` of Tao et al. 2025, from ``ln t``.
+
+    The first is Lemma 1's log term for one noise group (LDP-OMM's reports; DP-OMM's counter at a
+    power of two), the second for each of two groups sharing delta by a union bound.
+    """
+    return np.log(2.0) + 4.0 * lnt, np.log(4.0) + 4.0 * lnt
+
+
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def dp_omm_index(s, t, J, rng_pol):
     """DP-OMM: ``J = (S~_e + B(T_e, t)) / T_e + sqrt(2 ln t / T_e)``; +inf while ``T_e = 0``.
@@ -133,10 +143,9 @@ def dp_omm_index(s, t, J, rng_pol):
     """
     lnt = np.log(t)
     r = np.sqrt(2.0 * lnt)
-    lt = np.log(4.0) + 4.0 * lnt  # ln(2 / (delta/2)), delta = t^-4
-    slt = np.sqrt(lt)
-    lt0 = np.log(2.0) + 4.0 * lnt  # ln(2 / delta) (powers of two: one noise group)
+    lt0, lt = confidence_log_terms(lnt)
     slt0 = np.sqrt(lt0)
+    slt = np.sqrt(lt)
     bound = s.bound
     for e in range(J.shape[0]):
         if s.counts[e] == 0:
@@ -175,8 +184,8 @@ def dp_omm_noise_bound(count, eps_arm, t):
     Equal to ``algorithms.counters.HybridCounterBank.error_bound_at(count, t**-4)`` up to the
     rounding of the logarithms (checked in the tests).
     """
-    lnt = np.log(max(t, 1.0))
-    return hybrid_noise_bound(count, eps_arm, np.log(2.0) + 4.0 * lnt, np.log(4.0) + 4.0 * lnt)
+    log_full, log_half = confidence_log_terms(np.log(max(t, 1.0)))
+    return hybrid_noise_bound(count, eps_arm, log_full, log_half)
 
 
 @numba.njit(cache=True, nogil=True)
@@ -219,7 +228,7 @@ def ldp_omm_index(s, t, J, rng_pol):
     """
     lnt = np.log(t)
     r = np.sqrt(2.0 * lnt)
-    l2 = np.log(2.0) + 4.0 * lnt  # ln(2 t^4)
+    l2, _ = confidence_log_terms(lnt)  # ln(2 t^4)
     c1, c2 = lemma1_mean_coefficients(1.0 / s.eps_arm, l2)
     for e in range(J.shape[0]):  # mean_n = +inf, isq_n = inv_n = 0 while unplayed
         J[e] = s.mean_n[e] + r * s.isq_n[e] + lemma1_max(c1, c2, s.isq_n[e], s.inv_n[e])
