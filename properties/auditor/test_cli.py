@@ -476,7 +476,8 @@ def test_console_script_help_is_true():
 
 
 def test_suite_says_when_a_verification_compiles_numba_kernels():
-    numba = pytest.importorskip("numba")
+    import numba  # a core dependency: never skipped
+
     from dpverify.suite import Verification, VerificationOutcome, run_suite
 
     def compiles(seed):
@@ -519,7 +520,7 @@ def test_suite_on_an_executor_keeps_the_order_and_runs_a_family_in_one_worker():
 
 
 def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatch):
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is in the test and dask extras")
 
     def refuse(address, *args, **kwargs):
         raise OSError(f"Timed out trying to connect to {address}")

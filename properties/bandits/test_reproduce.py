@@ -151,7 +151,7 @@ def test_one_task_per_run_equals_one_simulation_on_any_executor():
 
 
 def test_one_task_per_run_on_a_dask_cluster_equals_one_simulation():
-    distributed = pytest.importorskip("distributed")
+    distributed = pytest.importorskip("distributed", reason="dask.distributed is in the test and dask extras")
     from algorithms.bandits.reproduce import _simulate_jobs
     from dpverify.reproduce import open_executor
 
