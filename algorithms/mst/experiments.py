@@ -50,6 +50,7 @@ __all__ = [
     "private_tree_methods",
     "gnp_runs",
     "density_experiment",
+    "mutual_information_tasks",
     "mutual_information_experiment",
     "summarize_rows",
     "write_rows_csv",
@@ -325,6 +326,24 @@ def density_experiment(settings: DensitySettings, seed=None, *, progress: bool =
     return rows
 
 
+def mutual_information_tasks(settings: MutualInformationSettings, seed=None) -> list[tuple]:
+    """The independent tasks of :func:`mutual_information_experiment`, one per (rho, run).
+
+    Each task is the argument tuple of one call of ``_run_methods`` (all methods of one run), with
+    its own spawned seeds, so running the tasks in any order or on any executor gives the same rows.
+    """
+    for rho in settings.rhos:
+        check_rho(rho)
+    n, edges, weights = chow_liu_chain_graph(settings.n, settings.flip)
+    weight_true = _true_mst_weight(n, edges, weights)
+    tasks = []
+    for rho, rho_seed in zip(settings.rhos, _seed_sequence(seed).spawn(len(settings.rhos))):
+        for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
+            seeds = run_seed.spawn(len(settings.methods))
+            tasks.append((rho, run, n, edges, weights, rho, settings.sensitivity, settings.methods, seeds, weight_true))
+    return tasks
+
+
 def mutual_information_experiment(
     settings: MutualInformationSettings, seed=None, *, progress: bool = False
 ) -> list[ExperimentRow]:
@@ -335,29 +354,12 @@ def mutual_information_experiment(
     """
     from dpverify.progress import progress_bar
 
-    for rho in settings.rhos:
-        check_rho(rho)
-    n, edges, weights = chow_liu_chain_graph(settings.n, settings.flip)
-    weight_true = _true_mst_weight(n, edges, weights)
-    root = _seed_sequence(seed)
+    tasks = mutual_information_tasks(settings, seed)
     rows: list[ExperimentRow] = []
-    total = len(settings.rhos) * settings.runs
-    with progress_bar(total=total, desc="private-mst-mutual-information", enabled=progress) as bar:
-        for rho, rho_seed in zip(settings.rhos, root.spawn(len(settings.rhos))):
-            for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
-                rows += _run_methods(
-                    rho,
-                    run,
-                    n,
-                    edges,
-                    weights,
-                    rho,
-                    settings.sensitivity,
-                    settings.methods,
-                    run_seed.spawn(len(settings.methods)),
-                    weight_true,
-                )
-                bar.update(1)
+    with progress_bar(total=len(tasks), desc="private-mst-mutual-information", enabled=progress) as bar:
+        for task in tasks:
+            rows += _run_methods(*task)
+            bar.update(1)
     return rows
 
 

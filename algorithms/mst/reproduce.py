@@ -70,27 +70,7 @@ def _mutual_information_rows(settings, seed, *, executor, progress: bool):
 
     if executor is None:
         return ex.mutual_information_experiment(settings, seed, progress=progress)
-    for rho in settings.rhos:
-        ex.check_rho(rho)
-    n, edges, weights = ex.chow_liu_chain_graph(settings.n, settings.flip)
-    weight_true = ex._true_mst_weight(n, edges, weights)
-    tasks = []
-    for rho, rho_seed in zip(settings.rhos, ex._seed_sequence(seed).spawn(len(settings.rhos))):
-        for run, run_seed in enumerate(rho_seed.spawn(settings.runs)):
-            tasks.append(
-                (
-                    rho,
-                    run,
-                    n,
-                    edges,
-                    weights,
-                    rho,
-                    settings.sensitivity,
-                    settings.methods,
-                    run_seed.spawn(len(settings.methods)),
-                    weight_true,
-                )
-            )
+    tasks = ex.mutual_information_tasks(settings, seed)
     parts = map_tasks(
         ex._run_methods,
         tasks,
