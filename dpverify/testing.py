@@ -146,31 +146,20 @@ def assert_dp(
     """
     __tracebackhide__ = True  # pytest shows the caller's line
     if sequential:
-        from .sequential import sequential_audit
-
-        result = sequential_audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=epsilon,
-            delta=delta,
-            n_samples=n_samples,
-            alpha=alpha,
-            seed=seed,
-            **audit_options,
-        )
+        from .sequential import sequential_audit as run
     else:
-        result = audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=epsilon,
-            delta=delta,
-            n_samples=n_samples,
-            alpha=alpha,
-            seed=seed,
-            **audit_options,
-        )
+        run = audit
+    result = run(
+        mechanism,
+        x,
+        x_prime,
+        epsilon=epsilon,
+        delta=delta,
+        n_samples=n_samples,
+        alpha=alpha,
+        seed=seed,
+        **audit_options,
+    )
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))
     return result
