@@ -21,8 +21,8 @@ import argparse
 import time
 
 import dpverify
-from dpverify.sequential import sequential_audit
-from dpverify.zoo import GeometricMechanism, LaplaceMechanism
+from dpverify.audits.sequential import sequential_audit
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism
 
 SEED = 20240607
 #: Families on the output *values* only (no floating-point bit events, no classifier).

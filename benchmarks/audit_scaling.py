@@ -27,7 +27,7 @@ import resource
 import time
 
 import dpverify
-from dpverify.zoo import LaplaceMechanism
+from dpverify.mechanisms.textbook import LaplaceMechanism
 
 SEED = 20241122
 #: Event families of the scaling runs: every default family (as a user would run it).

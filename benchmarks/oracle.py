@@ -1,7 +1,7 @@
 """How close does the audit come to the best event? dpverify against the oracle bound.
 
 For mechanisms whose output distributions are computable exactly, the oracle
-(:func:`dpverify.oracle.oracle_epsilon_bound`) is the best Clopper-Pearson
+(:func:`dpverify.audits.oracle.oracle_epsilon_bound`) is the best Clopper-Pearson
 lower bound any single event could certify with ``n`` samples per input, at
 the expected counts: the event is chosen from the exact distributions, so no
 samples are spent on choosing it. dpverify gets the same ``n`` samples per
@@ -53,6 +53,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 import dpverify
+from dpverify.audits.oracle import oracle_epsilon_bound
 from dpverify.mechanisms import (
     ExponentialMechanism,
     GeometricMechanism,
@@ -66,7 +67,6 @@ from dpverify.mechanisms import (
 from dpverify.mechanisms.counter import GeometricBinaryCounter
 from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometric_pmf
 from dpverify.mechanisms.sparse_vector import SparseVectorLeeClifton, SparseVectorNoCutoff
-from dpverify.oracle import oracle_epsilon_bound
 
 ALPHA = 0.05
 SEED = 20240611

@@ -4,17 +4,53 @@ It knows nothing about any particular algorithm. Given a mechanism (any
 callable ``mechanism(data, rng)``) and neighbouring inputs it
 
 - certifies a lower confidence bound on the privacy loss (:func:`audit`;
-  :func:`audit_samples` for samples already drawn),
+  :func:`audit_samples` for samples already drawn; :func:`sequential_audit`;
+  :func:`delta_lower_bound_curve`),
 - computes the loss exactly where output distributions are computable
   (:func:`exact_privacy_loss`),
 - tests whether samplers share a distribution (:func:`equal_distributions`,
   :func:`goodness_of_fit`),
 
 with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
+
+The package in layers (each depends only on those above it):
+
+- :mod:`dpverify.errors`, :mod:`dpverify.claims`, :mod:`dpverify.options`,
+  :mod:`dpverify.keys`: the vocabulary (named errors, the privacy claim, the
+  audit options, ready ``output_key`` functions);
+- :mod:`dpverify.pipeline`: outputs, sampling, selection, bounds;
+- :mod:`dpverify.events`: the event families, each declaring its role;
+- :mod:`dpverify.audits`: the drivers;
+- :mod:`dpverify.mechanisms`: the textbook zoo, correct and broken;
+- :mod:`dpverify.testing`: pytest assertions and Hypothesis strategies;
+- :mod:`dpverify.extras`: parts that need an optional dependency;
+- :mod:`dpverify.cli`: the command line and the registries it runs.
 """
 
-from .audit import AuditResult, EventEstimate, ValueVerdict, audit
-from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
+from . import keys
+from .audits import (
+    AuditResult,
+    CertifiedEvent,
+    DeltaCurve,
+    DistributionTestResult,
+    EventEstimate,
+    ExactPrivacyLoss,
+    Look,
+    OracleBound,
+    PairAuditResult,
+    SequentialAuditResult,
+    ValueVerdict,
+    audit,
+    audit_samples,
+    chi_square_power,
+    delta_lower_bound_curve,
+    equal_distributions,
+    exact_privacy_loss,
+    goodness_of_fit,
+    sequential_audit,
+)
+from .claims import PrivacyClaim
+from .cli.suite import Verification, VerificationOutcome, VerificationRecord
 from .errors import (
     DPVerifyError,
     IdenticalInputsError,
@@ -25,25 +61,12 @@ from .errors import (
     MechanismError,
     OutputTypeError,
 )
-from .curves import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
-from .exact import ExactPrivacyLoss, exact_privacy_loss
-from .samples import audit_samples
-from .sequential import Look, SequentialAuditResult, sequential_audit
-from . import keys
-
-# Importing these registers their event families (classifier level sets,
-# floating-point mantissa and reachability events) with dpverify.events.
-from . import classifier_events, floating  # noqa: E402,F401  (registration side effect)
-
-# The result types of the companion modules' public functions (audit_pairs,
-# oracle_epsilon_bound, registered_verifications, run_suite): every type a
-# public function returns is importable from here.
-from .oracle import OracleBound  # noqa: E402
-from .suite import Verification, VerificationOutcome, VerificationRecord  # noqa: E402
-from .testing import PairAuditResult  # noqa: E402
+from .options import AuditOptions
 
 __all__ = [
     "audit",
+    "AuditOptions",
+    "PrivacyClaim",
     "audit_samples",
     "AuditResult",
     "EventEstimate",

@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["to_plain", "dataclass_to_dict"]
+__all__ = ["to_plain", "dataclass_to_dict", "short_repr"]
 
 
 def to_plain(value):
@@ -44,3 +44,9 @@ def dataclass_to_dict(result, **fields) -> dict:
     data = {f.name: to_plain(getattr(result, f.name)) for f in dataclasses.fields(result)}
     data.update({k: to_plain(v) for k, v in fields.items()})
     return data
+
+
+def short_repr(value, limit: int = 80) -> str:
+    """``repr(value)``, cut to ``limit`` characters for messages."""
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."

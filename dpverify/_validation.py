@@ -70,7 +70,7 @@ def check_delta(delta, *, claim: bool = True) -> float:
         Whether ``delta`` is part of the privacy claim under audit
         (:class:`~dpverify.errors.InvalidClaimError`) or a parameter of a
         bound computed without a claim, as in
-        :func:`dpverify.oracle.oracle_epsilon_bound`
+        :func:`dpverify.audits.oracle.oracle_epsilon_bound`
         (:class:`~dpverify.errors.InvalidParameterError`).
 
     Raises

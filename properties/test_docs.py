@@ -13,15 +13,15 @@ import dpverify
 #: examples all vanish (or are all skipped) fails here instead of passing with nothing run.
 #: (``algorithms.bandits.rocketfuel``'s examples are skipped: they need the dataset.)
 MODULES_WITH_EXAMPLES = {
-    "dpverify.adapters": 7,
-    "dpverify.audit": 7,
-    "dpverify.curves": 4,
-    "dpverify.exact": 4,
+    "dpverify.extras.adapters": 7,
+    "dpverify.audits.pair": 7,
+    "dpverify.audits.delta_curve": 4,
+    "dpverify.audits.exact": 4,
     "dpverify.keys": 5,
-    "dpverify.oracle": 5,
-    "dpverify.samples": 5,
-    "dpverify.sequential": 7,
-    "dpverify.testing": 5,
+    "dpverify.audits.oracle": 5,
+    "dpverify.audits.given_samples": 5,
+    "dpverify.audits.sequential": 7,
+    "dpverify.testing.assertions": 5,
 }
 
 

@@ -41,7 +41,7 @@ from algorithms.bandits import policies as P
 from algorithms.bandits.environments import rocketfuel_instance, thesis_table61_instance
 from algorithms.bandits.rocketfuel import FIGURE1_NETWORKS
 from algorithms.bandits.simulator import SimulationResult, simulate
-from dpverify.reproduce import map_tasks
+from dpverify.cli.reproduce import map_tasks
 
 __all__ = [
     "reproductions",
@@ -391,8 +391,8 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
 
 
 def reproductions():
-    """Return the list of :class:`dpverify.reproduce.Reproduction` of this family."""
-    from dpverify.reproduce import Reproduction
+    """Return the list of :class:`dpverify.cli.reproduce.Reproduction` of this family."""
+    from dpverify.cli.reproduce import Reproduction
 
     return [
         Reproduction(

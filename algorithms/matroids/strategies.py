@@ -2,7 +2,7 @@
 
 Every strategy draws the structure directly (no filtering): graphs with isolated vertices,
 several components, self-loops and parallel edges (a simple graph from
-:func:`dpverify.strategies.weighted_graphs`, the project's one graph strategy, then loops and
+:func:`dpverify.testing.strategies.weighted_graphs`, the project's one graph strategy, then loops and
 parallel copies); uniform matroids with k above n; partition matroids with zero capacities;
 linear matroids with rank-deficient vector sets (extra vectors drawn as integer combinations of
 a few generators, zero vectors included).
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from algorithms.matroids.graphic import GraphicMatroid
 from algorithms.matroids.linear import LinearMatroid
 from algorithms.matroids.simple import PartitionMatroid, UniformMatroid
-from dpverify.strategies import weighted_graphs
+from dpverify.testing.strategies import weighted_graphs
 
 __all__ = [
     "graphic_matroids",
@@ -32,7 +32,7 @@ def graphic_matroids(draw, max_vertices: int = 7, max_edges: int = 12):
     """Graphic matroids of multigraphs on 1..``max_vertices`` vertices with at most ``max_edges`` edges.
 
     A simple graph (possibly disconnected, isolated vertices included) from
-    :func:`dpverify.strategies.weighted_graphs`, then self-loops and parallel copies of
+    :func:`dpverify.testing.strategies.weighted_graphs`, then self-loops and parallel copies of
     its edges (either orientation), all in random order. Shrinks to one vertex and no edge.
     """
     n, edges, _ = draw(weighted_graphs(min_vertices=1, max_vertices=max_vertices, max_edges=max_edges))

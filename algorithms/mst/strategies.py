@@ -1,7 +1,7 @@
 """Hypothesis strategies for weighted graphs as :class:`GraphArrays` (for ``properties/mst``).
 
 Imports :mod:`hypothesis` (a test dependency); only the test suite imports this module.
-The graphs come from the project's one graph strategy, :func:`dpverify.strategies.weighted_graphs`
+The graphs come from the project's one graph strategy, :func:`dpverify.testing.strategies.weighted_graphs`
 (built constructively: a random spanning forest, extra distinct pairs, then weights that may tie,
 be negative or zero); this module only fixes the options the spanning-tree tests use and
 validates the result.
@@ -10,7 +10,7 @@ validates the result.
 from __future__ import annotations
 
 from algorithms.graphs import as_graph_arrays
-from dpverify.strategies import edge_weights, weighted_graphs
+from dpverify.testing.strategies import edge_weights, weighted_graphs
 
 __all__ = ["weights_strategy", "graphs", "connected_graphs"]
 
@@ -26,7 +26,7 @@ def weights_strategy(m: int, *, allow_ties: bool = True):
     m : int
         Number of weights.
     allow_ties : bool, default True
-        See ``ties`` of :func:`dpverify.strategies.edge_weights`.
+        See ``ties`` of :func:`dpverify.testing.strategies.edge_weights`.
 
     Returns
     -------

@@ -1,6 +1,6 @@
 """Hypothesis strategies for the random-spanning-tree tests: connected weighted graphs.
 
-Built constructively by :func:`dpverify.strategies.weighted_graphs` (the project's one graph
+Built constructively by :func:`dpverify.testing.strategies.weighted_graphs` (the project's one graph
 strategy): a random spanning tree with positive integer weights, then extra edges whose weight
 may be 0, so every drawn graph has a spanning tree of usable edges.
 """
@@ -8,7 +8,7 @@ may be 0, so every drawn graph has a spanning tree of usable edges.
 from __future__ import annotations
 
 from algorithms.graphs import as_graph_arrays
-from dpverify.strategies import weighted_graphs
+from dpverify.testing.strategies import weighted_graphs
 
 __all__ = ["connected_graphs"]
 

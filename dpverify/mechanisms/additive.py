@@ -6,7 +6,7 @@
 - :class:`GaussianMechanism`: x + N(0, sigma^2) on the same fine grid, sigma from
   the analytic calibration of Balle and Wang (ICML 2018, Theorem 8) or given.
 
-The textbook float Laplace is :class:`dpverify.zoo.LaplaceMechanism`.
+The textbook float Laplace is :class:`dpverify.mechanisms.textbook.LaplaceMechanism`.
 """
 
 from __future__ import annotations

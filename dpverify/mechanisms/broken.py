@@ -19,9 +19,9 @@ References
 from __future__ import annotations
 
 from .._validation import check_fraction
-from ..zoo import LaplaceMechanism
 from .additive import GaussianMechanism
 from .histogram import NoisyHistogram
+from .textbook import LaplaceMechanism
 
 __all__ = ["BrokenLaplaceMechanism", "FloatLaplaceMechanism", "BrokenGaussianMechanism", "BrokenNoisyHistogram"]
 
@@ -39,7 +39,7 @@ class BrokenLaplaceMechanism(LaplaceMechanism):
     noise_multiplier : float in (0, 1)
         Scales the noise; the default halves it (1 would be the correct mechanism, refused).
     snap : float or None
-        As for :class:`dpverify.zoo.LaplaceMechanism`.
+        As for :class:`dpverify.mechanisms.textbook.LaplaceMechanism`.
     """
 
     def __init__(self, epsilon, sensitivity=1.0, noise_multiplier=0.5, snap=2.0**-20):
@@ -63,7 +63,7 @@ class FloatLaplaceMechanism(LaplaceMechanism):
     """The textbook Laplace mechanism on doubles, ``x + rng.laplace(...)``, claiming eps. Broken.
 
     The sets of doubles reachable from two inputs differ, so the low bits of an output reveal the
-    input and the true loss is unbounded (Mironov [2]_); :class:`dpverify.zoo.LaplaceMechanism`
+    input and the true loss is unbounded (Mironov [2]_); :class:`dpverify.mechanisms.textbook.LaplaceMechanism`
     snaps its output to a coarse grid instead.
     """
 

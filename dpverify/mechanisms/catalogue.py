@@ -22,12 +22,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..zoo import ExponentialMechanism, GeometricMechanism, RandomizedResponse
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace
 from .broken import BrokenNoisyHistogram, FloatLaplaceMechanism
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
+from .textbook import ExponentialMechanism, GeometricMechanism, RandomizedResponse
 
 __all__ = ["ZooEntry", "zoo_entries", "CLAIMED_EPSILON"]
 

@@ -107,6 +107,6 @@ class GeometricBinaryCounter:
 
     def pair_epsilon(self, x, x_prime) -> float:
         """k eps / L: the loss of the whole output sequence on the pair."""
-        from ..exact import exact_privacy_loss
+        from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(*self.statistic_pmfs(x, x_prime)).epsilon

@@ -1,7 +1,7 @@
 """Floating-point-safe additive noise: Mironov's snapping and fine-grid rounding.
 
 The textbook ``x + rng.laplace(scale)`` on doubles leaks through the low bits
-of its output (Mironov 2012; :mod:`dpverify.floating` finds the leak). Two
+of its output (Mironov 2012; :mod:`dpverify.events.floating` finds the leak). Two
 remedies are implemented here:
 
 :func:`snap`

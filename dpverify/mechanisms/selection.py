@@ -18,8 +18,8 @@ import numpy as np
 from scipy import integrate, stats
 
 from .._validation import check_epsilon
+from ..audits.exact import exact_privacy_loss
 from ..errors import InvalidParameterError
-from ..exact import exact_privacy_loss
 from .noise import CLAMP_SCALES, fine_grid, round_to_grid
 
 __all__ = ["ReportNoisyMax", "NoisyMaxValue"]

@@ -151,7 +151,7 @@ class SparseVector:
         return {key: v / total for key, v in out.items()}
 
     def pair_epsilon(self, x, x_prime) -> float:
-        from ..exact import exact_privacy_loss
+        from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
@@ -209,7 +209,7 @@ class SparseVectorNoQueryNoise:
         return out
 
     def pair_epsilon(self, x, x_prime) -> float:
-        from ..exact import exact_privacy_loss
+        from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
@@ -353,7 +353,7 @@ class SparseVectorLeeClifton:
         return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff)
 
     def pair_epsilon(self, x, x_prime) -> float:
-        from ..exact import exact_privacy_loss
+        from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
@@ -387,7 +387,7 @@ class SparseVectorNoCutoff:
         return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, None)
 
     def pair_epsilon(self, x, x_prime) -> float:
-        from ..exact import exact_privacy_loss
+        from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 

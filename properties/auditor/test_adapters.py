@@ -1,4 +1,4 @@
-"""The adapters of :mod:`dpverify.adapters` audit library mechanisms correctly.
+"""The adapters of :mod:`dpverify.extras.adapters` audit library mechanisms correctly.
 
 For each adapter: a correct, float-safe mechanism (discrete outputs) keeps its claim, and a
 deliberately misconfigured one (a sensitivity or neighbour distance understated by a factor 2,
@@ -23,8 +23,8 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.adapters import OpenDPMeasurement, RandomStateMechanism, UnseededMechanism
 from dpverify.errors import InvalidClaimError
+from dpverify.extras.adapters import OpenDPMeasurement, RandomStateMechanism, UnseededMechanism
 
 ALPHA = 1e-6
 

@@ -14,11 +14,11 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify import arrays
-from dpverify.floating import mantissa_codes, mantissa_codes_on
+from dpverify.events.floating import mantissa_codes, mantissa_codes_on
+from dpverify.extras import arrays
 from dpverify.mechanisms import GridLaplace
 from dpverify.mechanisms.output_types import CALIBRATION_CASES, VectorLaplace
-from dpverify.zoo import GeometricMechanism
+from dpverify.mechanisms.textbook import GeometricMechanism
 
 xp = pytest.importorskip("array_api_strict", reason="array-api-strict is in the test extra")
 

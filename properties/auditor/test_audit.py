@@ -1,6 +1,6 @@
 """The auditor's own guarantees: no false alarms, power, tightness.
 
-Mechanisms come from :mod:`dpverify.zoo`, each on a neighbouring pair where
+Mechanisms come from :mod:`dpverify.mechanisms.textbook`, each on a neighbouring pair where
 its exact loss is known (and, except the exponential mechanism, equals the
 claim, which is the hardest case for false alarms).
 """
@@ -12,7 +12,7 @@ import pytest
 from scipy import stats
 
 import dpverify
-from dpverify.zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.mechanisms.textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 
 def instances(eps):

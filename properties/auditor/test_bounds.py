@@ -1,4 +1,4 @@
-"""Clopper-Pearson bounds and the claim p-value (dpverify.bounds), checked by exact enumeration.
+"""Clopper-Pearson bounds and the claim p-value (dpverify.pipeline.bounds), checked by exact enumeration.
 
 Nothing here is sampled: for a binomial count K ~ Bin(n, p) with small n every outcome k is
 enumerated, so the coverage of a bound, P_p[bound(K) is wrong], is computed exactly as a sum of
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpverify.bounds import (
+from dpverify.pipeline.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
     clopper_pearson_epsilon_bound,
@@ -182,7 +182,7 @@ def test_the_one_clopper_pearson_equals_statsmodels_and_scipy(n, alpha):
     """
     from statsmodels.stats.proportion import proportion_confint
 
-    from dpverify import bounds, selection
+    from dpverify.pipeline import bounds, selection
 
     k = np.arange(n + 1)
     low, high = proportion_confint(k, n, alpha=alpha, method="beta")

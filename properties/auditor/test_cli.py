@@ -13,8 +13,8 @@ import time
 
 import pytest
 
-import dpverify.cli as cli
-from dpverify.cli import main
+import dpverify.cli.commands as cli
+from dpverify.cli.commands import main
 
 MECHANISMS = textwrap.dedent(
     """
@@ -144,7 +144,7 @@ def test_internal_errors_exit_three_and_debug_shows_the_traceback(mechanisms, ca
     def crash(*args, **kwargs):
         raise ZeroDivisionError("a bug in dpverify")
 
-    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", crash)
+    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", crash)
     args = ["audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--quiet"]
     assert run(*args) == 3
     err = capsys.readouterr().err
@@ -157,7 +157,7 @@ def test_interrupt_exits_130_with_a_short_message(mechanisms, capsys, monkeypatc
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", interrupted)
+    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", interrupted)
     assert run("audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1") == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and "Traceback" not in err
@@ -230,12 +230,12 @@ def test_suite_out_creates_a_missing_folder(tmp_path, capsys):
 
 
 def test_suite_out_that_cannot_be_written_fails_before_the_run(tmp_path, capsys, monkeypatch):
-    import dpverify.suite
+    import dpverify.cli.suite
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("the suite ran although its report could not be written")
 
-    monkeypatch.setattr(dpverify.suite, "run_suite", must_not_run)
+    monkeypatch.setattr(dpverify.cli.suite, "run_suite", must_not_run)
     (tmp_path / "a-file").write_text("")
     assert run("suite", "--out", tmp_path / "a-file" / "report.json", "--quiet") == 3
     assert "cannot create the folder" in capsys.readouterr().err
@@ -246,7 +246,7 @@ def test_suite_out_that_cannot_be_written_fails_before_the_run(tmp_path, capsys,
 def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys, monkeypatch):
     import importlib.util
 
-    import dpverify.reproduce
+    import dpverify.cli.reproduce
 
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
@@ -256,14 +256,14 @@ def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys,
     def must_not_run(*args, **kwargs):
         raise AssertionError("the reproduction ran without matplotlib")
 
-    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", must_not_run)
-    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", must_not_run)
+    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs") == 3
     assert "pip install 'dpverify[plot]'" in capsys.readouterr().err
 
 
 def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tmp_path, capsys, monkeypatch):
-    import dpverify.reproduce
+    import dpverify.cli.reproduce
 
     seen = []
 
@@ -273,8 +273,8 @@ def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tm
         path.write_text(f"{seed}\n")
         return [path]
 
-    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "one", "--workers", "1", "--quiet") == 0
     assert run("reproduce", "fake-figure", "--out", tmp_path / "two", "--workers", "2", "--quiet") == 0
     from concurrent.futures import ThreadPoolExecutor
@@ -292,7 +292,7 @@ def test_scheduler_without_dask_names_the_extra(tmp_path, capsys, monkeypatch):
 def test_suite_results_do_not_depend_on_the_workers():
     from concurrent.futures import ThreadPoolExecutor
 
-    from dpverify.suite import registered_verifications, run_suite
+    from dpverify.cli.suite import registered_verifications, run_suite
 
     items = [v for v in registered_verifications() if v.name.startswith("textbook/")]
     one = run_suite(items, seed=5)
@@ -315,7 +315,7 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
         def summary(self):
             return "no violation found"
 
-    monkeypatch.setattr(sys.modules["dpverify.audit"], "audit", lambda *a, **k: Result())
+    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", lambda *a, **k: Result())
     code = run(
         "audit",
         "cli_mechanisms:leaky",
@@ -478,7 +478,7 @@ def test_console_script_help_is_true():
 def test_suite_says_when_a_verification_compiles_numba_kernels():
     import numba  # a core dependency: never skipped
 
-    from dpverify.suite import Verification, VerificationOutcome, run_suite
+    from dpverify.cli.suite import Verification, VerificationOutcome, run_suite
 
     def compiles(seed):
         @numba.njit  # a fresh function: never in the cache
@@ -500,7 +500,7 @@ def test_suite_on_an_executor_keeps_the_order_and_runs_a_family_in_one_worker():
     import threading
     from concurrent.futures import ThreadPoolExecutor
 
-    from dpverify.suite import Verification, VerificationOutcome, run_suite
+    from dpverify.cli.suite import Verification, VerificationOutcome, run_suite
 
     threads = {}
 
@@ -532,7 +532,7 @@ def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatc
 
 
 def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_path, capsys, monkeypatch):
-    import dpverify.reproduce
+    import dpverify.cli.reproduce
 
     class DatasetMissing(FileNotFoundError):
         pass
@@ -540,8 +540,8 @@ def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_
     def figure(out_dir, *, quick, seed, progress, executor=None):
         raise DatasetMissing("the maps are not in ./data; set DATA_DIR")
 
-    fake = dpverify.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs", "--quiet") == 3
     err = capsys.readouterr().err
     assert "DatasetMissing: the maps are not in ./data" in err and "internal error" not in err

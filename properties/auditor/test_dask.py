@@ -1,12 +1,12 @@
 """Distributed sampling: any concurrent.futures.Executor gives bit-identical audits.
 
-Samples are drawn in a fixed number of seeded chunks (dpverify.sampling), so
+Samples are drawn in a fixed number of seeded chunks (dpverify.pipeline.sampling), so
 the result of an audit is a function of its seed alone, whatever runs the
 chunks: this process, a local process pool, or a Dask cluster's
 ``Client.get_executor()``. The tests compare whole results (every field,
 floats bit for bit) and are deterministic.
 
-The mechanisms come from ``dpverify.zoo``: worker processes must be able to
+The mechanisms come from ``dpverify.mechanisms.textbook``: worker processes must be able to
 import them (a class defined in a test module is not importable there, as
 pytest runs with ``--import-mode=importlib``).
 """
@@ -18,9 +18,9 @@ import concurrent.futures
 import pytest
 
 from dpverify import audit
-from dpverify.sequential import sequential_audit
+from dpverify.audits.sequential import sequential_audit
+from dpverify.mechanisms.textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism
 from dpverify.testing import audit_pairs
-from dpverify.zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism
 
 CASES = [
     # (mechanism, x, x_prime, claimed epsilon): a kept claim, a violated one, real and vector-input outputs

@@ -22,7 +22,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import dpverify
-from dpverify.curves import CertifiedEvent, DeltaCurve
+from dpverify.audits.delta_curve import CertifiedEvent, DeltaCurve
 from dpverify.errors import IdenticalInputsError, InvalidParameterError
 from dpverify.mechanisms import GaussianMechanism, analytic_gaussian_sigma, gaussian_delta
 from dpverify.mechanisms.broken import BrokenGaussianMechanism

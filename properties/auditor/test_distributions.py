@@ -69,7 +69,7 @@ def test_rare_categories_are_pooled(suite_alpha):
 
 def test_g_test_is_refused():
     """The G-test was removed: its chi-square approximation is anti-conservative on pooled
-    sparse tables (see dpverify.distributions); asking for it is a named error."""
+    sparse tables (see dpverify.audits.distributions); asking for it is a named error."""
     for call in (
         lambda: dpverify.equal_distributions(
             Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=100, seed=1, method="g-test"

@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 import dpverify
-from dpverify.zoo import ExponentialMechanism, RandomizedResponse
+from dpverify.mechanisms.textbook import ExponentialMechanism, RandomizedResponse
 
 
 @given(st.floats(0.01, 5.0))

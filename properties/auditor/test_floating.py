@@ -1,4 +1,4 @@
-"""Floating-point leak events (dpverify.floating; Mironov 2012).
+"""Floating-point leak events (dpverify.events.floating; Mironov 2012).
 
 Deterministic invariants (bit helpers against exact rational arithmetic) run
 under Hypothesis. Statistical checks use fixed seeds and ``suite_alpha``:
@@ -23,7 +23,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import dpverify
-from dpverify.floating import (
+from dpverify.events.floating import (
     FLOATING_FAMILIES,
     binade,
     difference_is_exact,
@@ -184,8 +184,8 @@ def test_geometric_outputs_are_discrete_so_floating_families_do_not_apply(suite_
 
 
 def test_reachability_needs_real_inputs_matching_the_output():
-    from dpverify.floating import reachability_events
-    from dpverify.outputs import encode_outputs
+    from dpverify.events.floating import reachability_events
+    from dpverify.pipeline.outputs import encode_outputs
 
     y = np.random.default_rng(0).normal(size=100)
     outputs = encode_outputs(y, y + 1)

@@ -1,4 +1,4 @@
-"""The oracle bound (dpverify.oracle) and the exact pmfs the oracle benchmark relies on.
+"""The oracle bound (dpverify.audits.oracle) and the exact pmfs the oracle benchmark relies on.
 
 Deterministic invariants run under Hypothesis: the oracle equals brute force
 over every event of small output spaces, never exceeds the exact loss, and
@@ -18,14 +18,14 @@ from hypothesis import given
 from hypothesis import strategies as st
 from scipy import stats
 
-from dpverify.bounds import clopper_pearson_epsilon_bound, clopper_pearson_lower
+from dpverify.audits.exact import exact_privacy_loss
+from dpverify.audits.oracle import oracle_epsilon_bound
 from dpverify.errors import InvalidDistributionError, InvalidParameterError
-from dpverify.exact import exact_privacy_loss
 from dpverify.mechanisms import NoisyMaxValue, SparseVector, SparseVectorNoQueryNoise, interleaved_pair
 from dpverify.mechanisms.counter import GeometricBinaryCounter
 from dpverify.mechanisms.histogram import GeometricHistogram
 from dpverify.mechanisms.sparse_vector import SparseVectorLeeClifton, SparseVectorNoCutoff, sparse_vector_pmf
-from dpverify.oracle import oracle_epsilon_bound
+from dpverify.pipeline.bounds import clopper_pearson_epsilon_bound, clopper_pearson_lower
 
 SUITE_ALPHA = 1e-6
 

@@ -1,4 +1,4 @@
-"""The code book (dpverify.outputs): deterministic invariants, searched with Hypothesis.
+"""The code book (dpverify.pipeline.outputs): deterministic invariants, searched with Hypothesis.
 
 An audit's verdict is only as valid as its encoding: a certification output
 must get the code of the equal selection output, or -1 when selection never
@@ -12,7 +12,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from dpverify.outputs import fit_codec
+from dpverify.pipeline.outputs import fit_codec
 
 scalars = st.one_of(
     st.lists(st.integers(-5, 5), min_size=1, max_size=30),

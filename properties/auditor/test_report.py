@@ -1,4 +1,4 @@
-"""dpverify.report.write_report: self-contained HTML or Markdown, replaying the audit's seed.
+"""dpverify.extras.report.write_report: self-contained HTML or Markdown, replaying the audit's seed.
 
 Deterministic checks (fixed seeds): the report shows the verdict, event,
 both probabilities, the bound and its confidence; the replay of the seed
@@ -16,9 +16,9 @@ import sys
 import pytest
 
 from dpverify import audit
-from dpverify.report import replay_samples, write_report
-from dpverify.sequential import sequential_audit
-from dpverify.zoo import GeometricMechanism, LaplaceMechanism
+from dpverify.audits.sequential import sequential_audit
+from dpverify.extras.report import replay_samples, write_report
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

@@ -17,14 +17,25 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.oracle import oracle_epsilon_bound
-from dpverify.suite import Verification, VerificationOutcome, run_suite
+from dpverify.audits.oracle import oracle_epsilon_bound
+from dpverify.cli.suite import Verification, VerificationOutcome, run_suite
+from dpverify.mechanisms.textbook import LaplaceMechanism, RandomizedResponse
 from dpverify.testing import audit_pairs
-from dpverify.zoo import LaplaceMechanism, RandomizedResponse
 
 #: Modules whose functions users call for results (the engine's building blocks --
 #: sampling, selection, outputs, events -- keep their internal types to themselves).
-RESULT_MODULES = ["audit", "samples", "sequential", "curves", "exact", "distributions", "oracle", "testing", "suite"]
+RESULT_MODULES = [
+    "audits.pair",
+    "audits.given_samples",
+    "audits.sequential",
+    "audits.delta_curve",
+    "audits.exact",
+    "audits.distributions",
+    "audits.oracle",
+    "audits.pairs",
+    "testing.assertions",
+    "cli.suite",
+]
 #: Result types reached through another result's fields rather than a return annotation.
 NESTED = [dpverify.EventEstimate, dpverify.ValueVerdict, dpverify.Look, dpverify.CertifiedEvent]
 #: Other names a verdict might have been given; none of them may appear.
@@ -117,6 +128,8 @@ def results():
         "PairAuditResult": pairs,
         "VerificationOutcome": outcome,
         "VerificationRecord": records[0],
+        "AuditOptions": audit.options,
+        "PrivacyClaim": dpverify.PrivacyClaim(1.0, 1e-6, neighbouring="one record", source="a test"),
     }
 
 

@@ -17,7 +17,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 import dpverify
-from dpverify.classifier_events import classifier_events, fit_logistic_score, label_features, output_features
+from dpverify.events.classifier import classifier_events, fit_logistic_score, label_features, output_features
 from dpverify.mechanisms import (
     GeometricMechanism,
     NoisyHistogram,
@@ -25,7 +25,7 @@ from dpverify.mechanisms import (
     SparseVectorNoQueryNoise,
     interleaved_pair,
 )
-from dpverify.outputs import encode_outputs
+from dpverify.pipeline.outputs import encode_outputs
 
 
 class VarianceLeak:

@@ -1,4 +1,4 @@
-"""Seeding and chunked sampling (dpverify.sampling): same seed, same result, whatever runs the chunks.
+"""Seeding and chunked sampling (dpverify.pipeline.sampling): same seed, same result, whatever runs the chunks.
 
 A ``numpy.random.Generator`` is accepted as a seed wherever a seed is: a child of its SeedSequence
 is spawned, so generators made alike give the same result and the recorded seed replays it.
@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.sampling import resolve_seed
-from dpverify.zoo import GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.pipeline.sampling import resolve_seed
 
 
 class PerCallRR:
@@ -122,7 +122,7 @@ def test_audit_accepts_a_generator_and_records_a_seed_that_replays_it():
 
 
 def test_every_public_function_with_a_seed_takes_a_generator():
-    from dpverify.oracle import oracle_epsilon_bound
+    from dpverify.audits.oracle import oracle_epsilon_bound
     from dpverify.testing import assert_dp, audit_pairs
 
     rr = RandomizedResponse(1.0)
@@ -150,7 +150,7 @@ def test_every_public_function_with_a_seed_takes_a_generator():
 
 
 def test_run_suite_accepts_a_generator():
-    from dpverify.suite import Verification, VerificationOutcome, run_suite
+    from dpverify.cli.suite import Verification, VerificationOutcome, run_suite
 
     item = Verification("test/seed", "echo", lambda seed: VerificationOutcome(passed=True, details=str(seed)))
     first = run_suite([item], seed=np.random.default_rng(3))
@@ -182,10 +182,10 @@ def _public_functions_with_a_seed():
 
 #: Functions whose ``seed`` is already a resolved SeedSequence (or an int derived from one).
 PLUMBING = {
-    "dpverify.sampling.draw",
-    "dpverify.sampling.children",
-    "dpverify.suite.verification_seed",
-    "dpverify.suite.write_report",
+    "dpverify.pipeline.sampling.draw",
+    "dpverify.pipeline.sampling.children",
+    "dpverify.cli.suite.verification_seed",
+    "dpverify.cli.suite.write_report",
 }
 
 

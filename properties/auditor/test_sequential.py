@@ -1,10 +1,10 @@
-"""Sequential audits (dpverify.sequential): early stopping without losing the false-alarm guarantee.
+"""Sequential audits (dpverify.audits.sequential): early stopping without losing the false-alarm guarantee.
 
 Statistical assertions and their error rates:
 
 - "no violation" on correct mechanisms is asserted at ``suite_alpha`` (1e-6):
   the sequential audit's false-alarm rate is at most its ``alpha`` over all
-  looks (module docstring of dpverify.sequential).
+  looks (module docstring of dpverify.audits.sequential).
 - "violation" on broken mechanisms: the violations are 10x (or more) the
   claim, certified by the first look of 1000 samples with p-values below
   1e-20, so the power at ``suite_alpha`` is ~1.
@@ -23,13 +23,13 @@ from hypothesis import strategies as st
 from scipy import stats
 
 from dpverify import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
-from dpverify.sequential import (
+from dpverify.audits.sequential import (
     SequentialAuditResult,
     alpha_spending,
     look_schedule,
     sequential_audit,
 )
-from dpverify.zoo import GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 
 @given(

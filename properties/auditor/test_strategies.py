@@ -1,4 +1,4 @@
-"""Hypothesis strategies for neighbouring inputs (dpverify.strategies) and the search over pairs.
+"""Hypothesis strategies for neighbouring inputs (dpverify.testing.strategies) and the search over pairs.
 
 The strategy tests are deterministic invariants under ``@given``. The two
 search tests audit pairs with a multiple-testing correction:
@@ -21,7 +21,9 @@ from hypothesis import example, find, given, settings
 from hypothesis import strategies as st
 
 from dpverify.errors import InvalidParameterError
-from dpverify.strategies import (
+from dpverify.mechanisms.textbook import GeometricMechanism
+from dpverify.testing import assert_dp, audit_pairs, per_example_alpha
+from dpverify.testing.strategies import (
     GraphPair,
     WeightedGraph,
     draw_pairs,
@@ -32,8 +34,6 @@ from dpverify.strategies import (
     vector_distance,
     weighted_graphs,
 )
-from dpverify.testing import assert_dp, audit_pairs, per_example_alpha
-from dpverify.zoo import GeometricMechanism
 
 
 @given(

@@ -20,9 +20,9 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.sampling import count_events
-from dpverify.selection import select
-from dpverify.zoo import GeometricMechanism, LaplaceMechanism
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism
+from dpverify.pipeline.sampling import count_events
+from dpverify.pipeline.selection import select
 
 
 def test_the_event_does_not_depend_on_the_certification_samples():
@@ -56,7 +56,7 @@ def test_frozen_events_pickle_and_count_identically_everywhere():
 
 def _peak_bytes(n_samples: int) -> int:
     tracemalloc.start()
-    # two chunks, so both runs draw full blocks of dpverify.sampling.BLOCK_SIZE
+    # two chunks, so both runs draw full blocks of dpverify.pipeline.sampling.BLOCK_SIZE
     dpverify.audit(
         LaplaceMechanism(1.0),
         0.0,
@@ -162,9 +162,9 @@ def test_a_mechanism_that_cannot_reach_the_workers_is_named_not_an_internal_erro
 
 def test_several_certified_events_pay_bonferroni_exactly():
     """m events certified together: each at alpha/m, p-value m * min p (a missing factor would show)."""
-    from dpverify.audit import certify, certify_best
-    from dpverify.events import Event
-    from dpverify.selection import Choice
+    from dpverify.audits.pair import certify, certify_best
+    from dpverify.events.base import Event
+    from dpverify.pipeline.selection import Choice
 
     choices = [Choice(Event(f"e{i}", "test", None), "x") for i in range(3)]
     counts_x, counts_xp = np.array([600, 550, 500]), np.array([300, 330, 350])

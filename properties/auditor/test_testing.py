@@ -14,9 +14,9 @@ import re
 import pytest
 
 from dpverify import AuditResult
-from dpverify.sequential import SequentialAuditResult
+from dpverify.audits.sequential import SequentialAuditResult
+from dpverify.mechanisms.textbook import GeometricMechanism, RandomizedResponse
 from dpverify.testing import assert_dp, per_example_alpha, violation_message
-from dpverify.zoo import GeometricMechanism, RandomizedResponse
 
 
 def test_assert_dp_returns_the_audit_on_a_correct_mechanism(suite_alpha):

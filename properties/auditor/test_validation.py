@@ -73,9 +73,9 @@ def test_positive_real_has_a_strict_lower_bound():
 def test_public_functions_share_the_checks():
     """The same bad argument gets the same error and message from every public function."""
     import dpverify
-    from dpverify.adapters import UnseededMechanism
-    from dpverify.oracle import oracle_epsilon_bound
-    from dpverify.zoo import LaplaceMechanism
+    from dpverify.audits.oracle import oracle_epsilon_bound
+    from dpverify.extras.adapters import UnseededMechanism
+    from dpverify.mechanisms.textbook import LaplaceMechanism
 
     with pytest.raises(InvalidClaimError, match="epsilon must be a finite real number > 0"):
         dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=-1.0)

@@ -167,7 +167,7 @@ def test_broken_variants_have_the_stated_noise_and_keep_the_false_claim(epsilon)
     epsilons, so a formula that agrees only at eps = 1 fails), and claim what the correct ones do."""
     from dpverify.mechanisms.broken import BrokenLaplaceMechanism, BrokenNoisyHistogram
     from dpverify.mechanisms.histogram import NoisyHistogram
-    from dpverify.zoo import LaplaceMechanism
+    from dpverify.mechanisms.textbook import LaplaceMechanism
 
     correct, broken = LaplaceMechanism(epsilon, 2.0), BrokenLaplaceMechanism(epsilon, 2.0, noise_multiplier=0.25)
     assert correct.scale == pytest.approx(2.0 / epsilon) and broken.scale == pytest.approx(0.5 / epsilon)
@@ -201,7 +201,7 @@ def test_broken_gaussian_scales_the_analytic_sigma(epsilon, delta):
 
 def test_float_laplace_releases_raw_doubles_and_the_correct_one_refuses_no_grid():
     from dpverify.mechanisms.broken import FloatLaplaceMechanism
-    from dpverify.zoo import LaplaceMechanism
+    from dpverify.mechanisms.textbook import LaplaceMechanism
 
     rng = np.random.default_rng(0)
     raw = FloatLaplaceMechanism(0.5).sample(0.0, 1000, rng)

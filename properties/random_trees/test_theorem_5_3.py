@@ -25,7 +25,7 @@ from hypothesis import strategies as st
 from algorithms.graphs import as_graph_arrays
 from algorithms.random_trees import bits, exact
 from algorithms.random_trees.catalogue import catalogue
-from dpverify.strategies import weighted_graphs
+from dpverify.testing.strategies import weighted_graphs
 
 TRIANGLE = np.array([[0, 1], [1, 2], [0, 2]])
 

@@ -16,7 +16,7 @@ select-then-certify design of :func:`dpverify.audit`:
    standard errors against the winner's curse among M candidates); the distinct
    picks form a list of ``m <= len(grid)`` events fixed before step 3;
 3. stream fresh certification samples, counting the ``m`` frozen events
-   (:func:`dpverify.sampling.count_events`), and compute for each
+   (:func:`dpverify.pipeline.sampling.count_events`), and compute for each
    one-sided Clopper-Pearson bounds ``p_lo_j`` and ``q_hi_j`` at level
    ``alpha / (2m)`` each (Bonferroni over the ``2m`` statements).
 
@@ -44,15 +44,16 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import stats
 
-from . import _validation as check
-from ._results import dataclass_to_dict
-from .audit import check_inputs_differ
-from .bounds import clopper_pearson_lower, clopper_pearson_upper
-from .errors import InsufficientSamplesError, InvalidParameterError
-from .events import candidate_events
-from .outputs import fit_codec
-from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
-from .selection import default_selection_size
+from .. import _validation as check
+from .._results import dataclass_to_dict
+from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..events import candidate_events, families_of_role, registered_families
+from ..options import AuditOptions, resolve_options
+from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+from ..pipeline.outputs import fit_codec
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
+from ..pipeline.selection import default_selection_size
+from .pair import check_inputs_differ
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -97,6 +98,8 @@ class DeltaCurve:
         Samples per input, and how many chose the events.
     seed : int or list of int
         Replays the run.
+    options : AuditOptions or None
+        The options the curve was computed with.
     """
 
     epsilons: np.ndarray
@@ -106,6 +109,7 @@ class DeltaCurve:
     n_samples: int
     n_selection: int
     seed: object = None
+    options: AuditOptions | None = None
 
     def delta_at(self, epsilon) -> float | np.ndarray:
         """Simultaneous lower bound on delta(eps), at any eps (scalar or array)."""
@@ -165,30 +169,28 @@ def delta_lower_bound_curve(
     *,
     epsilons,
     n_samples: int = 100_000,
-    alpha: float = 0.05,
     seed=None,
-    executor=None,
-    n_selection: int | None = None,
-    n_chunks: int | None = None,
-    event_families=None,
-    output_key=None,
-    progress: bool = False,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> DeltaCurve:
     """A ``1 - alpha`` simultaneous lower confidence curve on delta(eps) of the pair.
 
     Parameters
     ----------
-    mechanism, x, x_prime, n_samples, n_selection, executor, n_chunks, event_families, output_key, progress
+    mechanism, x, x_prime, n_samples
         As in :func:`dpverify.audit`.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the curve; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
-        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
     epsilons : array_like
         Grid of eps >= 0 at which events are selected (1 to 1000 points).
-    alpha : float
-        The whole curve holds with probability >= 1 - alpha.
+    options : AuditOptions, optional
+        As in :func:`dpverify.audit`, recorded in the result; the whole curve
+        holds with probability >= 1 - ``alpha``.
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword.
 
     Returns
     -------
@@ -213,7 +215,8 @@ def delta_lower_bound_curve(
     if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
         raise InvalidParameterError(f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}")
     grid = np.unique(grid)
-    alpha = check.check_alpha(alpha)
+    options = resolve_options(options, option_fields, driver="delta_lower_bound_curve")
+    alpha, n_selection, executor, output_key = options.alpha, options.n_selection, options.executor, options.output_key
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
     if n_selection is None:
         n_selection = default_selection_size(n_samples)
@@ -230,7 +233,11 @@ def delta_lower_bound_curve(
     sel_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
     del sel_x, sel_xp
-    candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=(x, x_prime))
+    families = options.families
+    if not options.float_events:
+        implementation = families_of_role("implementation")
+        families = [f for f in (families or registered_families()) if f not in implementation]
+    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
     if not candidates.events:
         raise InsufficientSamplesError("no candidate event could be formed; draw more samples", required=2 * n_samples)
     picks = _select_for_grid(candidates, n_selection, grid)
@@ -247,8 +254,8 @@ def delta_lower_bound_curve(
         codec,
         [e.indicator for e in chosen],
         executor=executor,
-        n_chunks=n_chunks,
-        progress=progress,
+        n_chunks=options.n_chunks,
+        progress=options.progress,
         output_key=output_key,
     )
     for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
@@ -268,4 +275,5 @@ def delta_lower_bound_curve(
             )
         )
     curve = DeltaCurve(grid, np.zeros(0), events, alpha, n_samples, n_selection, entropy)
-    return DeltaCurve(grid, np.atleast_1d(curve.delta_at(grid)), events, alpha, n_samples, n_selection, entropy)
+    bounds = np.atleast_1d(curve.delta_at(grid))
+    return DeltaCurve(grid, bounds, events, alpha, n_samples, n_selection, entropy, options=options)

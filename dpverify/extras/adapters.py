@@ -1,5 +1,8 @@
 """Adapters: audit a mechanism from a DP library in one line.
 
+Extra: ``pip install 'dpverify[adapters]'`` (diffprivlib, OpenDP); each library is imported only when
+its adapter is used.
+
 dpverify audits any ``mechanism(data, rng)`` with ``rng`` a :class:`numpy.random.Generator`.
 Library mechanisms take their randomness differently; these thin wrappers turn them into that
 form and carry the library's own privacy claim where it has one:
@@ -20,7 +23,7 @@ its result. Adapters also have ``epsilon`` and ``delta`` (the claim, or None whe
 does not state one), which you pass to the audit::
 
     from diffprivlib.mechanisms import Geometric
-    from dpverify.adapters import RandomStateMechanism
+    from dpverify.extras.adapters import RandomStateMechanism
 
     mech = RandomStateMechanism(
         lambda x, rs: Geometric(epsilon=1.0, sensitivity=1, random_state=rs).randomise(x), epsilon=1.0
@@ -38,8 +41,8 @@ import numbers
 
 import numpy as np
 
-from ._validation import check_delta, check_epsilon
-from .errors import InvalidClaimError
+from .._validation import check_delta, check_epsilon
+from ..errors import InvalidClaimError
 
 __all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
 

@@ -18,13 +18,14 @@ from dataclasses import replace
 
 import numpy as np
 
-from . import _validation as check
-from .audit import AuditResult, audit_result, check_inputs_differ
-from .bounds import minimum_certifying_samples
-from .errors import InsufficientSamplesError, InvalidParameterError
-from .outputs import apply_output_key
-from .sampling import concatenate_outputs
-from .selection import MIN_SELECTION, default_selection_size, select
+from .. import _validation as check
+from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..options import AuditOptions, resolve_options
+from ..pipeline.bounds import minimum_certifying_samples
+from ..pipeline.outputs import apply_output_key
+from ..pipeline.sampling import concatenate_outputs
+from ..pipeline.selection import MIN_SELECTION, default_selection_size, select
+from .pair import AuditResult, audit_result, check_inputs_differ
 
 __all__ = ["audit_samples"]
 
@@ -90,12 +91,9 @@ def audit_samples(
     *,
     epsilon,
     delta=0.0,
-    alpha: float = 0.05,
-    n_selection: int | None = None,
     inputs=None,
-    event_families=None,
-    float_events: bool = True,
-    output_key=None,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> AuditResult:
     """Audit an (epsilon, delta) claim on given samples of M(x) and M(x').
 
@@ -106,15 +104,20 @@ def audit_samples(
         array (first axis indexes samples), a list of outputs, a path to a
         ``.npy`` file (memory-mapped), or any other iterable, read as a stream
         of *chunks* (each an array or a list of outputs).
-    epsilon, delta, alpha, event_families, float_events, output_key
-        As for :func:`dpverify.audit`.
-    n_selection : int, optional
-        The first ``n_selection`` samples of each input choose the event; the
-        rest certify it. Default: :func:`dpverify.selection.default_selection_size`
-        of the smaller sample when both lengths are known, else 20,000.
+    epsilon, delta
+        The claim, as for :func:`dpverify.audit` (there is no mechanism to state one).
     inputs : tuple, optional
         ``(x, x_prime)``, the inputs the samples came from, for the
         input-aware event families (floating-point reachability).
+    options : AuditOptions, optional
+        As for :func:`dpverify.audit`, recorded in the result. ``n_selection``:
+        the first ``n_selection`` samples of each input choose the event; the
+        rest certify it (default: :func:`dpverify.pipeline.selection.default_selection_size`
+        of the smaller sample when both lengths are known, else 20,000).
+        ``executor`` and ``n_chunks`` describe sampling, and there is none here:
+        setting them is an error.
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword.
 
     Returns
     -------
@@ -136,9 +139,14 @@ def audit_samples(
     >>> dpverify.audit_samples(a, b, epsilon=0.5).violation
     True
     """
+    options = resolve_options(options, option_fields, driver="audit_samples")
+    if options.executor is not None or options.n_chunks is not None:
+        raise InvalidParameterError(
+            "audit_samples draws no samples, so executor and n_chunks do not apply; leave them unset"
+        )
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
-    alpha = check.check_alpha(alpha)
+    alpha, n_selection, output_key = options.alpha, options.n_selection, options.output_key
     if inputs is not None:
         check_inputs_differ(*inputs)
     blocks_x, len_x = _open(samples_x, "samples_x")
@@ -165,8 +173,8 @@ def audit_samples(
         epsilon=epsilon,
         delta=delta,
         alpha=alpha,
-        event_families=event_families,
-        float_events=float_events,
+        event_families=options.families,
+        float_events=options.float_events,
         inputs=inputs,
     )
     del sel_x, sel_xp
@@ -192,6 +200,7 @@ def audit_samples(
         alpha=alpha,
         n_selection=n_selection,
         seed=None,
+        options=options,
     )
     return replace(
         result, replayable=False, notes=result.notes + ("audit of given samples: there is no seed to replay",)

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .errors import OutputTypeError
+from ..errors import OutputTypeError
 
 __all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "apply_output_key"]
 
@@ -330,8 +330,8 @@ class OutputCodec:
         return self.kind == "real" or self.storage in ("int", "bool")
 
     def encode_array(self, raw, xp):
-        """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.arrays`)."""
-        from . import arrays
+        """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.extras.arrays`)."""
+        from ..extras import arrays
 
         n = raw.shape[0]
         if self.kind == "real":

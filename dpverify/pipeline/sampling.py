@@ -34,11 +34,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import arrays
-from ._results import dataclass_to_dict
-from .errors import DPVerifyError, InvalidParameterError, MechanismError
+from .._results import dataclass_to_dict
+from ..errors import DPVerifyError, InvalidParameterError, MechanismError
+from ..extras import arrays
+from ..extras.progress import progress_bar
 from .outputs import apply_output_key
-from .progress import progress_bar
 
 __all__ = [
     "resolve_seed",
@@ -540,7 +540,7 @@ def count_events(
     inputs : list of (data, n, seed, label)
         For each input: the data, the number of outputs, the SeedSequence
         whose children seed the chunks, and a label for error messages.
-    codec : dpverify.outputs.OutputCodec
+    codec : dpverify.pipeline.outputs.OutputCodec
         Encodes each block of raw outputs (built from other samples).
     indicators : sequence of callable
         ``indicator(encoded_block) -> bool array``; picklable to run elsewhere.

@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .errors import DPVerifyError, InvalidParameterError
-from .progress import progress_bar
+from ..errors import DPVerifyError, InvalidParameterError
+from ..extras.progress import progress_bar
 
 __all__ = [
     "Reproduction",

@@ -54,7 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from hypothesis import strategies as st
 
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
 
 __all__ = [
     "weighted_graphs",

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from ._results import dataclass_to_dict
-from .errors import InvalidDistributionError
+from .._results import dataclass_to_dict
+from ..errors import InvalidDistributionError
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss"]
 

@@ -1,5 +1,7 @@
 """Counting events where the samples live: mechanisms that return PyTorch, CuPy or JAX arrays.
 
+Extra: ``pip install 'dpverify[arrays]'`` (array-api-compat); the array library itself is the user's.
+
 A vectorized mechanism may return the ``size`` outputs of ``sample(data, size,
 rng)`` as an array of any library that follows the Python array API standard
 (detected with ``array-api-compat`` when it is installed, else through the
@@ -65,7 +67,7 @@ def namespace(x):
     if get is not None:
         return get()
     if type(x).__module__.split(".")[0] in ("torch", "jax", "jaxlib", "cupy"):
-        from .errors import OutputTypeError
+        from ..errors import OutputTypeError
 
         raise OutputTypeError(
             f"the mechanism returned a {type(x).__module__}.{type(x).__name__}; install array-api-compat "

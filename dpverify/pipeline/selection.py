@@ -2,8 +2,8 @@
 
 The first half of every audit (:func:`dpverify.audit`, the sequential audit,
 the delta curve, :func:`dpverify.audit_samples`): from a bounded sample of
-M(x) and M(x') build the code book (:class:`~dpverify.outputs.OutputCodec`),
-propose candidate events (:mod:`dpverify.events`), and predict which one
+M(x) and M(x') build the code book (:class:`~dpverify.pipeline.outputs.OutputCodec`),
+propose candidate events (:mod:`dpverify.events.base`), and predict which one
 fresh samples would certify best. The result is a :class:`Selection`: frozen,
 picklable events that certification counts on samples this step never saw.
 
@@ -22,10 +22,9 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from ..errors import InsufficientSamplesError
+from ..events import Event, candidate_events, families_of_role, registered_families
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
-from .errors import InsufficientSamplesError
-from .events import Event, candidate_events
-from .floating import FLOATING_FAMILIES
 from .outputs import OutputCodec, fit_codec
 
 __all__ = ["Selection", "Choice", "select", "select_event", "predicted_bounds", "default_selection_size"]
@@ -261,8 +260,9 @@ def select(
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     if not float_events:
-        pool = event_families if event_families is not None else _all_family_names()
-        event_families = [f for f in pool if f not in FLOATING_FAMILIES]
+        pool = event_families if event_families is not None else registered_families()
+        implementation = families_of_role("implementation")
+        event_families = [f for f in pool if f not in implementation]
     candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs)
     n_selection = min(len(enc_x), len(enc_xp))
     notes = [f"event family {name!r} not used: {why}" for name, why in candidates.skipped.items()]
@@ -284,8 +284,8 @@ def select(
             "rare outputs, draw more samples"
         )
     value = ()
-    if any(c.event.family in FLOATING_FAMILIES for c in verdict):
-        value_mask = np.array([e.family not in FLOATING_FAMILIES for e in candidates.events])
+    if any(c.event.role == "implementation" for c in verdict):
+        value_mask = np.array([e.role == "value" for e in candidates.events])
         if value_mask.any():
             value = _picks(candidates, n_selection, n_certification, value_mask, **options)
     return Selection(codec, verdict, value, 2 * len(candidates.events), tuple(notes))
@@ -300,9 +300,3 @@ def _picks(candidates, n_selection, n_certification, mask, **options) -> tuple:
             seen.add(picked)
             picks.append(Choice(candidates.events[picked[0]], picked[1]))
     return tuple(picks)
-
-
-def _all_family_names():
-    from .events import _FAMILIES
-
-    return list(_FAMILIES)

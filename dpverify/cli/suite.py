@@ -22,7 +22,7 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from ._validation import check_positive_int
+from .._validation import check_positive_int
 
 __all__ = [
     "Verification",
@@ -174,7 +174,7 @@ def run_suite(
         name (:func:`verification_seed`), so the results do not depend on the
         order, on the other verifications or on the executor. A ``Generator``
         is not drawn from: the base seed is the first word of a child spawned
-        from its SeedSequence (:func:`dpverify.sampling.resolve_seed`), so
+        from its SeedSequence (:func:`dpverify.pipeline.sampling.resolve_seed`), so
         generators made alike give the same records.
     select : str, optional
         A shell-style pattern (``fnmatch``) on names, e.g. ``"textbook/*"``.
@@ -190,7 +190,7 @@ def run_suite(
         picklable ones.
     """
     if isinstance(seed, np.random.Generator):
-        from .sampling import resolve_seed
+        from ..pipeline.sampling import resolve_seed
 
         seed = int(resolve_seed(seed)[0].generate_state(1, np.uint32)[0])
     seed = check_positive_int(seed, "seed", minimum=0)

@@ -7,12 +7,12 @@ likelihood-ratio events (Ding et al. 2018; Bichsel et al. 2021):
    each), build the code book and the candidate events from it alone, and
    choose the events and directions predicted to certify the largest bound
    (the best at three winner's-curse shrinkage levels, at most three events;
-   :mod:`dpverify.selection`); the events are frozen;
+   :mod:`dpverify.pipeline.selection`); the events are frozen;
 2. *certify*: stream ``n_samples - n_selection`` fresh outputs of each input
    from independent seeds, in chunks on any executor; each worker counts the
    frozen events block by block and returns only the counts
-   (:func:`dpverify.sampling.count_events`); report Clopper-Pearson bounds
-   (:mod:`dpverify.bounds`), with Bonferroni over the ``m`` events.
+   (:func:`dpverify.pipeline.sampling.count_events`); report Clopper-Pearson bounds
+   (:mod:`dpverify.pipeline.bounds`), with Bonferroni over the ``m`` events.
 
 Only the selected events are tested on fresh samples, and nothing of those
 samples (values, order, number of distinct values) reaches the selection, so
@@ -28,18 +28,19 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import _validation as check
-from ._results import dataclass_to_dict
-from .bounds import (
+from .. import _validation as check
+from .._results import dataclass_to_dict
+from ..claims import resolve_claim
+from ..errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from ..options import AuditOptions, resolve_options
+from ..pipeline.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
     clopper_pearson_epsilon_bound,
     minimum_certifying_samples,
 )
-from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
-from .floating import FLOATING_FAMILIES
-from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
-from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.selection import Choice, Selection, default_selection_size, grown_selection_size, select
 
 __all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]
 
@@ -172,6 +173,10 @@ class AuditResult:
         False when the mechanism never drew from the ``rng`` it was given (or
         declares ``replayable = False``): its own randomness is not seeded by
         the audit, and ``seed`` does not replay it.
+    options : AuditOptions or None
+        The options the audit ran with (None only in results saved before they
+        were recorded): with ``seed``, ``n_samples`` and the claim they replay it
+        (:meth:`replay`).
     """
 
     epsilon_lower_bound: float
@@ -189,6 +194,7 @@ class AuditResult:
     value_verdict: ValueVerdict | None = None
     notes: tuple = ()
     replayable: bool = True
+    options: AuditOptions | None = None
 
     def to_dict(self) -> dict:
         """A JSON-serializable dictionary of plain data (reload with :meth:`from_dict`)."""
@@ -204,6 +210,8 @@ class AuditResult:
             verdict["event"] = EventEstimate(**verdict["event"])
             data["value_verdict"] = ValueVerdict(**verdict)
         data["notes"] = tuple(data.get("notes", ()))
+        if data.get("options") is not None:
+            data["options"] = AuditOptions.from_dict(data["options"])
         return data
 
     @classmethod
@@ -247,6 +255,31 @@ class AuditResult:
 
     def __str__(self) -> str:
         return self.summary()
+
+    def replay(self, mechanism, x, x_prime, *, executor=None, progress: bool = False) -> AuditResult:
+        """Run the same audit again from this result alone: same claim, samples, seed and options.
+
+        The result is identical when :attr:`replayable` is True (wherever it runs:
+        ``executor`` does not change it).
+
+        Raises
+        ------
+        InvalidParameterError
+            A result saved without its options (before they were recorded).
+        """
+        if self.options is None:
+            raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
+        options = replace(self.options, executor=executor, progress=progress)
+        return audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=self.claimed_epsilon,
+            delta=self.claimed_delta,
+            n_samples=self.n_samples,
+            seed=self.seed,
+            options=options,
+        )
 
 
 def _inputs_equal(x, x_prime) -> bool:
@@ -441,7 +474,8 @@ def audit_result(
         selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
     )
     value_verdict = None
-    if selection.value_choices and estimate.family in FLOATING_FAMILIES:
+    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
+    if selection.value_choices and roles.get(estimate.family) == "implementation":
         v_eps, v_delta, v_p, v_event = certify_best(
             selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
         )
@@ -471,18 +505,12 @@ def audit(
     x,
     x_prime,
     *,
-    epsilon,
-    delta=0.0,
+    epsilon=None,
+    delta=None,
     n_samples: int = DEFAULT_SAMPLES,
-    n_selection: int | None = None,
-    alpha: float = 0.05,
     seed=None,
-    executor=None,
-    n_chunks: int | None = None,
-    event_families=None,
-    float_events: bool = True,
-    output_key=None,
-    progress: bool = False,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> AuditResult:
     """Test whether ``mechanism`` keeps an (epsilon, delta)-DP claim on ``x ~ x_prime``.
 
@@ -496,47 +524,34 @@ def audit(
         allowed). Objects that compare by identity need ``output_key``.
     x, x_prime : object
         Neighbouring inputs (must differ).
-    epsilon : float
-        Claimed epsilon, finite and > 0.
-    delta : float, default 0
-        Claimed delta, in [0, 1).
+    epsilon : float, optional
+        Claimed epsilon, finite and > 0. Omitted: the claim the mechanism
+        states (its ``claim`` attribute, :class:`dpverify.claims.PrivacyClaim`).
+    delta : float, optional
+        Claimed delta, in [0, 1). Omitted: the mechanism's stated delta when the
+        epsilon is its stated one, else 0. When the audited claim differs from
+        the stated one, the result's notes say so.
     n_samples : int, default 100_000
         Samples of M(x), and as many of M(x'), in total (selection plus certification).
-    n_selection : int, optional
-        Of those, how many choose the event (held in memory); by default
-        :func:`dpverify.selection.default_selection_size` (a tenth, between
-        20,000 and 2,000,000), grown to a fifth (at most 2,000,000) when the
-        first selection sample shows more than 100 discrete outputs that
-        repeat (:func:`dpverify.selection.grown_selection_size`). The others
-        certify it, streamed.
-    alpha : float, default 0.05
-        Test level: the false-alarm rate of ``violation`` on a mechanism that
-        keeps its claim, and ``1 - alpha`` is the confidence of the bounds.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the audit; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
-        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
-    executor : None, int, concurrent.futures.Executor or distributed.Client
-        Where the sampling chunks run (an int starts that many local
-        processes; a Dask ``Client`` runs them on its cluster). The result
-        does not depend on it.
-    n_chunks : int, optional
-        Certification chunks per input (by default
-        :func:`dpverify.sampling.default_chunks`: at least 16, at most 2**24
-        samples each). Part of the seeding, like the seed.
-    event_families : list of str, optional
-        Restrict the candidate events to these registered families.
-    float_events : bool, default True
-        With False, the floating-point families (``"mantissa"``,
-        ``"reachability"``) are left out: the audit then judges the output
-        values only.
-    output_key : callable, optional
-        Maps every output to a hashable or numeric value before anything
-        else sees it (e.g. :func:`dpverify.keys.weighted_edges` for graphs);
-        must be picklable to run on other processes.
-    progress : bool
-        Show progress while certifying.
+    options : AuditOptions, optional
+        How the audit runs (:class:`dpverify.AuditOptions`: ``alpha``,
+        ``n_selection``, ``n_chunks``, ``event_families``, ``float_events``,
+        ``output_key``, ``executor``, ``progress``); recorded in the result.
+        By default the selection takes :func:`dpverify.pipeline.selection.default_selection_size`
+        samples (a tenth, between 20,000 and 2,000,000), grown to a fifth (at
+        most 2,000,000) when the first selection sample shows more than 100
+        discrete outputs that repeat
+        (:func:`dpverify.pipeline.selection.grown_selection_size`); the others
+        certify, streamed. ``alpha`` (default 0.05) is the false-alarm rate of
+        ``violation`` on a mechanism that keeps its claim.
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword
+        (``alpha=0.01``, ``executor=4``...); it replaces that field of ``options``.
 
     Returns
     -------
@@ -560,7 +575,7 @@ def audit(
     Examples
     --------
     >>> import dpverify
-    >>> from dpverify.zoo import LaplaceMechanism
+    >>> from dpverify.mechanisms.textbook import LaplaceMechanism
     >>> r = dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
     >>> r.violation
     False
@@ -574,13 +589,12 @@ def audit(
     >>> r.violation, r.value_verdict.violation
     (True, False)
     """
-    epsilon = check.check_epsilon(epsilon)
-    delta = check.check_delta(delta)
-    alpha = check.check_alpha(alpha)
-    fixed_selection = n_selection
-    n_samples, n_selection = check_sizes(n_samples, n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
-    if n_chunks is not None:
-        n_chunks = check.check_positive_int(n_chunks, "n_chunks")
+    options = resolve_options(options, option_fields, driver="audit")
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
+    epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
+    output_key, executor = options.output_key, options.executor
+    fixed_selection = options.n_selection
+    n_samples, n_selection = check_sizes(n_samples, fixed_selection, epsilon=epsilon, delta=delta, alpha=alpha)
     check_inputs_differ(x, x_prime)
     n_certification = n_samples - n_selection
 
@@ -606,8 +620,8 @@ def audit(
         epsilon=epsilon,
         delta=delta,
         alpha=alpha,
-        event_families=event_families,
-        float_events=float_events,
+        event_families=options.families,
+        float_events=options.float_events,
         inputs=(x, x_prime),
     )
     del sel_x, sel_xp
@@ -617,8 +631,8 @@ def audit(
         selection.codec,
         [c.event.indicator for c in selection.choices],
         executor=executor,
-        n_chunks=n_chunks,
-        progress=progress,
+        n_chunks=options.n_chunks,
+        progress=options.progress,
         output_key=output_key,
     )
     replayable = (
@@ -640,9 +654,11 @@ def audit(
         n_selection=n_selection,
         seed=entropy,
         replayable=replayable,
+        options=options,
     )
     note = where_counted(counted_x.where | counted_xp.where)
-    return replace(result, notes=result.notes + (note,)) if note else result
+    notes = claim_notes + ((note,) if note else ())
+    return replace(result, notes=result.notes + notes) if notes else result
 
 
 def where_counted(where) -> str | None:

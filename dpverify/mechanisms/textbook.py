@@ -3,8 +3,9 @@
 Each mechanism is a small class: ``__call__(data, rng)`` draws one output,
 ``sample(data, size, rng)`` draws many at once, ``epsilon`` is the claim, and
 ``pair_epsilon(x, x_prime)`` the exact privacy loss on a pair (from a closed
-form or the exact pmf). They are what ``dpverify suite`` audits by default and
-what the auditor's own calibration tests run on.
+form or the exact pmf). They are what ``dpverify suite`` audits by default
+(:mod:`dpverify.mechanisms.verifications`) and what the auditor's own
+calibration tests run on.
 
 References: Dwork and Roth, *The Algorithmic Foundations of Differential
 Privacy* (2014): randomized response (3.2), Laplace (3.3), exponential
@@ -17,18 +18,15 @@ import math
 
 import numpy as np
 
-from ._validation import check_epsilon, check_positive_real
-from .audit import audit
-from .errors import InvalidParameterError
-from .exact import exact_privacy_loss
-from .suite import Verification, VerificationOutcome
+from .._validation import check_epsilon, check_positive_real
+from ..audits.exact import exact_privacy_loss
+from ..errors import InvalidParameterError
 
 __all__ = [
     "RandomizedResponse",
     "LaplaceMechanism",
     "GeometricMechanism",
     "ExponentialMechanism",
-    "textbook_verifications",
 ]
 
 
@@ -159,70 +157,3 @@ class ExponentialMechanism:
 
     def pair_epsilon(self, x, x_prime) -> float:
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
-
-
-# --------------------------------------------------------------------------
-# verifications for `dpverify suite`
-# --------------------------------------------------------------------------
-
-
-#: Default instances: (name, mechanism, x, x_prime). All but the exponential
-#: mechanism attain the claim on this pair (its exact loss there is 0.746).
-def default_instances():
-    return [
-        ("randomized-response", RandomizedResponse(1.0), 0, 1),
-        ("laplace", LaplaceMechanism(1.0), 0.0, 1.0),
-        ("geometric", GeometricMechanism(1.0), 0, 1),
-        ("exponential", ExponentialMechanism(1.0), (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0)),
-    ]
-
-
-SUITE_SAMPLES = 200_000
-SUITE_ALPHA = 1e-3
-
-
-def _audit_verification(name, mechanism, x, x_prime, expect_violation=False):
-    def run(seed):
-        result = audit(
-            mechanism, x, x_prime, epsilon=mechanism.epsilon, n_samples=SUITE_SAMPLES, alpha=SUITE_ALPHA, seed=seed
-        )
-        exact = mechanism.pair_epsilon(x, x_prime) if hasattr(mechanism, "pair_epsilon") else None
-        passed = result.violation == expect_violation
-        return VerificationOutcome(
-            passed=passed,
-            certified_lower_bound=result.epsilon_lower_bound,
-            exact_loss=exact,
-            details=f"p-value {result.pvalue:.3g}; event {result.event}",
-        )
-
-    verb = "is caught" if expect_violation else "keeps its claim"
-    return Verification(
-        name=f"textbook/{name}",
-        claim=f"eps={mechanism.epsilon:g} ({verb}; audit, alpha={SUITE_ALPHA:g})",
-        run=run,
-    )
-
-
-def _exact_verification(name, mechanism, x, x_prime):
-    def run(seed):
-        exact = mechanism.pair_epsilon(x, x_prime)
-        passed = exact <= mechanism.epsilon * (1 + 1e-12)
-        return VerificationOutcome(
-            passed=passed, exact_loss=exact, details=f"exact loss {exact:.6g} vs claim {mechanism.epsilon:g}"
-        )
-
-    return Verification(name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run)
-
-
-def textbook_verifications():
-    """Audits of the textbook mechanisms at their claims, exact losses, and a broken one caught."""
-    items = []
-    for name, mechanism, x, x_prime in default_instances():
-        items.append(_audit_verification(name, mechanism, x, x_prime))
-        if hasattr(mechanism, "pmf"):
-            items.append(_exact_verification(name, mechanism, x, x_prime))
-    from .mechanisms.broken import BrokenLaplaceMechanism
-
-    broken = BrokenLaplaceMechanism(1.0)
-    items.append(_audit_verification("laplace-half-noise", broken, 0.0, 1.0, expect_violation=True))
-    return items

@@ -39,8 +39,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import arrays
-from .events import AtLeast, Below, Candidates, Event, register_event_family
+from ..extras import arrays
+from .base import AtLeast, Below, Candidates, Event, register_event_family
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -252,7 +252,7 @@ def _label_table(outputs, sel_x):
     if outputs.kind == "real":
         return None
     if outputs.labels is None or len(outputs.labels) <= MIN_DISCRETE_LABELS:
-        return None  # few outputs: the exact level sets of dpverify.events cover them
+        return None  # few outputs: the exact level sets of dpverify.events.base cover them
     return label_features(outputs.labels)
 
 

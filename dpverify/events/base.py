@@ -9,7 +9,7 @@ real outputs approximated by thresholds and intervals on a few projections
 
 computing every candidate's counts on the selection samples at once.
 ``encoded_*`` are the selection samples encoded by the audit's
-:class:`~dpverify.outputs.OutputCodec` (codes, -1 for none here, or an (n, d)
+:class:`~dpverify.pipeline.outputs.OutputCodec` (codes, -1 for none here, or an (n, d)
 float array) and ``outputs`` is that codec (for labels and numeric values).
 Register further families with :func:`register_event_family`.
 
@@ -25,19 +25,24 @@ Dask (which pickles with cloudpickle), not on a process pool.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
-from . import arrays
-from .errors import InvalidParameterError
+from ..errors import InvalidParameterError
+from ..extras import arrays
 
 __all__ = [
     "Event",
     "Candidates",
     "register_event_family",
+    "registered_families",
+    "family_role",
+    "families_of_role",
     "event_families",
     "candidate_events",
+    "CodeBook",
+    "relabel",
     "CodeSet",
     "AtLeast",
     "Below",
@@ -69,11 +74,15 @@ class Event:
     indicator : callable
         ``indicator(encoded_group) -> bool array`` (membership per output);
         picklable for certification on other processes.
+    role : {"value", "implementation"}
+        The role declared by the registered family that proposed it
+        (:func:`register_event_family`); set by :func:`candidate_events`.
     """
 
     description: str
     family: str
     indicator: Callable[[np.ndarray], np.ndarray] = field(repr=False, compare=False)
+    role: str = field(default="value", compare=False)
 
     def count(self, group: np.ndarray) -> int:
         return int(np.count_nonzero(self.indicator(group)))
@@ -104,20 +113,52 @@ class Candidates:
 _FAMILIES: dict[str, tuple[str, Callable]] = {}
 #: Families called with the keyword ``inputs=(x, x_prime)`` (the audited pair).
 _USES_INPUTS: set[str] = set()
+#: The role of each family: ``"value"`` or ``"implementation"`` (see :data:`ROLES`).
+_ROLES: dict[str, str] = {}
+#: What a family's events look at: the output values, or an artefact of their representation.
+ROLES = ("value", "implementation")
 
 
-def register_event_family(name: str, kind: str, family: Callable, *, uses_inputs: bool = False) -> None:
+def register_event_family(
+    name: str, kind: str, family: Callable, *, uses_inputs: bool = False, role: str = "value"
+) -> None:
     """Register ``family`` for outputs of ``kind`` (``"discrete"``, ``"real"`` or ``"any"``).
 
     With ``uses_inputs=True`` the family is also passed ``inputs=(x, x_prime)``
     (``None`` when the caller does not know them); events may depend on the
     inputs because they are fixed before any sample is drawn.
+
+    ``role`` says what the family's events look at: ``"value"`` (the output
+    values: an ideal mechanism computed in exact arithmetic has the same
+    verdict) or ``"implementation"`` (an artefact of how outputs are
+    represented, such as the low-order bits of floating-point numbers). An
+    audit decided by an implementation event also reports the verdict of the
+    value events on the same samples (:class:`dpverify.ValueVerdict`), and
+    ``float_events=False`` leaves implementation families out.
     """
+    if role not in ROLES:
+        raise InvalidParameterError(f"role must be one of {ROLES}, got {role!r}")
     _FAMILIES[name] = (kind, family)
+    _ROLES[name] = role
     if uses_inputs:
         _USES_INPUTS.add(name)
     else:
         _USES_INPUTS.discard(name)
+
+
+def registered_families() -> list[str]:
+    """The names of all registered families, in registration order."""
+    return list(_FAMILIES)
+
+
+def family_role(name: str) -> str:
+    """The role a registered family declared (``"value"`` or ``"implementation"``)."""
+    return _ROLES[name]
+
+
+def families_of_role(role: str) -> tuple[str, ...]:
+    """The registered families of ``role``, in registration order."""
+    return tuple(name for name in _FAMILIES if _ROLES[name] == role)
 
 
 def event_families(kind: str) -> dict[str, Callable]:
@@ -153,7 +194,8 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
             if "_" in found.skipped:  # families say why when the reason helps the reader
                 skipped[name] = found.skipped["_"]
             continue
-        events.extend(found.events)
+        role = _ROLES[name]
+        events.extend(e if e.role == role else replace(e, role=role) for e in found.events)
         cx.append(np.asarray(found.counts_x, dtype=float))
         cxp.append(np.asarray(found.counts_x_prime, dtype=float))
     if not events:
@@ -543,7 +585,7 @@ def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if values.size > MAX_DISCRETE_VALUES or values.size == pooled.size:
         return Candidates.empty(f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat")
     encode = ExactValue(values)
-    view = _CodeBook([float(v) for v in values])
+    view = CodeBook([float(v) for v in values])
     parts = [family(encode(sel_x), encode(sel_x_prime), view) for family in (singleton_events, level_set_events)]
     merged = _concat(parts)
     merged.events = [Event(e.description, e.family, Composed(encode, e.indicator)) for e in merged.events]
@@ -587,7 +629,11 @@ def row_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
 
 
 @dataclass(frozen=True)
-class _CodeBook:
+class CodeBook:
+    """A code book of its own for a family whose events look at derived codes (a mantissa
+    code, a reachability cell, an exact real value) instead of the audit's output codes:
+    ``labels[c]`` describes code ``c``; :func:`relabel` maps such events back."""
+
     labels: list
     numeric: np.ndarray | None = None
     kind: str = "discrete"

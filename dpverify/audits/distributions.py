@@ -2,7 +2,7 @@
 
 A *sampler* is a callable ``sampler(rng) -> output`` (``rng`` a numpy
 Generator), optionally with a vectorized ``sample(size, rng)``. Outputs are
-counted by value (hashable discrete values; see :mod:`dpverify.outputs`).
+counted by value (hashable discrete values; see :mod:`dpverify.pipeline.outputs`).
 
 Both tests are Pearson chi-square tests on counts, with categories of
 expected count below ``min_expected`` pooled into one, as scipy's and
@@ -25,12 +25,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from . import _validation as check
-from ._results import dataclass_to_dict
-from .errors import InvalidParameterError, OutputTypeError
+from .. import _validation as check
+from .._results import dataclass_to_dict
+from ..errors import InvalidParameterError, OutputTypeError
+from ..pipeline.outputs import encode_outputs
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 from .exact import _as_pmf
-from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
 __all__ = [
     "equal_distributions",
@@ -203,7 +203,7 @@ def equal_distributions(
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the test; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
-        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
 
     Returns

@@ -27,7 +27,7 @@ import time
 import traceback
 from pathlib import Path
 
-from .errors import DPVerifyError
+from ..errors import DPVerifyError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
 
@@ -260,7 +260,7 @@ def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, flo
 
 
 def _cmd_audit(args) -> int:
-    from .audit import audit
+    from ..audits.pair import audit
 
     mechanism = _load_callable(args.mechanism)
     x = _as_hashable(_json_argument(args.x, "--x"))
@@ -303,7 +303,7 @@ def _cmd_audit(args) -> int:
         if isinstance(result.seed, int) and result.replayable:
             print(f"replay: --seed {result.seed}")
     if report is not None:
-        from .report import write_report
+        from ..extras.report import write_report
 
         try:
             written = write_report(result, report, mechanism=mechanism, x=x, x_prime=x_prime)
@@ -315,7 +315,7 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_audit_samples(args) -> int:
-    from .samples import audit_samples
+    from ..audits.given_samples import audit_samples
 
     inputs = None
     if (args.x is None) != (args.x_prime is None):

@@ -21,13 +21,13 @@ The plan (a group-sequential design with Bonferroni alpha spending; a
 3. Two independent streams per input arrive in batches: a *selection*
    stream and a *certification* stream. Look ``k`` splits its ``N_k``
    samples as a fixed-size audit would (``s_k`` to select, by
-   :func:`dpverify.selection.default_selection_size` unless ``n_selection``
+   :func:`dpverify.pipeline.selection.default_selection_size` unless ``n_selection``
    is given, and ``c_k = N_k - s_k`` to certify); it sees the first ``s_k``
    of the selection stream and the first ``c_k`` of the certification stream,
    which extend those of look ``k - 1``.
 4. At look ``k`` the event is chosen on its selection prefix alone and
    frozen, then counted on its certification prefix by streaming
-   (:func:`dpverify.sampling.count_events`), and tested at level
+   (:func:`dpverify.pipeline.sampling.count_events`), and tested at level
    ``alpha_k``. Counts are kept per batch and event, so an event that stays
    the same from look to look is never recounted; a new one is counted on
    the earlier batches by redrawing them from their seeds (never by keeping
@@ -54,18 +54,20 @@ from __future__ import annotations
 
 import math
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
-from . import _validation as check
-from ._results import dataclass_to_dict
-from .audit import AuditResult, audit_result, check_inputs_differ
-from .bounds import minimum_certifying_samples
-from .errors import InsufficientSamplesError
-from .progress import progress_bar
-from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
-from .selection import default_selection_size, select
+from .. import _validation as check
+from .._results import dataclass_to_dict
+from ..claims import resolve_claim
+from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..extras.progress import progress_bar
+from ..options import AuditOptions, resolve_options
+from ..pipeline.bounds import minimum_certifying_samples
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.selection import default_selection_size, select
+from .pair import AuditResult, audit_result, check_inputs_differ
 
 __all__ = [
     "sequential_audit",
@@ -136,12 +138,32 @@ class SequentialAuditResult(AuditResult):
         The pre-registered sample sizes of all looks.
     stopped_early : bool
         True when the audit stopped before the last look of the schedule.
+    plan : dict or None
+        The look plan asked for (``first_look``, ``growth``, ``final_share``):
+        with ``budget``, the claim, the seed and the options it replays the audit.
     """
 
     budget: int = 0
     looks: tuple = ()
     schedule: tuple = ()
     stopped_early: bool = False
+    plan: dict | None = None
+
+    def replay(self, mechanism, x, x_prime, *, executor=None, progress: bool = False) -> SequentialAuditResult:
+        """Run the same sequential audit again from this result alone (see :meth:`AuditResult.replay`)."""
+        if self.options is None or self.plan is None:
+            raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
+        return sequential_audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=self.claimed_epsilon,
+            delta=self.claimed_delta,
+            n_samples=self.budget,
+            seed=self.seed,
+            options=replace(self.options, executor=executor, progress=progress),
+            **self.plan,
+        )
 
     @property
     def n_samples_used(self) -> int:
@@ -233,15 +255,10 @@ def _run_looks(
     delta,
     sequence,
     entropy,
-    executor,
-    n_selection,
-    n_chunks,
-    event_families,
-    float_events,
-    output_key,
-    progress,
+    options: AuditOptions,
 ) -> SequentialAuditResult:
     """Steps 3 to 5 of the module docstring for given looks and levels."""
+    executor, n_selection, output_key = options.executor, options.n_selection, options.output_key
     K = len(schedule)
     splits = [_split(n, n_selection) for n in schedule]
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
@@ -254,7 +271,7 @@ def _run_looks(
     looks: list[Look] = []
     adjusted = 1.0
     result = None
-    with progress_bar(total=schedule[-1], desc="sequential audit", enabled=progress) as bar:
+    with progress_bar(total=schedule[-1], desc="sequential audit", enabled=options.progress) as bar:
         for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
             grow = s_k - (splits[k - 1][0] if k else 0)
             inputs = ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1]))
@@ -280,8 +297,8 @@ def _run_looks(
                 epsilon=epsilon,
                 delta=delta,
                 alpha=alpha_k,
-                event_families=event_families,
-                float_events=float_events,
+                event_families=options.families,
+                float_events=options.float_events,
                 inputs=(x, x_prime),
             )
             counts = np.zeros((2, len(selection.choices)), dtype=np.int64)
@@ -298,7 +315,7 @@ def _run_looks(
                         selection.codec,
                         [selection.choices[i].event.indicator for i in missing],
                         executor=executor,
-                        n_chunks=n_chunks,
+                        n_chunks=options.n_chunks,
                         output_key=output_key,
                     )
                     rng_used = rng_used and cx.rng_used and cxp.rng_used
@@ -320,6 +337,7 @@ def _run_looks(
                 n_selection=s_k,
                 seed=entropy,
                 replayable=replayable,
+                options=options,
             )
             rejected = bool(result.pvalue <= alpha_k)
             looks.append(
@@ -354,21 +372,15 @@ def sequential_audit(
     x,
     x_prime,
     *,
-    epsilon,
-    delta=0.0,
+    epsilon=None,
+    delta=None,
     n_samples: int = DEFAULT_BUDGET,
-    alpha: float = 0.05,
     seed=None,
-    executor=None,
     first_look: int = DEFAULT_FIRST_LOOK,
     growth: float = DEFAULT_GROWTH,
     final_share: float = DEFAULT_FINAL_SHARE,
-    n_selection: int | None = None,
-    n_chunks: int | None = None,
-    event_families=None,
-    float_events: bool = True,
-    output_key=None,
-    progress: bool = False,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> SequentialAuditResult:
     """Audit an (epsilon, delta)-DP claim on ``x ~ x_prime``, stopping at the first certified violation.
 
@@ -378,17 +390,15 @@ def sequential_audit(
 
     Parameters
     ----------
-    mechanism, x, x_prime, epsilon, delta, executor, n_chunks, event_families, float_events, output_key, progress
-        As for :func:`dpverify.audit`.
+    mechanism, x, x_prime, epsilon, delta
+        As for :func:`dpverify.audit` (the claim defaults to the mechanism's own).
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the audit (every look); the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
-        (:func:`dpverify.sampling.resolve_seed`), so generators made alike
+        (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
     n_samples : int, default 1_000_000
         The budget: the most samples per input the audit may draw (the last look).
-    alpha : float, default 0.05
-        Overall false-alarm rate of ``violation``, over all looks.
     first_look : int, default 1000
         Samples per input at the first look (raised to the fewest that could
         certify a violation at that look's level).
@@ -396,9 +406,14 @@ def sequential_audit(
         Ratio of successive look sizes.
     final_share : float, default 0.5
         Share of ``alpha`` spent on the last look.
-    n_selection : int, optional
-        Selection samples per input at every look (capped below the look's
-        size); by default each look splits as a fixed audit of its size would.
+    options : AuditOptions, optional
+        As for :func:`dpverify.audit`, and recorded in the result. Its ``alpha``
+        (default 0.05) is the overall false-alarm rate of ``violation``, over all
+        looks; its ``n_selection`` is the selection size at every look (capped
+        below the look's size; by default each look splits as a fixed audit of
+        its size would).
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword.
 
     Returns
     -------
@@ -417,20 +432,16 @@ def sequential_audit(
     Examples
     --------
     >>> import dpverify
-    >>> from dpverify.zoo import LaplaceMechanism
+    >>> from dpverify.mechanisms.textbook import LaplaceMechanism
     >>> broken = LaplaceMechanism(epsilon=1.0)  # claimed 0.1 below: 10x too little noise
     >>> r = dpverify.sequential_audit(broken, 0.0, 1.0, epsilon=0.1, n_samples=10**6, seed=3)
     >>> r.violation, r.n_samples < 10**5
     (True, True)
     """
-    epsilon = check.check_epsilon(epsilon)
-    delta = check.check_delta(delta)
-    alpha = check.check_alpha(alpha)
+    options = resolve_options(options, option_fields, driver="sequential_audit")
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
+    epsilon, delta, alpha, n_selection = claim.epsilon, claim.delta, options.alpha, options.n_selection
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
-    if n_selection is not None:
-        n_selection = check.check_positive_int(n_selection, "n_selection")
-    if n_chunks is not None:
-        n_chunks = check.check_positive_int(n_chunks, "n_chunks")
     check_inputs_differ(x, x_prime)
     first_look = check.check_positive_int(first_look, "first_look", minimum=2)
     schedule = look_schedule(n_samples, min(first_look, n_samples), growth)
@@ -453,7 +464,7 @@ def sequential_audit(
         schedule = schedule[1:]
         alphas = alpha_spending(alpha, len(schedule), final_share)
     sequence, entropy = resolve_seed(seed)
-    return _run_looks(
+    result = _run_looks(
         mechanism,
         x,
         x_prime,
@@ -464,11 +475,7 @@ def sequential_audit(
         delta=delta,
         sequence=sequence,
         entropy=entropy,
-        executor=executor,
-        n_selection=n_selection,
-        n_chunks=n_chunks,
-        event_families=event_families,
-        float_events=float_events,
-        output_key=output_key,
-        progress=progress,
+        options=options,
     )
+    plan = {"first_look": first_look, "growth": growth, "final_share": final_share}
+    return replace(result, notes=result.notes + claim_notes, plan=plan)

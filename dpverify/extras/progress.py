@@ -1,5 +1,7 @@
 """Progress reporting for long runs: tqdm when installed, plain lines otherwise.
 
+Extra: ``pip install 'dpverify[progress]'`` (tqdm); without it, plain lines.
+
 Both show the count done, the time spent and an estimate of the time left (ETA).
 """
 

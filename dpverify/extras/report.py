@@ -1,5 +1,7 @@
 """Audit reports a reviewer can read: HTML with an embedded figure, or Markdown.
 
+Extra: ``pip install 'dpverify[plot]'`` (matplotlib) for the figures; Markdown works without it.
+
 :func:`write_report` shows
 
 - the verdict, the claim, the certified lower bounds on epsilon and delta
@@ -8,7 +10,7 @@
   Clopper-Pearson intervals behind the bound, and ``e^eps`` times the smaller
   probability (what the claim allows);
 - both output distributions, re-drawn by replaying the audit's seed (an audit
-  is a deterministic function of its seed, :mod:`dpverify.sampling`), and
+  is a deterministic function of its seed, :mod:`dpverify.pipeline.sampling`), and
   whether the replay reproduced the audit's event and counts;
 - the looks of a sequential audit.
 
@@ -30,10 +32,10 @@ from pathlib import Path
 
 import numpy as np
 
-from .audit import AuditResult
-from .bounds import clopper_pearson_lower, clopper_pearson_upper
-from .outputs import encode_outputs
-from .sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
+from ..audits.pair import AuditResult
+from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+from ..pipeline.outputs import encode_outputs
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
 __all__ = ["write_report", "replay_samples", "report_markdown"]
 
@@ -78,8 +80,8 @@ def replay_samples(
 
 def _check_replay(result, mechanism, x, x_prime, event_families=None, n_chunks=None, output_key=None) -> bool:
     """Re-run the audit from its recorded seed and options; True if its event and counts come back."""
-    from .audit import audit
-    from .sequential import sequential_audit
+    from ..audits.pair import audit
+    from ..audits.sequential import sequential_audit
 
     options = dict(
         epsilon=result.claimed_epsilon,

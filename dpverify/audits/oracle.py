@@ -12,7 +12,7 @@ M(x) from M(x') are the likelihood-ratio level sets ``{o : P(o)/Q(o) >= t}``
 (Bichsel et al. 2021 use the same fact to build DP-Sniper's attacks). The
 oracle sorts the outputs by ``P(o)/Q(o)`` (outputs impossible under the other
 input first), forms every prefix of that order in both directions, evaluates
-:func:`dpverify.bounds.clopper_pearson_epsilon_bound` at the *expected*
+:func:`dpverify.pipeline.bounds.clopper_pearson_epsilon_bound` at the *expected*
 counts ``n P(S)`` and ``n Q(S)``, and keeps the largest.
 
 References
@@ -32,11 +32,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from . import _validation as check
-from ._results import dataclass_to_dict
-from .bounds import clopper_pearson_epsilon_bound
+from .. import _validation as check
+from .._results import dataclass_to_dict
+from ..pipeline.bounds import clopper_pearson_epsilon_bound
+from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
-from .sampling import resolve_seed
 
 __all__ = ["oracle_epsilon_bound", "OracleBound"]
 
@@ -89,7 +89,7 @@ class OracleBound:
             Number of simulated certifications.
         seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, default 0
             Seed of the draws; a ``Generator`` is not drawn from: a child of its
-            SeedSequence is spawned (:func:`dpverify.sampling.resolve_seed`), so
+            SeedSequence is spawned (:func:`dpverify.pipeline.sampling.resolve_seed`), so
             generators made alike give the same bounds.
 
         Returns
@@ -165,7 +165,7 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
     Examples
     --------
     >>> import math
-    >>> from dpverify.oracle import oracle_epsilon_bound
+    >>> from dpverify.audits.oracle import oracle_epsilon_bound
     >>> keep = math.exp(0.5) / (1 + math.exp(0.5))  # randomized response, eps = 0.5
     >>> best = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10**6)
     >>> round(best.epsilon_lower_bound, 3), sorted(best.event)

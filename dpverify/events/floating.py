@@ -13,7 +13,7 @@ sample size ``n`` because the event has probability 0 under the other input.
     Each scalar output is coded by its sign, binade (exponent) and the number
     of trailing zero bits of its mantissa (capped at :data:`MAX_TRAILING_ZEROS`);
     candidate events are the estimated likelihood-ratio level sets over these
-    codes (the level sets of :mod:`dpverify.events`). A rounded sum ``fl(1 + z)``
+    codes (the level sets of :mod:`dpverify.events.base`). A rounded sum ``fl(1 + z)``
     landing in [0.25, 0.5) always has an even last bit: its code
     ``(+, [0.25, 0.5), 0 trailing zeros)`` is never produced from input 1.
 ``reachability`` (uses the audited inputs)
@@ -44,8 +44,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import arrays
-from .events import Candidates, _CodeBook, level_set_events, register_event_family, relabel
+from ..extras import arrays
+from .base import Candidates, CodeBook, level_set_events, register_event_family, relabel
 
 __all__ = [
     "FLOATING_FAMILIES",
@@ -203,7 +203,7 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
     lookup[seen] = np.arange(seen.size, dtype=np.int64)
     encode = MantissaCoder(lookup, top)
-    view = _CodeBook([_describe_code(int(c), top) for c in seen])
+    view = CodeBook([_describe_code(int(c), top) for c in seen])
     found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
     return relabel(found, encode, "mantissa", "mantissa code")
 
@@ -297,12 +297,12 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
         "y - x exact, y - x' inexact (reachable from x only)",
         "y - x and y - x' both exact",
     ]
-    view = _CodeBook(names)
+    view = CodeBook(names)
     found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
     if not found.events:
         return Candidates.empty("every output falls in one reachability cell (no rounding marks)")
     return relabel(found, encode, "reachability", "reachability code")
 
 
-register_event_family("mantissa", "real", mantissa_events)
-register_event_family("reachability", "real", reachability_events, uses_inputs=True)
+register_event_family("mantissa", "real", mantissa_events, role="implementation")
+register_event_family("reachability", "real", reachability_events, uses_inputs=True, role="implementation")

@@ -1,0 +1,44 @@
+"""The drivers: each answers one question about a privacy claim, on the shared pipeline.
+
+- :func:`audit` (:mod:`.pair`): a lower confidence bound on the loss of one neighbouring pair;
+- :func:`sequential_audit` (:mod:`.sequential`): the same, stopping once the verdict is settled;
+- :func:`audit_samples` (:mod:`.given_samples`): samples you already have;
+- :func:`delta_lower_bound_curve` (:mod:`.delta_curve`): a simultaneous lower curve on delta(eps);
+- :func:`audit_pairs` (:mod:`.pairs`): many pairs, with a family-wise correction;
+- :func:`exact_privacy_loss` (:mod:`.exact`) and :func:`oracle_epsilon_bound` (:mod:`.oracle`):
+  exact losses, and the best bound any event could certify, from computable distributions;
+- :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests.
+"""
+
+from .delta_curve import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
+from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
+from .exact import ExactPrivacyLoss, exact_privacy_loss
+from .given_samples import audit_samples
+from .oracle import OracleBound, oracle_epsilon_bound
+from .pair import AuditResult, EventEstimate, ValueVerdict, audit
+from .pairs import PairAuditResult, audit_pairs
+from .sequential import Look, SequentialAuditResult, sequential_audit
+
+__all__ = [
+    "audit",
+    "AuditResult",
+    "EventEstimate",
+    "ValueVerdict",
+    "sequential_audit",
+    "SequentialAuditResult",
+    "Look",
+    "audit_samples",
+    "delta_lower_bound_curve",
+    "DeltaCurve",
+    "CertifiedEvent",
+    "audit_pairs",
+    "PairAuditResult",
+    "exact_privacy_loss",
+    "ExactPrivacyLoss",
+    "oracle_epsilon_bound",
+    "OracleBound",
+    "equal_distributions",
+    "goodness_of_fit",
+    "chi_square_power",
+    "DistributionTestResult",
+]

@@ -1,0 +1,139 @@
+"""A privacy claim as data: what a mechanism promises, for which neighbours, and on whose word.
+
+One claim type serves the auditor and every algorithm family (cf. OpenDP, where a
+measurement carries its privacy map, and DP-Auditorium's ``PureDp`` and
+``ApproximateDp`` configs). A mechanism states its claim as a ``claim``
+attribute holding a :class:`PrivacyClaim`; :func:`claim_of` reads it, and the
+audit drivers use it when they are not given an epsilon. The families'
+own accounting (a zCDP ``rho``, an ``epsilon0`` per step, per-arm budgets)
+derives from, or leads to, such a claim and lives beside it in the family.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from . import _validation as check
+from ._results import dataclass_to_dict
+from .errors import InvalidClaimError
+
+__all__ = ["PrivacyClaim", "claim_of", "resolve_claim", "MODELS"]
+
+#: Where the privacy holds: on the mechanism's whole output (central) or on each report a
+#: user sends (local).
+MODELS = ("central", "local")
+
+
+@dataclass(frozen=True)
+class PrivacyClaim:
+    """An (epsilon, delta)-DP guarantee and where it comes from.
+
+    Attributes
+    ----------
+    epsilon : float
+        Claimed epsilon, finite and > 0 (at most
+        :data:`dpverify._validation.MAX_EPSILON`, beyond which ``e^epsilon``
+        is not a finite double).
+    delta : float, default 0
+        Claimed delta, in [0, 1).
+    neighbouring : str
+        The neighbouring relation the claim is for, in words (``"add/remove one
+        record"``, ``"one weight moves by at most 1"``...).
+    source : str
+        Where the claim is stated (paper and theorem, library accounting, ...).
+    model : {"central", "local"}
+        Whether the claim covers the whole output or each user's report.
+    stated_epsilon : float or None
+        The epsilon the source states, where it differs from ``epsilon`` (a
+        paper that states ``2 eps`` for what its proof gives as ``eps``).
+
+    Examples
+    --------
+    >>> from dpverify.claims import PrivacyClaim
+    >>> PrivacyClaim(1.0, source="Dwork and Roth 2014, Theorem 3.6")
+    PrivacyClaim(epsilon=1.0, delta=0.0, neighbouring='', source='Dwork and Roth 2014, Theorem 3.6', model='central', stated_epsilon=None)
+    """  # noqa: E501
+
+    epsilon: float
+    delta: float = 0.0
+    neighbouring: str = ""
+    source: str = ""
+    model: str = "central"
+    stated_epsilon: float | None = None
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check.check_epsilon(self.epsilon))
+        object.__setattr__(self, "delta", check.check_delta(self.delta))
+        if self.model not in MODELS:
+            raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
+        if self.stated_epsilon is not None:
+            stated = float(self.stated_epsilon)
+            if not (stated > 0 and math.isfinite(stated)):
+                raise InvalidClaimError(f"stated_epsilon must be a finite real number > 0, got {self.stated_epsilon!r}")
+            object.__setattr__(self, "stated_epsilon", stated)
+
+    @property
+    def is_pure(self) -> bool:
+        """True for a pure claim (``delta == 0``)."""
+        return self.delta == 0.0
+
+    def __str__(self) -> str:
+        text = f"eps={self.epsilon:g}" + (f", delta={self.delta:g}" if self.delta else "")
+        return text + (f" ({self.source})" if self.source else "")
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (reload with ``PrivacyClaim(**data)``)."""
+        return dataclass_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PrivacyClaim:
+        return cls(**data)
+
+
+def claim_of(mechanism) -> PrivacyClaim | None:
+    """The claim ``mechanism`` states (its ``claim`` attribute), or None when it states none.
+
+    Raises
+    ------
+    InvalidClaimError
+        A ``claim`` attribute that is not a :class:`PrivacyClaim`.
+    """
+    claim = getattr(mechanism, "claim", None)
+    if claim is None or isinstance(claim, PrivacyClaim):
+        return claim
+    raise InvalidClaimError(
+        f"{type(mechanism).__name__}.claim must be a dpverify.claims.PrivacyClaim (or None), got {claim!r}"
+    )
+
+
+def resolve_claim(mechanism, epsilon=None, delta=None) -> tuple[PrivacyClaim, tuple]:
+    """The claim to audit: ``epsilon`` and ``delta`` where given, the rest from the mechanism's claim.
+
+    Returns the claim and the notes an audit result should carry: a note when
+    the audited claim differs from the one the mechanism states, so that a
+    mistyped or forgotten ``delta`` is never silent.
+
+    Raises
+    ------
+    InvalidClaimError
+        No ``epsilon`` given and the mechanism states no claim, or values out
+        of their domains.
+    """
+    stated = claim_of(mechanism)
+    if epsilon is None:
+        if stated is None:
+            raise InvalidClaimError(
+                "no epsilon given, and the mechanism states no claim (a dpverify.claims.PrivacyClaim as its "
+                "`claim` attribute): pass epsilon= (and delta= for an approximate claim)"
+            )
+        epsilon = stated.epsilon
+    if delta is None:
+        delta = stated.delta if stated is not None and check.check_epsilon(epsilon) == stated.epsilon else 0.0
+    claim = PrivacyClaim(epsilon, delta)
+    if stated is None or (claim.epsilon, claim.delta) == (stated.epsilon, stated.delta):
+        return claim, ()
+    return claim, (
+        f"the audited claim ({claim}) differs from the one the mechanism states ({stated}); "
+        "omit epsilon and delta to audit the stated claim",
+    )

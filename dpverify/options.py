@@ -1,0 +1,157 @@
+"""How an audit runs: one frozen options object that every driver takes and every result records.
+
+Every driver (:func:`dpverify.audit`, :func:`dpverify.sequential_audit`,
+:func:`dpverify.audit_samples`, :func:`dpverify.delta_lower_bound_curve`,
+:func:`dpverify.audits.pairs.audit_pairs`, :func:`dpverify.testing.assert_dp`)
+takes the claim, the inputs, the sample count, the seed and an
+:class:`AuditOptions`; any field of it may also be passed as a keyword
+(``audit(..., alpha=0.01)`` is ``audit(..., options=AuditOptions(alpha=0.01))``;
+a keyword given beside ``options`` replaces that field). The result records the
+options it ran with, so that a report or a replay needs only the result.
+
+``executor`` and ``progress`` say where and how visibly the work runs; they do
+not change any result and are not recorded.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from . import _validation as check
+from .errors import InvalidParameterError
+
+__all__ = ["AuditOptions", "resolve_options"]
+
+
+@dataclass(frozen=True)
+class AuditOptions:
+    """Options shared by the audit drivers.
+
+    Attributes
+    ----------
+    alpha : float, default 0.05
+        Test level: the false-alarm rate of ``violation`` on a mechanism that
+        keeps its claim; ``1 - alpha`` is the confidence of the bounds.
+    n_selection : int or None
+        Samples per input that choose the event (held in memory); None for the
+        default split (:func:`dpverify.pipeline.selection.default_selection_size`).
+    n_chunks : int or None
+        Certification chunks per input; None for
+        :func:`dpverify.pipeline.sampling.default_chunks`. Part of the seeding,
+        like the seed.
+    event_families : tuple of str or None
+        Restrict the candidate events to these registered families
+        (:func:`dpverify.events.registered_families`); None for all.
+    float_events : bool, default True
+        With False, the families of role ``"implementation"`` (floating-point
+        mantissa and reachability events) are left out: the audit judges the
+        output values only.
+    output_key : callable or None
+        Maps every output to a hashable or numeric value before anything else
+        sees it (e.g. :func:`dpverify.keys.weighted_edges`); must be picklable
+        to run on other processes.
+    executor : None, int, concurrent.futures.Executor or distributed.Client
+        Where sampling chunks run; results do not depend on it (not recorded).
+    progress : bool, default False
+        Show progress on long runs (not recorded).
+    """
+
+    alpha: float = 0.05
+    n_selection: int | None = None
+    n_chunks: int | None = None
+    event_families: tuple | None = None
+    float_events: bool = True
+    output_key: Callable | None = None
+    executor: object = field(default=None, compare=False, repr=False)
+    progress: bool = field(default=False, compare=False, repr=False)
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", check.check_alpha(self.alpha))
+        if self.n_selection is not None:
+            object.__setattr__(self, "n_selection", check.check_positive_int(self.n_selection, "n_selection"))
+        if self.n_chunks is not None:
+            object.__setattr__(self, "n_chunks", check.check_positive_int(self.n_chunks, "n_chunks"))
+        if self.event_families is not None:
+            if isinstance(self.event_families, str):
+                raise InvalidParameterError(
+                    f"event_families must be a list of family names, got the string {self.event_families!r}"
+                )
+            object.__setattr__(self, "event_families", tuple(self.event_families))
+        if not isinstance(self.float_events, bool):
+            raise InvalidParameterError(f"float_events must be True or False, got {self.float_events!r}")
+        if self.output_key is not None and not callable(self.output_key):
+            raise InvalidParameterError(f"output_key must be callable or None, got {self.output_key!r}")
+
+    @property
+    def families(self) -> list | None:
+        """``event_families`` as the list the pipeline takes (None for all)."""
+        return None if self.event_families is None else list(self.event_families)
+
+    def to_dict(self) -> dict:
+        """The recorded fields as plain data (``output_key`` as ``"module:qualname"``)."""
+        return {
+            "alpha": self.alpha,
+            "n_selection": self.n_selection,
+            "n_chunks": self.n_chunks,
+            "event_families": None if self.event_families is None else list(self.event_families),
+            "float_events": self.float_events,
+            "output_key": _callable_name(self.output_key),
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AuditOptions:
+        """Rebuild from :meth:`to_dict` (an ``output_key`` is imported by its name)."""
+        data = dict(data)
+        data["output_key"] = _import_callable(data.get("output_key"))
+        return cls(**data)
+
+
+#: The fields a driver accepts as keyword shortcuts.
+OPTION_FIELDS = tuple(f.name for f in dataclasses.fields(AuditOptions))
+
+
+def resolve_options(options: AuditOptions | None, shortcuts: dict, *, driver: str) -> AuditOptions:
+    """``options`` (or the defaults) with the keyword ``shortcuts`` replacing their fields.
+
+    Raises
+    ------
+    TypeError
+        A keyword that is not a field of :class:`AuditOptions` (the message lists them).
+    InvalidParameterError
+        ``options`` that is not an :class:`AuditOptions`, or a field out of its domain.
+    """
+    unknown = sorted(set(shortcuts) - set(OPTION_FIELDS))
+    if unknown:
+        raise TypeError(
+            f"{driver}() got unexpected keyword argument(s) {unknown}; options are {list(OPTION_FIELDS)} "
+            "(fields of dpverify.AuditOptions)"
+        )
+    if options is None:
+        return AuditOptions(**shortcuts)
+    if not isinstance(options, AuditOptions):
+        raise InvalidParameterError(f"options must be a dpverify.AuditOptions, got {type(options).__name__}")
+    return dataclasses.replace(options, **shortcuts) if shortcuts else options
+
+
+def _callable_name(fn) -> str | None:
+    if fn is None:
+        return None
+    module, name = getattr(fn, "__module__", None), getattr(fn, "__qualname__", None)
+    if module is None or name is None or "<" in name:
+        return repr(fn)
+    return f"{module}:{name}"
+
+
+def _import_callable(name):
+    if name is None or callable(name):
+        return name
+    module, _, qualname = str(name).partition(":")
+    if not qualname:
+        raise InvalidParameterError(f"cannot rebuild output_key {name!r}: it was not saved as 'module:qualname'")
+    target = importlib.import_module(module)
+    for part in qualname.split("."):
+        target = getattr(target, part)
+    return target

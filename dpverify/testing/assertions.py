@@ -1,0 +1,159 @@
+"""Privacy assertions for test suites (pytest, unittest, Hypothesis).
+
+- :func:`assert_dp` audits one pair of neighbouring inputs and raises an
+  :class:`AssertionError` naming the event, both probabilities and the
+  certified bound when the claim is violated.
+- :func:`dpverify.audits.pairs.audit_pairs` audits many pairs (say, drawn from
+  :mod:`dpverify.testing.strategies`) with a multiple-testing correction across them.
+- :func:`per_example_alpha` gives the per-example level for an assertion
+  inside Hypothesis' ``@given``.
+
+Why the correction (Holm 1979): each audit of a correct mechanism raises a false alarm with
+probability up to ``alpha``. A search over ``m`` pairs raises at least one
+with probability up to ``m * alpha``: ``@given`` with 100 examples and an
+``alpha = 0.05`` assertion fails on correct code in most runs. Two remedies,
+both with family-wise false-alarm rate at most ``alpha``:
+
+1. **Bonferroni inside @given.** Assert each example at
+   ``per_example_alpha(alpha, n_examples)`` = ``alpha / n_examples``, with
+   ``n_examples`` the most examples Hypothesis may run (``max_examples`` plus
+   the ``@example`` count). Only the examples run before the first failure
+   count: shrinking happens after a failure, so it cannot add false alarms.
+2. **Holm over a drawn list.** Draw the pairs first
+   (:func:`dpverify.testing.strategies.draw_pairs`), audit each with its own seed and
+   adjust the p-values with Holm's step-down method
+   (``statsmodels.stats.multitest.multipletests(method="holm")``), which is
+   uniformly more powerful than Bonferroni and valid under any dependence.
+
+Examples
+--------
+>>> from dpverify.testing import assert_dp
+>>> from dpverify.mechanisms.textbook import RandomizedResponse
+>>> result = assert_dp(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=20_000, seed=1)
+>>> result.violation
+False
+"""
+
+from __future__ import annotations
+
+from .. import _validation as check
+from .._results import short_repr
+from ..audits.pair import DEFAULT_SAMPLES, AuditResult, audit
+from ..options import AuditOptions, resolve_options
+
+__all__ = ["assert_dp", "per_example_alpha", "violation_message"]
+
+#: Default level of :func:`assert_dp`: the per-test false-alarm rate a suite
+#: of up to ~100 statistical assertions needs to fail on correct code with
+#: probability below 1e-4 (OpenDP's sampler tests use the same).
+DEFAULT_TEST_ALPHA = 1e-6
+
+
+def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
+    """The assertion message of :func:`assert_dp`: event, both probabilities, bound, replay seed."""
+    ev = result.event
+    claim = f"epsilon={result.claimed_epsilon:g}" + (
+        f", delta={result.claimed_delta:g}" if result.claimed_delta else ""
+    )
+    on = ""
+    if x is not None or x_prime is not None:
+        on = f" on x={short_repr(x)}, x'={short_repr(x_prime)}"
+    more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
+    return "\n".join(
+        [
+            f"mechanism violates its ({claim})-DP claim{on}",
+            f"  event S: {ev.description} [{ev.family}]",
+            f"  P[M(x) in S] ~ {ev.probability_x:.6g} ({ev.count_x}/{ev.n_certification}), "
+            f"P[M(x') in S] ~ {ev.probability_x_prime:.6g} ({ev.count_x_prime}/{ev.n_certification})",
+            f"  certified: epsilon >= {result.epsilon_lower_bound:.6g} > claimed {result.claimed_epsilon:g} "
+            f"(ln P[M({more}) in S]/P[M({less}) in S]); delta at the claimed epsilon >= "
+            f"{result.delta_lower_bound:.6g}",
+            f"  confidence {1 - result.alpha:.10g} (alpha={result.alpha:g}, p-value {result.pvalue:.3g}); "
+            f"{result.n_samples} samples per input",
+            f"  replay: seed={result.seed!r}",
+        ]
+    )
+
+
+def assert_dp(
+    mechanism,
+    x,
+    x_prime,
+    *,
+    epsilon=None,
+    delta=None,
+    n_samples: int = DEFAULT_SAMPLES,
+    seed=None,
+    sequential: bool = False,
+    options: AuditOptions | None = None,
+    **option_fields,
+) -> AuditResult:
+    """Assert that ``mechanism`` keeps its (epsilon, delta)-DP claim on ``x ~ x_prime``.
+
+    Runs :func:`dpverify.audit` (or :func:`dpverify.sequential_audit` with
+    ``sequential=True``, ``n_samples`` then being the budget) and raises when
+    it certifies a violation. A correct mechanism fails with probability at
+    most ``alpha``; a broken one passes with probability depending on
+    ``n_samples`` (size it so the violation you care about is found with
+    power ~1 even at the tiny default alpha).
+
+    Parameters
+    ----------
+    mechanism, x, x_prime, epsilon, delta, n_samples
+        As for :func:`dpverify.audit`.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the audit; the value recorded in the result replays it. ``None`` draws fresh entropy;
+        a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
+        (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
+        (``numpy.random.default_rng(7)`` twice) give the same result. Pass a
+        fixed ``seed`` in a test suite so every run audits the same samples.
+    sequential : bool, default False
+        Stop at the first certified violation (fewer samples on broken code).
+    options : AuditOptions, optional
+        As for :func:`dpverify.audit`, except that ``alpha``, the false-alarm
+        rate of the assertion, defaults to :data:`DEFAULT_TEST_ALPHA` (1e-6)
+        unless ``options`` or a keyword sets it.
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword (``alpha``,
+        ``executor``, ``event_families``, ``n_selection``...).
+
+    Returns
+    -------
+    AuditResult
+        The audit, when no violation is certified.
+
+    Raises
+    ------
+    AssertionError
+        With the event, both estimated probabilities (and counts), the
+        certified lower bounds, the confidence and the replay seed.
+    """
+    __tracebackhide__ = True  # pytest shows the caller's line
+    if sequential:
+        from ..audits.sequential import sequential_audit as run
+    else:
+        run = audit
+    if options is None:
+        option_fields.setdefault("alpha", DEFAULT_TEST_ALPHA)
+    options = resolve_options(options, option_fields, driver="assert_dp")
+    result = run(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options)
+    if result.violation:
+        raise AssertionError(violation_message(result, x, x_prime))
+    return result
+
+
+def per_example_alpha(alpha: float, n_examples: int) -> float:
+    """Bonferroni level for one of ``n_examples`` assertions whose family-wise rate is ``alpha``.
+
+    Use it for :func:`assert_dp` inside ``@given``, with ``n_examples`` the
+    most examples Hypothesis may run (``settings.max_examples`` plus the
+    ``@example`` decorators).
+
+    Examples
+    --------
+    >>> per_example_alpha(1e-6, 40)
+    2.5e-08
+    """
+    alpha = check.check_alpha(alpha)
+    n_examples = check.check_positive_int(n_examples, "n_examples")
+    return alpha / n_examples
