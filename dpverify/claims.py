@@ -12,13 +12,14 @@ derives from, or leads to, such a claim and lives beside it in the family.
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 from . import _validation as check
 from ._results import dataclass_to_dict
 from .errors import InvalidClaimError
 
-__all__ = ["PrivacyClaim", "claim_of", "resolve_claim", "MODELS"]
+__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS"]
 
 #: Where the privacy holds: on the mechanism's whole output (central) or on each report a
 #: user sends (local).
@@ -32,9 +33,9 @@ class PrivacyClaim:
     Attributes
     ----------
     epsilon : float
-        Claimed epsilon, finite and > 0 (at most
-        :data:`dpverify._validation.MAX_EPSILON`, beyond which ``e^epsilon``
-        is not a finite double).
+        Claimed epsilon, finite and >= 0 (0 claims that no output reveals
+        anything, as where no two inputs are neighbours). An audit needs
+        epsilon > 0 and checks its own domain when it reads the claim.
     delta : float, default 0
         Claimed delta, in [0, 1).
     neighbouring : str
@@ -63,7 +64,7 @@ class PrivacyClaim:
     stated_epsilon: float | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", check.check_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", _check_claimed_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check.check_delta(self.delta))
         if self.model not in MODELS:
             raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
@@ -89,6 +90,12 @@ class PrivacyClaim:
     @classmethod
     def from_dict(cls, data: dict) -> PrivacyClaim:
         return cls(**data)
+
+
+def _check_claimed_epsilon(epsilon) -> float:
+    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (0 <= epsilon < math.inf):
+        raise InvalidClaimError(f"a claimed epsilon must be a finite real number >= 0, got {epsilon!r}")
+    return float(epsilon)
 
 
 def claim_of(mechanism) -> PrivacyClaim | None:
@@ -128,8 +135,9 @@ def resolve_claim(mechanism, epsilon=None, delta=None) -> tuple[PrivacyClaim, tu
                 "`claim` attribute): pass epsilon= (and delta= for an approximate claim)"
             )
         epsilon = stated.epsilon
+    epsilon = check.check_epsilon(epsilon)  # the audit's domain: > 0 and finite
     if delta is None:
-        delta = stated.delta if stated is not None and check.check_epsilon(epsilon) == stated.epsilon else 0.0
+        delta = stated.delta if stated is not None and epsilon == stated.epsilon else 0.0
     claim = PrivacyClaim(epsilon, delta)
     if stated is None or (claim.epsilon, claim.delta) == (stated.epsilon, stated.delta):
         return claim, ()
@@ -137,3 +145,28 @@ def resolve_claim(mechanism, epsilon=None, delta=None) -> tuple[PrivacyClaim, tu
         f"the audited claim ({claim}) differs from the one the mechanism states ({stated}); "
         "omit epsilon and delta to audit the stated claim",
     )
+
+
+class StatesClaim:
+    """Mixin for a mechanism whose privacy parameters are its claim: ``claim`` from ``epsilon`` and ``delta``.
+
+    A class sets :attr:`claim_neighbouring` (its relation, a template formatted
+    with the instance's attributes, e.g. ``"|x - x'| <= {sensitivity:g}"``) and
+    :attr:`claim_source`. A deliberately broken subclass states the claim its
+    parameters make, which is false; that is what an audit must catch.
+    """
+
+    #: The neighbouring relation, formatted with the instance's attributes.
+    claim_neighbouring: str = ""
+    #: Where the claim is stated.
+    claim_source: str = ""
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim this mechanism states (:class:`PrivacyClaim`)."""
+        return PrivacyClaim(
+            self.epsilon,
+            getattr(self, "delta", 0.0),
+            neighbouring=self.claim_neighbouring.format(**vars(self)),
+            source=self.claim_source,
+        )

@@ -77,9 +77,9 @@ from dataclasses import dataclass
 from algorithms._validation import check_epsilon, check_horizon
 from algorithms.bandits import indices as K
 from algorithms.errors import InvalidBudgetSplitError
+from dpverify.claims import PrivacyClaim
 
 __all__ = [
-    "PrivacyClaim",
     "Policy",
     "BUDGET_SPLITS",
     "omm",
@@ -103,32 +103,6 @@ BUDGET_SPLITS = ("per-arm", "single-report", "none")
 
 
 @dataclass(frozen=True)
-class PrivacyClaim:
-    """A privacy guarantee carried as data (cf. OpenDP's privacy maps).
-
-    Attributes
-    ----------
-    epsilon : float or None
-        The pure-DP epsilon this project claims and audits (None: no claim).
-    model : str
-        ``"central"`` (the sequence of played super arms), ``"local"`` (each
-        round's report to the learner) or ``"none"``.
-    neighbouring : str
-        The neighbouring relation.
-    source : str
-        Where the claim is stated (paper and theorem).
-    stated_epsilon : float or None
-        The epsilon the paper states, where it differs from ``epsilon``.
-    """
-
-    epsilon: float | None
-    model: str
-    neighbouring: str
-    source: str
-    stated_epsilon: float | None = None
-
-
-@dataclass(frozen=True)
 class Policy:
     """An index policy: its kernel code, privacy parameter and claim.
 
@@ -149,7 +123,9 @@ class Policy:
         Known horizon T of the policies whose formulas use ``ln T`` (CUCB-LDP1, CUCB-LDP2,
         CUCB-DP; see :attr:`needs_horizon`); None means "the simulated horizon". The other
         policies' indices use the round t only and ignore it.
-    claim : PrivacyClaim
+    claim : dpverify.PrivacyClaim or None
+        The claim (epsilon, neighbouring relation, model "central" or "local", source, and the
+        epsilon the paper states where it differs); None for the non-private baselines.
     reference : str
         Paper and algorithm number.
     """
@@ -158,7 +134,7 @@ class Policy:
     code: int
     epsilon: float | None
     budget_split: str
-    claim: PrivacyClaim
+    claim: PrivacyClaim | None
     reference: str
     horizon: int | None = None
 
@@ -190,10 +166,6 @@ class Policy:
         return dataclasses.replace(self, horizon=check_horizon(horizon))
 
 
-def _none(source):
-    return PrivacyClaim(None, "none", NEIGHBOURS, source)
-
-
 def omm() -> Policy:
     """OMM (Kveton et al. 2014; Tao et al. 2025's baseline): UCB1 indices, greedy basis. Not private.
 
@@ -202,9 +174,7 @@ def omm() -> Policy:
     .. [1] B. Kveton, Z. Wen, A. Ashkan, H. Eydgahi, B. Eriksson, "Matroid Bandits: Fast
        Combinatorial Optimization with Learning", UAI 2014.
     """
-    return Policy(
-        "OMM", K.OMM, None, "none", _none("non-private baseline"), "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)"
-    )
+    return Policy("OMM", K.OMM, None, "none", None, "Kveton et al. 2014 (Tao et al. 2025, Sec. 5)")
 
 
 def dp_omm(epsilon) -> Policy:
@@ -216,7 +186,7 @@ def dp_omm(epsilon) -> Policy:
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 1 and Theorem 1.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Tao et al. 2025, Theorem 1")
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Tao et al. 2025, Theorem 1", model="central")
     return Policy("DP-OMM", K.DP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 1")
 
 
@@ -229,7 +199,7 @@ def ldp_omm(epsilon) -> Policy:
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 2 and Theorem 2.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Tao et al. 2025, Theorem 2")
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Tao et al. 2025, Theorem 2", model="local")
     return Policy("LDP-OMM", K.LDP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 2")
 
 
@@ -248,7 +218,13 @@ def dpucb_mat(epsilon) -> Policy:
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 2 and Theorem 8.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 8 (states 2*eps)", stated_epsilon=2 * eps)
+    claim = PrivacyClaim(
+        eps,
+        neighbouring=NEIGHBOURS,
+        source="Chandak 2023, Theorem 8 (states 2*eps)",
+        model="central",
+        stated_epsilon=2 * eps,
+    )
     return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 2")
 
 
@@ -261,7 +237,13 @@ def dpts_mat(epsilon) -> Policy:
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 5 and Theorem 10.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chandak 2023, Theorem 10 (states 2*eps)", stated_epsilon=2 * eps)
+    claim = PrivacyClaim(
+        eps,
+        neighbouring=NEIGHBOURS,
+        source="Chandak 2023, Theorem 10 (states 2*eps)",
+        model="central",
+        stated_epsilon=2 * eps,
+    )
     return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 5")
 
 
@@ -274,9 +256,7 @@ def cts() -> Policy:
     .. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Section 6.1 (CTS as a baseline).
     """
-    return Policy(
-        "CTS", K.CTS, None, "none", _none("non-private baseline"), "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)"
-    )
+    return Policy("CTS", K.CTS, None, "none", None, "Wang & Chen 2018 (Chandak 2023, Sec. 6.1)")
 
 
 def cucb() -> Policy:
@@ -296,7 +276,7 @@ def cucb() -> Policy:
         K.CUCB,
         None,
         "none",
-        _none("non-private baseline"),
+        None,
         "Chen et al. 2013 (baseline of Chen et al. 2020)",
     )
 
@@ -310,7 +290,7 @@ def cucb_ldp1(epsilon, horizon=None) -> Policy:
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 1 and Theorem 1.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 1")
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 1", model="local")
     return Policy(
         "CUCB-LDP1",
         K.CUCB_LDP1,
@@ -331,7 +311,7 @@ def cucb_ldp2(epsilon, horizon=None) -> Policy:
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 2 and Theorem 3.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "local", NEIGHBOURS, "Chen et al. 2020, Theorem 3")
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 3", model="local")
     return Policy(
         "CUCB-LDP2",
         K.CUCB_LDP2,
@@ -352,7 +332,7 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3 and Theorem 7.
     """
     eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, "central", NEIGHBOURS, "Chen et al. 2020, Theorem 7")
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 7", model="central")
     return Policy(
         "CUCB-DP",
         K.CUCB_DP,

@@ -115,12 +115,6 @@ def _logarithmic_add(flat, v, t, noise, release, block, out):
         out[j] = release[c]
 
 
-def _trailing_zeros(s: np.ndarray) -> np.ndarray:
-    """Number of trailing zero bits of positive int64 values."""
-    low = s & -s
-    return np.log2(low.astype(np.float64)).astype(np.int64)
-
-
 def _floor_log2(n: np.ndarray) -> np.ndarray:
     """floor(log2 n) for positive int64 n (exact for n < 2^53)."""
     out = np.floor(np.log2(n.astype(np.float64))).astype(np.int64)

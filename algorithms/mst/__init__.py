@@ -1,8 +1,9 @@
 """Private minimum spanning trees (Pagh et al. 2025).
 
-Modules (import them directly; this package imports nothing eagerly):
+The package re-exports the algorithms and their accounting (the entry points a user calls);
+the test helpers stay in their modules:
 
-- :mod:`.accounting` -- :class:`~.accounting.PrivacyClaim`, (eps, delta) <-> rho <-> epsilon0 with the
+- :mod:`.accounting` -- :class:`~.accounting.ZCDPAccounting`, (eps, delta) <-> rho <-> epsilon0 with the
   ``"generic"`` (epsilon0^2/2) and ``"bounded-range"`` (epsilon0^2/8) conversions;
 - :mod:`.exponential` -- the exponential-mechanism step in log space;
 - :mod:`.perturbation` -- Algorithm 1 (Gumbel input perturbation + any MST backend) and the
@@ -28,3 +29,36 @@ References
 .. [1] R. Pagh, L. Retschmeier, H. Wu, H. Zhang, "Optimal Bounds for Private Minimum Spanning Trees
    via Input Perturbation", 2025.
 """
+
+from algorithms.mst.accounting import (
+    ZCDPAccounting,
+    claim_from_epsilon0,
+    claim_from_epsilon_delta,
+    claim_from_rho,
+    spanning_forest_claim,
+)
+from algorithms.mst.kruskal import one_pass_kruskal, private_kruskal
+from algorithms.mst.matroid_extension import private_matroid_basis
+from algorithms.mst.pamst import pamst_fast, pamst_naive
+from algorithms.mst.perturbation import GumbelPerturbationMechanism, perturbed_mst
+from algorithms.mst.ppsacr import one_shot_ppsacr, ppsacr
+from algorithms.mst.privatization import gaussian_privatized_mst, laplace_privatized_mst
+
+__all__ = [
+    "ZCDPAccounting",
+    "claim_from_epsilon0",
+    "claim_from_rho",
+    "claim_from_epsilon_delta",
+    "spanning_forest_claim",
+    "private_kruskal",
+    "one_pass_kruskal",
+    "private_matroid_basis",
+    "pamst_fast",
+    "pamst_naive",
+    "GumbelPerturbationMechanism",
+    "perturbed_mst",
+    "one_shot_ppsacr",
+    "ppsacr",
+    "gaussian_privatized_mst",
+    "laplace_privatized_mst",
+]

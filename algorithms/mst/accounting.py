@@ -12,8 +12,8 @@ Pagh et al. 2025, Section 3 (Theorem 3.2 and Fact 2.7):
 - ``rho``-zCDP implies ``(rho + 2 sqrt(rho ln(1/delta)), delta)``-DP, and for a target
   ``(eps, delta)`` the largest admissible rho is ``(sqrt(eps + ln(1/delta)) - sqrt(ln(1/delta)))**2``.
 
-A mechanism exposes its guarantee as a :class:`PrivacyClaim`, which dpverify can read
-(OpenDP-style "privacy map" as data).
+A mechanism exposes its guarantee as a :class:`ZCDPAccounting`, whose ``claim`` is the
+:class:`dpverify.PrivacyClaim` that dpverify reads (OpenDP-style "privacy map" as data).
 """
 
 from __future__ import annotations
@@ -23,10 +23,13 @@ from dataclasses import dataclass
 
 from algorithms._validation import check_delta, check_epsilon
 from algorithms.errors import InvalidPrivacyParameterError
+from dpverify.claims import PrivacyClaim
 
 __all__ = [
     "CONVERSIONS",
-    "PrivacyClaim",
+    "ZCDPAccounting",
+    "RELATIONS",
+    "accounting",
     "check_epsilon",
     "check_delta",
     "check_rho",
@@ -42,13 +45,25 @@ __all__ = [
     "spanning_forest_claim",
 ]
 
+#: Where the spanning-tree claims are stated.
+SOURCE = "Pagh et al. 2025, Theorem 3.2 (zCDP composition of the exponential-mechanism steps)"
 #: zCDP constant c in rho = c * epsilon0**2 for one epsilon0-DP exponential-mechanism step.
 CONVERSIONS = {"generic": 0.5, "bounded-range": 0.125}
 
 
+#: The neighbouring relations of the private MSTs, in words for the claim.
+RELATIONS = {
+    "linf": "every edge weight moves by at most {d:g} (l_inf)",
+    "l1": "the edge weights move by at most {d:g} in total (l1)",
+}
+
+
 @dataclass(frozen=True)
-class PrivacyClaim:
-    """The privacy guarantee a mechanism claims, as data.
+class ZCDPAccounting:
+    """How a private spanning-tree mechanism arrives at its claim: zCDP over its steps.
+
+    The claim itself is a :class:`dpverify.PrivacyClaim` (the one claim type of the
+    project); this record keeps the accounting it derives from.
 
     Attributes
     ----------
@@ -58,13 +73,12 @@ class PrivacyClaim:
         Number of selections composed (``n - c`` for a spanning forest).
     rho : float
         Total zCDP parameter (``steps * c * epsilon0**2`` for the named conversion).
-    epsilon : float
-        Claimed epsilon at ``delta`` (from rho, or the pure epsilon when ``delta == 0``).
-    delta : float
-        The delta of the claim (0 for a pure claim).
     conversion : str
         ``"generic"`` (epsilon0**2/2), ``"bounded-range"`` (epsilon0**2/8), ``"pure"`` (a pure-DP
         claim, e.g. Laplace input privatization) or ``"gaussian"`` (rho from a Gaussian).
+    claim : dpverify.PrivacyClaim
+        The (epsilon, delta) claim at ``delta`` (from rho, or the pure epsilon when ``delta == 0``),
+        with its neighbouring relation and source.
     sensitivity : float
         The neighbouring distance D the claim is for (``max_e |w_e - w'_e| <= D`` by default).
     neighbouring : str
@@ -74,16 +88,47 @@ class PrivacyClaim:
     epsilon0_per_step: float
     steps: int
     rho: float
-    epsilon: float
-    delta: float
     conversion: str
+    claim: PrivacyClaim
     sensitivity: float = 1.0
     neighbouring: str = "linf"
+
+    @property
+    def epsilon(self) -> float:
+        """The claimed epsilon (``claim.epsilon``)."""
+        return self.claim.epsilon
+
+    @property
+    def delta(self) -> float:
+        """The claimed delta (``claim.delta``)."""
+        return self.claim.delta
 
     @property
     def basic_composition_epsilon(self) -> float:
         """Pure epsilon by basic composition, ``steps * epsilon0`` (valid with delta = 0)."""
         return self.steps * self.epsilon0_per_step
+
+
+def accounting(
+    *, epsilon0, steps, rho, epsilon, delta, conversion, sensitivity, neighbouring="linf", source=SOURCE
+) -> ZCDPAccounting:
+    """A :class:`ZCDPAccounting` and its :class:`dpverify.PrivacyClaim`, from the accounting's numbers."""
+    sensitivity = check_sensitivity(sensitivity)
+    claim = PrivacyClaim(
+        epsilon,
+        float(delta),
+        neighbouring=RELATIONS[neighbouring].format(d=sensitivity),
+        source=source,
+    )
+    return ZCDPAccounting(
+        epsilon0_per_step=float(epsilon0),
+        steps=int(steps),
+        rho=float(rho),
+        conversion=conversion,
+        claim=claim,
+        sensitivity=sensitivity,
+        neighbouring=neighbouring,
+    )
 
 
 # ----------------------------------------------------------------------------- validation
@@ -159,7 +204,7 @@ def claim_from_epsilon0(
     *,
     conversion: str = "generic",
     sensitivity: float = 1.0,
-) -> PrivacyClaim:
+) -> ZCDPAccounting:
     """The claim of ``steps`` exponential-mechanism selections of budget epsilon0 each, at ``delta``."""
     rho = rho_from_epsilon0(epsilon0, steps, conversion)
     return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
@@ -172,21 +217,21 @@ def claim_from_rho(
     *,
     conversion: str = "generic",
     sensitivity: float = 1.0,
-) -> PrivacyClaim:
+) -> ZCDPAccounting:
     """Calibrate epsilon0 for a total rho over ``steps`` selections; the claim at ``delta``."""
     epsilon0 = epsilon0_from_rho(rho, steps, conversion)
     return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
 
 
-def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> PrivacyClaim:
-    return PrivacyClaim(
-        epsilon0_per_step=float(epsilon0),
-        steps=int(steps),
-        rho=float(rho),
+def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> ZCDPAccounting:
+    return accounting(
+        epsilon0=epsilon0,
+        steps=steps,
+        rho=rho,
         epsilon=epsilon_from_rho(rho, delta),
-        delta=float(delta),
+        delta=delta,
         conversion=conversion,
-        sensitivity=check_sensitivity(sensitivity),
+        sensitivity=sensitivity,
     )
 
 
@@ -197,7 +242,7 @@ def claim_from_epsilon_delta(
     *,
     conversion: str = "generic",
     sensitivity: float = 1.0,
-) -> PrivacyClaim:
+) -> ZCDPAccounting:
     """Calibrate epsilon0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
     rho = rho_from_epsilon(epsilon, delta)
     return claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
@@ -210,7 +255,7 @@ def spanning_forest_claim(
     *,
     conversion: str = "generic",
     sensitivity: float = 1.0,
-) -> PrivacyClaim:
+) -> ZCDPAccounting:
     """The claim of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
 
     ``n - c`` exponential-mechanism selections (c = number of connected components; ``n - 1``

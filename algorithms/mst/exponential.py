@@ -22,7 +22,6 @@ __all__ = [
     "selection_log_weights",
     "gumbel_scale",
     "step_log_probabilities",
-    "step_probabilities",
     "exponential_mechanism_step",
 ]
 
@@ -44,11 +43,6 @@ def step_log_probabilities(weights, candidates, epsilon0: float, sensitivity: fl
         raise InvalidWeightsError("an exponential-mechanism step needs at least one candidate")
     logw = selection_log_weights(np.asarray(weights, dtype=np.float64)[cand], epsilon0, sensitivity)
     return logw - logsumexp(logw)
-
-
-def step_probabilities(weights, candidates, epsilon0: float, sensitivity: float = 1.0) -> np.ndarray:
-    """Probabilities of one exponential-mechanism step, aligned with ``candidates``."""
-    return np.exp(step_log_probabilities(weights, candidates, epsilon0, sensitivity))
 
 
 def exponential_mechanism_step(weights, candidates, epsilon0: float, rng=None, *, sensitivity: float = 1.0) -> int:

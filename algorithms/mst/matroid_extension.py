@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 
 from algorithms.errors import InvalidWeightsError
-from algorithms.mst.accounting import PrivacyClaim, check_delta, claim_from_epsilon0
+from algorithms.mst.accounting import ZCDPAccounting, check_delta, claim_from_epsilon0
 from algorithms.mst.exponential import gumbel_scale
 
 __all__ = ["private_matroid_basis", "matroid_basis_claim", "PerturbedMatroidBasisMechanism"]
@@ -77,7 +77,7 @@ def private_matroid_basis(
 
 def matroid_basis_claim(
     matroid, epsilon0: float, delta: float, *, conversion: str = "generic", sensitivity: float = 1.0
-) -> PrivacyClaim:
+) -> ZCDPAccounting:
     """The claim of :func:`private_matroid_basis`: ``rank`` epsilon0-DP steps composed by zCDP."""
     return claim_from_epsilon0(
         epsilon0, int(matroid.rank), check_delta(delta), conversion=conversion, sensitivity=sensitivity
@@ -114,7 +114,7 @@ class PerturbedMatroidBasisMechanism:
             bases = self.matroid.greedy_min_basis_batch(w - beta * g)
         return list(map(tuple, np.sort(bases, axis=1).tolist()))
 
-    def privacy_claim(self, delta: float, *, conversion: str = "generic") -> PrivacyClaim:
+    def privacy_claim(self, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
         return matroid_basis_claim(
             self.matroid, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity
         )

@@ -25,7 +25,7 @@ import numpy as np
 
 from algorithms.graphs import as_graph_arrays, minimum_spanning_tree, number_of_components
 from algorithms.graphs.union_find import reset, union
-from algorithms.mst.accounting import PrivacyClaim, check_delta, claim_from_epsilon0
+from algorithms.mst.accounting import ZCDPAccounting, check_delta, claim_from_epsilon0
 from algorithms.mst.exponential import gumbel_scale
 
 __all__ = [
@@ -240,7 +240,7 @@ class GumbelPerturbationMechanism:
     def __call__(self, data, rng=None) -> tuple:
         return self.sample(data, 1, rng)[0]
 
-    def privacy_claim(self, data, delta: float, *, conversion: str = "generic") -> PrivacyClaim:
+    def privacy_claim(self, data, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
         """The claimed guarantee on ``data``'s topology: ``n - c`` epsilon0-DP steps, zCDP-composed."""
         g = as_graph_arrays(data)
         steps = g.n - number_of_components(g)

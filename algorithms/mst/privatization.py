@@ -26,7 +26,8 @@ import numpy as np
 from algorithms.errors import InvalidPrivacyParameterError
 from algorithms.graphs import as_graph_arrays, minimum_spanning_tree
 from algorithms.mst.accounting import (
-    PrivacyClaim,
+    ZCDPAccounting,
+    accounting,
     check_delta,
     check_epsilon,
     check_rho,
@@ -122,31 +123,33 @@ def gaussian_privatized_mst(
     return (tree, noisy) if return_noisy_weights else tree
 
 
-def laplace_claim(epsilon: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> PrivacyClaim:
+def laplace_claim(epsilon: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> ZCDPAccounting:
     """Pure eps-DP claim of :func:`laplace_privatized_mst` (rho = eps^2/2 by the generic conversion)."""
     eps = check_epsilon(epsilon)
-    return PrivacyClaim(
-        epsilon0_per_step=math.inf,
+    return accounting(
+        epsilon0=math.inf,
         steps=1,
         rho=eps * eps / 2.0,
         epsilon=eps,
         delta=0.0,
         conversion="pure",
-        sensitivity=check_sensitivity(sensitivity),
+        sensitivity=sensitivity,
         neighbouring=_check_relation(neighbouring),
+        source="Sealfon 2016 (input privatization with Laplace noise)",
     )
 
 
-def gaussian_claim(rho: float, delta: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> PrivacyClaim:
+def gaussian_claim(rho: float, delta: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> ZCDPAccounting:
     """rho-zCDP claim of :func:`gaussian_privatized_mst`, stated as (eps, delta) at ``delta``."""
     rho = check_rho(rho)
-    return PrivacyClaim(
-        epsilon0_per_step=math.inf,
+    return accounting(
+        epsilon0=math.inf,
         steps=1,
         rho=rho,
         epsilon=epsilon_from_rho(rho, check_delta(delta)),
-        delta=float(delta),
+        delta=delta,
         conversion="gaussian",
-        sensitivity=check_sensitivity(sensitivity),
+        sensitivity=sensitivity,
         neighbouring=_check_relation(neighbouring),
+        source="Sealfon 2016 (input privatization with Gaussian noise, rho-zCDP; Bun and Steinke 2016)",
     )

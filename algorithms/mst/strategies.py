@@ -10,30 +10,12 @@ validates the result.
 from __future__ import annotations
 
 from algorithms.graphs import as_graph_arrays
-from dpverify.testing.strategies import edge_weights, weighted_graphs
+from dpverify.testing.strategies import weighted_graphs
 
-__all__ = ["weights_strategy", "graphs", "connected_graphs"]
+__all__ = ["graphs", "connected_graphs"]
 
 # closed range of the weights the spanning-tree tests draw
 _WEIGHT_RANGE = (-50.0, 50.0)
-
-
-def weights_strategy(m: int, *, allow_ties: bool = True):
-    """``m`` finite weights in [-50, 50], ties common when allowed (all distinct otherwise).
-
-    Parameters
-    ----------
-    m : int
-        Number of weights.
-    allow_ties : bool, default True
-        See ``ties`` of :func:`dpverify.testing.strategies.edge_weights`.
-
-    Returns
-    -------
-    SearchStrategy of list of float
-    """
-    low, high = _WEIGHT_RANGE
-    return edge_weights(m, min_weight=low, max_weight=high, ties=allow_ties).map(list)
 
 
 def graphs(*, min_vertices: int = 2, max_vertices: int = 9, connected: bool = False, allow_ties: bool = True):

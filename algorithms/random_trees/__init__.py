@@ -1,5 +1,7 @@
 """Differentially private random spanning trees (DP-RST 2025).
 
+The package re-exports the pipeline and its samplers (the entry points a user calls).
+
 Modules
 -------
 bits
@@ -24,3 +26,21 @@ References
 .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
    under double-blind review, 2025.
 """
+
+from algorithms.random_trees.down_up import down_up_spanning_trees
+from algorithms.random_trees.pipeline import DPRandomSpanningTree, dp_random_spanning_tree, lemma_4_4_claimed_epsilon
+from algorithms.random_trees.samplers import (
+    aldous_broder_spanning_trees,
+    exchange_chain_spanning_trees,
+    wilson_spanning_trees,
+)
+
+__all__ = [
+    "down_up_spanning_trees",
+    "DPRandomSpanningTree",
+    "dp_random_spanning_tree",
+    "lemma_4_4_claimed_epsilon",
+    "aldous_broder_spanning_trees",
+    "exchange_chain_spanning_trees",
+    "wilson_spanning_trees",
+]

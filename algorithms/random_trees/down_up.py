@@ -58,7 +58,6 @@ __all__ = [
     "down_up_mixing_time",
     "down_up_total_variation",
     "down_up_spanning_trees",
-    "down_up_spanning_tree",
     "DownUpSampler",
 ]
 
@@ -287,11 +286,6 @@ def down_up_spanning_trees(graph, weights=None, *, steps: int, size: int = 1, in
     )
     out.sort(axis=1)
     return out
-
-
-def down_up_spanning_tree(graph, weights=None, *, steps: int, initial=None, rng=None) -> tuple[int, ...]:
-    """One run of :func:`down_up_spanning_trees`, canonical form."""
-    return canonical_tree(down_up_spanning_trees(graph, weights, steps=steps, size=1, initial=initial, rng=rng)[0])
 
 
 class DownUpSampler:

@@ -20,7 +20,6 @@ weight by at most 1 (DP-RST 2025, Definition 3.5):
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
@@ -35,10 +34,10 @@ from algorithms.random_trees.samplers import (
     exchange_chain_spanning_trees,
     usable_csr,
 )
+from dpverify.claims import PrivacyClaim
 
 __all__ = [
     "SAMPLERS",
-    "PrivacyClaim",
     "lemma_4_4_claimed_epsilon",
     "max_neighbour_hamming_distance",
     "worst_case_neighbours",
@@ -53,13 +52,8 @@ __all__ = [
 SAMPLERS = ("wilson", "aldous-broder", "chain")
 
 
-@dataclass(frozen=True)
-class PrivacyClaim:
-    """An (epsilon, delta) guarantee and where it comes from."""
-
-    epsilon: float
-    delta: float
-    source: str
+#: The neighbouring relation of the DP-RST claims.
+NEIGHBOURING = "one edge weight changes by 1 (integer weights in [1, k))"
 
 
 def lemma_4_4_claimed_epsilon(epsilon0, k, delta) -> float:
@@ -209,13 +203,18 @@ class DPRandomSpanningTree:
     def claimed_privacy(self, delta) -> PrivacyClaim:
         """The paper's claim (Lemma 4.4) for this ``k`` and ``epsilon0``."""
         return PrivacyClaim(
-            lemma_4_4_claimed_epsilon(self.epsilon0, self.k, delta), float(delta), "DP-RST 2025, Lemma 4.4"
+            lemma_4_4_claimed_epsilon(self.epsilon0, self.k, delta),
+            float(delta),
+            neighbouring=NEIGHBOURING,
+            source="DP-RST 2025, Lemma 4.4",
         )
 
     def exact_weight_release_privacy(self) -> PrivacyClaim:
         """The exact pure loss of the noisy weights (an upper bound for the tree release)."""
         return PrivacyClaim(
-            exact_weight_release_epsilon(self.epsilon0, self.k), 0.0, "exact, bit-level randomized response"
+            exact_weight_release_epsilon(self.epsilon0, self.k),
+            neighbouring=NEIGHBOURING,
+            source="exact loss of the bit-level randomized response",
         )
 
     def __call__(self, weights, rng=None):

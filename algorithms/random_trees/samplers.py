@@ -38,9 +38,7 @@ __all__ = [
     "wilson_spanning_trees",
     "wilson_spanning_tree",
     "aldous_broder_spanning_trees",
-    "aldous_broder_spanning_tree",
     "exchange_chain_spanning_trees",
-    "exchange_chain_spanning_tree",
     "WilsonSampler",
     "AldousBroderSampler",
     "ExchangeChainSampler",
@@ -208,11 +206,6 @@ def aldous_broder_spanning_trees(graph, weights=None, *, size: int = 1, rng=None
     return out
 
 
-def aldous_broder_spanning_tree(graph, weights=None, *, rng=None) -> tuple[int, ...]:
-    """One tree by :func:`aldous_broder_spanning_trees`, canonical form."""
-    return canonical_tree(aldous_broder_spanning_trees(graph, weights, size=1, rng=rng)[0])
-
-
 def exchange_chain_spanning_trees(
     graph, weights=None, *, steps: int, size: int = 1, initial=None, rng=None
 ) -> np.ndarray:
@@ -274,13 +267,6 @@ def exchange_chain_spanning_trees(
     )
     out.sort(axis=1)
     return out
-
-
-def exchange_chain_spanning_tree(graph, weights=None, *, steps: int, initial=None, rng=None):
-    """One run of :func:`exchange_chain_spanning_trees`, canonical form."""
-    return canonical_tree(
-        exchange_chain_spanning_trees(graph, weights, steps=steps, size=1, initial=initial, rng=rng)[0]
-    )
 
 
 def initial_trees(topo: GraphArrays, w: np.ndarray, initial, size: int, rng) -> np.ndarray:

@@ -23,6 +23,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 from .._validation import check_positive_int
+from ..claims import PrivacyClaim
 
 __all__ = [
     "Verification",
@@ -72,14 +73,17 @@ class Verification:
     name : str
         Unique, slash-separated name, e.g. ``"textbook/laplace"``.
     claim : str
-        The claim verified, e.g. ``"eps = 1 (pure DP)"``.
+        What is verified, in words, e.g. ``"eps = 1 (pure DP)"`` or ``"the tree spans"``.
     run : callable
         ``run(seed) -> VerificationOutcome``; must be deterministic given the seed.
+    privacy : dpverify.PrivacyClaim or None
+        The privacy claim the check is about, as data, where it is about one.
     """
 
     name: str
     claim: str
     run: Callable[[int], VerificationOutcome] = field(repr=False, compare=False)
+    privacy: PrivacyClaim | None = None
 
 
 @dataclass(frozen=True)
@@ -95,9 +99,12 @@ class VerificationRecord:
     seconds: float
     error: str | None = None
     compile_seconds: float = 0.0
+    privacy: PrivacyClaim | None = None
 
     def to_dict(self) -> dict:
-        return _jsonable(dataclasses.asdict(self))
+        data = _jsonable(dataclasses.asdict(self))
+        data["privacy"] = None if self.privacy is None else self.privacy.to_dict()
+        return data
 
 
 def _jsonable(obj):
@@ -288,6 +295,7 @@ def _run_one(item: Verification, seed: int, progress) -> VerificationRecord:
         seconds=time.perf_counter() - start,
         error=error,
         compile_seconds=watch.seconds,
+        privacy=item.privacy,
     )
 
 

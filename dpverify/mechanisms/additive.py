@@ -18,6 +18,7 @@ from scipy.optimize import brentq
 from scipy.stats import norm
 
 from .._validation import check_delta, check_epsilon, check_positive_real
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid, snap, snapping_grid
 
@@ -39,7 +40,7 @@ def _as_output(arr):
     return float(arr) if np.ndim(arr) == 0 else arr
 
 
-class GridLaplace:
+class GridLaplace(StatesClaim):
     """x + Lap(sensitivity/eps) on a fine grid, clamped to +-bound: eps-DP on doubles.
 
     Parameters
@@ -51,6 +52,9 @@ class GridLaplace:
     bound : float, optional
         Clamp; default ``30 * scale`` (inputs must lie within half of it).
     """
+
+    claim_neighbouring = "|x - x'| <= {sensitivity:g}"
+    claim_source = "Dwork and Roth 2014, Theorem 3.6 (floating-point safe grid rounding)"
 
     def __init__(self, epsilon, sensitivity=1.0, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
@@ -73,13 +77,16 @@ class GridLaplace:
         return float(np.abs(np.asarray(x, float) - np.asarray(x_prime, float)).sum()) / self.scale
 
 
-class SnappingLaplace:
+class SnappingLaplace(StatesClaim):
     """Mironov's snapping mechanism for a scalar: claimed (1/lambda + 2^-49 B/lambda)-DP.
 
     ``lambda = sensitivity / epsilon`` (the noise scale); outputs are multiples
     of the smallest power of two >= lambda, clamped to [-B, B] (Mironov 2012,
     Section 5.2, Theorem 1). ``epsilon`` (the attribute) is the full claim.
     """
+
+    claim_neighbouring = "|x - x'| <= {sensitivity:g}"
+    claim_source = "Mironov 2012, the snapping mechanism"
 
     def __init__(self, epsilon, sensitivity=1.0, bound=None):
         eps = check_epsilon(epsilon)
@@ -135,7 +142,7 @@ def analytic_gaussian_sigma(epsilon, delta, sensitivity=1.0) -> float:
     return math.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14))
 
 
-class GaussianMechanism:
+class GaussianMechanism(StatesClaim):
     """x + N(0, sigma^2) on a fine grid, clamped: (eps, delta)-DP with the analytic sigma.
 
     Parameters
@@ -148,6 +155,9 @@ class GaussianMechanism:
         Noise standard deviation; default :func:`analytic_gaussian_sigma`. (The mis-calibrated
         variant with too little noise is :class:`dpverify.mechanisms.broken.BrokenGaussianMechanism`.)
     """
+
+    claim_neighbouring = "||x - x'||_2 <= {sensitivity:g}"
+    claim_source = "Balle and Wang 2018, analytic Gaussian mechanism"
 
     def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)

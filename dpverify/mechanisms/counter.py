@@ -29,12 +29,13 @@ import numpy as np
 from scipy import stats
 
 from .._validation import check_epsilon
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 
 __all__ = ["GeometricBinaryCounter"]
 
 
-class GeometricBinaryCounter:
+class GeometricBinaryCounter(StatesClaim):
     """The binary mechanism on a 0/1 stream with two-sided geometric node noise: eps-DP.
 
     Parameters
@@ -45,6 +46,9 @@ class GeometricBinaryCounter:
     The data is the stream (a sequence of 0/1 of length T); the output is the
     int64 vector of the T noisy prefix sums.
     """
+
+    claim_neighbouring = "streams differ in one element by at most 1"
+    claim_source = "Chan, Shi and Song 2011, the binary mechanism"
 
     def __init__(self, epsilon):
         self.epsilon = check_epsilon(epsilon)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_epsilon, check_fraction
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid
 
@@ -25,12 +26,15 @@ __all__ = ["NoisyHistogram", "GeometricHistogram", "two_sided_geometric_pmf"]
 GEOMETRIC_TAIL = 1e-15
 
 
-class NoisyHistogram:
+class NoisyHistogram(StatesClaim):
     """counts + Lap(1/eps) per count.
 
     Outputs are float vectors (one entry per count). The broken variant with scale ``eps`` is
     :class:`dpverify.mechanisms.broken.BrokenNoisyHistogram`.
     """
+
+    claim_neighbouring = "one count changes by at most 1"
+    claim_source = "Dwork and Roth 2014, Example 3.2"
 
     def __init__(self, epsilon):
         self.epsilon = check_epsilon(epsilon)
@@ -87,12 +91,15 @@ def two_sided_geometric_pmf(centers, ratio: float, tail: float = GEOMETRIC_TAIL)
     return out
 
 
-class GeometricHistogram:
+class GeometricHistogram(StatesClaim):
     """Integer counts plus independent two-sided geometric noise, ``r = exp(-eps)``: eps-DP.
 
     Neighbouring histograms change one count by one (Dwork-Roth 3.3 with the
     discrete noise of Ghosh, Roughgarden, Sundararajan 2012). Outputs are int64 vectors.
     """
+
+    claim_neighbouring = "one count changes by at most 1"
+    claim_source = "Ghosh, Roughgarden and Sundararajan 2012 (per count)"
 
     def __init__(self, epsilon):
         self.epsilon = check_epsilon(epsilon)

@@ -19,6 +19,7 @@ from scipy import integrate, stats
 
 from .._validation import check_epsilon
 from ..audits.exact import exact_privacy_loss
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, fine_grid, round_to_grid
 
@@ -46,7 +47,7 @@ def _check_noise(noise: str) -> str:
     return noise
 
 
-class ReportNoisyMax:
+class ReportNoisyMax(StatesClaim):
     """Index of the largest ``q_i + noise_i``, noise Laplace or Exponential of scale 2/eps: eps-DP.
 
     Parameters
@@ -55,6 +56,9 @@ class ReportNoisyMax:
         Claim.
     noise : {"laplace", "exponential"}
     """
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Dwork and Roth 2014, Claim 3.9"
 
     def __init__(self, epsilon, noise="laplace"):
         self.epsilon = check_epsilon(epsilon)
@@ -92,11 +96,14 @@ class ReportNoisyMax:
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
-class NoisyMaxValue:
+class NoisyMaxValue(StatesClaim):
     """max_i (q_i + noise_i), noise of scale 2/eps, claimed eps-DP: BROKEN (true k*eps/2 for Laplace).
 
     The output is rounded to a fine power-of-two grid and clamped (see :mod:`.noise`).
     """
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Dwork and Roth 2014, Claim 3.9 (index only; the value is the broken variant)"
 
     def __init__(self, epsilon, noise="laplace"):
         self.epsilon = check_epsilon(epsilon)

@@ -42,6 +42,7 @@ from __future__ import annotations
 import numpy as np
 
 from .._validation import check_epsilon, check_positive_int
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -96,8 +97,11 @@ def answers_from_mask(mask: int, n_queries: int, cutoff=None) -> tuple:
     return tuple(answers)
 
 
-class SparseVector:
+class SparseVector(StatesClaim):
     """Lyu et al. Algorithm 1 with cutoff ``c``: eps-DP."""
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Lyu, Su and Li 2017, Algorithm 1"
 
     def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
         self.output = _check_output(output)
@@ -156,8 +160,11 @@ class SparseVector:
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
-class SparseVectorNoQueryNoise:
+class SparseVectorNoQueryNoise(StatesClaim):
     """Lyu et al. Algorithm 5: no query noise, no cutoff; claimed eps-DP, true loss infinite."""
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Lyu, Su and Li 2017, Algorithm 5"
 
     def __init__(self, epsilon, threshold=0.0, output: str = "mask"):
         self.output = _check_output(output)
@@ -314,12 +321,15 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     return {int(m): float(v) for m, v in zip(masks, mass / total)}
 
 
-class SparseVectorLeeClifton:
+class SparseVectorLeeClifton(StatesClaim):
     """Lyu et al. Algorithm 4 (Lee and Clifton 2014): claimed eps-DP, provably only ((1 + 6c)/4) eps.
 
     ``eps1 = eps/4``, ``rho = Lap(1/eps1)``, ``nu_i = Lap(1/eps2)`` with ``eps2 = eps - eps1``;
     answer 1 iff ``q_i + nu_i > T + rho``; stop after ``c`` answers 1.
     """
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Lyu, Su and Li 2017, Algorithm 4 (Lee and Clifton 2014)"
 
     def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
         self.output = _check_output(output)
@@ -358,12 +368,15 @@ class SparseVectorLeeClifton:
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
-class SparseVectorNoCutoff:
+class SparseVectorNoCutoff(StatesClaim):
     """Lyu et al. Algorithm 6 (Chen et al. 2015): no cutoff; claimed eps-DP, loss grows with the queries.
 
     ``rho = Lap(2/eps)``, ``nu_i = Lap(2/eps)``; every query is answered (1 iff
     ``q_i + nu_i >= T + rho``).
     """
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Lyu, Su and Li 2017, Algorithm 6"
 
     def __init__(self, epsilon, threshold=0.0, output: str = "mask"):
         self.output = _check_output(output)

@@ -20,6 +20,7 @@ import numpy as np
 
 from .._validation import check_epsilon, check_positive_real
 from ..audits.exact import exact_privacy_loss
+from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -30,8 +31,11 @@ __all__ = [
 ]
 
 
-class RandomizedResponse:
+class RandomizedResponse(StatesClaim):
     """Report a bit truthfully with probability e^eps/(1+e^eps): eps-DP (Dwork-Roth 3.2)."""
+
+    claim_neighbouring = "x, x' in {{0, 1}}"
+    claim_source = "Warner 1965; Dwork and Roth 2014, Section 3.2"
 
     def __init__(self, epsilon: float):
         self.epsilon = check_epsilon(epsilon)
@@ -59,7 +63,7 @@ class RandomizedResponse:
         return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
-class LaplaceMechanism:
+class LaplaceMechanism(StatesClaim):
     """x + Lap(sensitivity/eps) on a real query answer: eps-DP for |x - x'| <= sensitivity.
 
     Floating point: the textbook ``x + rng.laplace(...)`` on doubles is *not*
@@ -74,6 +78,9 @@ class LaplaceMechanism:
     float version (``FloatLaplaceMechanism``) and one with too little noise
     (``BrokenLaplaceMechanism``).
     """
+
+    claim_neighbouring = "|x - x'| <= {sensitivity:g}"
+    claim_source = "Dwork and Roth 2014, Theorem 3.6"
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, snap: float | None = 2.0**-20):
         self.epsilon = check_epsilon(epsilon)
@@ -96,12 +103,15 @@ class LaplaceMechanism:
         return abs(float(x) - float(x_prime)) / self.scale
 
 
-class GeometricMechanism:
+class GeometricMechanism(StatesClaim):
     """x + Z with P[Z = z] proportional to exp(-eps |z| / sensitivity) on integers: eps-DP.
 
     Z is the difference of two geometric variables with success probability
     ``1 - exp(-eps/sensitivity)`` (Ghosh, Roughgarden and Sundararajan 2012).
     """
+
+    claim_neighbouring = "|x - x'| <= {sensitivity:g} (integers)"
+    claim_source = "Ghosh, Roughgarden and Sundararajan 2012"
 
     def __init__(self, epsilon: float, sensitivity: int = 1):
         self.epsilon = check_epsilon(epsilon)
@@ -123,12 +133,15 @@ class GeometricMechanism:
         return abs(int(x) - int(x_prime)) * self.epsilon / self.sensitivity
 
 
-class ExponentialMechanism:
+class ExponentialMechanism(StatesClaim):
     """Pick index i with probability proportional to exp(eps u_i / (2 sensitivity)): eps-DP.
 
     The data is the vector of utilities ``u``; neighbouring data change every
     utility by at most ``sensitivity`` (Dwork-Roth Theorem 3.10).
     """
+
+    claim_neighbouring = "utility vectors differ by at most {sensitivity:g} in each coordinate"
+    claim_source = "Dwork and Roth 2014, Theorem 3.10"
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0):
         self.epsilon = check_epsilon(epsilon)

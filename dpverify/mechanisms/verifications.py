@@ -50,6 +50,7 @@ def _audit_verification(name, mechanism, x, x_prime, expect_violation=False):
         name=f"textbook/{name}",
         claim=f"eps={mechanism.epsilon:g} ({verb}; audit, alpha={SUITE_ALPHA:g})",
         run=run,
+        privacy=mechanism.claim,
     )
 
 
@@ -61,7 +62,9 @@ def _exact_verification(name, mechanism, x, x_prime):
             passed=passed, exact_loss=exact, details=f"exact loss {exact:.6g} vs claim {mechanism.epsilon:g}"
         )
 
-    return Verification(name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run)
+    return Verification(
+        name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run, privacy=mechanism.claim
+    )
 
 
 def textbook_verifications():

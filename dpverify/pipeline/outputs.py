@@ -206,10 +206,6 @@ def normalize(raw):
     return storage, raw
 
 
-def _kind_of(storage: str) -> str:
-    return "real" if storage == "real" else "discrete"
-
-
 # --------------------------------------------------------------------------
 # the frozen code book
 # --------------------------------------------------------------------------

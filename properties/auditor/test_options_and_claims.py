@@ -133,7 +133,10 @@ def test_privacy_claim_validates_and_round_trips():
     assert PrivacyClaim.from_dict(claim.to_dict()) == claim
     assert str(PrivacyClaim(1.0, source="s")) == "eps=1 (s)"
     with pytest.raises(InvalidClaimError):
-        PrivacyClaim(0.0)
+        PrivacyClaim(-1.0)
+    assert PrivacyClaim(0.0).epsilon == 0.0  # perfect privacy is a claim; an audit refuses it
+    with pytest.raises(InvalidClaimError):
+        dpverify.audit(lambda x, rng: x, 0, 1, epsilon=0.0)
     with pytest.raises(InvalidClaimError):
         PrivacyClaim(1.0, 1.0)
     with pytest.raises(InvalidClaimError, match="model"):

@@ -177,7 +177,7 @@ def test_claims_are_data():
     assert P.cucb_ldp2(2.0).arm_epsilon(K) == 2.0  # one report per round
     broken = broken_full_budget_per_arm(P.dpucb_mat(2.0))
     assert broken.claim == P.dpucb_mat(2.0).claim and broken.arm_epsilon(K) == 2.0
-    assert P.omm().claim.epsilon is None and P.omm().arm_epsilon(K) == np.inf
+    assert P.omm().claim is None and P.omm().arm_epsilon(K) == np.inf
     assert isinstance(broken, BrokenFullBudgetPolicy) and broken.budget_split == "per-arm"
     assert type(P.dpucb_mat(2.0)) is P.Policy and set(P.BUDGET_SPLITS) == {"per-arm", "single-report", "none"}
     assert set(P.POLICY_FACTORIES) == {
