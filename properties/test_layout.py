@@ -102,3 +102,71 @@ def test_the_test_files_the_readme_names_exist():
     names = set(re.findall(r"\b(test_[a-z0-9_]+\.py)\b", readme))
     existing = {path.name for path in (root / "properties").rglob("test_*.py")}
     assert names and names <= existing, sorted(names - existing)
+
+
+def _dpverify_import_graph() -> dict:
+    """Module -> the dpverify modules it imports (module and function level, relative or absolute).
+
+    An import of a module's own parent package is left out: Python runs a package's
+    ``__init__`` before any submodule, so that edge is no cycle of the code's making.
+    """
+    import ast
+
+    root = REPO_ROOT / "dpverify"
+    modules = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = path.relative_to(REPO_ROOT).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = name if parts[-1] == "__init__" else name.rpartition(".")[0]
+        modules[name] = (path, package)
+    graph = {}
+    for name, (path, package) in modules.items():
+        targets = set()
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets |= {alias.name for alias in node.names}
+            elif isinstance(node, ast.ImportFrom):
+                if node.level:
+                    base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                    module = ".".join(base + ([node.module] if node.module else []))
+                else:
+                    module = node.module or ""
+                for alias in node.names:
+                    sub = f"{module}.{alias.name}"
+                    targets.add(sub if sub in modules else module)
+        ancestors = {".".join(name.split(".")[:i]) for i in range(1, name.count(".") + 1)}
+        graph[name] = {t for t in targets if t in modules and t != name and t not in ancestors}
+    return graph
+
+
+def test_dpverify_has_no_import_cycle():
+    """No module of ``dpverify`` reaches itself through its imports (lazy imports in functions included).
+
+    Detects: two modules that import each other (as the textbook zoo and its broken variants did),
+    which makes the import order matter and hides the layering.
+    """
+    graph = _dpverify_import_graph()
+    state, cycles = {}, []
+
+    def visit(node, stack):
+        state[node] = "open"
+        stack.append(node)
+        for nxt in sorted(graph[node]):
+            if state.get(nxt) == "open":
+                cycles.append(stack[stack.index(nxt) :] + [nxt])
+            elif nxt not in state:
+                visit(nxt, stack)
+        stack.pop()
+        state[node] = "done"
+
+    for node in sorted(graph):
+        if node not in state:
+            visit(node, [])
+    assert not cycles, [" -> ".join(c) for c in cycles]
+
+
+def test_the_top_level_of_dpverify_is_a_handful_of_modules():
+    """The architecture shows in the folders: the top level keeps the public API and its vocabulary."""
+    root = REPO_ROOT / "dpverify"
+    top = sorted(p.name for p in root.glob("*.py"))
+    assert len(top) <= 10, top
