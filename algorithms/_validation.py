@@ -12,9 +12,9 @@ import numbers
 
 import numpy as np
 
-from algorithms.errors import InvalidHorizonError, InvalidPrivacyParameterError
+from algorithms.errors import AlgorithmInputError, InvalidHorizonError, InvalidPrivacyParameterError
 
-__all__ = ["as_real", "check_epsilon", "check_delta", "check_horizon"]
+__all__ = ["as_real", "check_epsilon", "check_delta", "check_horizon", "check_count"]
 
 
 def as_real(value) -> float | None:
@@ -65,3 +65,16 @@ def check_horizon(horizon, name: str = "horizon") -> int:
     if horizon < 1:
         raise InvalidHorizonError(f"{name} must be an integer >= 1, got {horizon!r}")
     return int(horizon)
+
+
+def check_count(value, name: str, minimum: int = 0) -> int:
+    """A count (a rank, a number of elements): an integer >= ``minimum``.
+
+    Raises
+    ------
+    AlgorithmInputError
+        Not an integer (bools are not), or below ``minimum``.
+    """
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, (numbers.Integral, np.integer)) or value < minimum:
+        raise AlgorithmInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)

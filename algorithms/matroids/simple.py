@@ -12,16 +12,11 @@ from __future__ import annotations
 
 import numpy as np
 
+from algorithms._validation import check_count
 from algorithms.errors import AlgorithmInputError
 from algorithms.matroids.base import IndependenceTracker, Matroid
 
 __all__ = ["UniformMatroid", "PartitionMatroid"]
-
-
-def _check_count(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise AlgorithmInputError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
 
 
 class _CountTracker(IndependenceTracker):
@@ -48,8 +43,8 @@ class UniformMatroid(Matroid):
     """
 
     def __init__(self, n_elements: int, k: int):
-        self.n_elements = _check_count("n_elements", n_elements, 0)
-        self.k = _check_count("k", k, 0)
+        self.n_elements = check_count(n_elements, "n_elements", 0)
+        self.k = check_count(k, "k", 0)
 
     def tracker(self) -> IndependenceTracker:
         return _CountTracker(self)

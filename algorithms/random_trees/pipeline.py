@@ -23,7 +23,7 @@ import math
 
 import numpy as np
 
-from algorithms.errors import InvalidPrivacyParameterError, NoSpanningTreeError
+from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, NoSpanningTreeError
 from algorithms.random_trees import _kernels
 from algorithms.random_trees import bits as _bits
 from algorithms.random_trees.samplers import (
@@ -92,7 +92,7 @@ def worst_case_neighbours(k) -> tuple[int, int]:
     """The neighbouring weights ``(2^(l-1) - 1, 2^(l-1))`` whose bit patterns differ in all ``l`` bits (``k >= 3``)."""
     k = _bits.validate_weight_bound(k)
     if k == 2:
-        raise ValueError("with k = 2 the only weight is 1: there are no neighbouring weights")
+        raise AlgorithmInputError("with k = 2 the only weight is 1: there are no neighbouring weights")
     top = 2 ** (_bits.bit_count(k) - 1)
     return top - 1, top
 
@@ -127,9 +127,9 @@ def _tree_from_noisy(topo, noisy, sampler, steps, rng, size=1):
 
 def _check_sampler(sampler, steps):
     if sampler not in SAMPLERS:
-        raise ValueError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
+        raise AlgorithmInputError(f"sampler must be one of {SAMPLERS}, got {sampler!r}")
     if sampler == "chain" and (steps is None or int(steps) < 0):
-        raise ValueError("the 'chain' sampler needs an explicit number of steps >= 0")
+        raise AlgorithmInputError("the 'chain' sampler needs an explicit number of steps >= 0")
 
 
 def dp_random_spanning_tree(
@@ -177,7 +177,7 @@ def dp_random_spanning_tree(
     noise_rng, tree_rng = np.random.default_rng(rng).spawn(2)
     noisy = _bits.perturb_weights(topo.weights if weights is None else weights, k, epsilon0, noise_rng)
     if noisy.size != topo.m:
-        raise ValueError(f"weights must have one entry per edge ({topo.m}), got {noisy.size}")
+        raise AlgorithmInputError(f"weights must have one entry per edge ({topo.m}), got {noisy.size}")
     w = noisy.astype(np.float64)
     check_usable_edges_span(topo, w)
     return canonical_tree(_tree_from_noisy(topo, noisy, sampler, steps, tree_rng)[0])
@@ -224,7 +224,7 @@ class DPRandomSpanningTree:
         noise_rng, tree_rng = np.random.default_rng(rng).spawn(2)
         noisy = _bits.perturb_weights_batch(weights, self.k, self.epsilon0, int(size), noise_rng)
         if noisy.shape[1] != self.topology.m:
-            raise ValueError(f"weights must have one entry per edge ({self.topology.m}), got {noisy.shape[1]}")
+            raise AlgorithmInputError(f"weights must have one entry per edge ({self.topology.m}), got {noisy.shape[1]}")
         if self.sampler != "chain":
             return self._sample_exact(noisy, tree_rng)
         unique, inverse, counts = np.unique(noisy, axis=0, return_inverse=True, return_counts=True)

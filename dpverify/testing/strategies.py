@@ -54,6 +54,7 @@ from typing import NamedTuple
 import numpy as np
 from hypothesis import strategies as st
 
+from .._validation import check_positive_int, check_positive_real
 from ..errors import InvalidParameterError
 
 __all__ = [
@@ -77,12 +78,6 @@ def vector_distance(x, x_prime, norm: str) -> float:
     if norm == "linf":
         return float(diff.max(initial=0.0))
     raise InvalidParameterError(f"norm must be 'l1' or 'linf', got {norm!r}")
-
-
-def _check_positive(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value > 0 or not np.isfinite(value):
-        raise InvalidParameterError(f"{name} must be a finite number > 0, got {value!r}")
-    return value
 
 
 def _shrink_into_ball(x, x_prime, norm, distance):
@@ -145,7 +140,7 @@ def neighbouring_vectors(
     """
     if norm not in ("l1", "linf"):
         raise InvalidParameterError(f"norm must be 'l1' or 'linf', got {norm!r}")
-    _check_positive(distance, "distance")
+    check_positive_real(distance, "distance")
     d = dimension if dimension is not None else draw(st.integers(1, max_dimension))
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
         raise InvalidParameterError(f"dimension must be an integer >= 1, got {dimension!r}")
@@ -225,12 +220,6 @@ class WeightedGraph(NamedTuple):
         return _to_networkx(self.n, self.edges, self.weights)
 
 
-def _check_count(value, name, minimum):
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _check_weight_range(min_weight, max_weight, integer_weights):
     """Validate a weight range; for integer weights return the integer bounds."""
     for name, value in (("min_weight", min_weight), ("max_weight", max_weight)):
@@ -304,7 +293,7 @@ def edge_weights(
         float64 array of shape ``(size,)``; shrinks toward zeros (or the bound
         nearest zero).
     """
-    size = _check_count(size, "size", 0)
+    size = check_positive_int(size, "size", 0)
     lo, hi = _check_weight_range(min_weight, max_weight, integer_weights)
     if integer_weights and not ties and hi - lo + 1 < size:
         raise InvalidParameterError(f"{size} distinct integer weights do not fit in [{lo}, {hi}]")
@@ -395,17 +384,17 @@ def weighted_graphs(
     >>> find(weighted_graphs(connected=True), lambda g: True)
     WeightedGraph(n=2, edges=array([[0, 1]]), weights=array([0.]))
     """
-    min_vertices = _check_count(min_vertices, "min_vertices", 1)
-    max_vertices = _check_count(max_vertices, "max_vertices", min_vertices)
-    min_edges = _check_count(min_edges, "min_edges", 0)
+    min_vertices = check_positive_int(min_vertices, "min_vertices", 1)
+    max_vertices = check_positive_int(max_vertices, "max_vertices", min_vertices)
+    min_edges = check_positive_int(min_edges, "min_edges", 0)
     if max_edges is not None:
-        max_edges = _check_count(max_edges, "max_edges", min_edges)
+        max_edges = check_positive_int(max_edges, "max_edges", min_edges)
         if connected and max_edges < max_vertices - 1:
             raise InvalidParameterError(
                 f"a connected graph on {max_vertices} vertices needs max_edges >= {max_vertices - 1}, got {max_edges}"
             )
     if max_extra_edges is not None:
-        max_extra_edges = _check_count(max_extra_edges, "max_extra_edges", 0)
+        max_extra_edges = check_positive_int(max_extra_edges, "max_extra_edges", 0)
         forest = min_vertices - 1 if connected else 0
         if min_edges > forest + max_extra_edges:
             raise InvalidParameterError(
@@ -570,7 +559,7 @@ def neighbouring_graphs(
     The first graph is drawn by :func:`weighted_graphs` (so weight ties, zero
     and negative weights and complete graphs occur), then the offsets.
     """
-    _check_positive(max_shift, "max_shift")
+    check_positive_real(max_shift, "max_shift")
     if min_vertices < 2 or max_vertices < min_vertices:
         raise InvalidParameterError(f"need 2 <= min_vertices <= max_vertices, got {min_vertices}, {max_vertices}")
     if shift not in ("all", "one"):
