@@ -24,12 +24,12 @@ with the tests of both; ``also`` names the other group so that ``--group`` of ei
 
 Usage::
 
-    python benchmarks/mutation.py                 # all mutants, the working tree
-    python benchmarks/mutation.py --list          # ids and descriptions only
-    python benchmarks/mutation.py --check         # every mutant applies to the tree? (no tests)
-    python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
-    python benchmarks/mutation.py --group counters --group mst
-    python benchmarks/mutation.py --source-rev HEAD~5   # the tests of an older commit
+    python properties/mutation.py                 # all mutants, the working tree
+    python properties/mutation.py --list          # ids and descriptions only
+    python properties/mutation.py --check         # every mutant applies to the tree? (no tests)
+    python properties/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
+    python properties/mutation.py --group counters --group mst
+    python properties/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
 ``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
 the kill rate of an older test suite against the same mutants). Numba's cache lives in the
