@@ -12,7 +12,13 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["least_squares_slope", "reachable_slope", "uniform_family_regret_cap", "claimed_exponent"]
+__all__ = [
+    "least_squares_slope",
+    "reachable_slope",
+    "power_law_room",
+    "uniform_family_regret_cap",
+    "claimed_exponent",
+]
 
 
 def least_squares_slope(x, y) -> float:
@@ -49,6 +55,27 @@ def reachable_slope(x, measured, caps) -> float:
     x = np.asarray(x, dtype=float)
     y = np.where(x > x.mean(), np.log(np.asarray(caps, dtype=float)), np.log(np.asarray(measured, dtype=float)))
     return least_squares_slope(x, y)
+
+
+def power_law_room(x_cheap: float, regret_cheap: float, x_far: float, cap_far: float) -> float:
+    """The steepest power law ``R ∝ x^c`` through the measured cheap end that stays under the cap at the far end.
+
+    ``c = ln(cap_far / regret_cheap) / ln(x_far / x_cheap)``. A policy whose regret grew like ``x^c`` with
+    ``c`` above this would be linear (capped) before the end of the sweep, so its fitted slope would bend
+    down: a claimed exponent above the room cannot be contradicted by a *power-law* violation, only by a
+    step (:func:`reachable_slope` is the bound for any shape). Fits in this project require the room to
+    exceed the claim.
+
+    Parameters
+    ----------
+    x_cheap, x_far : float
+        The swept quantity (``K`` or ``1/eps``) at the cheap and the far end, ``x_far > x_cheap > 0``.
+    regret_cheap : float
+        Measured mean regret at ``x_cheap``.
+    cap_far : float
+        Largest possible regret at ``x_far``.
+    """
+    return float(np.log(cap_far / regret_cheap) / np.log(x_far / x_cheap))
 
 
 def uniform_family_regret_cap(k: int, *, suboptimal: int, gap: float, horizon: int) -> float:

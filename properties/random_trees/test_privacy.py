@@ -42,7 +42,11 @@ def _weight_release_loss(w, w2, k, epsilon0):
 @example(2**10, 0.1)
 @example(2**10 + 1, 0.1)
 def test_worst_case_neighbours_lose_exactly_l_eps0(k, epsilon0):
-    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * epsilon0."""
+    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * epsilon0.
+
+    Detects: a weight release that loses more or less than l epsilon0 on its worst neighbours (a wrong flip
+    probability or bit count).
+    """
     lo, hi = pipeline.worst_case_neighbours(k)
     assert 0 < lo < hi < k and hi - lo == 1
     loss = _weight_release_loss(lo, hi, k, epsilon0)
@@ -86,6 +90,8 @@ def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
     certified lower bound is within 10% of it. Power: a claim of (l - 1) * epsilon0 =
     1.0 is refuted (the certified bound at 200,000 samples is ~1.43 > 1.0 with
     margin ~6 standard errors at alpha = 1e-6).
+
+    Detects: a claim (l - 1) epsilon0 one bit too small (refuted at 200,000 samples).
     """
     k, epsilon0 = 8, 0.5
     lo, hi = pipeline.worst_case_neighbours(k)

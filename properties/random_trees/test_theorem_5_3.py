@@ -64,7 +64,10 @@ def tree_graphs(draw):
 
 @given(tree_graphs(), st.floats(0.01, 10.0))
 def test_all_readings_hold_on_graphs_with_one_spanning_tree(graph_k, epsilon0):
-    """With one tree, P[T~ = T] = prod_e P[w~(e) > 0] >= prod_e P[w~(e) = w(e)] = t^(l(n-1))."""
+    """With one tree, P[T~ = T] = prod_e P[w~(e) > 0] >= prod_e P[w~(e) = w(e)] = t^(l(n-1)).
+
+    Detects: a wrong exact DP-RST law on tree graphs (against the closed form prod_e P[w~(e) > 0]).
+    """
     graph, k = graph_k
     result = exact.evaluate_theorem_5_3(graph, k=k, epsilon0=epsilon0)
     closed_form = np.prod([1 - bits.noisy_weight_pmf(int(w), k, epsilon0)[0] for w in graph.weights])
@@ -77,7 +80,11 @@ def test_smallest_counterexample_triangle_with_k_2(epsilon0):
     """Triangle, k = 2, unit weights: each edge survives with probability t, T~ is uniform on the survivors'
     trees, T* uniform on the 3 trees, so P[T~ = T*] = t^3/3 + t^2 (1 - t) = t^2 - (2/3) t^3 < t^2 = bound.
     The triangle is the smallest graph with two spanning trees and k = 2 the smallest bound, so this is the
-    smallest counterexample to readings A and C (reading B holds here: ratio 3 P[T~ = T] = t^2 (3 - 2t) >= t^2)."""
+    smallest counterexample to readings A and C (reading B holds here: ratio 3 P[T~ = T] = t^2 (3 - 2t) >= t^2).
+
+    Detects: a weaker bound that the triangle no longer refutes (mutant claims-theorem53-bound-n: t^(l n)) or a
+    wrong exact law on the triangle.
+    """
     graph = as_graph_arrays((3, TRIANGLE, np.ones(3)))
     result = exact.evaluate_theorem_5_3(graph, k=2, epsilon0=epsilon0)
     t = bits.keep_probability(epsilon0)
@@ -90,7 +97,10 @@ def test_smallest_counterexample_triangle_with_k_2(epsilon0):
 
 @pytest.mark.parametrize("entry", catalogue(), ids=lambda e: e.name)
 def test_catalogue_findings(entry):
-    """A and C hold at epsilon0 = 0.1 and fail at epsilon0 = 4 on every catalogue graph; B holds at both."""
+    """A and C hold at epsilon0 = 0.1 and fail at epsilon0 = 4 on every catalogue graph; B holds at both.
+
+    Detects: an evaluation whose verdicts change on the catalogue (readings A and C failing at epsilon0 = 4).
+    """
     small = exact.evaluate_theorem_5_3(entry.graph, k=entry.k, epsilon0=0.1)
     large = exact.evaluate_theorem_5_3(entry.graph, k=entry.k, epsilon0=4.0)
     assert small.literal_holds and small.mode_holds and small.pointwise_holds
@@ -103,7 +113,10 @@ def test_catalogue_findings(entry):
 def test_pointwise_reading_search(thorough):
     """Reading B on every weighting of the triangle (k <= 5; thorough: k <= 8, and the paw and 4-cycle) and
     an epsilon0 grid: no counterexample on these small graphs (reading B fails on larger ones: see
-    ``test_pointwise_reading_fails_on_complete_graphs_with_a_heavy_path``)."""
+    ``test_pointwise_reading_fails_on_complete_graphs_with_a_heavy_path``).
+
+    Detects: a pointwise counterexample on small graphs (none exists there; the refutation needs larger graphs).
+    """
     eps_grid = [0.05, 0.5, 2.0, 8.0] if thorough else [0.5, 4.0]
     cases = [("triangle", 3, TRIANGLE, k) for k in ((2, 3, 4, 5, 8) if thorough else (3, 4, 5))]
     if thorough:
@@ -166,7 +179,10 @@ def test_pointwise_upper_bound_brackets_the_exact_probability(epsilon0):
 
 def test_exact_tree_measures_and_determinants():
     """Bareiss determinants equal numpy's on random integer matrices; exact tree measures equal the
-    enumeration's on every catalogue graph (the matrix-tree theorem, two ways)."""
+    enumeration's on every catalogue graph (the matrix-tree theorem, two ways).
+
+    Detects: a wrong integer determinant or tree measure in the rigorous bound.
+    """
     rng = np.random.default_rng(7)
     for size in (1, 2, 3, 5, 8):
         a = rng.integers(-5, 6, size=(size, size))
