@@ -1,7 +1,7 @@
 """Deliberately broken counters, kept apart from the reference implementations.
 
 Nothing here is a mechanism to use: each class breaks a privacy claim on purpose, so that the
-audits (``properties/counters``, ``benchmarks/mutation.py``) can show they catch it. The claim
+audits (``properties/counters``, ``properties/mutation.py``) can show they catch it. The claim
 each one carries is the *unbroken* mechanism's, which is what makes it wrong.
 
 References

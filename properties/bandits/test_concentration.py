@@ -27,6 +27,8 @@ DELTAS = (0.5, 0.1, 1e-2, 1e-4, 1e-8)
 
 
 def test_lemma1_holds_exactly_for_n_up_to_1000():
+    """Detects: a Lemma 1 bound with a smaller coefficient than the paper's (the exact tail then exceeds delta at
+    some n <= 1000); exact computation, no false alarm."""
     report = {}
     for delta in DELTAS:
         ratios = np.array([lemma1_failure_probability(n, 1.0, delta) / delta for n in range(1, 1001)])
@@ -79,6 +81,7 @@ def test_mixture_agrees_with_monte_carlo(n, threshold, suite_alpha):
 
 
 def test_classical_bounds_fail_for_small_n_where_lemma1_holds():
+    """Detects: a Lemma 1 that were only the classical large-n sqrt bound (it fails at small n, by 426x at n = 1)."""
     rows = []
     for delta in (1e-2, 1e-4, 1e-6, 1e-8):
         for n in range(1, 60):
@@ -114,7 +117,11 @@ def test_classical_bounds_fail_for_small_n_where_lemma1_holds():
 @pytest.mark.parametrize("b, delta", [(0.7, 1e-3), (2.0, 0.05), (0.1, 1e-9)])
 def test_lemma1_is_the_formula_of_the_paper(b, delta):
     """Both forms against the lemma written out here: the mean bound max{2b sqrt(2L/n), 4bL/n}
-    and the sum bound n times it, L = ln(2/delta), on both sides of the switch n = 2L."""
+    and the sum bound n times it, L = ln(2/delta), on both sides of the switch n = 2L.
+
+    Detects: a wrong coefficient in the shared compiled Lemma 1 (mutants bandits-ldpomm-c1-x2,
+    bandits-ldpomm-c2-x0.5).
+    """
     n = np.arange(1, 200)
     L = np.log(2.0 / delta)
     mean = np.maximum(2.0 * b * np.sqrt(2.0 * L / n), 4.0 * b * L / n)

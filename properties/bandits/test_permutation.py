@@ -57,6 +57,8 @@ def _round(matroid, J, mu):
 @example(GraphicMatroid(4, [0, 0, 0, 1, 2], [1, 2, 3, 2, 3]), None)
 @example(LinearMatroid([[1, 0], [2, 0], [0, 1], [1, 1], [0, 0]]), None)
 def test_pi_is_a_permutation_with_properties_1_2_3(matroid, data):
+    """Detects: a pi_t construction that breaks Corollary 13 or properties (1)-(3), e.g. case 2 without the
+    independence test (mutant claims-permutation-case2-independence)."""
     n = matroid.n_elements
     if data is None:  # pinned examples: fixed orders
         J, mu = np.arange(n, dtype=float), np.arange(n, dtype=float)[::-1].copy()
@@ -71,6 +73,8 @@ def test_pi_is_a_permutation_with_properties_1_2_3(matroid, data):
 
 
 def test_lemma22_counterexample_on_the_diamond_graph():
+    """Detects: a Lemma 22 check that cannot see its failure (the pinned diamond-graph round must violate it while
+    (1)-(3) hold)."""
     # edges 0:(0,1) 1:(0,2) 2:(0,3) 3:(1,2) 4:(2,3); J = (0,1,2,3,4), mu = (3,2,0,1,4)
     m = GraphicMatroid.from_edges(4, [(0, 1), (0, 2), (0, 3), (1, 2), (2, 3)])
     J = np.array([0.0, 1, 2, 3, 4])
@@ -120,6 +124,8 @@ def _total(counts, fields):
 
 
 def test_exhaustive_catalogue_all_graphs_up_to_5_vertices():
+    """Detects: a pi_t or Lemma 22 checker that changes the exhaustive counts (3,982,280 violating rounds) or
+    breaks property (2)."""
     totals = dict.fromkeys(("pairs", "lemma22_rounds") + CLAIMED_FIELDS, 0)
     n_graphs = 0
     for g in _small_graphs():
@@ -158,6 +164,7 @@ def _literal_rounds(m, table):
 
 
 def test_every_ordering_of_indices_and_means_small_graphs(thorough):
+    """Detects: a pi_t construction that breaks Corollary 13 for some ordering of J and mu on small graphs."""
     max_edges = 8 if thorough else 7
     pairs = lemma22 = 0
     for g in _small_graphs():
@@ -199,7 +206,10 @@ def test_bitmask_kernel_agrees_with_regret_permutation():
 def test_regret_decomposition_identity_on_omm_rounds():
     """OMM (Kveton et al. 2014) on a disconnected random graph with Bernoulli arms:
     every round's pi_t satisfies Cor. 13 and (1)-(3), and the round's regret equals
-    sum_k mu(a_k^*) - mu(a^t_{pi^-1(k)})."""
+    sum_k mu(a_k^*) - mu(a^t_{pi^-1(k)}).
+
+    Detects: a regret decomposition over the pairs of pi_t that does not sum to the round's regret.
+    """
     rng = np.random.default_rng(20240601)
     g = nx.disjoint_union(nx.gnm_random_graph(7, 12, seed=3), nx.gnm_random_graph(4, 5, seed=4))
     m = GraphicMatroid.from_networkx(g)

@@ -52,6 +52,8 @@ def _assert_is_eps_dp(mech, eps):
 @pytest.mark.parametrize("eps", EPSILONS)
 @pytest.mark.parametrize("m", [2, 3, 4])
 def test_theorem4_lp_optimum_equals_the_bound(eps, m):
+    """Detects: a false Theorem 4 bound, or an LP whose DP constraint is wrong (mutant
+    claims-thesis-lp-dp-constraint: 2 eps gives 1/(1 + e^(2 eps)))."""
     res = optimal_failure_rate_lp(eps, (0, 1), n_outputs=m)
     bound = theorem4_failure_bound(eps)
     assert res.failure_rate >= bound - LP_TOL  # Theorem 4 holds over every mechanism and rule
@@ -65,30 +67,36 @@ def test_theorem4_lp_optimum_equals_the_bound(eps, m):
 
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_randomized_response_attains_theorem4(eps):
+    """Detects: a bound that randomized response does not attain (a Theorem 4 that is not tight)."""
     assert randomized_response_failure_rate(eps) == pytest.approx(theorem4_failure_bound(eps), rel=1e-12)
 
 
 @pytest.mark.parametrize("eps", (0.1, 1.0, 3.0))
 @pytest.mark.parametrize("secrets", [(0, 1, 1), (0, 0, 1), (0, 1, 0, 1)])
 def test_theorem5_prior_knowledge_with_more_candidates(eps, secrets):
+    """Detects: a Theorem 5 optimum that moves when the adversary knows more candidate values."""
     res = optimal_failure_rate_lp(eps, secrets, n_outputs=2 if len(secrets) == 4 else 3)
     assert res.failure_rate == pytest.approx(theorem4_failure_bound(eps), abs=LP_TOL)
     _assert_is_eps_dp(res.mechanism, eps)
 
 
 def test_lp_is_not_vacuous_without_the_dp_constraint_strength():
+    """Detects: an LP that returns the bound whatever its privacy level (a vacuous check of Theorem 4)."""
     # power of the LP check: a weaker privacy level gives a strictly smaller optimum, so a wrong
     # bound (e.g. 1/(1 + e^(eps/2)), what a mechanism at 2*eps would allow) would be detected
     assert optimal_failure_rate_lp(2.0).failure_rate < theorem4_failure_bound(1.0) - 0.1
 
 
 def test_theorem5_condition_is_needed():
+    """Detects: a program that accepts Theorem 5 without its condition (2.3) (both secret bits must occur)."""
     # with one secret value only the adversary can always be right: the program rejects it
     with pytest.raises(AlgorithmInputError):
         optimal_failure_rate_lp(1.0, (1, 1))
 
 
 def test_figure21_line_is_below_and_tight_to_third_order():
+    """Detects: a Figure 2.1 line that is not below 1/(1 + e^eps) or not its tangent at 0 (mutant
+    claims-thesis-figure21-line)."""
     for eps in np.concatenate([np.geomspace(1e-3, 1.0, 400), np.linspace(1.0, 50.0, 400)]):
         eps = float(eps)
         gap = 0.5 * (eps / 2 - math.tanh(eps / 2))  # = 1/(1+e^eps) - (1/2 - eps/4), no cancellation
@@ -106,11 +114,14 @@ _fractions = st.fractions(min_value=Fraction(1, 10**4), max_value=1, max_denomin
 @example([Fraction(1)])
 @example([Fraction(1), Fraction(1, 1000)])
 def test_lemma19_exact(gaps):
+    """Detects: a Lemma 19 left side above 2 / D_K in exact rational arithmetic (a false Lemma 19)."""
     gaps = sorted(gaps, reverse=True)
     assert lemma19_lhs(gaps) <= 2 / gaps[-1]
 
 
 def test_lemma19_constant_two_is_approached():
+    """Detects: a Lemma 19 sum computed wrongly (mutant claims-thesis-lemma19-lhs) or a constant 2 that is not
+    approached (a loose reading)."""
     gaps = list(np.geomspace(1.0, 1e-3, 20_000))
     assert lemma19_lhs(gaps) / (2 / gaps[-1]) > 0.99
 
@@ -122,12 +133,14 @@ def test_lemma19_constant_two_is_approached():
 @example([Fraction(1), Fraction(1, 2), Fraction(1, 4)], Fraction(1, 3))  # case 3 of the proof
 @example([Fraction(1, 2)] * 5, Fraction(1, 10))  # case 2: all gaps above epsilon0
 def test_lemma20_exact(gaps, epsilon0):
+    """Detects: a Lemma 20 left side above 2 / D_K + K / epsilon0 in exact arithmetic (a false Lemma 20)."""
     gaps = sorted(gaps, reverse=True)
     assert lemma20_lhs(gaps, epsilon0) <= lemma20_rhs(gaps, epsilon0)
 
 
 @pytest.mark.parametrize("rounding", ["floor", "ceil"])
 def test_lemma21_exact(rounding):
+    """Detects: a Lemma 21 left side above its bound for either rounding of the logarithms (a false Lemma 21)."""
     worst = 0.0
     for epsilon0 in (Fraction(1, 100), Fraction(1, 10), Fraction(1, 2), Fraction(1), Fraction(3)):
         for d_min in [Fraction(1, 2**j) for j in range(12)] + [Fraction(3, 1000), Fraction(7, 10)]:

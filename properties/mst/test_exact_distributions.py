@@ -49,6 +49,8 @@ def _spanning_tree_count(g) -> int:
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_tree_distribution_is_the_ppsacr_distribution(entry):
+    """Detects: an exact Algorithm 1 law that differs from the PPSACR sequence law (a false Theorem 3.5, or a wrong
+    exact enumerator)."""
     g, epsilon0 = entry.graph, entry.epsilon0
     dp = exact_tree_distribution(g, epsilon0)
     assert math.isclose(sum(dp.values()), 1.0, rel_tol=1e-12)

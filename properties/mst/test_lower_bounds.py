@@ -48,6 +48,9 @@ def test_normalized_error_on_the_hard_distribution_does_not_fall_with_n(suite_al
     (noise not growing with sqrt(n)) would give a ratio of about 0.5; the margin at the 0.75
     line is over 8 standard errors for every method, so the power against it is ~1. The
     false-alarm rate is suite_alpha per test (Bonferroni over the 4 methods).
+
+    Detects: an algorithm whose error falls with n faster than Theorem 4.6 allows (e.g. one that reads the
+    weights with too little noise).
     """
     small, large = 16, 64
     a = L.hard_instance_errors(small, rows_for(small), EPS, DELTA, 40, rng=np.random.SeedSequence(4601))
@@ -67,6 +70,9 @@ def test_no_algorithm_beats_the_exact_maximum_and_upper_bound_is_above(suite_alp
     The explicit high-probability bound (n - 1)(2/epsilon0)(ln(2m/gamma) + ln ln(2m/gamma)) at
     gamma = 0.05 is about 25x the measured mean error of Algorithm 1 at n = 64 (and 9x the
     largest possible error (n - 1) N there): it is far from tight on this instance.
+
+    Detects: a tree heavier than the maximum (a wrong maximum spanning tree) or an explicit Theorem 1.1 bound
+    below the measured errors.
     """
     n = 32
     e = L.hard_instance_errors(n, rows_for(n), EPS, DELTA, 20, rng=np.random.SeedSequence(4603))
@@ -87,6 +93,8 @@ def test_lemma_4_5_proof_chain_holds_by_simulation(suite_alpha):
     probability 0.93; observed: 300 of 300 hard instances, and the smallest bottleneck weight
     seen is far above the threshold (the chain is loose). Exact one-sided binomial test at
     suite_alpha: a true probability as low as 0.80 would fail it with probability ~1.
+
+    Detects: a false step of Lemma 4.5's chain on the hard distribution.
     """
     n, rows, c, gamma = 32, rows_for(32), 2.0, 0.05
     threshold, failure = L.lemma_4_5_threshold(n, rows, 1.0, c, gamma)
@@ -101,14 +109,20 @@ def test_lemma_4_5_proof_chain_holds_by_simulation(suite_alpha):
 @pytest.mark.parametrize("n", [4, 8, 16, 32, 64])
 @pytest.mark.parametrize("c", [1.0, 1.5, 2.0, 3.0])
 def test_lemma_f1_union_bound_is_above_the_exact_disconnection_probability(n, c):
-    """Deterministic: the first-moment sum of Lemma F.1's proof bounds P[G(n, p) disconnected]."""
+    """Deterministic: the first-moment sum of Lemma F.1's proof bounds P[G(n, p) disconnected].
+
+    Detects: a Lemma F.1 union bound below the exact disconnection probability.
+    """
     p = min(c * math.log(n) / n, 1.0)
     exact = L.gnp_disconnection_probability(n, p)
     assert 0.0 <= exact <= L.component_union_bound(n, p) * (1 + 1e-9)
 
 
 def test_exact_disconnection_probability_small_cases():
-    """Closed forms: n = 2 gives 1 - p; n = 3 gives 1 - (3 p^2 q + p^3)."""
+    """Closed forms: n = 2 gives 1 - p; n = 3 gives 1 - (3 p^2 q + p^3).
+
+    Detects: an exact disconnection probability off by one vertex (mutant claims-lower-bound-disconnection).
+    """
     for p in (0.1, 0.5, 0.9):
         assert L.gnp_disconnection_probability(2, p) == pytest.approx(1 - p, rel=1e-12)
         assert L.gnp_disconnection_probability(3, p) == pytest.approx(1 - 3 * p * p * (1 - p) - p**3, rel=1e-12)

@@ -105,6 +105,9 @@ def test_high_probability_error_bound_holds(bound_graph, suite_alpha):
     1 - 2e-13. The noise-range event occurs at rate ~0.017 here and 1.5x the noise scale pushes it
     far above 0.1 (test_bound_tests_catch_mis_scaled_noise). The printed slack (bound divided by
     the empirical 95% quantile of the error, ~50x here) is the figure reported in the issue note.
+
+    Detects: noise larger than the theorem's (the bound then fails; shown by
+    test_bound_tests_catch_mis_scaled_noise).
     """
     g = bound_graph
     epsilon0, d = 1.0, 1.0
@@ -208,6 +211,8 @@ def test_algorithm1_error_is_of_pamst_size(density):
     test_algorithm1_and_pamst_error_distributions_differ). On sparse graphs with a fresh graph per
     run (Appendix H's protocol) PAMST's mean relative error has a heavy tail: at G(40, 0.15),
     2000 runs, mean relative excess 0.00096 (Alg 1) against 0.0065 (PAMST).
+
+    Detects: an Algorithm 1 or PAMST whose error is off Appendix H's "resembles PAMST" (e.g. noise scaled 2x).
     """
     graph_rng, rng_a, rng_p = _streams(10 + int(density * 10), 3)
     g = _complete_graph(40, graph_rng) if density == 1.0 else connected_gnp_graph(40, density, graph_rng)
@@ -258,6 +263,8 @@ def test_algorithm1_beats_input_privatization_on_dense_graphs_only(density, bett
     seeds: K_40 mean excess 6.1 (Alg 1) vs 14.4 (Sealfon), p < 1e-300; G(40, 0.15) 0.78 vs 0.41,
     p = 3e-20 (other instances in exploration: 3.6 vs 11.1 and 0.79 vs 0.24). With effects of this
     size at 3000 per side a p-value above 1e-6 on correct code is practically impossible.
+
+    Detects: a reversed ordering of Algorithm 1 and input privatization (e.g. the privatization under-noised).
     """
     graph_rng, rng_a, rng_s = _streams(30 + int(density * 100), 3)
     g = _complete_graph(40, graph_rng) if density == 1.0 else connected_gnp_graph(40, density, graph_rng)

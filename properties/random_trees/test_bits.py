@@ -51,7 +51,11 @@ def test_decompose_then_reconstruct_is_identity(kw):
 @example((2, 1), 1.0)
 @example((8, 3), 0.5)
 def test_lemma_5_2_exact_reconstruction_probability(kw, epsilon0):
-    """Lemma 5.2 exactly: P[w~ = w] = t^l, and the pmf is a distribution on 0..2^l-1."""
+    """Lemma 5.2 exactly: P[w~ = w] = t^l, and the pmf is a distribution on 0..2^l-1.
+
+    Detects: a false Lemma 5.2 (e.g. t^(l + 1), mutant claims-lemma52-formula) or a noisy-weight pmf that is not
+    a distribution.
+    """
     k, w = kw
     pmf = bits.noisy_weight_pmf(w, k, epsilon0)
     t = bits.keep_probability(epsilon0)

@@ -40,6 +40,8 @@ _K4 = CATALOGUE["k4"].graph
 @example(as_graph_arrays((2, np.array([[0, 1]]), np.array([3.0]))))
 @example(_K4)
 def test_down_up_matrix_is_reversible_for_the_product_measure(graph):
+    """Detects: a down-up transition matrix that is not reversible for mu (e.g. an up step that ignores the
+    weights)."""
     trees, matrix = down_up.down_up_transition_matrix(graph)
     target = exact.exact_tree_distribution(graph)
     assert set(trees) == set(target)
@@ -53,6 +55,7 @@ def test_down_up_matrix_is_reversible_for_the_product_measure(graph):
 @given(connected_graphs(max_vertices=6, max_extra=5))
 @example(_K4)
 def test_down_up_spectral_gap_is_at_least_one_over_k(graph):
+    """Detects: a chain whose spectral gap falls below 1/k, the bound of Anari et al. (2019)."""
     trees, matrix = down_up.down_up_transition_matrix(graph)
     pi = np.array([exact.exact_tree_distribution(graph)[t] for t in trees])
     s = np.sqrt(pi)
@@ -62,6 +65,7 @@ def test_down_up_spectral_gap_is_at_least_one_over_k(graph):
 
 
 def test_spectral_gap_and_mixing_on_the_catalogue():
+    """Detects: a change in the pinned gaps and mixing times of the catalogue chains."""
     rows = []
     for entry in catalogue():
         gap = down_up.down_up_spectral_gap(entry.graph)
@@ -116,7 +120,10 @@ CASES = [("k4", (0, 1, 2), 1), ("k4", (0, 1, 2), 3), ("bridge", (0, 1, 3, 4, 5),
 
 @pytest.mark.parametrize("name, start, steps", CASES)
 def test_down_up_sampler_matches_its_exact_s_step_law(name, start, steps, suite_alpha):
-    """False alarm <= suite_alpha per case; power against the unweighted add step asserted below."""
+    """False alarm <= suite_alpha per case; power against the unweighted add step asserted below.
+
+    Detects: a sampler whose up step ignores the weights (mutant claims-down-up-unweighted-add).
+    """
     graph = CATALOGUE[name].graph
     pmf = _s_step_law(graph, start, steps)
     sampler = down_up.DownUpSampler(graph, steps=steps, initial=start)

@@ -4,9 +4,13 @@ Findings asserted here (for neighbours changing one edge weight by 1, DP-RST 202
 
 - the noisy weight release is exactly ``l * epsilon0``-DP (pure) on the worst-case
   neighbours ``2^(l-1) - 1 -> 2^(l-1)``, and no pair does worse;
-- the paper's claim ``(epsilon0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4) holds but is
-  loose: ``sqrt(8 k ln(1/delta)) / l`` times the exact loss (9.6x at k = 4 and 16, 19.2x at k = 256,
-  delta = 1e-5; 30.7x at k = 1024);
+- the paper's claim ``(epsilon0 sqrt(8 k ln(1/delta)), delta)`` (Lemma 4.4), stated for delta in
+  (0, 1), holds for every epsilon0 exactly when ``delta <= exp(-l^2 / (8 k))`` (then the claimed
+  epsilon covers the exact pure loss ``l * epsilon0``), and there it is loose:
+  ``sqrt(8 k ln(1/delta)) / l`` times the exact loss (9.6x at k = 4 and 16, 19.2x at k = 256,
+  delta = 1e-5; 30.7x at k = 1024). Above that threshold (smallest 0.7985 = e^(-9/40), at k = 5;
+  0.8007 at k = 9; tending to 1 as k grows) it **fails** for large epsilon0: at k = 5,
+  epsilon0 = 20, delta = 0.809 the worst neighbours' exact delta at the claimed epsilon is 0.829;
 - the tree release is a post-processing, and on the catalogue its exact loss is far
   below ``l * epsilon0``.
 """
@@ -38,7 +42,11 @@ def _weight_release_loss(w, w2, k, epsilon0):
 @example(2**10, 0.1)
 @example(2**10 + 1, 0.1)
 def test_worst_case_neighbours_lose_exactly_l_eps0(k, epsilon0):
-    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * epsilon0."""
+    """2^(l-1)-1 -> 2^(l-1) flips all l bits: the exact loss (dpverify.exact_privacy_loss) is l * epsilon0.
+
+    Detects: a weight release that loses more or less than l epsilon0 on its worst neighbours (a wrong flip
+    probability or bit count).
+    """
     lo, hi = pipeline.worst_case_neighbours(k)
     assert 0 < lo < hi < k and hi - lo == 1
     loss = _weight_release_loss(lo, hi, k, epsilon0)
@@ -82,6 +90,8 @@ def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
     certified lower bound is within 10% of it. Power: a claim of (l - 1) * epsilon0 =
     1.0 is refuted (the certified bound at 200,000 samples is ~1.43 > 1.0 with
     margin ~6 standard errors at alpha = 1e-6).
+
+    Detects: a claim (l - 1) epsilon0 one bit too small (refuted at 200,000 samples).
     """
     k, epsilon0 = 8, 0.5
     lo, hi = pipeline.worst_case_neighbours(k)
@@ -96,20 +106,70 @@ def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
     assert broken.violation
 
 
-@given(st.integers(2, 2**12), st.floats(0.01, 5.0), st.floats(1e-12, 0.5))
+def lemma_4_4_delta_threshold(k: int) -> float:
+    """``exp(-l^2 / (8 k))``: the largest delta at which Lemma 4.4's claimed epsilon covers the exact loss."""
+    return math.exp(-(bits.bit_count(k) ** 2) / (8.0 * k))
+
+
+@given(st.integers(2, 2**12), st.floats(0.01, 30.0), st.floats(1e-12, 1.0))
 @example(2, 1.0, 1e-5)
 @example(4, 1.0, 1e-5)
 @example(3, 5.0, 0.5)
-def test_lemma_4_4_claim_holds_and_is_loose(k, epsilon0, delta):
-    """The claim (epsilon0 sqrt(8 k ln(1/delta)), delta) holds exactly, with slack sqrt(8 k ln(1/delta)) / l >= 1."""
+@example(5, 20.0, 1.0)
+@example(9, 30.0, 1.0)
+def test_lemma_4_4_holds_up_to_its_delta_threshold(k, epsilon0, fraction):
+    """For delta = fraction * exp(-l^2/(8k)), anywhere in the stated (0, 1) below the threshold, the claim
+    (epsilon0 sqrt(8 k ln(1/delta)), delta) holds exactly, with slack sqrt(8 k ln(1/delta)) / l >= 1.
+
+    Detects: a weight release that loses more than l * epsilon0 (a bit flipped with probability below
+    1/(e^epsilon0 + 1), or more bits than ceil(log2 k)), and a claim formula that shrinks (exact
+    arithmetic: no false alarm)."""
+    delta = fraction * lemma_4_4_delta_threshold(k)
     claimed = pipeline.lemma_4_4_claimed_epsilon(epsilon0, k, delta)
     exact_eps = pipeline.exact_weight_release_epsilon(epsilon0, k)
-    assert claimed >= exact_eps  # pure loss below the claimed epsilon: delta(claimed) = 0 <= delta
+    assert claimed >= exact_eps * (1 - 1e-12)  # pure loss below the claimed epsilon: delta(claimed) = 0 <= delta
     if k >= 3:
         lo, hi = pipeline.worst_case_neighbours(k)
         assert _weight_release_loss(lo, hi, k, epsilon0).delta(claimed) <= delta
         slack = claimed / exact_eps
         assert math.isclose(slack, math.sqrt(8 * k * math.log(1 / delta)) / bits.bit_count(k), rel_tol=1e-9)
+
+
+def test_lemma_4_4_thresholds():
+    """The threshold is smallest at k = 5 (e^(-9/40) = 0.7985) over k = 3..2^12, and tends to 1 with k."""
+    thresholds = {k: lemma_4_4_delta_threshold(k) for k in range(3, 2**12 + 1)}
+    assert min(thresholds, key=thresholds.get) == 5
+    assert thresholds[5] == pytest.approx(math.exp(-9 / 40), rel=1e-12) == pytest.approx(0.79852, abs=1e-5)
+    assert thresholds[9] == pytest.approx(0.80074, abs=1e-5)
+    assert thresholds[2**12] > 0.995
+
+
+@pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 17, 33, 1024, 4096])
+def test_lemma_4_4_fails_above_its_delta_threshold(k):
+    """The stated delta range (0, 1) is too wide: at delta = threshold + 0.01 (at most 0.999) and
+    epsilon0 = 30 the worst neighbours' exact delta at the claimed epsilon exceeds delta.
+
+    Above the threshold the claimed epsilon c * epsilon0 has c < l, and the output y = w has
+    probability t^l -> 1 under w but (1 - t)^l t^0 under its neighbour, so delta(claimed) ->
+    1 - e^(-(l - c) epsilon0) ... -> 1 as epsilon0 grows. Exact arithmetic, no false alarm. Detects a
+    test range that hides the failure (the former draw of delta from [1e-12, 0.5]).
+    """
+    delta = min(lemma_4_4_delta_threshold(k) + 0.01, 0.999)
+    claimed = pipeline.lemma_4_4_claimed_epsilon(30.0, k, delta)
+    lo, hi = pipeline.worst_case_neighbours(k)
+    assert claimed < pipeline.exact_weight_release_epsilon(30.0, k)
+    assert _weight_release_loss(lo, hi, k, 30.0).delta(claimed) > delta
+
+
+def test_lemma_4_4_counterexample_k5():
+    """k = 5 (l = 3), epsilon0 = 20, delta = 0.809: claimed epsilon 58.2 < exact loss 60, and the
+    worst neighbours (3 -> 4) have delta(58.2) = 0.8288 > 0.809; at delta = 0.80 (just above the
+    threshold 0.7985) the same epsilon0 still holds (0.2197), so failing needs large epsilon0 there."""
+    claimed = pipeline.lemma_4_4_claimed_epsilon(20.0, 5, 0.809)
+    assert claimed == pytest.approx(58.235, abs=1e-3)
+    assert _weight_release_loss(3, 4, 5, 20.0).delta(claimed) == pytest.approx(0.82883, abs=1e-5)
+    at_080 = _weight_release_loss(3, 4, 5, 20.0).delta(pipeline.lemma_4_4_claimed_epsilon(20.0, 5, 0.80))
+    assert at_080 == pytest.approx(0.21967, abs=1e-5)
 
 
 def test_lemma_4_4_reported_slack():

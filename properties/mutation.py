@@ -18,18 +18,24 @@ substitution; any problem stops the run, since a mutant that silently did not ap
 shrunken test selection, would count as a false "survived" or "killed". ``--check`` does only
 this, on the working tree, for all mutants (seconds; no tests run).
 
+The ``claims`` group has one mutant per claim test of the papers (a theorem's regret growth, a
+lemma's privacy claim, a refutation's counterexample, an audit's power): each names the claim test
+alone (a file or a pytest node id ``path::test``) and breaks the implementation, or the claim formula
+the test compares with, in the way that test's docstring says it detects (its "Detects:" line).
+Killing it shows that that test, not the suite at large, can fail.
+
 Code shared by two groups (``algorithms/counters/compiled.py``: the hybrid counter, the binary
 step and Lemma 1, used by the counter banks and the bandit kernel) is mutated once, under one id,
 with the tests of both; ``also`` names the other group so that ``--group`` of either selects it.
 
 Usage::
 
-    python benchmarks/mutation.py                 # all mutants, the working tree
-    python benchmarks/mutation.py --list          # ids and descriptions only
-    python benchmarks/mutation.py --check         # every mutant applies to the tree? (no tests)
-    python benchmarks/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
-    python benchmarks/mutation.py --group counters --group mst
-    python benchmarks/mutation.py --source-rev HEAD~5   # the tests of an older commit
+    python properties/mutation.py                 # all mutants, the working tree
+    python properties/mutation.py --list          # ids and descriptions only
+    python properties/mutation.py --check         # every mutant applies to the tree? (no tests)
+    python properties/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
+    python properties/mutation.py --group counters --group mst
+    python properties/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
 ``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
 the kill rate of an older test suite against the same mutants). Numba's cache lives in the
@@ -84,6 +90,9 @@ T_SHARED_B = T_BANDITS + T_COUNTERS
 # one shared implementation since the split, so that only the tests of the lemma itself (exact
 # tails, its stated looseness, the written-out formula) can tell a wrong coefficient
 T_LEMMA1 = T_SHARED_B + ["properties/bandits/test_concentration.py"]
+RB = "properties/bandits/test_regret_bounds.py"
+RG = "properties/bandits/test_regret_growth.py"
+PA = "properties/bandits/test_privacy_audits.py"
 T_AUDITOR = [
     "properties/auditor/test_bounds.py",
     "properties/auditor/test_distributions.py",
@@ -285,6 +294,143 @@ MUTANTS = [
         "rng, sensitivity=l1_sensitivity)",
         "rng, sensitivity=1.0)",
         T_COUNTERS,
+    ),
+    # ---- claims: one mutant per claim test of the papers (the test named is the one that must fail) ----
+    Mutant(
+        "claims-split-eps-squared",
+        POL,
+        "            return self.epsilon / rank\n",
+        "            return self.epsilon**2 / rank\n",
+        [RB + "::test_regret_grows_in_one_over_epsilon_no_faster_than_claimed"],
+        note="noise grows like 1/eps^2 too fast in 1/eps: Tao Thm 1, Chen Thms 2/4, Chandak Thm 9 fits",
+    ),
+    Mutant(
+        "claims-split-rank-cubed",
+        POL,
+        "            return self.epsilon / rank\n",
+        "            return self.epsilon / rank**3\n",
+        [RG + "::test_regret_grows_in_k_no_faster_than_claimed"],
+        note="budget split over K^3: LDP-OMM regret grows like K^2.26, faster than Tao et al. Thm 2's K^2",
+    ),
+    Mutant(
+        "claims-split-eps-ignored",
+        POL,
+        "            return self.epsilon / rank\n",
+        "            return 1.0 / rank\n",
+        [RB + "::test_cucb_ldp1_and_cucb_dp_regret_falls_with_epsilon"],
+        note="noise fixed at eps = 1 whatever eps",
+    ),
+    Mutant(
+        "claims-cucb-ldp-radius-not-shrinking",
+        CUCB,
+        "np.sqrt(2.0 * ln_T / (eps_arm * eps_arm * n))",
+        "np.sqrt(2.0 * ln_T / (eps_arm * eps_arm))",
+        [RB + "::test_cucb_ldp1_and_cucb_dp_regret_is_sublinear"],
+        note="CUCB-LDP radius without 1/T_e: linear regret",
+    ),
+    Mutant(
+        "claims-ldp-omm-radius-linear-in-t",
+        OMM,
+        "r = np.sqrt(2.0 * lnt)",
+        "r = np.sqrt(2.0 * np.exp(lnt))",
+        [RG + "::test_regret_slope_in_ln_t_does_not_grow_faster_than_claimed"],
+        occurrence=1,
+        note="LDP-OMM's UCB radius sqrt(2 t / T_e) (ln t forgotten): regret not O(ln T)",
+    ),
+    Mutant(
+        "claims-dp-omm-counters-at-4eps",
+        OMM,
+        "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)",
+        "xs[q], rng_pol.laplace(0.0, 1.0), 4.0 * eps_arm)",
+        [PA + "::test_no_violation_at_claim"],
+        note="DP-OMM's counters 4x under-noised: its audit's detectable error",
+    ),
+    Mutant(
+        "claims-dp-omm-counters-at-quarter-eps",
+        OMM,
+        "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)",
+        "xs[q], rng_pol.laplace(0.0, 1.0), 0.25 * eps_arm)",
+        [PA + "::test_dp_omm_audit_detects_noise_four_times_too_small"],
+        note="DP-OMM over-noised 4x: the audit's power check no longer sees a violation at 4 eps",
+    ),
+    Mutant(
+        "claims-thesis-lp-dp-constraint",
+        "algorithms/bandits/adversary.py",
+        "row[k * m + y] = -e\n",
+        "row[k * m + y] = -e * e\n",
+        ["properties/bandits/test_thesis_adversary.py::test_theorem4_lp_optimum_equals_the_bound"],
+        note="the LP over 2 eps-DP mechanisms: Chandak Thm 4's optimum no longer 1/(1+e^eps)",
+    ),
+    Mutant(
+        "claims-thesis-figure21-line",
+        "algorithms/bandits/adversary.py",
+        "return 0.5 - epsilon / 4.0",
+        "return 0.5 - epsilon / 5.0",
+        ["properties/bandits/test_thesis_adversary.py::test_figure21_line_is_below_and_tight_to_third_order"],
+        note="a line that is not the tangent: Figure 2.1's third-order tightness fails",
+    ),
+    Mutant(
+        "claims-thesis-lemma19-lhs",
+        "algorithms/bandits/adversary.py",
+        "return _telescoped(gaps, lambda d: 1 / (d * d))",
+        "return _telescoped(gaps, lambda d: 1 / d)",
+        ["properties/bandits/test_thesis_adversary.py::test_lemma19_constant_two_is_approached"],
+    ),
+    Mutant(
+        "claims-permutation-case2-independence",
+        "algorithms/bandits/permutation.py",
+        "if cand not in in_B and tracker.can_add(cand):",
+        "if cand not in in_B:",
+        ["properties/bandits/test_permutation.py"],
+        note="pi_t's case 2 without the independence test: Corollary 13's property (2) fails",
+    ),
+    Mutant(
+        "claims-lemma52-formula",
+        BITS,
+        "return keep_probability(epsilon0) ** bit_count(k)",
+        "return keep_probability(epsilon0) ** (bit_count(k) + 1)",
+        ["properties/random_trees/test_bits.py::test_lemma_5_2_exact_reconstruction_probability"],
+        note="a false Lemma 5.2 (t^(l+1)) against the exact pmf",
+    ),
+    Mutant(
+        "claims-lemma44-claim-k-squared",
+        "algorithms/random_trees/pipeline.py",
+        "return epsilon0 * math.sqrt(8.0 * k * math.log(1.0 / delta))",
+        "return epsilon0 * math.sqrt(8.0 * k * k * math.log(1.0 / delta))",
+        ["properties/random_trees/test_privacy.py::test_lemma_4_4_fails_above_its_delta_threshold"],
+        note="a claim that covers the exact loss further: the pinned failing region disappears",
+    ),
+    Mutant(
+        "claims-theorem53-bound-n",
+        "algorithms/random_trees/exact.py",
+        "** (_bits.bit_count(k) * (int(n) - 1))",
+        "** (_bits.bit_count(k) * int(n))",
+        ["properties/random_trees/test_theorem_5_3.py::test_smallest_counterexample_triangle_with_k_2"],
+        note="a weaker Theorem 5.3 (t^(l n)): the triangle counterexample no longer refutes it",
+    ),
+    Mutant(
+        "claims-theorem53-pointwise-flip-or",
+        "algorithms/random_trees/pointwise_bound.py",
+        "flipped[e] ^= 1 << i",
+        "flipped[e] |= 1 << i",
+        ["properties/random_trees/test_theorem_5_3.py::test_pointwise_upper_bound_brackets_the_exact_probability"],
+        note="a bit flip that can only set bits: the rigorous bound's single-flip term is wrong",
+    ),
+    Mutant(
+        "claims-down-up-unweighted-add",
+        "algorithms/random_trees/down_up.py",
+        "                    acc += weights[e]\n",
+        "                    acc += 1.0\n",
+        ["properties/random_trees/test_down_up.py::test_down_up_sampler_matches_its_exact_s_step_law"],
+        note="the up step ignores the weights: not the walk whose law is reversible for mu",
+    ),
+    Mutant(
+        "claims-lower-bound-disconnection",
+        "algorithms/mst/lower_bounds.py",
+        "return float(1 - conn[n])",
+        "return float(1 - conn[n - 1])",
+        ["properties/mst/test_lower_bounds.py::test_exact_disconnection_probability_small_cases"],
+        note="Lemma F.1's exact disconnection probability of G(n, p) off by one vertex",
     ),
     # ---- private spanning trees ------------------------------------------------------------
     Mutant(
@@ -787,8 +933,13 @@ def _copy_tree(dest: Path, rev: str | None) -> None:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
 
 
+def _test_file(test: str) -> str:
+    """The file of a test selection (``path`` or a pytest node id ``path::name``)."""
+    return test.split("::", 1)[0]
+
+
 def _pytest(root: Path, tests, timeout: float, env) -> tuple[str, float]:
-    files = [t for t in tests if (root / t).is_file()]
+    files = [t for t in tests if (root / _test_file(t)).is_file()]
     if not files:
         return "no-tests", 0.0
     cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-n", "0"]
@@ -826,7 +977,7 @@ def check_mutants(root: Path, mutants, strict: bool = True) -> list[str]:
             problems.append(f"{m.id}: no tests")
         if strict:
             for t in m.tests:
-                if not (root / t).is_file():
+                if not (root / _test_file(t)).is_file():
                     problems.append(f"{m.id}: test file {t} not found")
         path = root / m.path
         if not path.is_file():
@@ -869,7 +1020,7 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--only", default="", help="comma-separated mutant ids")
     ap.add_argument(
-        "--group", action="append", default=[], help="counters, mst, bandits, trees, bounds, dist (repeatable)"
+        "--group", action="append", default=[], help="counters, mst, bandits, trees, bounds, dist, claims (repeatable)"
     )
     ap.add_argument("--source-rev", default=None, help="test a git revision's tree instead of the working tree")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")
