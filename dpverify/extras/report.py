@@ -78,30 +78,15 @@ def replay_samples(
     return raw_x, raw_xp, exact
 
 
-def _check_replay(result, mechanism, x, x_prime, event_families=None, n_chunks=None, output_key=None) -> bool:
-    """Re-run the audit from its recorded seed and options; True if its event and counts come back."""
-    from ..audits.pair import audit
-    from ..audits.sequential import sequential_audit
-
-    options = dict(
-        epsilon=result.claimed_epsilon,
-        delta=result.claimed_delta,
-        alpha=result.alpha,
-        seed=result.seed,
-        event_families=event_families,
-        n_chunks=n_chunks,
-        output_key=output_key,
-    )
-    if _is_sequential(result):
-        schedule = list(result.schedule)
-        growth = schedule[1] / schedule[0] if len(schedule) > 1 else 2.0
-        again = sequential_audit(
-            mechanism, x, x_prime, n_samples=result.budget, first_look=schedule[0], growth=growth, **options
-        )
-    else:
-        again = audit(mechanism, x, x_prime, n_samples=result.n_samples, n_selection=result.n_selection, **options)
+def _check_replay(result, mechanism, x, x_prime, executor=None) -> str:
+    """Re-run the audit from the result alone (:meth:`AuditResult.replay`); say if its event and counts came back."""
+    if result.options is None:
+        return "not re-checked: the result does not record the options it ran with (saved by an older dpverify)"
+    again = result.replay(mechanism, x, x_prime, executor=executor)
     a, b = again.event, result.event
-    return (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime)
+    if (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime):
+        return "reproduced the audit's event and counts"
+    return "did NOT reproduce the audit's event and counts (does the mechanism ignore its rng?)"
 
 
 def _intervals(result):
@@ -387,10 +372,7 @@ def write_report(
     x,
     x_prime,
     max_replay_samples: int = DEFAULT_MAX_REPLAY,
-    event_families=None,
-    n_chunks: int | None = None,
     executor=None,
-    output_key=None,
 ) -> Path:
     """Write a report of ``result`` (an audit of ``mechanism`` on ``x``, ``x_prime``) to ``path``.
 
@@ -406,9 +388,6 @@ def write_report(
     max_replay_samples : int, default 1_000_000
         Largest replay per input (larger audits get a smaller seeded sample in
         the figure, and no reproduction check).
-    event_families, n_chunks : optional
-        The options the audit ran with, if not the defaults (they are not
-        recorded in the result, and the reproduction check needs them).
     executor : optional
         Where the replay's sampling chunks run (as for :func:`dpverify.audit`).
 
@@ -418,18 +397,13 @@ def write_report(
         The file written (``.md`` instead of HTML when matplotlib is missing).
     """
     path = Path(path)
+    output_key = None if result.options is None else result.options.output_key
     raw_x, raw_xp, exact = replay_samples(
         result, mechanism, x, x_prime, max_samples=max_replay_samples, executor=executor, output_key=output_key
     )
     outputs = encode_outputs(raw_x, raw_xp)
     if result.n_samples <= max_replay_samples:
-        reproduced = _check_replay(result, mechanism, x, x_prime, event_families, n_chunks, output_key)
-        replayed = (
-            "reproduced the audit's event and counts"
-            if reproduced
-            else "did NOT reproduce the audit's event and counts (was it run with other options, "
-            "e.g. n_chunks or event_families, or does the mechanism ignore its rng?)"
-        )
+        replayed = _check_replay(result, mechanism, x, x_prime, executor)
     else:
         replayed = f"figure from {len(raw_x)} re-drawn samples per input; counts not re-checked"
     facts = _facts(result, replayed, mechanism, x, x_prime)

@@ -33,9 +33,7 @@ def broken_laplace_audit():
 def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_laplace_audit):
     pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
-    written = write_report(
-        result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
-    )
+    written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0)
     assert written == tmp_path / "audit.html"
     text = written.read_text()
     assert text.startswith("<!DOCTYPE html>")
@@ -54,9 +52,7 @@ def test_html_report_is_self_contained_and_names_everything(tmp_path, broken_lap
 def test_markdown_report_with_png(tmp_path, broken_laplace_audit):
     pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
     mechanism, result = broken_laplace_audit
-    written = write_report(
-        result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
-    )
+    written = write_report(result, tmp_path / "audit.md", mechanism=mechanism, x=0.0, x_prime=1.0)
     assert written.suffix == ".md"
     assert (tmp_path / "audit.png").read_bytes().startswith(PNG_MAGIC)
     text = written.read_text()
@@ -68,9 +64,7 @@ def test_without_matplotlib_html_falls_back_to_markdown(tmp_path, monkeypatch, b
     mechanism, result = broken_laplace_audit
     monkeypatch.setitem(sys.modules, "matplotlib", None)  # import matplotlib now raises ImportError
     with pytest.warns(UserWarning, match="matplotlib is not installed"):
-        written = write_report(
-            result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0, event_families=["threshold"]
-        )
+        written = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0)
     assert written == tmp_path / "audit.md"
     assert "(no figure: matplotlib is not installed)" in written.read_text()
     assert not (tmp_path / "audit.html").exists()
