@@ -37,6 +37,7 @@ from .bounds import (
     minimum_certifying_samples,
 )
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
+from .findings import classify_finding, finding_lines
 from .floating import FLOATING_FAMILIES
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
@@ -96,8 +97,8 @@ class ValueVerdict:
     """The verdict of the *ideal* mechanism: value events only, on the same samples.
 
     When a floating-point event family (Mironov 2012) decides an audit, its
-    bound reflects the implementation's rounding, and a wrong noise scale
-    would look the same. This verdict certifies the best event among the
+    bound may reflect the implementation's rounding, a wrong noise scale, or
+    both (a mantissa code includes the binade, a value bucket). This verdict certifies the best event among the
     value families (thresholds, level sets, classifier...) on the same
     certification samples, at the same level ``alpha``: it audits the
     mechanism as if computed in exact arithmetic.
@@ -172,6 +173,10 @@ class AuditResult:
         False when the mechanism never drew from the ``rng`` it was given (or
         declares ``replayable = False``): its own randomness is not seeded by
         the audit, and ``seed`` does not replay it.
+    finding : {"none", "value", "rounding", "floating-point"}
+        The kind of finding (:mod:`dpverify.findings`): ``"rounding"`` only
+        when a floating-point event certifies a violation that the value
+        events on the same samples do not (or certify materially less of).
     """
 
     epsilon_lower_bound: float
@@ -189,6 +194,7 @@ class AuditResult:
     value_verdict: ValueVerdict | None = None
     notes: tuple = ()
     replayable: bool = True
+    finding: str = "none"
 
     def to_dict(self) -> dict:
         """A JSON-serializable dictionary of plain data (reload with :meth:`from_dict`)."""
@@ -204,6 +210,14 @@ class AuditResult:
             verdict["event"] = EventEstimate(**verdict["event"])
             data["value_verdict"] = ValueVerdict(**verdict)
         data["notes"] = tuple(data.get("notes", ()))
+        if "finding" not in data:  # saved before the kind of finding was recorded
+            data["finding"] = classify_finding(
+                violation=data["violation"],
+                family=data["event"].family,
+                epsilon_lower_bound=data["epsilon_lower_bound"],
+                claimed_epsilon=data["claimed_epsilon"],
+                value_verdict=data.get("value_verdict"),
+            )
         return data
 
     @classmethod
@@ -228,15 +242,7 @@ class AuditResult:
             f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
             f"event: {self.event}",
         ]
-        v = self.value_verdict
-        if v is not None:
-            ideal = "VIOLATION" if v.violation else "no violation found"
-            lines += [
-                "the verdict comes from a floating-point event: the implementation leaks through its "
-                "rounding, whatever its noise scale",
-                f"ideal mechanism (value events only, same samples): {ideal}, certified bound "
-                f"{v.epsilon_lower_bound:.4g} (p-value {v.pvalue:.3g}); event: {v.event}",
-            ]
+        lines += finding_lines(self)
         seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
         lines.append(
             f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
@@ -446,6 +452,13 @@ def audit_result(
             selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
         )
         value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
+    finding = classify_finding(
+        violation=bool(pvalue <= alpha),
+        family=estimate.family,
+        epsilon_lower_bound=eps_lb,
+        claimed_epsilon=epsilon,
+        value_verdict=value_verdict,
+    )
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,
         delta_lower_bound=delta_lb,
@@ -462,6 +475,7 @@ def audit_result(
         value_verdict=value_verdict,
         notes=selection.notes + _replay_note(replayable),
         replayable=replayable,
+        finding=finding,
         **extra,
     )
 
