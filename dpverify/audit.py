@@ -39,6 +39,7 @@ from .bounds import (
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
 from .findings import classify_finding, finding_lines
 from .floating import FLOATING_FAMILIES
+from .protocols import check_replayable, contract_seed
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
 
@@ -170,9 +171,11 @@ class AuditResult:
         What the reader should know: event families that did not apply and
         why, warnings about the outputs, replay.
     replayable : bool
-        False when the mechanism never drew from the ``rng`` it was given (or
-        declares ``replayable = False``): its own randomness is not seeded by
-        the audit, and ``seed`` does not replay it.
+        False when the mechanism never drew from the ``rng`` it was given,
+        declares ``replayable = False``, or gave different first outputs for
+        the same seed (:func:`dpverify.protocols.check_replayable`): its own
+        randomness is not seeded by the audit, and ``seed`` does not replay
+        it. ``notes`` say when this could not be checked.
     finding : {"none", "value", "rounding", "floating-point"}
         The kind of finding (:mod:`dpverify.findings`): ``"rounding"`` only
         when a floating-point event certifies a violation that the value
@@ -369,7 +372,9 @@ def certify(
     return eps_lb, delta_lb, pvalue, estimate
 
 
-def _replay_note(replayable: bool) -> tuple:
+def _replay_note(replayable: bool, note: str | None = None) -> tuple:
+    if note:
+        return (note,)
     if replayable:
         return ()
     return (
@@ -433,13 +438,15 @@ def audit_result(
     n_selection: int,
     seed=None,
     replayable: bool = True,
+    replay_note: str | None = None,
     cls=None,
     **extra,
 ) -> AuditResult:
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
     ``counts_*`` hold one count per event of ``selection.choices`` (the
-    verdict's events, then the value verdict's).
+    verdict's events, then the value verdict's); ``replay_note`` is the
+    note of :func:`dpverify.protocols.check_replayable`, if any.
     """
     k = len(selection.verdict_choices)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
@@ -473,7 +480,7 @@ def audit_result(
         n_candidates=selection.n_candidates,
         seed=seed,
         value_verdict=value_verdict,
-        notes=selection.notes + _replay_note(replayable),
+        notes=selection.notes + _replay_note(replayable, replay_note),
         replayable=replayable,
         finding=finding,
         **extra,
@@ -635,13 +642,8 @@ def audit(
         progress=progress,
         output_key=output_key,
     )
-    replayable = (
-        used_x
-        and used_xp
-        and counted_x.rng_used
-        and counted_xp.rng_used
-        and getattr(mechanism, "replayable", True) is not False
-    )
+    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
+    replayable = replay.replayable and used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
     result = audit_result(
         selection,
         counted_x.counts,
@@ -654,6 +656,7 @@ def audit(
         n_selection=n_selection,
         seed=entropy,
         replayable=replayable,
+        replay_note=replay.note,
     )
     note = where_counted(counted_x.where | counted_xp.where)
     return replace(result, notes=result.notes + (note,)) if note else result

@@ -30,6 +30,7 @@ from ._results import dataclass_to_dict
 from .errors import InvalidParameterError, OutputTypeError
 from .exact import _as_pmf
 from .outputs import encode_outputs
+from .protocols import is_vectorized
 from .sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
 __all__ = [
@@ -109,7 +110,7 @@ class _SamplerMechanism:
         if not callable(sampler):
             raise InvalidParameterError(f"a sampler must be callable as sampler(rng), got {type(sampler).__name__}")
         self.sampler = sampler
-        if callable(getattr(sampler, "sample", None)):
+        if is_vectorized(sampler):  # a sampler's sample(size, rng) takes no data
             self.sample = self._sample
 
     def __call__(self, data, rng):

@@ -64,6 +64,7 @@ from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError
 from .progress import progress_bar
+from .protocols import check_replayable, contract_seed
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
 
@@ -251,6 +252,7 @@ def _run_looks(
     parts_x, parts_xp = [], []
     cache: dict = {}
     rng_used = True
+    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
     result = None
@@ -307,7 +309,7 @@ def _run_looks(
                 for i, key in enumerate(keys):
                     counts[:, i] += cache.get((key, j), (0, 0))
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
-            replayable = rng_used and getattr(mechanism, "replayable", True) is not False
+            replayable = rng_used and replay.replayable
             result = audit_result(
                 selection,
                 counts[0],
@@ -320,6 +322,7 @@ def _run_looks(
                 n_selection=s_k,
                 seed=entropy,
                 replayable=replayable,
+                replay_note=replay.note,
             )
             rejected = bool(result.pvalue <= alpha_k)
             looks.append(

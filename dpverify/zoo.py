@@ -21,6 +21,7 @@ from ._validation import check_epsilon, check_positive_real
 from .audit import audit
 from .errors import InvalidParameterError
 from .exact import exact_privacy_loss
+from .protocols import has_exact_pmf
 from .suite import Verification, VerificationOutcome
 
 __all__ = [
@@ -219,7 +220,7 @@ def textbook_verifications():
     items = []
     for name, mechanism, x, x_prime in default_instances():
         items.append(_audit_verification(name, mechanism, x, x_prime))
-        if hasattr(mechanism, "pmf"):
+        if has_exact_pmf(mechanism):
             items.append(_exact_verification(name, mechanism, x, x_prime))
     from .mechanisms.broken import BrokenLaplaceMechanism
 
