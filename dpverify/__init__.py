@@ -24,6 +24,7 @@ from .errors import (
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
+    SamplerContractError,
 )
 from .curves import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
@@ -74,6 +75,7 @@ __all__ = [
     "OutputTypeError",
     "IdenticalInputsError",
     "InvalidDistributionError",
+    "SamplerContractError",
 ]
 
 __version__ = "0.1.0"

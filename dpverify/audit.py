@@ -40,6 +40,7 @@ from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParam
 from .findings import classify_finding, finding_lines
 from .floating import FLOATING_FAMILIES
 from .protocols import check_replayable, contract_seed
+from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
 
@@ -575,6 +576,11 @@ def audit(
         ``x`` equals ``x_prime``.
     MechanismError
         The mechanism raised (the input is named, the error chained).
+    SamplerContractError
+        The vectorized ``sample`` returns the wrong number of outputs, or is
+        not distributed as ``mechanism(data, rng)`` on 1,000 outputs of each
+        per input (:func:`dpverify.sampler_check.check_sampler_agreement`,
+        false-alarm rate 1e-8, drawn from a stream of its own).
     OutputTypeError
         Unhashable, identity-compared, mixed-type or NaN outputs.
 
@@ -606,6 +612,7 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
+    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp, seed_more = children(sequence, 5)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
     sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)

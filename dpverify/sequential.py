@@ -65,6 +65,7 @@ from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError
 from .progress import progress_bar
 from .protocols import check_replayable, contract_seed
+from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
 
@@ -252,6 +253,7 @@ def _run_looks(
     parts_x, parts_xp = [], []
     cache: dict = {}
     rng_used = True
+    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
     replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
