@@ -60,6 +60,7 @@ from .errors import (
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
+    SamplerContractError,
 )
 from .options import AuditOptions
 
@@ -97,6 +98,7 @@ __all__ = [
     "OutputTypeError",
     "IdenticalInputsError",
     "InvalidDistributionError",
+    "SamplerContractError",
 ]
 
 __version__ = "0.1.0"

@@ -9,6 +9,7 @@ __all__ = [
     "OutputTypeError",
     "IdenticalInputsError",
     "InvalidDistributionError",
+    "SamplerContractError",
 ]
 
 
@@ -52,3 +53,12 @@ class IdenticalInputsError(DPVerifyError, ValueError):
 
 class InvalidDistributionError(DPVerifyError, ValueError):
     """A probability mass function with negative, non-finite or non-normalized masses."""
+
+
+class SamplerContractError(MechanismError):
+    """A vectorized ``sample(data, size, rng)`` that breaks its contract.
+
+    It returned a number of outputs other than ``size``, or outputs whose
+    distribution differs from that of ``mechanism(data, rng)`` (a test of the
+    two on a small batch rejected their equality).
+    """

@@ -51,6 +51,7 @@ from ..events import candidate_events, families_of_role, registered_families
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
+from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size
 from .pair import check_inputs_differ
@@ -227,6 +228,7 @@ def delta_lower_bound_curve(
     n_cert = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
+    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
     sel_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)

@@ -20,6 +20,7 @@ likely categories with 300 samples, 20,000 null runs), and Williams' correction
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -27,9 +28,10 @@ from scipy import stats
 
 from .. import _validation as check
 from .._results import dataclass_to_dict
-from ..errors import InvalidParameterError, OutputTypeError
+from ..errors import InsufficientSamplesError, InvalidParameterError, OutputTypeError
 from ..pipeline.outputs import encode_outputs
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
+from ..protocols import is_vectorized
 from .exact import _as_pmf
 
 __all__ = [
@@ -109,7 +111,7 @@ class _SamplerMechanism:
         if not callable(sampler):
             raise InvalidParameterError(f"a sampler must be callable as sampler(rng), got {type(sampler).__name__}")
         self.sampler = sampler
-        if callable(getattr(sampler, "sample", None)):
+        if is_vectorized(sampler):  # a sampler's sample(size, rng) takes no data
             self.sample = self._sample
 
     def __call__(self, data, rng):
@@ -170,6 +172,25 @@ def _pool(expected: np.ndarray, min_expected: float) -> np.ndarray:
     return groups
 
 
+def _refuse_powerless(n_samples: int, expected: np.ndarray, min_expected: float):
+    """Raise :class:`InsufficientSamplesError`: every category pooled into one, so the test has no power.
+
+    The suggested size gives the largest category and the rest together an
+    expected count of at least ``min_expected`` each, scaling the expected
+    counts seen at ``n_samples``.
+    """
+    largest = float(expected.max())
+    rest = float(expected.sum()) - largest
+    smaller = min(largest, rest)
+    required = int(math.ceil(round(n_samples * min_expected / smaller, 9))) if smaller > 0 else 2 * n_samples
+    raise InsufficientSamplesError(
+        f"with n_samples={n_samples} every category has an expected count below min_expected={min_expected:g}, "
+        "so all pool into one and the test cannot tell any two distributions apart (p = 1 whatever the "
+        f"samplers do); draw at least n_samples={required}",
+        required=required,
+    )
+
+
 def equal_distributions(
     sampler_a,
     sampler_b,
@@ -209,6 +230,12 @@ def equal_distributions(
     Returns
     -------
     DistributionTestResult
+
+    Raises
+    ------
+    InsufficientSamplesError
+        The samplers gave different outputs but every category pooled into
+        one: at this size the test has no power (the error gives a size that has some).
     """
     n_samples = _check_options(n_samples, method)
     alpha = check.check_alpha(alpha)
@@ -222,6 +249,8 @@ def equal_distributions(
     pooled = pooled[:, pooled.sum(axis=0) > 0]
     n_pooled = int(np.count_nonzero(expected < min_expected))
     if pooled.shape[1] < 2:
+        if k >= 2:  # the samplers gave different outputs, but they all pooled into one category
+            _refuse_powerless(n_samples, expected, min_expected)
         return _result(alpha, 0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
     statistic, pvalue, df, _ = stats.chi2_contingency(pooled, correction=False, lambda_=_METHODS[method])
     return _result(
@@ -268,6 +297,12 @@ def goodness_of_fit(
     n_samples, seed, executor, method, min_expected, n_chunks, progress, alpha
         As in :func:`equal_distributions` (a ``Generator`` as ``seed`` is spawned from, not
         drawn from).
+
+    Raises
+    ------
+    InsufficientSamplesError
+        The pmf has several outputs but every category pooled into one: at
+        this size the test has no power.
     """
     n_samples = _check_options(n_samples, method)
     alpha = check.check_alpha(alpha)
@@ -301,6 +336,8 @@ def goodness_of_fit(
     exp = np.bincount(groups, weights=expected)
     n_pooled = int(np.count_nonzero(expected < min_expected))
     if len(obs) < 2:
+        if len(expected) >= 2:  # the pmf has several outputs, but they all pooled into one category
+            _refuse_powerless(n_samples, expected, min_expected)
         return _result(alpha, 0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
     exp = exp * obs.sum() / exp.sum()  # guard against pmf round-off
     statistic, pvalue = stats.power_divergence(obs, exp, lambda_=_METHODS[method])

@@ -39,8 +39,11 @@ from ..pipeline.bounds import (
     clopper_pearson_epsilon_bound,
     minimum_certifying_samples,
 )
+from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import Choice, Selection, default_selection_size, grown_selection_size, select
+from ..protocols import check_replayable, contract_seed
+from .findings import classify_finding, finding_lines
 
 __all__ = ["audit", "AuditResult", "EventEstimate", "ValueVerdict"]
 
@@ -97,8 +100,8 @@ class ValueVerdict:
     """The verdict of the *ideal* mechanism: value events only, on the same samples.
 
     When a floating-point event family (Mironov 2012) decides an audit, its
-    bound reflects the implementation's rounding, and a wrong noise scale
-    would look the same. This verdict certifies the best event among the
+    bound may reflect the implementation's rounding, a wrong noise scale, or
+    both (a mantissa code includes the binade, a value bucket). This verdict certifies the best event among the
     value families (thresholds, level sets, classifier...) on the same
     certification samples, at the same level ``alpha``: it audits the
     mechanism as if computed in exact arithmetic.
@@ -170,9 +173,15 @@ class AuditResult:
         What the reader should know: event families that did not apply and
         why, warnings about the outputs, replay.
     replayable : bool
-        False when the mechanism never drew from the ``rng`` it was given (or
-        declares ``replayable = False``): its own randomness is not seeded by
-        the audit, and ``seed`` does not replay it.
+        False when the mechanism never drew from the ``rng`` it was given,
+        declares ``replayable = False``, or gave different first outputs for
+        the same seed (:func:`dpverify.protocols.check_replayable`): its own
+        randomness is not seeded by the audit, and ``seed`` does not replay
+        it. ``notes`` say when this could not be checked.
+    finding : {"none", "value", "rounding", "floating-point"}
+        The kind of finding (:mod:`dpverify.findings`): ``"rounding"`` only
+        when a floating-point event certifies a violation that the value
+        events on the same samples do not (or certify materially less of).
     options : AuditOptions or None
         The options the audit ran with (None only in results saved before they
         were recorded): with ``seed``, ``n_samples`` and the claim they replay it
@@ -194,6 +203,7 @@ class AuditResult:
     value_verdict: ValueVerdict | None = None
     notes: tuple = ()
     replayable: bool = True
+    finding: str = "none"
     options: AuditOptions | None = None
 
     def to_dict(self) -> dict:
@@ -212,6 +222,14 @@ class AuditResult:
         data["notes"] = tuple(data.get("notes", ()))
         if data.get("options") is not None:
             data["options"] = AuditOptions.from_dict(data["options"])
+        if "finding" not in data:  # saved before the kind of finding was recorded
+            data["finding"] = classify_finding(
+                violation=data["violation"],
+                family=data["event"].family,
+                epsilon_lower_bound=data["epsilon_lower_bound"],
+                claimed_epsilon=data["claimed_epsilon"],
+                value_verdict=data.get("value_verdict"),
+            )
         return data
 
     @classmethod
@@ -236,15 +254,7 @@ class AuditResult:
             f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
             f"event: {self.event}",
         ]
-        v = self.value_verdict
-        if v is not None:
-            ideal = "VIOLATION" if v.violation else "no violation found"
-            lines += [
-                "the verdict comes from a floating-point event: the implementation leaks through its "
-                "rounding, whatever its noise scale",
-                f"ideal mechanism (value events only, same samples): {ideal}, certified bound "
-                f"{v.epsilon_lower_bound:.4g} (p-value {v.pvalue:.3g}); event: {v.event}",
-            ]
+        lines += finding_lines(self)
         seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
         lines.append(
             f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
@@ -396,7 +406,9 @@ def certify(
     return eps_lb, delta_lb, pvalue, estimate
 
 
-def _replay_note(replayable: bool) -> tuple:
+def _replay_note(replayable: bool, note: str | None = None) -> tuple:
+    if note:
+        return (note,)
     if replayable:
         return ()
     return (
@@ -460,13 +472,15 @@ def audit_result(
     n_selection: int,
     seed=None,
     replayable: bool = True,
+    replay_note: str | None = None,
     cls=None,
     **extra,
 ) -> AuditResult:
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
     ``counts_*`` hold one count per event of ``selection.choices`` (the
-    verdict's events, then the value verdict's).
+    verdict's events, then the value verdict's); ``replay_note`` is the
+    note of :func:`dpverify.protocols.check_replayable`, if any.
     """
     k = len(selection.verdict_choices)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
@@ -480,6 +494,13 @@ def audit_result(
             selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
         )
         value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
+    finding = classify_finding(
+        violation=bool(pvalue <= alpha),
+        family=estimate.family,
+        epsilon_lower_bound=eps_lb,
+        claimed_epsilon=epsilon,
+        value_verdict=value_verdict,
+    )
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,
         delta_lower_bound=delta_lb,
@@ -494,8 +515,9 @@ def audit_result(
         n_candidates=selection.n_candidates,
         seed=seed,
         value_verdict=value_verdict,
-        notes=selection.notes + _replay_note(replayable),
+        notes=selection.notes + _replay_note(replayable, replay_note),
         replayable=replayable,
+        finding=finding,
         **extra,
     )
 
@@ -569,6 +591,11 @@ def audit(
         ``x`` equals ``x_prime``.
     MechanismError
         The mechanism raised (the input is named, the error chained).
+    SamplerContractError
+        The vectorized ``sample`` returns the wrong number of outputs, or is
+        not distributed as ``mechanism(data, rng)`` on 1,000 outputs of each
+        per input (:func:`dpverify.sampler_check.check_sampler_agreement`,
+        false-alarm rate 1e-8, drawn from a stream of its own).
     OutputTypeError
         Unhashable, identity-compared, mixed-type or NaN outputs.
 
@@ -599,6 +626,7 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
+    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp, seed_more = children(sequence, 5)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
     sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
@@ -635,13 +663,8 @@ def audit(
         progress=options.progress,
         output_key=output_key,
     )
-    replayable = (
-        used_x
-        and used_xp
-        and counted_x.rng_used
-        and counted_xp.rng_used
-        and getattr(mechanism, "replayable", True) is not False
-    )
+    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
+    replayable = replay.replayable and used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
     result = audit_result(
         selection,
         counted_x.counts,
@@ -654,6 +677,7 @@ def audit(
         n_selection=n_selection,
         seed=entropy,
         replayable=replayable,
+        replay_note=replay.note,
         options=options,
     )
     note = where_counted(counted_x.where | counted_xp.where)

@@ -65,8 +65,10 @@ from ..errors import InsufficientSamplesError, InvalidParameterError
 from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
+from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size, select
+from ..protocols import check_replayable, contract_seed
 from .pair import AuditResult, audit_result, check_inputs_differ
 
 __all__ = [
@@ -268,6 +270,8 @@ def _run_looks(
     parts_x, parts_xp = [], []
     cache: dict = {}
     rng_used = True
+    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
     result = None
@@ -324,7 +328,7 @@ def _run_looks(
                 for i, key in enumerate(keys):
                     counts[:, i] += cache.get((key, j), (0, 0))
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
-            replayable = rng_used and getattr(mechanism, "replayable", True) is not False
+            replayable = rng_used and replay.replayable
             result = audit_result(
                 selection,
                 counts[0],
@@ -337,6 +341,7 @@ def _run_looks(
                 n_selection=s_k,
                 seed=entropy,
                 replayable=replayable,
+                replay_note=replay.note,
                 options=options,
             )
             rejected = bool(result.pvalue <= alpha_k)

@@ -234,9 +234,11 @@ def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, flo
     """
     import numpy as np
 
+    from ..protocols import is_vectorized
+
     rng = np.random.default_rng(0)
     try:
-        if hasattr(mechanism, "sample"):
+        if is_vectorized(mechanism):
             k = 1000
             mechanism.sample(x, 10, rng)
             start = time.perf_counter()

@@ -619,13 +619,36 @@ def row_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     rows = getattr(outputs.labels, "rows", None)
     if rows is None or rows.ndim != 2 or rows.shape[1] < 1:
         return Candidates.empty()  # not integer vectors: nothing to say
-    values = RowValues.of(rows)
-    vx, vxp = values(sel_x), values(sel_x_prime)
+    table = np.asarray(rows, dtype=float)
     parts = []
-    for name, project in _projections(vx, vxp):
-        composed = Composed(values, project)
-        parts.append(_threshold_candidates(project(vx), project(vxp), composed, name))
+    for name, project in _row_projections(table, sel_x, sel_x_prime):
+        lookup = CodeValue.of(project(table))  # each code's projection: no (n, d) array of the selection rows
+        parts.append(_threshold_candidates(lookup(sel_x), lookup(sel_x_prime), lookup, name))
     return _concat(parts)
+
+
+def _row_projections(table: np.ndarray, codes_x, codes_x_prime):
+    """:func:`_projections` of the rows ``table[codes]``, computed from the code book and code counts.
+
+    The mean difference direction is ``sum_c (n_x(c) / n_x - n_x'(c) / n_x') row_c``: the
+    selection rows are never expanded to an (n, d) array (their memory is the code book's).
+    """
+    d = table.shape[1]
+    if d == 1:
+        return [("output", Coordinate(0))]
+    out = [(f"output[{i}]", Coordinate(i)) for i in range(min(d, 16))]
+    out.append(("sum(output)", Total()))
+    out.append(("max(output)", Largest()))
+    k = len(table)
+    share_x = np.bincount(codes_x[codes_x >= 0], minlength=k) / max(1, len(codes_x))
+    share_xp = np.bincount(codes_x_prime[codes_x_prime >= 0], minlength=k) / max(1, len(codes_x_prime))
+    direction = np.nan_to_num((share_x - share_xp) @ np.clip(table, -1e150, 1e150))
+    norm = np.linalg.norm(direction)
+    if np.isfinite(norm) and norm > 0:
+        w = direction / norm
+        text = "(" + ", ".join(f"{v:.3g}" for v in w[:4]) + (", ..." if d > 4 else "") + ")"
+        out.append((f"<output, {text}>", Linear(w)))
+    return out
 
 
 @dataclass(frozen=True)

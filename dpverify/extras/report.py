@@ -32,6 +32,7 @@ from pathlib import Path
 
 import numpy as np
 
+from ..audits.findings import finding_lines
 from ..audits.pair import AuditResult
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import encode_outputs
@@ -139,17 +140,8 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
         ),
         ("seed", f"{result.seed!r} (replay: {replayed})"),
     ]
-    v = result.value_verdict
-    if v is not None:
-        rows.append(
-            (
-                "ideal mechanism (value events only, same samples)",
-                ("VIOLATION" if v.violation else "no violation found")
-                + f"; certified bound {_fmt(v.epsilon_lower_bound)} (p-value {v.pvalue:.3g}); "
-                f"event {v.event.description} [family: {v.event.family}]. The verdict above comes "
-                "from a floating-point event: the implementation leaks through its rounding.",
-            )
-        )
+    rows += [("floating-point events", line) for line in finding_lines(result)]
+    rows.append(("kind of finding", result.finding))
     if not result.replayable:
         rows.append(("replay", "the mechanism did not draw from the rng it was given: the seed does not replay it"))
     for note in result.notes:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from ..audits.pair import audit
 from ..cli.suite import Verification, VerificationOutcome
+from ..protocols import has_exact_pmf
 from .broken import BrokenLaplaceMechanism
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
@@ -72,7 +73,7 @@ def textbook_verifications():
     items = []
     for name, mechanism, x, x_prime in default_instances():
         items.append(_audit_verification(name, mechanism, x, x_prime))
-        if hasattr(mechanism, "pmf"):
+        if has_exact_pmf(mechanism):
             items.append(_exact_verification(name, mechanism, x, x_prime))
     broken = BrokenLaplaceMechanism(1.0)
     items.append(_audit_verification("laplace-half-noise", broken, 0.0, 1.0, expect_violation=True))

@@ -175,8 +175,9 @@ def normalize(raw):
     """Raw outputs as ``(storage, values)``: an array for numbers, a list for other hashables.
 
     ``storage`` is ``"real"`` (float (n, d) array), ``"int"``/``"bool"`` (1-D
-    array), ``"int-rows"``/``"bool-rows"`` (2-D int64 array), ``"hashable"``
-    (list) or ``"empty"``.
+    array), ``"int-rows"``/``"bool-rows"`` (2-D integer array, in the
+    outputs' own integer type: int8 rows stay int8), ``"hashable"`` (list) or
+    ``"empty"``.
     """
     storage = _storage(raw)
     if storage == "array-list":
@@ -198,9 +199,10 @@ def normalize(raw):
         return "real", _check_no_nan(arr.reshape(len(arr), -1))
     if storage in ("int", "bool"):
         return storage, np.asarray(raw).reshape(-1)
-    if storage in ("int-rows", "bool-rows"):
+    if storage in ("int-rows", "bool-rows"):  # kept in their own integer type: keys are made block by block
         arr = np.asarray(raw)
-        return storage, arr.reshape(len(arr), -1).astype(np.int64)
+        arr = arr.reshape(len(arr), -1)
+        return storage, arr.astype(np.int8) if arr.dtype.kind == "b" else arr
     if storage.startswith("hashable"):
         return storage, list(raw)
     return storage, raw
@@ -238,6 +240,40 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     if rows.shape[1] == 0:
         return np.zeros(len(rows), dtype="V1")
     return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
+
+
+#: Integer rows keyed at once: the int64 keys of a block take ROW_BLOCK x width x 8 bytes, so the
+#: memory of fitting and encoding rows follows the outputs' own size and the code book, not 8 bytes
+#: per entry of every output.
+ROW_BLOCK = 1 << 16
+
+
+def _row_blocks(rows: np.ndarray):
+    for start in range(0, len(rows), ROW_BLOCK):
+        yield rows[start : start + ROW_BLOCK]
+
+
+def _unique_row_keys(groups) -> np.ndarray:
+    """The sorted distinct keys (:func:`_row_keys`) of the rows of some integer matrices, block by block."""
+    parts = [np.unique(_row_keys(block)) for g in groups for block in _row_blocks(g)]
+    if not parts:
+        return _row_keys(np.zeros((0, 0), dtype=np.int64))
+    return np.unique(np.concatenate(parts))
+
+
+def _rows_of_keys(keys: np.ndarray, width: int) -> np.ndarray:
+    """The int64 rows that :func:`_row_keys` turned into ``keys``."""
+    if width == 0:
+        return np.zeros((len(keys), 0), dtype=np.int64)
+    return np.ascontiguousarray(keys).view(np.int64).reshape(len(keys), width)
+
+
+def _lookup_rows(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """:func:`_lookup_sorted` of the keys of integer rows, block by block."""
+    out = np.empty(len(rows), dtype=np.int64)
+    for start, block in zip(range(0, len(rows), ROW_BLOCK), _row_blocks(rows)):
+        out[start : start + len(block)] = _lookup_sorted(keys, _row_keys(block))
+    return out
 
 
 def _lookup_sorted(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
@@ -315,7 +351,7 @@ class OutputCodec:
         if storage == self.storage and storage.endswith("-rows"):
             if values.shape[1] != self._width:
                 return np.full(len(values), -1, dtype=np.int64)
-            return _lookup_sorted(self._keys, _row_keys(values))
+            return _lookup_rows(self._keys, values)
         if self._table is None and {storage, self.storage} <= {"int", "bool", "int-rows", "bool-rows"}:
             raise OutputTypeError(self._mismatch(storage))
         return self._encode_items(values)
@@ -411,7 +447,7 @@ def _distinct_integers(storage: str, groups) -> int:
     if not stacked:
         return 0
     if storage.endswith("-rows"):
-        return len(np.unique(_row_keys(np.concatenate(stacked))))
+        return len(_unique_row_keys(stacked))
     return len(np.unique(np.concatenate([g.reshape(-1) for g in stacked])))
 
 
@@ -426,9 +462,9 @@ def _fit_discrete(storage: str, groups) -> OutputCodec:
         widths = {g.shape[1] for g in groups if len(g)}
         if len(widths) > 1:
             raise OutputTypeError(f"vector outputs have different lengths {sorted(widths)}")
-        stacked = np.concatenate([g for g in groups if len(g)] or [np.zeros((0, 0), np.int64)])
-        keys, first = np.unique(_row_keys(stacked), return_index=True)
-        labels = _RowLabels(stacked[first], boolean=storage == "bool-rows")
+        width = widths.pop() if widths else 0
+        keys = _unique_row_keys([g for g in groups if len(g)])
+        labels = _RowLabels(_rows_of_keys(keys, width), boolean=storage == "bool-rows")
         table = None
         return OutputCodec("discrete", storage, 1, labels, None, keys, table)
     table: dict = {}

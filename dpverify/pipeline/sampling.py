@@ -35,9 +35,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._results import dataclass_to_dict
-from ..errors import DPVerifyError, InvalidParameterError, MechanismError
+from ..errors import DPVerifyError, InvalidParameterError, MechanismError, SamplerContractError
 from ..extras import arrays
 from ..extras.progress import progress_bar
+from ..protocols import draw_outputs, is_vectorized
 from .outputs import apply_output_key
 
 __all__ = [
@@ -191,26 +192,11 @@ def _state(rng: np.random.Generator):
 
 def _draw_block(mechanism, data, size: int, rng):
     """``size`` raw outputs of the mechanism (its vectorized ``sample`` when it has one)."""
-    sample = getattr(mechanism, "sample", None)
-    if callable(sample):
-        out = sample(data, size, rng)
-        if isinstance(out, np.ndarray) or arrays.namespace(out) is not None:
-            shape = getattr(out, "shape", ())
-            if len(shape) == 0 or shape[0] != size:
-                raise ValueError(
-                    f"sample(data, size={size}, rng) returned an array of shape {tuple(shape)}; "
-                    "its first axis must be size"
-                )
-            return out
-        out = list(out)
-        if len(out) != size:
-            raise ValueError(f"sample(data, size={size}, rng) returned {len(out)} outputs")
-        return out
-    return [mechanism(data, rng) for _ in range(size)]
+    return draw_outputs(mechanism, data, size, rng)
 
 
 def _block_size(mechanism) -> int:
-    return BLOCK_SIZE if callable(getattr(mechanism, "sample", None)) else CALL_BLOCK_SIZE
+    return BLOCK_SIZE if is_vectorized(mechanism) else CALL_BLOCK_SIZE
 
 
 @dataclass(frozen=True)
@@ -403,6 +389,11 @@ def _is_pickling_error(exc: BaseException) -> bool:
 def _raise_failures(results, labels, data_by_label) -> None:
     for result, label in zip(results, labels):
         if isinstance(result, _Failure):
+            if result.type_name == SamplerContractError.__name__:
+                raise SamplerContractError(
+                    f"the mechanism's vectorized sampler breaks its contract on input {label} = "
+                    f"{_describe(data_by_label[label])}: {result.message}"
+                ) from result.exception
             if result.from_mechanism:
                 raise MechanismError(
                     f"the mechanism raised {result.type_name} on input {label} = "

@@ -187,3 +187,18 @@ def test_an_impossible_output_is_decisive():
 def test_real_outputs_are_refused():
     with pytest.raises(dpverify.OutputTypeError):
         dpverify.equal_distributions(lambda rng: rng.random(), lambda rng: rng.random(), n_samples=10, seed=1)
+
+
+def test_sizes_with_no_power_are_refused_by_name():
+    """Detects the silent pass: a uniform on {0, 1, 2} against a constant 5 with 5 samples each pooled
+    every category into one and reported p = 1, df = 0, "not different". Deterministic (fixed seeds)."""
+    with pytest.raises(dpverify.InsufficientSamplesError, match="no power|cannot tell") as refused:
+        dpverify.equal_distributions(Categorical([1 / 3] * 3), lambda rng: 5, n_samples=5, seed=1)
+    assert refused.value.required == 10
+    with pytest.raises(dpverify.InsufficientSamplesError) as refused:
+        dpverify.goodness_of_fit(Categorical([1 / 3] * 3), {0: 1 / 3, 1: 1 / 3, 2: 1 / 3}, n_samples=5, seed=1)
+    assert refused.value.required == 15
+    enough = dpverify.equal_distributions(Categorical([1 / 3] * 3), lambda rng: 5, n_samples=10, seed=1)
+    assert enough.df >= 1 and enough.violation  # the suggested size sees the difference (p ~ 1e-5 at alpha 0.05)
+    constant = dpverify.equal_distributions(lambda rng: 5, lambda rng: 5, n_samples=5, seed=1)
+    assert constant.pvalue == 1.0  # one output seen at all: the data show no difference, nothing to refuse
