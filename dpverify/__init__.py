@@ -41,12 +41,15 @@ from .audits import (
     SequentialAuditResult,
     ValueVerdict,
     audit,
+    audit_pairs,
     audit_samples,
     chi_square_power,
     delta_lower_bound_curve,
     equal_distributions,
     exact_privacy_loss,
     goodness_of_fit,
+    oracle_epsilon_bound,
+    replay,
     sequential_audit,
 )
 from .claims import PrivacyClaim
@@ -66,6 +69,9 @@ from .options import AuditOptions
 
 __all__ = [
     "audit",
+    "audit_pairs",
+    "oracle_epsilon_bound",
+    "replay",
     "AuditOptions",
     "PrivacyClaim",
     "audit_samples",

@@ -16,9 +16,12 @@ from __future__ import annotations
 import math
 import numbers
 
-from .errors import InvalidClaimError, InvalidParameterError
+import numpy as np
+
+from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterError
 
 __all__ = [
+    "check_inputs_differ",
     "check_epsilon",
     "check_delta",
     "check_alpha",
@@ -150,3 +153,21 @@ def check_positive_real(value, name: str, lower: float = 0.0) -> float:
     if not _is_real(value) or not math.isfinite(float(value)) or not float(value) > lower:
         raise InvalidParameterError(f"{name} must be a finite real number > {lower:g}, got {value!r}")
     return float(value)
+
+
+def _inputs_equal(x, x_prime) -> bool:
+    try:
+        if isinstance(x, np.ndarray) or isinstance(x_prime, np.ndarray):
+            return bool(np.array_equal(np.asarray(x), np.asarray(x_prime)))
+        equal = x == x_prime
+        return equal if isinstance(equal, bool) else False
+    except Exception:
+        return False
+
+
+def check_inputs_differ(x, x_prime) -> None:
+    """Raise :class:`IdenticalInputsError` when ``x`` equals ``x_prime``."""
+    if _inputs_equal(x, x_prime):
+        raise IdenticalInputsError(
+            f"x and x_prime are equal ({x!r}); an audit compares two different neighbouring inputs"
+        )

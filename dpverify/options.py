@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 from . import _validation as check
 from .errors import InvalidParameterError
 
-__all__ = ["AuditOptions", "resolve_options"]
+__all__ = ["AuditOptions", "resolve_options", "DEFAULT_ALPHA", "DEFAULT_SAMPLES"]
 
 
 @dataclass(frozen=True)
@@ -32,9 +32,12 @@ class AuditOptions:
 
     Attributes
     ----------
-    alpha : float, default 0.05
+    alpha : float or None
         Test level: the false-alarm rate of ``violation`` on a mechanism that
-        keeps its claim; ``1 - alpha`` is the confidence of the bounds.
+        keeps its claim; ``1 - alpha`` is the confidence of the bounds. None
+        (the default) means the driver's default level: :data:`DEFAULT_ALPHA`
+        for the audits, :data:`dpverify.testing.DEFAULT_TEST_ALPHA` (1e-6) for
+        the test-suite assertion. A result records the level it ran at.
     n_selection : int or None
         Samples per input that choose the event (held in memory); None for the
         default split (:func:`dpverify.pipeline.selection.default_selection_size`).
@@ -59,7 +62,7 @@ class AuditOptions:
         Show progress on long runs (not recorded).
     """
 
-    alpha: float = 0.05
+    alpha: float | None = None
     n_selection: int | None = None
     n_chunks: int | None = None
     event_families: tuple | None = None
@@ -69,7 +72,8 @@ class AuditOptions:
     progress: bool = field(default=False, compare=False, repr=False)
 
     def __post_init__(self):
-        object.__setattr__(self, "alpha", check.check_alpha(self.alpha))
+        if self.alpha is not None:
+            object.__setattr__(self, "alpha", check.check_alpha(self.alpha))
         if self.n_selection is not None:
             object.__setattr__(self, "n_selection", check.check_positive_int(self.n_selection, "n_selection"))
         if self.n_chunks is not None:
@@ -113,8 +117,19 @@ class AuditOptions:
 OPTION_FIELDS = tuple(f.name for f in dataclasses.fields(AuditOptions))
 
 
-def resolve_options(options: AuditOptions | None, shortcuts: dict, *, driver: str) -> AuditOptions:
+#: The level of an audit whose options leave ``alpha`` unset.
+DEFAULT_ALPHA = 0.05
+#: Samples per input of an audit that is not told how many.
+DEFAULT_SAMPLES = 100_000
+
+
+def resolve_options(
+    options: AuditOptions | None, shortcuts: dict, *, driver: str, default_alpha: float = DEFAULT_ALPHA
+) -> AuditOptions:
     """``options`` (or the defaults) with the keyword ``shortcuts`` replacing their fields.
+
+    An ``alpha`` left unset (None) becomes the driver's ``default_alpha``, so the
+    options a result records always name the level it ran at.
 
     Raises
     ------
@@ -130,10 +145,14 @@ def resolve_options(options: AuditOptions | None, shortcuts: dict, *, driver: st
             "(fields of dpverify.AuditOptions)"
         )
     if options is None:
-        return AuditOptions(**shortcuts)
-    if not isinstance(options, AuditOptions):
+        options = AuditOptions(**shortcuts)
+    elif not isinstance(options, AuditOptions):
         raise InvalidParameterError(f"options must be a dpverify.AuditOptions, got {type(options).__name__}")
-    return dataclasses.replace(options, **shortcuts) if shortcuts else options
+    elif shortcuts:
+        options = dataclasses.replace(options, **shortcuts)
+    if options.alpha is None:
+        options = dataclasses.replace(options, alpha=default_alpha)
+    return options
 
 
 def _callable_name(fn) -> str | None:

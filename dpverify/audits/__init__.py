@@ -15,12 +15,15 @@ from .distributions import DistributionTestResult, chi_square_power, equal_distr
 from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .given_samples import audit_samples
 from .oracle import OracleBound, oracle_epsilon_bound
-from .pair import AuditResult, EventEstimate, ValueVerdict, audit
+from .pair import audit
 from .pairs import PairAuditResult, audit_pairs
+from .replay import replay
+from .results import AuditResult, EventEstimate, ValueVerdict
 from .sequential import Look, SequentialAuditResult, sequential_audit
 
 __all__ = [
     "audit",
+    "replay",
     "AuditResult",
     "EventEstimate",
     "ValueVerdict",

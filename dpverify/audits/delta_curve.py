@@ -46,6 +46,7 @@ from scipy import stats
 
 from .. import _validation as check
 from .._results import dataclass_to_dict
+from .._validation import check_inputs_differ
 from ..errors import InsufficientSamplesError, InvalidParameterError
 from ..events import candidate_events, families_of_role, registered_families
 from ..options import AuditOptions, resolve_options
@@ -54,7 +55,6 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size
-from .pair import check_inputs_differ
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 

@@ -25,7 +25,8 @@ from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.outputs import apply_output_key
 from ..pipeline.sampling import concatenate_outputs
 from ..pipeline.selection import MIN_SELECTION, default_selection_size, select
-from .pair import AuditResult, audit_result, check_inputs_differ
+from .certification import audit_result
+from .results import AuditResult
 
 __all__ = ["audit_samples"]
 
@@ -148,7 +149,7 @@ def audit_samples(
     delta = check.check_delta(delta)
     alpha, n_selection, output_key = options.alpha, options.n_selection, options.output_key
     if inputs is not None:
-        check_inputs_differ(*inputs)
+        check.check_inputs_differ(*inputs)
     blocks_x, len_x = _open(samples_x, "samples_x")
     blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
     if n_selection is None:

@@ -24,10 +24,11 @@ from statsmodels.stats.multitest import multipletests
 
 from .._results import dataclass_to_dict, short_repr
 from ..errors import InvalidParameterError
-from ..options import AuditOptions, resolve_options
+from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.sampling import children as spawn
 from ..pipeline.sampling import resolve_seed
-from .pair import DEFAULT_SAMPLES, AuditResult, audit
+from .pair import audit
+from .results import AuditResult
 
 __all__ = ["audit_pairs", "PairAuditResult"]
 

@@ -61,7 +61,7 @@ import numpy as np
 from .. import _validation as check
 from .._results import dataclass_to_dict
 from ..claims import resolve_claim
-from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..errors import InsufficientSamplesError
 from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
@@ -69,7 +69,8 @@ from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size, select
 from ..protocols import check_replayable, contract_seed
-from .pair import AuditResult, audit_result, check_inputs_differ
+from .certification import audit_result
+from .results import AuditResult
 
 __all__ = [
     "sequential_audit",
@@ -150,22 +151,6 @@ class SequentialAuditResult(AuditResult):
     schedule: tuple = ()
     stopped_early: bool = False
     plan: dict | None = None
-
-    def replay(self, mechanism, x, x_prime, *, executor=None, progress: bool = False) -> SequentialAuditResult:
-        """Run the same sequential audit again from this result alone (see :meth:`AuditResult.replay`)."""
-        if self.options is None or self.plan is None:
-            raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
-        return sequential_audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=self.claimed_epsilon,
-            delta=self.claimed_delta,
-            n_samples=self.budget,
-            seed=self.seed,
-            options=replace(self.options, executor=executor, progress=progress),
-            **self.plan,
-        )
 
     @property
     def n_samples_used(self) -> int:
@@ -447,7 +432,7 @@ def sequential_audit(
     claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
     epsilon, delta, alpha, n_selection = claim.epsilon, claim.delta, options.alpha, options.n_selection
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
-    check_inputs_differ(x, x_prime)
+    check.check_inputs_differ(x, x_prime)
     first_look = check.check_positive_int(first_look, "first_look", minimum=2)
     schedule = look_schedule(n_samples, min(first_look, n_samples), growth)
     alphas = alpha_spending(alpha, len(schedule), final_share)

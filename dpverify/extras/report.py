@@ -33,7 +33,8 @@ from pathlib import Path
 import numpy as np
 
 from ..audits.findings import finding_lines
-from ..audits.pair import AuditResult
+from ..audits.pair import selection_samples
+from ..audits.results import AuditResult
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import encode_outputs
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
@@ -57,10 +58,11 @@ def replay_samples(
 
     An audit holds only its selection samples in memory (it streams the
     certification ones), so these are what a figure shows. For a fixed audit
-    they are exactly the samples the audit chose its event on; for a
-    sequential audit, or when there are more than ``max_samples``,
-    ``max_samples`` samples per input are drawn from the audit's seed (the
-    same distributions, not the audit's samples).
+    that records its options they are exactly the samples the audit chose its
+    event on (:func:`dpverify.audits.pair.selection_samples`, a grown
+    selection included); for a sequential audit, a result without options, or
+    more than ``max_samples``, ``max_samples`` samples per input are drawn from
+    the audit's seed (the same distributions, not the audit's samples).
 
     Returns
     -------
@@ -68,11 +70,13 @@ def replay_samples(
     exact : bool
         True when these are the audit's own selection samples.
     """
+    exact = not _is_sequential(result) and result.options is not None and result.n_selection <= max_samples
+    if exact:
+        raw_x, raw_xp = selection_samples(result, mechanism, x, x_prime, executor=executor)
+        return raw_x, raw_xp, True
     sequence, _ = resolve_seed(result.seed)
     seed_x, seed_x_prime = children(sequence, 2)
-    n = result.n_selection
-    exact = not _is_sequential(result) and n <= max_samples
-    size = n if exact else min(max_samples, result.n_samples)
+    size = min(max_samples, result.n_samples)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
     raw_x = draw(mechanism, x, size, seed_x, label="x", **common)
     raw_xp = draw(mechanism, x_prime, size, seed_x_prime, label="x_prime", **common)
@@ -80,10 +84,12 @@ def replay_samples(
 
 
 def _check_replay(result, mechanism, x, x_prime, executor=None) -> str:
-    """Re-run the audit from the result alone (:meth:`AuditResult.replay`); say if its event and counts came back."""
+    """Re-run the audit from the result alone (:func:`dpverify.replay`); say if its event and counts came back."""
     if result.options is None:
         return "not re-checked: the result does not record the options it ran with (saved by an older dpverify)"
-    again = result.replay(mechanism, x, x_prime, executor=executor)
+    from ..audits.replay import replay
+
+    again = replay(result, mechanism, x, x_prime, executor=executor)
     a, b = again.event, result.event
     if (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime):
         return "reproduced the audit's event and counts"

@@ -38,8 +38,9 @@ from __future__ import annotations
 
 from .. import _validation as check
 from .._results import short_repr
-from ..audits.pair import DEFAULT_SAMPLES, AuditResult, audit
-from ..options import AuditOptions, resolve_options
+from ..audits.pair import audit
+from ..audits.results import AuditResult
+from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 
 __all__ = ["assert_dp", "per_example_alpha", "violation_message"]
 
@@ -110,9 +111,9 @@ def assert_dp(
     sequential : bool, default False
         Stop at the first certified violation (fewer samples on broken code).
     options : AuditOptions, optional
-        As for :func:`dpverify.audit`, except that ``alpha``, the false-alarm
-        rate of the assertion, defaults to :data:`DEFAULT_TEST_ALPHA` (1e-6)
-        unless ``options`` or a keyword sets it.
+        As for :func:`dpverify.audit`, except that an ``alpha`` left unset (the
+        false-alarm rate of the assertion) is :data:`DEFAULT_TEST_ALPHA` (1e-6),
+        also when ``options`` are given without one.
     **option_fields
         Any field of :class:`~dpverify.AuditOptions` as a keyword (``alpha``,
         ``executor``, ``event_families``, ``n_selection``...).
@@ -133,9 +134,7 @@ def assert_dp(
         from ..audits.sequential import sequential_audit as run
     else:
         run = audit
-    if options is None:
-        option_fields.setdefault("alpha", DEFAULT_TEST_ALPHA)
-    options = resolve_options(options, option_fields, driver="assert_dp")
+    options = resolve_options(options, option_fields, driver="assert_dp", default_alpha=DEFAULT_TEST_ALPHA)
     result = run(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options)
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))

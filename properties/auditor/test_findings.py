@@ -14,7 +14,7 @@ import pytest
 
 import dpverify
 from dpverify.audits.findings import ROUNDING_SHARE, classify_finding
-from dpverify.audits.pair import EventEstimate, ValueVerdict
+from dpverify.audits.results import EventEstimate, ValueVerdict
 from dpverify.cli import main
 from dpverify.mechanisms.textbook import LaplaceMechanism
 

@@ -39,6 +39,8 @@ def test_keywords_and_an_options_object_are_the_same_audit():
         LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=3, options=options, alpha=0.05
     )
     assert mixed.options == AuditOptions(alpha=0.05, n_selection=4_000, float_events=False)
+    # an unset alpha is recorded as the level the audit ran at
+    assert dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=3).options.alpha == 0.05
 
 
 @pytest.mark.parametrize("driver", ["audit", "sequential_audit"])
@@ -50,8 +52,10 @@ def test_a_result_replays_from_itself_after_a_json_round_trip(driver):
     reloaded = type(result).from_json(result.to_json())
     assert reloaded == result
     assert reloaded.options == options
-    assert reloaded.replay(LaplaceMechanism(0.5), 0.0, 1.0) == result
-    assert reloaded.replay(LaplaceMechanism(0.5), 0.0, 1.0, executor=2) == result  # where it runs changes nothing
+    assert dpverify.replay(reloaded, LaplaceMechanism(0.5), 0.0, 1.0) == result
+    assert (
+        dpverify.replay(reloaded, LaplaceMechanism(0.5), 0.0, 1.0, executor=2) == result
+    )  # where it runs changes nothing
 
 
 def test_the_delta_curve_and_the_given_samples_record_their_options():
@@ -60,7 +64,7 @@ def test_the_delta_curve_and_the_given_samples_record_their_options():
     )
     assert curve.options == AuditOptions(alpha=0.1)
     samples = dpverify.audit_samples([0, 1] * 10_000, [1, 0] * 10_000, epsilon=1.0, n_selection=2_000)
-    assert samples.options == AuditOptions(n_selection=2_000)
+    assert samples.options == AuditOptions(alpha=0.05, n_selection=2_000)
     with pytest.raises(InvalidParameterError, match="executor and n_chunks do not apply"):
         dpverify.audit_samples([0, 1] * 10_000, [1, 0] * 10_000, epsilon=1.0, executor=2)
 
@@ -91,6 +95,11 @@ def test_assert_dp_keeps_its_tiny_default_alpha_unless_told():
         RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=20_000, seed=1, options=AuditOptions(alpha=1e-3)
     )
     assert told.alpha == 1e-3
+    # options that leave alpha unset keep the assertion's level (not the audits' 0.05)
+    other = dpverify.testing.assert_dp(
+        RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=20_000, seed=1, options=AuditOptions(n_chunks=4)
+    )
+    assert other.alpha == 1e-6 and other.options.alpha == 1e-6
 
 
 def test_the_claim_comes_from_the_mechanism_when_no_epsilon_is_given():
@@ -141,3 +150,10 @@ def test_privacy_claim_validates_and_round_trips():
         PrivacyClaim(1.0, 1.0)
     with pytest.raises(InvalidClaimError, match="model"):
         PrivacyClaim(1.0, model="federated")
+
+
+def test_a_result_without_a_seed_is_not_replayed():
+    """Detects: a replay of an audit of given samples that silently runs a fresh, unseeded audit."""
+    result = dpverify.audit_samples([0, 1] * 10_000, [1, 0] * 10_000, epsilon=1.0)
+    with pytest.raises(InvalidParameterError, match="no seed"):
+        dpverify.replay(result, lambda x, rng: x, 0, 1)

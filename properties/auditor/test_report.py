@@ -13,6 +13,7 @@ import html
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from dpverify import audit
@@ -97,3 +98,37 @@ def test_large_audits_replay_a_smaller_sample_for_the_figure(tmp_path):
     result = audit(mechanism, 0, 1, epsilon=0.5, n_samples=20_000, seed=8)
     written = write_report(result, tmp_path / "big.md", mechanism=mechanism, x=0, x_prime=1, max_replay_samples=2_000)
     assert "figure from 2000 re-drawn samples per input" in written.read_text()
+
+
+class ManyLabels:
+    """300 equally likely discrete outputs, shifted by the input: a selection that grows."""
+
+    def __call__(self, x, rng):
+        return int((x + rng.integers(300)) % 300)
+
+    def sample(self, x, size, rng):
+        return (x + rng.integers(300, size=size)) % 300
+
+
+def test_replay_samples_are_the_audit_selection_also_when_it_grew(monkeypatch):
+    """Detects: a figure that says it shows the audit's selection samples but re-draws other ones.
+
+    The selection of this audit grows (many repeating discrete outputs), so its samples come from two
+    streams; the samples handed to the selection during the audit must come back from the replay.
+    """
+    import dpverify.audits.pair as pair
+
+    seen = {}
+    real_select = pair.select
+
+    def spy(sel_x, sel_xp, **kwargs):
+        seen["x"], seen["x_prime"] = np.asarray(sel_x).copy(), np.asarray(sel_xp).copy()
+        return real_select(sel_x, sel_xp, **kwargs)
+
+    monkeypatch.setattr(pair, "select", spy)
+    result = audit(ManyLabels(), 0, 1, epsilon=1.0, n_samples=200_000, seed=3)
+    monkeypatch.setattr(pair, "select", real_select)
+    assert result.n_selection > 20_000  # the selection grew beyond its first draw
+    raw_x, raw_x_prime, exact = replay_samples(result, ManyLabels(), 0, 1, max_samples=10**6)
+    assert exact
+    assert np.array_equal(np.asarray(raw_x), seen["x"]) and np.array_equal(np.asarray(raw_x_prime), seen["x_prime"])

@@ -162,7 +162,7 @@ def test_a_mechanism_that_cannot_reach_the_workers_is_named_not_an_internal_erro
 
 def test_several_certified_events_pay_bonferroni_exactly():
     """m events certified together: each at alpha/m, p-value m * min p (a missing factor would show)."""
-    from dpverify.audits.pair import certify, certify_best
+    from dpverify.audits.certification import certify, certify_best
     from dpverify.events.base import Event
     from dpverify.pipeline.selection import Choice
 

@@ -1,0 +1,264 @@
+"""Certification: from the frozen events' counts on fresh samples to a verdict, shared by every driver.
+
+- :func:`check_sizes`, :func:`default_split`, :func:`required_samples`: how the
+  samples split between choosing the events and certifying them, and the
+  smallest sample that can certify anything at the claim and level;
+- :func:`certify`, :func:`certify_best`: Clopper-Pearson bounds on one frozen
+  event, and on ``m`` of them with Bonferroni;
+- :func:`audit_result`: the :class:`~dpverify.audits.results.AuditResult` of a
+  selection and its certification counts (the value verdict and the kind of
+  finding included).
+
+References
+----------
+C. J. Clopper, E. S. Pearson, "The Use of Confidence or Fiducial Limits Illustrated in the
+Case of the Binomial", Biometrika 26(4), 1934.
+"""
+
+from __future__ import annotations
+
+from .. import _validation as check
+from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..pipeline.bounds import (
+    claim_pvalue,
+    clopper_pearson_delta_bound,
+    clopper_pearson_epsilon_bound,
+    minimum_certifying_samples,
+)
+from ..pipeline.selection import Choice, Selection, default_selection_size
+from .findings import classify_finding
+from .results import AuditResult, EventEstimate, ValueVerdict
+
+__all__ = [
+    "check_sizes",
+    "default_split",
+    "required_samples",
+    "certify",
+    "certify_best",
+    "audit_result",
+    "where_counted",
+]
+
+
+def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: float) -> tuple[int, int]:
+    """Validated ``(n_samples, n_selection)`` per input, with the default selection size.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``n_selection`` not an integer in ``[1, n_samples)``.
+    InsufficientSamplesError
+        Too few certification samples to certify any violation at ``alpha``.
+    """
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
+    fixed_selection = n_selection
+    required_cert = minimum_certifying_samples(epsilon, delta, alpha)
+    if n_selection is None:
+        n_selection = default_split(n_samples, required_cert)
+    else:
+        n_selection = check.check_positive_int(n_selection, "n_selection")
+        if n_selection >= n_samples:
+            raise InvalidParameterError(
+                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), got {n_selection}"
+            )
+    if n_samples - n_selection < required_cert:
+        required = required_samples(required_cert, fixed_selection)
+        raise InsufficientSamplesError(
+            f"n_samples={n_samples} with n_selection={n_selection} leaves "
+            f"{n_samples - n_selection} certification samples, which cannot certify a violation of "
+            f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}: at least {required_cert} "
+            f"certification samples per input are needed (n_samples >= {required})",
+            required=required,
+        )
+    return n_samples, n_selection
+
+
+#: The default selection gives way to certification down to this many samples (or half of them).
+MIN_DEFAULT_SELECTION = 1_000
+
+
+def default_split(n_samples: int, required_certification: int) -> int:
+    """Default selection size: :func:`default_selection_size`, shrunk so that at least
+    ``required_certification`` samples certify when ``n_samples`` allows it (never below
+    ``min(MIN_DEFAULT_SELECTION, n_samples // 2)``)."""
+    n_selection = default_selection_size(n_samples)
+    if n_samples - n_selection < required_certification:
+        n_selection = max(n_samples - required_certification, min(MIN_DEFAULT_SELECTION, n_samples // 2), 1)
+    return n_selection
+
+
+def required_samples(n_certification: int, n_selection: int | None = None) -> int:
+    """Smallest ``n_samples`` leaving ``n_certification`` certification samples per input.
+
+    With ``n_selection`` None the default split applies (:func:`default_split`).
+    """
+    if n_selection is not None:
+        return n_certification + n_selection
+    n = n_certification + 1
+    while n - default_split(n, n_certification) < n_certification:
+        n += max(1, (n_certification - (n - default_split(n, n_certification))))
+    return n
+
+
+def certify(
+    choice: Choice,
+    count_x: int,
+    count_x_prime: int,
+    n_x: int,
+    n_x_prime: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+):
+    """Clopper-Pearson verdict on one frozen event from its certification counts.
+
+    Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
+    """
+    if choice.direction == "x":
+        p, n_p, q, n_q = count_x, n_x, count_x_prime, n_x_prime
+    else:
+        p, n_p, q, n_q = count_x_prime, n_x_prime, count_x, n_x
+    eps_lb = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha, delta))
+    delta_lb = float(clopper_pearson_delta_bound(p, n_p, q, n_q, alpha, epsilon))
+    pvalue = claim_pvalue(p, n_p, q, n_q, epsilon, delta)
+    estimate = EventEstimate(
+        description=choice.event.description,
+        family=choice.event.family,
+        direction=choice.direction,
+        probability_x=count_x / n_x if n_x else 0.0,
+        probability_x_prime=count_x_prime / n_x_prime if n_x_prime else 0.0,
+        count_x=int(count_x),
+        count_x_prime=int(count_x_prime),
+        n_certification=int(n_x),
+        n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+    )
+    return eps_lb, delta_lb, pvalue, estimate
+
+
+def _replay_note(replayable: bool, note: str | None = None) -> tuple:
+    if note:
+        return (note,)
+    if replayable:
+        return ()
+    return (
+        "the mechanism did not draw from the rng it was given (or declares replayable=False): "
+        "if it has randomness of its own, the recorded seed does not replay it",
+    )
+
+
+def certify_best(
+    choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, epsilon: float, delta: float, alpha: float
+):
+    """Certify ``m`` frozen events with Bonferroni; the verdict of the largest bound.
+
+    Each event's bounds are taken at level ``alpha / m``, so all hold together
+    with probability ``1 - alpha`` and the largest is a valid ``1 - alpha``
+    lower bound (of epsilon, and of delta); the p-value is
+    ``min(1, m * min_j p_j)``. The reported event is the one with the
+    largest epsilon bound.
+
+    Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
+    """
+    m = len(choices)
+    if m == 0:  # nothing could be chosen: nothing is certified
+        return (
+            0.0,
+            0.0,
+            1.0,
+            EventEstimate(
+                "no event (nothing separated the selection samples)",
+                "none",
+                "x",
+                0.0,
+                0.0,
+                0,
+                0,
+                int(n_x),
+                None if n_x == n_x_prime else int(n_x_prime),
+            ),
+        )
+    certified = [
+        certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta, alpha=alpha / m)
+        for j, choice in enumerate(choices)
+    ]
+    best = max(range(m), key=lambda j: (certified[j][0], certified[j][1]))
+    eps_lb, _, _, estimate = certified[best]
+    delta_lb = max(c[1] for c in certified)  # all m bounds hold together: the largest of each is valid
+    pvalue = min(1.0, m * min(c[2] for c in certified))
+    return eps_lb, delta_lb, pvalue, estimate
+
+
+def audit_result(
+    selection: Selection,
+    counts_x,
+    counts_x_prime,
+    n_x: int,
+    n_x_prime: int,
+    *,
+    epsilon: float,
+    delta: float,
+    alpha: float,
+    n_selection: int,
+    seed=None,
+    replayable: bool = True,
+    replay_note: str | None = None,
+    cls=None,
+    **extra,
+) -> AuditResult:
+    """Assemble an :class:`AuditResult` from a selection and the certification counts.
+
+    ``counts_*`` hold one count per event of ``selection.choices`` (the
+    verdict's events, then the value verdict's); ``replay_note`` is the
+    note of :func:`dpverify.protocols.check_replayable`, if any.
+    """
+    k = len(selection.verdict_choices)
+    options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
+    eps_lb, delta_lb, pvalue, estimate = certify_best(
+        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
+    )
+    value_verdict = None
+    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
+    if selection.value_choices and roles.get(estimate.family) == "implementation":
+        v_eps, v_delta, v_p, v_event = certify_best(
+            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
+        )
+        value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
+    finding = classify_finding(
+        violation=bool(pvalue <= alpha),
+        family=estimate.family,
+        epsilon_lower_bound=eps_lb,
+        claimed_epsilon=epsilon,
+        value_verdict=value_verdict,
+    )
+    return (cls or AuditResult)(
+        epsilon_lower_bound=eps_lb,
+        delta_lower_bound=delta_lb,
+        claimed_epsilon=epsilon,
+        claimed_delta=delta,
+        pvalue=pvalue,
+        violation=bool(pvalue <= alpha),
+        alpha=alpha,
+        event=estimate,
+        n_samples=n_selection + max(n_x, n_x_prime),
+        n_selection=n_selection,
+        n_candidates=selection.n_candidates,
+        seed=seed,
+        value_verdict=value_verdict,
+        notes=selection.notes + _replay_note(replayable, replay_note),
+        replayable=replayable,
+        finding=finding,
+        **extra,
+    )
+
+
+def where_counted(where) -> str | None:
+    """A note on where the events were counted, for outputs of another array library."""
+    if not where:
+        return None
+    if where == {"device"}:
+        return "the mechanism returns arrays of another library: the events were counted on its device"
+    return (
+        "the mechanism returns arrays of another library, but the certified events (or output_key) "
+        "cannot run there: its outputs were moved to the host to be counted"
+    )

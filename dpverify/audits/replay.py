@@ -1,0 +1,70 @@
+"""Replaying an audit from its result alone: same claim, sample count, seed and options.
+
+A result records everything its audit was a function of (the claim, the sample
+count, the seed and the :class:`~dpverify.AuditOptions`, and for a sequential
+audit its look plan), so :func:`replay` needs only the result, the mechanism
+and the inputs. The replay is identical to the result when ``result.replayable``
+is True, wherever it runs (``executor`` changes nothing). This is the one
+place that knows which driver made which result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from ..errors import InvalidParameterError
+from .pair import audit
+from .results import AuditResult
+from .sequential import SequentialAuditResult, sequential_audit
+
+__all__ = ["replay"]
+
+
+def replay(result: AuditResult, mechanism, x, x_prime, *, executor=None, progress: bool = False) -> AuditResult:
+    """Run the audit behind ``result`` again, on ``mechanism`` and ``x``, ``x_prime``.
+
+    Parameters
+    ----------
+    result : AuditResult
+        What :func:`dpverify.audit` or :func:`dpverify.sequential_audit` returned
+        (or its reload from JSON).
+    mechanism, x, x_prime
+        The audited mechanism and inputs (a result does not hold them).
+    executor, progress
+        Where and how visibly the replay runs; they change no result.
+
+    Returns
+    -------
+    AuditResult
+        Of the same type as ``result``.
+
+    Raises
+    ------
+    InvalidParameterError
+        A result with no seed (an audit of given samples has nothing to replay),
+        one saved before the options were recorded, or of a type no driver here made.
+
+    Examples
+    --------
+    >>> import dpverify
+    >>> from dpverify.mechanisms import GeometricMechanism
+    >>> result = dpverify.audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=20_000, seed=2)
+    >>> again = dpverify.replay(dpverify.AuditResult.from_json(result.to_json()), GeometricMechanism(1.0), 0, 1)
+    >>> again == result
+    True
+    """
+    if result.seed is None:
+        raise InvalidParameterError(
+            "this result has no seed (an audit of given samples, or saved without one): there is nothing to replay"
+        )
+    if result.options is None:
+        raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
+    options = replace(result.options, executor=executor, progress=progress)
+    claim = dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
+    if isinstance(result, SequentialAuditResult):
+        if result.plan is None:
+            raise InvalidParameterError("this sequential result does not record its look plan")
+        return sequential_audit(mechanism, x, x_prime, n_samples=result.budget, **claim, **result.plan)
+    if type(result) is AuditResult:
+        return audit(mechanism, x, x_prime, n_samples=result.n_samples, **claim)
+    raise InvalidParameterError(f"no driver here replays a {type(result).__name__}")

@@ -1,0 +1,236 @@
+"""The result types of the audits: the verdict, its certified event, and the value verdict.
+
+Every driver of :mod:`dpverify.audits` returns an :class:`AuditResult` (or a
+subclass that adds what the driver did: looks, searched pairs), assembled from
+certification counts by :func:`dpverify.audits.certification.audit_result`.
+A result is plain data: ``to_json``/``from_json`` save and reload it, and
+:func:`dpverify.audits.replay.replay` runs the audit behind it again.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+from .._results import dataclass_to_dict
+from ..options import AuditOptions
+from .findings import classify_finding, finding_lines
+
+__all__ = ["AuditResult", "EventEstimate", "ValueVerdict"]
+
+
+@dataclass(frozen=True)
+class EventEstimate:
+    """The certified event and its estimated probabilities on the fresh samples.
+
+    Attributes
+    ----------
+    description : str
+        The event S in words.
+    family : str
+        The event family that proposed S.
+    direction : {"x", "x_prime"}
+        The input under which S is more likely: the bound is on
+        ``ln P[M(direction) in S] / P[M(other) in S]``.
+    probability_x, probability_x_prime : float
+        Estimates of P[M(x) in S] and P[M(x') in S] on the certification samples.
+    count_x, count_x_prime : int
+        The counts behind them.
+    n_certification : int
+        Certification samples of M(x).
+    n_certification_x_prime : int or None
+        Certification samples of M(x') where they differ from those of M(x)
+        (audits of given samples); None when equal.
+    """
+
+    description: str
+    family: str
+    direction: str
+    probability_x: float
+    probability_x_prime: float
+    count_x: int
+    count_x_prime: int
+    n_certification: int
+    n_certification_x_prime: int | None = None
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
+
+    def __str__(self) -> str:
+        return (
+            f"{self.description} [{self.family}]: P[M(x) in S] ~ {self.probability_x:.4g}, "
+            f"P[M(x') in S] ~ {self.probability_x_prime:.4g}"
+        )
+
+
+@dataclass(frozen=True)
+class ValueVerdict:
+    """The verdict of the *ideal* mechanism: value events only, on the same samples.
+
+    When a floating-point event family (Mironov 2012) decides an audit, its
+    bound may reflect the implementation's rounding, a wrong noise scale, or
+    both (a mantissa code includes the binade, a value bucket). This verdict certifies the best event among the
+    value families (thresholds, level sets, classifier...) on the same
+    certification samples, at the same level ``alpha``: it audits the
+    mechanism as if computed in exact arithmetic.
+
+    Attributes
+    ----------
+    epsilon_lower_bound, delta_lower_bound : float
+        The ``1 - alpha`` lower bounds on the value events.
+    pvalue : float
+        P-value of the claim on the value events.
+    violation : bool
+        ``pvalue <= alpha``.
+    event : EventEstimate
+        The certified value event.
+    alpha : float or None
+        The test level (the audit's); None only in results saved before it was recorded.
+    """
+
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    pvalue: float
+    violation: bool
+    event: EventEstimate
+    alpha: float | None = None
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
+
+
+@dataclass(frozen=True)
+class AuditResult:
+    """Outcome of :func:`audit`.
+
+    Attributes
+    ----------
+    epsilon_lower_bound : float
+        ``1 - alpha`` lower confidence bound on the privacy loss of the pair at
+        the claimed delta: ``ln((p_lo - delta)/q_hi)`` on the certified event
+        (0 when nothing is certified). Finite even when the true loss is
+        infinite; it then grows with the sample size.
+    delta_lower_bound : float
+        ``1 - alpha`` lower confidence bound on the delta needed at the claimed
+        epsilon: ``p_lo - exp(epsilon) q_hi`` (0 when nothing is certified).
+    claimed_epsilon, claimed_delta : float
+        The claim audited.
+    pvalue : float
+        P-value of "the claim holds on this pair" (small means evidence of a
+        violation).
+    violation : bool
+        ``pvalue <= alpha``, equivalently ``epsilon_lower_bound > claimed_epsilon``.
+    alpha : float
+        The test level (the bounds are ``1 - alpha`` confidence bounds).
+    event : EventEstimate
+        The certified event and its estimated probabilities.
+    n_samples : int
+        Samples drawn per input (selection plus certification).
+    n_selection : int
+        Samples per input used to choose the event.
+    n_candidates : int
+        Number of (event, direction) pairs compared during selection.
+    seed : int or list of int
+        Entropy of the audit's SeedSequence: ``audit(..., seed=result.seed)``
+        replays the audit exactly (when ``replayable``).
+    value_verdict : ValueVerdict or None
+        When a floating-point event family decided the verdict: the verdict
+        on value events only (the ideal mechanism), on the same samples.
+    notes : tuple of str
+        What the reader should know: event families that did not apply and
+        why, warnings about the outputs, replay.
+    replayable : bool
+        False when the mechanism never drew from the ``rng`` it was given,
+        declares ``replayable = False``, or gave different first outputs for
+        the same seed (:func:`dpverify.protocols.check_replayable`): its own
+        randomness is not seeded by the audit, and ``seed`` does not replay
+        it. ``notes`` say when this could not be checked.
+    finding : {"none", "value", "rounding", "floating-point"}
+        The kind of finding (:mod:`dpverify.findings`): ``"rounding"`` only
+        when a floating-point event certifies a violation that the value
+        events on the same samples do not (or certify materially less of).
+    options : AuditOptions or None
+        The options the audit ran with (None only in results saved before they
+        were recorded): with ``seed``, ``n_samples`` and the claim they replay it
+        (:meth:`replay`).
+    """
+
+    epsilon_lower_bound: float
+    delta_lower_bound: float
+    claimed_epsilon: float
+    claimed_delta: float
+    pvalue: float
+    violation: bool
+    alpha: float
+    event: EventEstimate
+    n_samples: int
+    n_selection: int
+    n_candidates: int
+    seed: int | list | dict = field(default=None)
+    value_verdict: ValueVerdict | None = None
+    notes: tuple = ()
+    replayable: bool = True
+    finding: str = "none"
+    options: AuditOptions | None = None
+
+    def to_dict(self) -> dict:
+        """A JSON-serializable dictionary of plain data (reload with :meth:`from_dict`)."""
+        return dataclass_to_dict(self)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = dict(data)
+        data["event"] = EventEstimate(**data["event"])
+        verdict = data.get("value_verdict")
+        if verdict is not None:
+            verdict = dict(verdict)
+            verdict["event"] = EventEstimate(**verdict["event"])
+            data["value_verdict"] = ValueVerdict(**verdict)
+        data["notes"] = tuple(data.get("notes", ()))
+        if data.get("options") is not None:
+            data["options"] = AuditOptions.from_dict(data["options"])
+        if "finding" not in data:  # saved before the kind of finding was recorded
+            data["finding"] = classify_finding(
+                violation=data["violation"],
+                family=data["event"].family,
+                epsilon_lower_bound=data["epsilon_lower_bound"],
+                claimed_epsilon=data["claimed_epsilon"],
+                value_verdict=data.get("value_verdict"),
+            )
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> AuditResult:
+        return cls(**cls._parse(data))
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_json(cls, text: str) -> AuditResult:
+        return cls.from_dict(json.loads(text))
+
+    def summary(self) -> str:
+        """A few readable lines: verdict, bound, event, replay seed."""
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        claim = f"eps={self.claimed_epsilon:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
+        lines = [
+            f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
+            f"certified lower bound on epsilon: {self.epsilon_lower_bound:.4g} "
+            f"({100 * (1 - self.alpha):g}% confidence); "
+            f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
+            f"event: {self.event}",
+        ]
+        lines += finding_lines(self)
+        seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
+        lines.append(
+            f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
+            f"among {self.n_candidates}, {self.event.n_certification} to certify it); {seed}"
+        )
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
