@@ -184,9 +184,10 @@ def _refuse_powerless(n_samples: int, expected: np.ndarray, min_expected: float)
     smaller = min(largest, rest)
     required = int(math.ceil(round(n_samples * min_expected / smaller, 9))) if smaller > 0 else 2 * n_samples
     raise InsufficientSamplesError(
-        f"with n_samples={n_samples} every category has an expected count below min_expected={min_expected:g}, "
-        "so all pool into one and the test cannot tell any two distributions apart (p = 1 whatever the "
-        f"samplers do); draw at least n_samples={required}",
+        f"with n_samples={n_samples} the categories other than the largest (expected count {largest:.4g}) have an "
+        f"expected count of {rest:.3g} together, below min_expected={min_expected:g}, so all pool into one and the "
+        "test cannot tell any two distributions apart (p = 1 whatever the samplers do); draw at least "
+        f"n_samples={required}",
         required=required,
     )
 

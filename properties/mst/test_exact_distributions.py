@@ -113,14 +113,22 @@ def test_algorithms_1_2_3_fit_the_exact_ppsacr_distribution(algorithm, suite_alp
 
     False alarm <= suite_alpha. Power: against the bug "noise scale off by a factor 1.5" (epsilon0
     replaced by 1.5 epsilon0) the chi-square power at level suite_alpha / K exceeds 0.999 on K4, K5
-    and the 4-cycle with a chord (asserted below from the exact pmfs).
+    and the 4-cycle with a chord (asserted below from the exact pmfs). Entries whose pmf leaves fewer
+    than two trees with an expected count of 5 at this size (``triangle-heavy-edge``: one tree has
+    probability ~1; a graph with one spanning tree) have no test of this size with any power, and
+    ``goodness_of_fit`` refuses them by name; they are left out here, and listed.
     """
     n = 400_000 if thorough else 50_000
     results = {}
+    untestable = []
     for i, entry in enumerate(CATALOGUE):
         pmf = exact_tree_distribution(entry.graph, entry.epsilon0)
+        if sum(n * p >= 5 for p in pmf.values()) < 2:
+            untestable.append(entry.name)
+            continue
         sampler = TreeSampler(algorithm, entry.graph, entry.epsilon0)
         results[entry.name] = dpverify.goodness_of_fit(sampler, pmf, n_samples=n, seed=1000 + i)
+    assert set(untestable) <= {"triangle-heavy-edge", "random-1"}, untestable
     _bonferroni_family(results, suite_alpha)
     level = suite_alpha / len(CATALOGUE)
     for name in ("K4", "K5", "four-cycle-chord"):
