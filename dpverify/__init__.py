@@ -13,18 +13,22 @@ callable ``mechanism(data, rng)``) and neighbouring inputs it
 
 with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
 
-The package in layers (each depends only on those above it):
+The package in layers, lowest first; a module imports only its own layer or lower ones
+(``properties/test_layout.py`` checks it):
 
-- :mod:`dpverify.errors`, :mod:`dpverify.claims`, :mod:`dpverify.options`,
-  :mod:`dpverify.keys`: the vocabulary (named errors, the privacy claim, the
-  audit options, ready ``output_key`` functions);
-- :mod:`dpverify.pipeline`: outputs, sampling, selection, bounds;
+- :mod:`dpverify.errors`, ``_validation`` (the argument checks) and the leaf helpers
+  :mod:`dpverify.extras.arrays` and :mod:`dpverify.extras.progress`;
+- the vocabulary: :mod:`dpverify.claims` (the privacy claim), :mod:`dpverify.options`
+  (the audit options), :mod:`dpverify.protocols` (the mechanism contracts),
+  :mod:`dpverify.keys` (ready ``output_key`` functions), :mod:`dpverify.verification`
+  (what ``dpverify suite`` runs);
 - :mod:`dpverify.events`: the event families, each declaring its role;
-- :mod:`dpverify.audits`: the drivers;
-- :mod:`dpverify.mechanisms`: the textbook zoo, correct and broken;
-- :mod:`dpverify.testing`: pytest assertions and Hypothesis strategies;
-- :mod:`dpverify.extras`: parts that need an optional dependency;
-- :mod:`dpverify.cli`: the command line and the registries it runs.
+- :mod:`dpverify.pipeline`: outputs, sampling, the sampler check, selection, bounds;
+- :mod:`dpverify.audits`: the result types, certification, the drivers and replay;
+- :mod:`dpverify.mechanisms` (the textbook zoo, correct and broken, with claims) and
+  :mod:`dpverify.testing` (pytest assertions and Hypothesis strategies);
+- :mod:`dpverify.cli` (the command line and its registries), :mod:`dpverify.extras`
+  (adapters of DP libraries and reports).
 """
 
 from . import keys
@@ -53,7 +57,6 @@ from .audits import (
     sequential_audit,
 )
 from .claims import PrivacyClaim
-from .cli.suite import Verification, VerificationOutcome, VerificationRecord
 from .errors import (
     DPVerifyError,
     IdenticalInputsError,
@@ -66,6 +69,7 @@ from .errors import (
     SamplerContractError,
 )
 from .options import AuditOptions
+from .verification import Verification, VerificationOutcome, VerificationRecord
 
 __all__ = [
     "audit",

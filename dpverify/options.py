@@ -2,7 +2,7 @@
 
 Every driver (:func:`dpverify.audit`, :func:`dpverify.sequential_audit`,
 :func:`dpverify.audit_samples`, :func:`dpverify.delta_lower_bound_curve`,
-:func:`dpverify.audits.pairs.audit_pairs`, :func:`dpverify.testing.assert_dp`)
+:func:`dpverify.audit_pairs`, :func:`dpverify.testing.assert_dp`)
 takes the claim, the inputs, the sample count, the seed and an
 :class:`AuditOptions`; any field of it may also be passed as a keyword
 (``audit(..., alpha=0.01)`` is ``audit(..., options=AuditOptions(alpha=0.01))``;

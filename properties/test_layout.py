@@ -170,3 +170,45 @@ def test_the_top_level_of_dpverify_is_a_handful_of_modules():
     root = REPO_ROOT / "dpverify"
     top = sorted(p.name for p in root.glob("*.py"))
     assert len(top) <= 10, top
+
+
+#: The layers of dpverify, lowest first: a module imports only modules of its own or a lower layer.
+#: ``extras.arrays`` and ``extras.progress`` are leaf helpers (numpy and the standard library only,
+#: optional libraries imported when used) that any layer may call.
+LAYERS = [
+    ("errors", "_results", "_validation", "extras.arrays", "extras.progress"),
+    ("claims", "options", "protocols", "keys", "verification"),
+    ("events",),
+    ("pipeline",),
+    ("audits",),
+    ("mechanisms", "testing"),
+    ("cli", "extras", "__init__", "__main__"),
+]
+
+
+def _layer(module: str) -> int:
+    name = module.removeprefix("dpverify").lstrip(".") or "__init__"
+    best = None
+    for level, prefixes in enumerate(LAYERS):
+        for prefix in prefixes:
+            if name == prefix or name.startswith(prefix + "."):
+                if best is None or len(prefix) > best[1]:
+                    best = (level, len(prefix))
+    assert best is not None, f"{module} belongs to no layer of LAYERS"
+    return best[0]
+
+
+def test_dpverify_imports_only_its_own_or_lower_layers():
+    """The layers README's Layout section names are true: no import reaches up a layer.
+
+    Detects: the pipeline importing a driver, an event family importing the pipeline, the zoo
+    importing the command line (the mechanisms' verifications once imported ``cli.suite``).
+    """
+    graph = _dpverify_import_graph()
+    upward = [
+        f"{module} -> {target}"
+        for module, targets in graph.items()
+        for target in sorted(targets)
+        if _layer(target) > _layer(module)
+    ]
+    assert not upward, upward

@@ -44,7 +44,7 @@ def _audit(policy, claim, n, seed):
 def _dpucb(seed: int):
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import two_block_event_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     res = _audit(P.dpucb_mat(EPS), EPS, 100_000, seed)
     true = two_block_event_loss(EPS / 2)
@@ -62,7 +62,7 @@ def _broken(seed: int):
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import two_block_event_loss
     from algorithms.bandits.broken import broken_full_budget_per_arm
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     res = _audit(broken_full_budget_per_arm(P.dpucb_mat(EPS)), EPS, 100_000, seed)
     return VerificationOutcome(
@@ -77,7 +77,7 @@ def _broken(seed: int):
 
 def _policy_audit(factory):
     def run(seed: int):
-        from dpverify.cli.suite import VerificationOutcome
+        from dpverify.verification import VerificationOutcome
 
         res = _audit(factory(EPS), EPS, 50_000, seed)
         return VerificationOutcome(
@@ -93,7 +93,7 @@ def _ldp_exact(seed: int):
     import dpverify
     from algorithms.bandits import policies as P
     from algorithms.bandits.audits import LaplaceLocalRandomizer, discretized_report_pmf
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     rank, eps = 3, 2.0
     edges = np.linspace(-4.0, 5.0, 10)
@@ -111,7 +111,7 @@ def _ldp_exact(seed: int):
 def _bound_equal(seed: int):
     from algorithms.bandits.indices.omm import dp_omm_noise_bound
     from algorithms.counters.banks import HybridCounterBank
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     eps = 0.37
     bank = HybridCounterBank((1,), eps)
@@ -127,9 +127,9 @@ def _bound_equal(seed: int):
 
 
 def verifications():
-    """Return the list of :class:`dpverify.cli.suite.Verification` of this family."""
+    """Return the list of :class:`dpverify.verification.Verification` of this family."""
     from algorithms.bandits import policies as P
-    from dpverify.cli.suite import Verification
+    from dpverify.verification import Verification
 
     return [
         Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)", _dpucb),

@@ -30,7 +30,7 @@ DELTA = 1e-6
 def _step_loss(seed: int):
     from algorithms.mst.catalogue import catalogue, catalogue_graph
     from algorithms.mst.exact import worst_case_step_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     worst_ratio, worst_name = 0.0, ""
     for entry in catalogue():
@@ -55,7 +55,7 @@ def _tree_loss(seed: int):
     from algorithms.mst.accounting import claim_from_epsilon0
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.exact import worst_case_tree_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     parts, passed, exact_max = [], True, 0.0
     for name in ("K4", "four-cycle-chord", "K5"):
@@ -89,7 +89,7 @@ def _worst_pair(name: str):
 def _audit(seed: int):
     import dpverify
     from algorithms.mst.perturbation import GumbelPerturbationMechanism
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     entry, loss, g_prime = _worst_pair("triangle")
     mech = GumbelPerturbationMechanism(entry.epsilon0)
@@ -112,7 +112,7 @@ def _half_noise(seed: int):
     import dpverify
     from algorithms.mst.broken import BrokenGumbelPerturbationMechanism
     from algorithms.mst.exact import worst_case_tree_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     entry, loss, _ = _worst_pair("triangle")
     broken_loss = worst_case_tree_loss(entry.graph, 2 * entry.epsilon0)
@@ -136,7 +136,7 @@ def _pamst_equal(seed: int):
     import dpverify
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.samplers import TreeSampler
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     entry = catalogue_graph("K4")
     res = dpverify.equal_distributions(
@@ -156,7 +156,7 @@ def _algorithm2_fit(seed: int):
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.exact import exact_tree_distribution
     from algorithms.mst.samplers import TreeSampler
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     entry = catalogue_graph("K5")
     pmf = exact_tree_distribution(entry.graph, entry.epsilon0)
@@ -173,8 +173,8 @@ def _algorithm2_fit(seed: int):
 
 
 def verifications():
-    """Return the list of :class:`dpverify.cli.suite.Verification` of this family."""
-    from dpverify.cli.suite import Verification
+    """Return the list of :class:`dpverify.verification.Verification` of this family."""
+    from dpverify.verification import Verification
 
     return [
         Verification(

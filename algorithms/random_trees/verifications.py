@@ -32,7 +32,7 @@ def _weight_release_exact(seed: int):
         worst_case_neighbours,
     )
     from dpverify import exact_privacy_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     lo, hi = worst_case_neighbours(K)
     loss = exact_privacy_loss(noisy_weight_pmf_dict(lo, K, EPS0), noisy_weight_pmf_dict(hi, K, EPS0))
@@ -58,7 +58,7 @@ def _weight_release_audit(seed: int):
         worst_case_neighbours,
     )
     from dpverify import audit
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     lo, hi = worst_case_neighbours(K)
     exact_eps = exact_weight_release_epsilon(EPS0, K)
@@ -81,7 +81,7 @@ def _tree_release_exact(seed: int):
     from algorithms.random_trees.exact import exact_dp_rst_pair
     from algorithms.random_trees.pipeline import exact_weight_release_epsilon, worst_case_neighbours
     from dpverify import exact_privacy_loss
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     entry = catalogue_entry("k4")
     lo, hi = worst_case_neighbours(entry.k)
@@ -109,7 +109,7 @@ def _wilson_fit(seed: int):
     from algorithms.random_trees.exact import exact_tree_distribution
     from algorithms.random_trees.samplers import WilsonSampler
     from dpverify import goodness_of_fit
-    from dpverify.cli.suite import VerificationOutcome
+    from dpverify.verification import VerificationOutcome
 
     graph = catalogue_entry("k4").graph
     result = goodness_of_fit(WilsonSampler(graph), exact_tree_distribution(graph), n_samples=100_000, seed=seed)
@@ -120,8 +120,8 @@ def _wilson_fit(seed: int):
 
 
 def verifications():
-    """Return the list of :class:`dpverify.cli.suite.Verification` of this family."""
-    from dpverify.cli.suite import Verification
+    """Return the list of :class:`dpverify.verification.Verification` of this family."""
+    from dpverify.verification import Verification
 
     return [
         Verification(

@@ -1,5 +1,10 @@
 """The drivers: each answers one question about a privacy claim, on the shared pipeline.
 
+What they share: :mod:`.results` (:class:`AuditResult` and its parts),
+:mod:`.certification` (sizes, Clopper-Pearson verdicts, the result of a selection's
+counts), :mod:`.findings` (the kind of finding) and :func:`replay` (:mod:`.replay`:
+an audit again from its result alone). No driver imports another.
+
 - :func:`audit` (:mod:`.pair`): a lower confidence bound on the loss of one neighbouring pair;
 - :func:`sequential_audit` (:mod:`.sequential`): the same, stopping once the verdict is settled;
 - :func:`audit_samples` (:mod:`.given_samples`): samples you already have;

@@ -1,6 +1,6 @@
 """What kind of finding an audit made: a violation in the values, a rounding leak, or none.
 
-A floating-point event family (Mironov 2012; :mod:`dpverify.floating`) can
+A floating-point event family (Mironov 2012; :mod:`dpverify.events.floating`) can
 decide an audit whose outputs carry no rounding marks at all: a mantissa code
 that includes the binade (exponent) of the output is also a coarse *value*
 bucket, so it can certify a bound that the value events certify as well, or

@@ -112,7 +112,7 @@ def audit(
     SamplerContractError
         The vectorized ``sample`` returns the wrong number of outputs, or is
         not distributed as ``mechanism(data, rng)`` on 1,000 outputs of each
-        per input (:func:`dpverify.sampler_check.check_sampler_agreement`,
+        per input (:func:`dpverify.pipeline.sampler_check.check_sampler_agreement`,
         false-alarm rate 1e-8, drawn from a stream of its own).
     OutputTypeError
         Unhashable, identity-compared, mixed-type or NaN outputs.

@@ -114,8 +114,9 @@ def audit_pairs(
         (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
     method : str, default "holm"
-        A family-wise method of ``multipletests``: ``"holm"`` or ``"bonferroni"``
-        (others, like FDR methods, do not bound the family-wise rate and are refused).
+        A method of ``multipletests`` that bounds the family-wise error rate:
+        ``"holm"``, ``"bonferroni"``, ``"sidak"``, ``"holm-sidak"``,
+        ``"simes-hochberg"`` or ``"hommel"`` (FDR methods do not bound it and are refused).
     options : AuditOptions, optional
         As for :func:`dpverify.audit`; its ``alpha`` (default 0.05) is the
         family-wise false-alarm rate over all pairs, and each pair's audit runs

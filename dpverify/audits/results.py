@@ -148,7 +148,7 @@ class AuditResult:
         randomness is not seeded by the audit, and ``seed`` does not replay
         it. ``notes`` say when this could not be checked.
     finding : {"none", "value", "rounding", "floating-point"}
-        The kind of finding (:mod:`dpverify.findings`): ``"rounding"`` only
+        The kind of finding (:mod:`dpverify.audits.findings`): ``"rounding"`` only
         when a floating-point event certifies a violation that the value
         events on the same samples do not (or certify materially less of).
     options : AuditOptions or None

@@ -1,4 +1,4 @@
-"""The ``dpverify`` command line: ``audit``, ``suite`` and ``reproduce``.
+"""The ``dpverify`` command line: ``audit``, ``audit-samples``, ``suite`` and ``reproduce``.
 
 Exit codes (the same for every subcommand, so that a CI job can tell a finding
 from a crash):

@@ -10,20 +10,18 @@ mechanisms the same way, so the runner knows nothing about any algorithm family.
 
 from __future__ import annotations
 
-import dataclasses
 import fnmatch
 import json
 import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 
 import numpy as np
 
 from .._validation import check_positive_int
-from ..claims import PrivacyClaim
+from ..verification import Verification, VerificationOutcome, VerificationRecord
 
 __all__ = [
     "Verification",
@@ -35,84 +33,6 @@ __all__ = [
 ]
 
 ENTRY_POINT_GROUP = "dpverify.verifications"
-
-
-@dataclass(frozen=True)
-class VerificationOutcome:
-    """What one verification found.
-
-    Attributes
-    ----------
-    passed : bool
-        Whether the verified claim survived.
-    certified_lower_bound : float or None
-        A ``1 - alpha`` lower confidence bound on the privacy loss (or the
-        statistic the check certifies), when the verification samples.
-    exact_loss : float or None
-        The exact privacy loss, where the output distribution is computable.
-    details : str
-        One or two sentences a reader can act on (event, p-value, slack).
-    """
-
-    passed: bool
-    certified_lower_bound: float | None = None
-    exact_loss: float | None = None
-    details: str = ""
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (non-finite numbers as strings, as in the report)."""
-        return _jsonable(dataclasses.asdict(self))
-
-
-@dataclass(frozen=True)
-class Verification:
-    """A named check that ``dpverify suite`` runs.
-
-    Parameters
-    ----------
-    name : str
-        Unique, slash-separated name, e.g. ``"textbook/laplace"``.
-    claim : str
-        What is verified, in words, e.g. ``"eps = 1 (pure DP)"`` or ``"the tree spans"``.
-    run : callable
-        ``run(seed) -> VerificationOutcome``; must be deterministic given the seed.
-    privacy : dpverify.PrivacyClaim or None
-        The privacy claim the check is about, as data, where it is about one.
-    """
-
-    name: str
-    claim: str
-    run: Callable[[int], VerificationOutcome] = field(repr=False, compare=False)
-    privacy: PrivacyClaim | None = None
-
-
-@dataclass(frozen=True)
-class VerificationRecord:
-    """A row of the suite report: a verification, its outcome and its time."""
-
-    name: str
-    claim: str
-    passed: bool
-    certified_lower_bound: float | None
-    exact_loss: float | None
-    details: str
-    seconds: float
-    error: str | None = None
-    compile_seconds: float = 0.0
-    privacy: PrivacyClaim | None = None
-
-    def to_dict(self) -> dict:
-        data = _jsonable(dataclasses.asdict(self))
-        data["privacy"] = None if self.privacy is None else self.privacy.to_dict()
-        return data
-
-
-def _jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: _jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return str(obj)
-    return obj
 
 
 def registered_verifications() -> list[Verification]:

@@ -6,7 +6,8 @@
 - :mod:`.report`: HTML and Markdown audit reports with figures (``dpverify[plot]``);
 - :mod:`.progress`: progress bars (``dpverify[progress]``; plain lines without tqdm).
 
-Each module's docstring names its extra. Nothing here is imported by ``import dpverify`` unless
-the core needs it without the optional dependency (arrays and progress fall back to numpy and
-plain lines).
+Each module's docstring names its extra. ``arrays`` and ``progress`` are leaf helpers the core
+calls (``import dpverify`` loads them): they need only numpy and the standard library and import
+the optional library (an array library, tqdm) when it is used, falling back to numpy arrays and
+plain lines. ``adapters`` and ``report`` are loaded only when imported.
 """

@@ -42,6 +42,7 @@ import numbers
 import numpy as np
 
 from .._validation import check_delta, check_epsilon
+from ..claims import PrivacyClaim
 from ..errors import InvalidClaimError
 
 __all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
@@ -50,6 +51,18 @@ __all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
 def _check_claim(epsilon, delta):
     """The claim an adapter carries: epsilon (or None where the library states none) and delta."""
     return check_epsilon(epsilon, allow_none=True), check_delta(delta)
+
+
+class _StatedClaim:
+    """An adapter's ``claim``: its epsilon and delta as a :class:`dpverify.PrivacyClaim` (None without epsilon)."""
+
+    claim_source = "stated to the adapter"
+
+    @property
+    def claim(self) -> PrivacyClaim | None:
+        if self.epsilon is None:
+            return None
+        return PrivacyClaim(self.epsilon, self.delta, source=self.claim_source)
 
 
 def _check_callable(function, what):
@@ -64,7 +77,7 @@ def _random_state(rng: np.random.Generator) -> np.random.RandomState:
     return np.random.RandomState(np.random.MT19937(np.random.SeedSequence(entropy)))
 
 
-class RandomStateMechanism:
+class RandomStateMechanism(_StatedClaim):
     """A mechanism whose randomness is a numpy ``RandomState`` (e.g. diffprivlib).
 
     Parameters
@@ -130,7 +143,7 @@ def _from_opendp(out):
     return out
 
 
-class OpenDPMeasurement:
+class OpenDPMeasurement(_StatedClaim):
     """An OpenDP ``Measurement`` as a dpverify mechanism, with the claim from its privacy map.
 
     Parameters
@@ -190,6 +203,7 @@ class OpenDPMeasurement:
                 f"measurement.map({d_in!r}) is epsilon = 0: an audit needs a claim > 0 (is d_in = {d_in!r} right?)"
             )
         self.epsilon, self.delta = _check_claim(epsilon, delta)
+        self.claim_source = f"OpenDP's privacy map of the measurement at d_in={d_in!r}"
 
     def __call__(self, data, rng=None):
         return _from_opendp(self.measurement(_to_opendp(data)))
@@ -202,7 +216,7 @@ class OpenDPMeasurement:
         return f"OpenDPMeasurement(d_in={self.d_in!r}, epsilon={self.epsilon}, delta={self.delta})"
 
 
-class UnseededMechanism:
+class UnseededMechanism(_StatedClaim):
     """A mechanism with its own randomness that cannot be seeded: ``function(data) -> output``.
 
     The Generator the audit passes is ignored, so ``replayable`` is False: an audit's seed then

@@ -1,23 +1,27 @@
 """A zoo of textbook mechanisms, correct and broken, for auditing the auditor.
 
-Randomized response, the textbook (float) Laplace, geometric and exponential
-mechanisms live in :mod:`dpverify.mechanisms.textbook` and are re-exported here; this package
+Randomized response, the Laplace mechanism (snapped to a grid, so float-safe),
+geometric and exponential mechanisms live in :mod:`dpverify.mechanisms.textbook` and are re-exported here; this package
 adds floating-point-safe Laplace (fine grid, Mironov snapping), the Gaussian
 mechanism with analytic calibration, report-noisy-max, noisy histograms, and
 the sparse vector technique, with the broken variants StatDP and DP-Sniper
-audit; the under-noised variants used for power checks live in :mod:`.broken`.
+audit; the under-noised variants used for power checks, and the textbook
+floating-point Laplace (``x + numpy.laplace``), live in :mod:`.broken`; the
+continual-release counter is :class:`GeometricBinaryCounter` (:mod:`.counter`).
 :func:`zoo_entries` lists them on their audit pairs.
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
 from .broken import BrokenGaussianMechanism, BrokenLaplaceMechanism, BrokenNoisyHistogram, FloatLaplaceMechanism
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
+from .counter import GeometricBinaryCounter
 from .histogram import NoisyHistogram
 from .selection import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 __all__ = [
+    "GeometricBinaryCounter",
     "RandomizedResponse",
     "LaplaceMechanism",
     "GeometricMechanism",

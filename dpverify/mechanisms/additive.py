@@ -6,7 +6,9 @@
 - :class:`GaussianMechanism`: x + N(0, sigma^2) on the same fine grid, sigma from
   the analytic calibration of Balle and Wang (ICML 2018, Theorem 8) or given.
 
-The textbook float Laplace is :class:`dpverify.mechanisms.textbook.LaplaceMechanism`.
+The Laplace mechanism with Mironov-style snapping to a fine grid is
+:class:`dpverify.mechanisms.textbook.LaplaceMechanism`; the textbook floating-point one
+(``x + numpy.laplace``, which leaks) is :class:`dpverify.mechanisms.broken.FloatLaplaceMechanism`.
 """
 
 from __future__ import annotations

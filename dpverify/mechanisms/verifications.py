@@ -4,8 +4,8 @@ and an under-noised Laplace that an audit must catch."""
 from __future__ import annotations
 
 from ..audits.pair import audit
-from ..cli.suite import Verification, VerificationOutcome
 from ..protocols import has_exact_pmf
+from ..verification import Verification, VerificationOutcome
 from .broken import BrokenLaplaceMechanism
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 

@@ -3,6 +3,8 @@
 - :mod:`.outputs`: raw mechanism outputs to arrays events can count (the code book);
 - :mod:`.sampling`: seeded chunks of outputs on any executor, and the streaming
   count of frozen events (:func:`~.sampling.count_events`);
+- :mod:`.sampler_check`: a vectorized ``sample()`` checked against the mechanism's
+  own call before an audit uses it;
 - :mod:`.selection`: the events chosen on the selection sample alone;
 - :mod:`.bounds`: Clopper-Pearson bounds and the privacy-loss bounds built on them.
 

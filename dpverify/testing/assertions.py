@@ -3,7 +3,7 @@
 - :func:`assert_dp` audits one pair of neighbouring inputs and raises an
   :class:`AssertionError` naming the event, both probabilities and the
   certified bound when the claim is violated.
-- :func:`dpverify.audits.pairs.audit_pairs` audits many pairs (say, drawn from
+- :func:`dpverify.audit_pairs` audits many pairs (say, drawn from
   :mod:`dpverify.testing.strategies`) with a multiple-testing correction across them.
 - :func:`per_example_alpha` gives the per-example level for an assertion
   inside Hypothesis' ``@given``.

@@ -37,7 +37,7 @@ correct code in most runs). Either
           assert_dp(mech, x, x_prime, epsilon=1.0, n_samples=50_000, seed=0, alpha=per_example_alpha(1e-6, 40))
 
 - or draw the pairs first with :func:`draw_pairs` and audit them together with
-  :func:`dpverify.testing.audit_pairs`, which applies Holm's correction::
+  :func:`dpverify.audit_pairs`, which applies Holm's correction::
 
       pairs = draw_pairs(neighbouring_vectors(3, norm="l1"), 50, seed=1)
       result = audit_pairs(mech, pairs, epsilon=1.0, n_samples=50_000, alpha=1e-6, seed=2)
@@ -640,7 +640,7 @@ def neighbouring_streams(
 
 
 def draw_pairs(strategy, n: int, seed: int = 0) -> list:
-    """Draw ``n`` examples of ``strategy`` reproducibly, for :func:`dpverify.testing.audit_pairs`.
+    """Draw ``n`` examples of ``strategy`` reproducibly, for :func:`dpverify.audit_pairs`.
 
     Runs Hypothesis' generation phase only (no shrinking, no example
     database) under ``hypothesis.seed(seed)``, so the same seed gives the

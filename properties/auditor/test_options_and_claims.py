@@ -157,3 +157,13 @@ def test_a_result_without_a_seed_is_not_replayed():
     result = dpverify.audit_samples([0, 1] * 10_000, [1, 0] * 10_000, epsilon=1.0)
     with pytest.raises(InvalidParameterError, match="no seed"):
         dpverify.replay(result, lambda x, rng: x, 0, 1)
+
+
+def test_an_adapter_states_its_claim_and_the_audit_reads_it():
+    """Detects: an adapter whose claim must be typed again by hand (an approximate claim audited at delta 0)."""
+    from dpverify.extras.adapters import RandomStateMechanism
+
+    adapter = RandomStateMechanism(lambda x, state: x + state.laplace(), epsilon=1.0, delta=1e-6)
+    assert adapter.claim == PrivacyClaim(1.0, 1e-6, source="stated to the adapter")
+    result = dpverify.audit(adapter, 0.0, 1.0, n_samples=20_000, seed=4)
+    assert (result.claimed_epsilon, result.claimed_delta) == (1.0, 1e-6)
