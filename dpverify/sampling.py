@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import arrays
+from ._counting import MIN_COMPILED_OUTPUTS, compile_counter
 from ._results import dataclass_to_dict
 from .errors import DPVerifyError, InvalidParameterError, MechanismError
 from .outputs import apply_output_key
@@ -272,7 +273,7 @@ def _on_device(task: _CountTask) -> bool:
     )
 
 
-def _count_block(task: _CountTask, raw, counts, where: set) -> None:
+def _count_block(task: _CountTask, raw, counts, where: set, counter=None) -> None:
     xp = arrays.namespace(raw)
     if xp is not None:
         if _on_device(task):
@@ -283,9 +284,16 @@ def _count_block(task: _CountTask, raw, counts, where: set) -> None:
             return
         raw = arrays.to_numpy(raw)
         where.add("host")
-    encoded = task.codec.encode(apply_output_key(raw, task.output_key))
-    for i, indicator in enumerate(task.indicators):
-        counts[i] += int(np.count_nonzero(indicator(encoded)))
+    raw = apply_output_key(raw, task.output_key)
+    remaining = range(len(task.indicators))
+    if counter is not None and counter.accepts(raw):  # one compiled pass (dpverify._counting)
+        counter.count(raw, counts)
+        remaining = counter.rest
+        if not remaining:
+            return
+    encoded = task.codec.encode(raw)
+    for i in remaining:
+        counts[i] += int(np.count_nonzero(task.indicators[i](encoded)))
 
 
 def _count_chunk(task: _CountTask):
@@ -293,6 +301,7 @@ def _count_chunk(task: _CountTask):
     before = _state(rng)
     counts = np.zeros(len(task.indicators), dtype=np.int64)
     where: set = set()
+    counter = compile_counter(task.codec, task.indicators) if task.size >= MIN_COMPILED_OUTPUTS else None
     done = 0
     while done < task.size:
         size = min(task.block_size, task.size - done)
@@ -301,7 +310,7 @@ def _count_chunk(task: _CountTask):
         except Exception as exc:
             return _failure(exc, True)
         try:
-            _count_block(task, raw, counts, where)
+            _count_block(task, raw, counts, where, counter)
         except Exception as exc:
             return _failure(exc, False)
         done += size
