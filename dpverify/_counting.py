@@ -47,8 +47,9 @@ from .floating import BINADE_SPAN, MAX_TRAILING_ZEROS, MantissaCoder, Reachabili
 
 __all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
 
-#: Chunks smaller than this are counted with numpy (no kernel is loaded or compiled for a small audit).
-MIN_COMPILED_OUTPUTS = 1 << 16
+#: Certifications of fewer outputs per input than this count with numpy: loading the kernels (numba's
+#: first use in a process, 0.2-0.5 s on this project's machine) would cost more than it saves.
+MIN_COMPILED_OUTPUTS = 1 << 23
 #: Integer code books spanning at most this many values are read by direct lookup, not binary search.
 MAX_LOOKUP_SPAN = 1 << 16
 

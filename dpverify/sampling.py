@@ -255,6 +255,7 @@ class _CountTask:
     indicators: tuple
     output_key: object = None
     block_size: int = BLOCK_SIZE
+    compiled: bool = False  # count with dpverify._counting's kernels where they apply
 
 
 @dataclass(frozen=True)
@@ -301,7 +302,7 @@ def _count_chunk(task: _CountTask):
     before = _state(rng)
     counts = np.zeros(len(task.indicators), dtype=np.int64)
     where: set = set()
-    counter = compile_counter(task.codec, task.indicators) if task.size >= MIN_COMPILED_OUTPUTS else None
+    counter = compile_counter(task.codec, task.indicators) if task.compiled else None
     done = 0
     while done < task.size:
         size = min(task.block_size, task.size - done)
@@ -572,10 +573,12 @@ def count_events(
     if block_size is None:
         block_size = _block_size(mechanism)
     tasks, owners, weights = [], [], []
+    compiled = max((n for _, n, _, _ in inputs), default=0) >= MIN_COMPILED_OUTPUTS
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):
-            tasks.append(_CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size))
+            task = _CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size, compiled)
+            tasks.append(task)
             owners.append(index)
             weights.append(size)
     results = _run(_count_chunk, tasks, weights, executor, progress, desc=desc)
