@@ -479,14 +479,19 @@ def numeric_discrete_events(sel_x, sel_x_prime, outputs) -> Candidates:
 # --------------------------------------------------------------------------
 
 
-def _grid(values: np.ndarray, points: int) -> np.ndarray:
+def _grids(values: np.ndarray, *points: int) -> list[np.ndarray]:
+    """For each number of points: the distinct finite values when there are no more, else quantiles.
+
+    The grids of one projection share the sort of its values (``unique``), the costliest step.
+    """
     finite = values[np.isfinite(values)]
     if finite.size == 0:
-        return np.zeros(0)
+        return [np.zeros(0) for _ in points]
     unique = np.unique(finite)
-    if unique.size <= points:
-        return unique
-    return np.unique(np.quantile(finite, np.linspace(0, 1, points + 2)[1:-1], method="nearest"))
+    return [
+        unique if unique.size <= k else np.unique(np.quantile(finite, np.linspace(0, 1, k + 2)[1:-1], method="nearest"))
+        for k in points
+    ]
 
 
 def _fmt(t: float) -> str:
@@ -496,7 +501,7 @@ def _fmt(t: float) -> str:
 def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
     pooled = np.concatenate([px, pxp])
-    thresholds = _grid(pooled, THRESHOLD_POINTS)
+    thresholds, ends = _grids(pooled, THRESHOLD_POINTS, INTERVAL_POINTS)
     # NaN projections (unseen codes, inf - inf) belong to no threshold event
     sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
     events, cx, cxp = [], [], []
@@ -512,7 +517,6 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
             events.append(Event(f"{name} < {_fmt(t)}", "threshold", Below(project, float(t))))
         cx += [len(sx) - bx, bx]
         cxp += [len(sxp) - bxp, bxp]
-    ends = _grid(pooled, INTERVAL_POINTS)
     if ends.size >= 3:
         i, j = np.triu_indices(ends.size, k=2)
         lo, hi = ends[i], ends[j]

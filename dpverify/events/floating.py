@@ -190,11 +190,12 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if not _scalar_real(outputs, sel_x) or _integers(outputs):
         return Candidates.empty("needs scalar floating-point outputs")
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
-    finite = pooled[np.isfinite(pooled)]
-    if finite.size == 0:
+    finite = np.isfinite(pooled)
+    if not finite.any():
         return Candidates.empty()
-    top = int(binade(np.array([np.abs(finite).max()]))[0])
-    seen = np.unique(mantissa_codes(finite, top))
+    top = int(binade(np.array([np.abs(pooled[finite]).max()]))[0])
+    codes = mantissa_codes(pooled, top)  # once for both groups: the costliest step
+    seen = np.unique(codes[finite])
     if seen.size < 2:
         return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
 
@@ -204,7 +205,8 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     lookup[seen] = np.arange(seen.size, dtype=np.int64)
     encode = MantissaCoder(lookup, top)
     view = CodeBook([_describe_code(int(c), top) for c in seen])
-    found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
+    dense = lookup[codes]  # encode(sel_x), encode(sel_x_prime), as one array
+    found = level_set_events(dense[: len(sel_x)], dense[len(sel_x) :], view)
     return relabel(found, encode, "mantissa", "mantissa code")
 
 

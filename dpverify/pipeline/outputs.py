@@ -451,10 +451,14 @@ def _distinct_integers(storage: str, groups) -> int:
     return len(np.unique(np.concatenate([g.reshape(-1) for g in stacked])))
 
 
-def _fit_discrete(storage: str, groups) -> OutputCodec:
+def _integer_keys(groups) -> np.ndarray:
+    """The distinct values of int or bool groups, sorted."""
+    return np.unique(np.concatenate([np.asarray(g).reshape(-1) for g in groups]))
+
+
+def _fit_discrete(storage: str, groups, keys=None) -> OutputCodec:
     if storage in ("int", "bool"):
-        stacked = np.concatenate([np.asarray(g).reshape(-1) for g in groups])
-        keys = np.unique(stacked)
+        keys = _integer_keys(groups) if keys is None else keys
         cast = bool if storage == "bool" else int
         labels = [cast(v) for v in keys]
         return OutputCodec("discrete", storage, 1, labels, keys.astype(float), keys, None)
@@ -538,14 +542,16 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
-    if storage in ("int", "int-rows") and _distinct_integers(storage, values) > MAX_INTEGER_CODES:
+    keys = _integer_keys(values) if storage == "int" and values else None  # sorted once: count and codes
+    distinct = len(keys) if keys is not None else _distinct_integers(storage, values) if storage == "int-rows" else 0
+    if distinct > MAX_INTEGER_CODES:
         arrays = [np.asarray(v, dtype=np.float64).reshape(len(v), -1) if s != "empty" else None for s, v in normalized]
         d = next(a.shape[1] for a in arrays if a is not None)
         codec = OutputCodec("real", "int-real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     if storage.startswith("hashable"):
         values = [_as_items(s, v) for s, v in normalized if s != "empty"]
-    codec = _fit_discrete(storage, values)
+    codec = _fit_discrete(storage, values, keys)
     return codec, [codec.encode(v) if s != "empty" else np.zeros(0, np.int64) for s, v in normalized]
 
 

@@ -39,6 +39,7 @@ from ..errors import DPVerifyError, InvalidParameterError, MechanismError, Sampl
 from ..extras import arrays
 from ..extras.progress import progress_bar
 from ..protocols import draw_outputs, is_vectorized
+from .counting import MIN_COMPILED_OUTPUTS, compile_counter
 from .outputs import apply_output_key
 
 __all__ = [
@@ -240,6 +241,7 @@ class _CountTask:
     indicators: tuple
     output_key: object = None
     block_size: int = BLOCK_SIZE
+    compiled: bool = False  # count with dpverify.pipeline.counting's kernels where they apply
 
 
 @dataclass(frozen=True)
@@ -258,7 +260,7 @@ def _on_device(task: _CountTask) -> bool:
     )
 
 
-def _count_block(task: _CountTask, raw, counts, where: set) -> None:
+def _count_block(task: _CountTask, raw, counts, where: set, counter=None) -> None:
     xp = arrays.namespace(raw)
     if xp is not None:
         if _on_device(task):
@@ -269,9 +271,16 @@ def _count_block(task: _CountTask, raw, counts, where: set) -> None:
             return
         raw = arrays.to_numpy(raw)
         where.add("host")
-    encoded = task.codec.encode(apply_output_key(raw, task.output_key))
-    for i, indicator in enumerate(task.indicators):
-        counts[i] += int(np.count_nonzero(indicator(encoded)))
+    raw = apply_output_key(raw, task.output_key)
+    remaining = range(len(task.indicators))
+    if counter is not None and counter.accepts(raw):  # one compiled pass (dpverify.pipeline.counting)
+        counter.count(raw, counts)
+        remaining = counter.rest
+        if not remaining:
+            return
+    encoded = task.codec.encode(raw)
+    for i in remaining:
+        counts[i] += int(np.count_nonzero(task.indicators[i](encoded)))
 
 
 def _count_chunk(task: _CountTask):
@@ -279,6 +288,7 @@ def _count_chunk(task: _CountTask):
     before = _state(rng)
     counts = np.zeros(len(task.indicators), dtype=np.int64)
     where: set = set()
+    counter = compile_counter(task.codec, task.indicators) if task.compiled else None
     done = 0
     while done < task.size:
         size = min(task.block_size, task.size - done)
@@ -287,7 +297,7 @@ def _count_chunk(task: _CountTask):
         except Exception as exc:
             return _failure(exc, True)
         try:
-            _count_block(task, raw, counts, where)
+            _count_block(task, raw, counts, where, counter)
         except Exception as exc:
             return _failure(exc, False)
         done += size
@@ -554,10 +564,12 @@ def count_events(
     if block_size is None:
         block_size = _block_size(mechanism)
     tasks, owners, weights = [], [], []
+    compiled = max((n for _, n, _, _ in inputs), default=0) >= MIN_COMPILED_OUTPUTS
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):
-            tasks.append(_CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size))
+            task = _CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size, compiled)
+            tasks.append(task)
             owners.append(index)
             weights.append(size)
     results = _run(_count_chunk, tasks, weights, executor, progress, desc=desc)

@@ -74,7 +74,13 @@ def _peak_bytes(n_samples: int) -> int:
 
 
 def test_client_memory_does_not_grow_with_the_certification_size():
-    """4e6 vs 1.6e7 samples per input: holding them would add 2 x 1.2e7 x 8 B = 192 MB."""
+    """4e6 vs 1.6e7 samples per input: holding them would add 2 x 1.2e7 x 8 B = 192 MB.
+
+    The large audit counts with the compiled kernels (2**23 certification outputs and more), whose
+    first use compiles them once per process (about 45 MB traced, then freed); both sizes are
+    measured warm, so the comparison is of what an audit holds, not of the compiler.
+    """
+    _peak_bytes(16_000_000)  # compiles the counting kernels once
     small, large = _peak_bytes(4_000_000), _peak_bytes(16_000_000)
     assert large - small < 16 * 2**20, (small, large)
     assert large < 120 * 2**20

@@ -1,0 +1,154 @@
+"""Audit throughput against the mechanism's own sampling rate, on one core.
+
+An audit at ``n`` samples per input draws ``2 n`` outputs (``n`` of M(x) and
+``n`` of M(x'): selection plus certification) and counts the certification
+ones in the frozen events. Its throughput is compared with the rate at which
+the mechanism's own vectorized ``sample`` draws the same ``2 n`` outputs, in
+blocks of :data:`dpverify.pipeline.sampling.BLOCK_SIZE` from one Generator (how the
+audit draws them): the *ratio* ``sample seconds / audit seconds`` is the share
+of the sampling speed the audit keeps (1 would mean selection, encoding and
+counting cost nothing).
+
+Mechanisms: the zoo's Laplace (snapped to 2^-20), geometric and randomized
+response at eps = 1 on inputs 0 and 1, and the sparse vector technique (Lyu,
+Su and Li, "Understanding the Sparse Vector Technique for Differential
+Privacy", VLDB 2017, Algorithm 1, c = 1, 10 queries) on the mechanism
+catalogue's pair.
+
+As asv benchmarks (``AuditThroughputRatio``): ``time_audit`` of each mechanism
+and ``track_ratio`` at :data:`ASV_SAMPLES` samples per input. As a script,
+one core, ``executor=None``, default chunks::
+
+    python benchmarks/audit_throughput.py --samples 1e8
+    python benchmarks/audit_throughput.py --samples 3e7 --mechanism laplace --profile 25
+
+prints, per mechanism, the sampling rate, the audit rate (outputs drawn per
+second, both inputs), their ratio and the certified bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import pstats
+import time
+
+import numpy as np
+
+import dpverify
+from dpverify.mechanisms.sparse_vector import SparseVector
+from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.pipeline.sampling import BLOCK_SIZE
+
+SEED = 20261124
+#: Samples per input of the asv benchmarks: the smallest audit that counts with the compiled kernels
+#: (dpverify.pipeline.counting.MIN_COMPILED_OUTPUTS certification outputs per input), a few seconds.
+ASV_SAMPLES = 10_000_000
+
+
+def _instances():
+    """name -> (mechanism, x, x_prime, claimed epsilon)."""
+    svt = SparseVector(0.1, threshold=0.0)
+    return {
+        "laplace": (LaplaceMechanism(1.0), 0.0, 1.0, 1.0),
+        "geometric": (GeometricMechanism(1.0), 0, 1, 1.0),
+        "randomized-response": (RandomizedResponse(1.0), 0, 1, 1.0),
+        "sparse-vector": (svt, (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), 0.1),
+    }
+
+
+MECHANISMS = tuple(_instances())
+
+
+def sampling_seconds(mechanism, x, x_prime, n_samples: int, seed: int = SEED) -> float:
+    """Seconds the mechanism's ``sample`` takes to draw ``n_samples`` outputs of each input in blocks."""
+    rng = np.random.default_rng(seed)
+    start = time.perf_counter()
+    for data in (x, x_prime):
+        done = 0
+        while done < n_samples:
+            size = min(BLOCK_SIZE, n_samples - done)
+            mechanism.sample(data, size, rng)
+            done += size
+    return time.perf_counter() - start
+
+
+def audit_seconds(mechanism, x, x_prime, epsilon: float, n_samples: int, seed: int = SEED):
+    """``(seconds, AuditResult)`` of one end-to-end audit on this process (``executor=None``)."""
+    start = time.perf_counter()
+    result = dpverify.audit(mechanism, x, x_prime, epsilon=epsilon, n_samples=n_samples, seed=seed)
+    return time.perf_counter() - start, result
+
+
+def throughput_ratio(name: str, n_samples: int) -> dict:
+    """Sampling and audit rates (outputs per second, both inputs) of one mechanism, and their ratio."""
+    mechanism, x, x_prime, epsilon = _instances()[name]
+    t_sample = sampling_seconds(mechanism, x, x_prime, n_samples)
+    t_audit, result = audit_seconds(mechanism, x, x_prime, epsilon, n_samples)
+    drawn = 2 * n_samples
+    return {
+        "mechanism": name,
+        "n_samples": n_samples,
+        "sample_rate": drawn / t_sample,
+        "audit_rate": drawn / t_audit,
+        "ratio": t_sample / t_audit,
+        "audit_seconds": t_audit,
+        "epsilon_lower_bound": result.epsilon_lower_bound,
+        "event": result.event.description,
+    }
+
+
+class AuditThroughputRatio:
+    """Time of an audit and its throughput as a share of the mechanism's sampling rate."""
+
+    params = [list(MECHANISMS)]
+    param_names = ["mechanism"]
+    timeout = 300
+    number = 1
+    repeat = 2
+
+    def setup(self, name):
+        self.instance = _instances()[name]
+
+    def time_audit(self, name):
+        mechanism, x, x_prime, epsilon = self.instance
+        audit_seconds(mechanism, x, x_prime, epsilon, ASV_SAMPLES)
+
+    def track_ratio(self, name):
+        return throughput_ratio(name, ASV_SAMPLES)["ratio"]
+
+    track_ratio.unit = "audit rate / sample() rate"
+
+
+def _integral(text: str) -> int:
+    value = float(text)
+    if not value.is_integer() or value < 2:
+        raise argparse.ArgumentTypeError(f"expected an integer >= 2 (1e8 is fine), got {text!r}")
+    return int(value)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--samples", type=_integral, default=10_000_000, help="samples per input (1e8 accepted)")
+    parser.add_argument("--mechanism", choices=MECHANISMS, action="append", help="repeat for several (default: all)")
+    parser.add_argument("--profile", type=int, default=0, metavar="N", help="cProfile the audit, print N lines")
+    args = parser.parse_args(argv)
+    print("| mechanism | samples per input | sample() rate /s | audit rate /s | ratio | audit s | bound |")
+    print("|---|---|---|---|---|---|---|")
+    for name in args.mechanism or MECHANISMS:
+        if args.profile:
+            mechanism, x, x_prime, epsilon = _instances()[name]
+            profiler = cProfile.Profile()
+            profiler.runcall(audit_seconds, mechanism, x, x_prime, epsilon, args.samples)
+            pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
+            continue
+        row = throughput_ratio(name, args.samples)
+        print(
+            f"| {name} | {row['n_samples']:.3g} | {row['sample_rate']:.3g} | {row['audit_rate']:.3g} | "
+            f"{row['ratio']:.2f} | {row['audit_seconds']:.1f} | {row['epsilon_lower_bound']:.4g} |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()

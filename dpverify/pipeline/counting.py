@@ -1,0 +1,434 @@
+"""Compiled counting of frozen events: one pass over a block of raw outputs, no block-sized temporaries.
+
+Certification (:func:`dpverify.sampling.count_events`) encodes every streamed
+block with the audit's :class:`~dpverify.outputs.OutputCodec` and counts it in
+each frozen event. Done with numpy, every step (the code book lookup, a
+projection, the mantissa code of a double, a table lookup, a comparison)
+makes an array the size of the block, and counting costs as much as the
+mechanism's own sampling. Here the events of the built-in families are
+translated into a small *program* that a numba kernel runs row by row:
+
+* every output is reduced once per *projection*: a real value (a coordinate,
+  the largest coordinate) or a code (the code book's code of an integer, the
+  code of an exact real value by sorted lookup, the (sign, binade, trailing
+  zeros) code of the bit pattern, the reachability cell of ``y - x`` and
+  ``y - x'``);
+* events on a real value (``v >= t``, ``v < t``, ``lo <= v < hi``) are tested
+  per output; events on a code (code sets: singletons and level sets; and
+  thresholds on a code's numeric value) are counted from the histogram of
+  the codes: ``count = sum over codes c of hist[c] [c in S]``.
+
+Only the counts and the histograms (a few hundred integers) are kept.
+Everything else falls back to the numpy path, event by event: the sum and
+the linear projection of real vectors (numpy's pairwise summation and BLAS
+fix an order of additions a loop would not reproduce bit for bit),
+classifier scores, integer-vector rows, hashable outputs, and events a third
+party registers. Counts are integers and each test is the IEEE comparison
+numpy makes, so compiled and numpy counts are identical (tested for every
+event kind).
+
+References
+----------
+I. Mironov, "On significance of the least significant bits for differential
+privacy", CCS 2012 (Section 3: the low-order bits of a rounded sum).
+D. E. Knuth, *The Art of Computer Programming*, vol. 2, 3rd ed. (1997),
+Section 4.2.2, Theorem B (TwoSum: the rounding error of a sum, exactly).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numba import njit
+
+from ..events.base import AtLeast, Below, CodeSet, CodeValue, Composed, Coordinate, ExactValue, Largest, Within
+from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS, MantissaCoder, ReachabilityCoder
+
+__all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
+
+#: Certifications of fewer outputs per input than this count with numpy: loading the kernels (numba's
+#: first use in a process, 0.2-0.5 s on this project's machine) would cost more than it saves.
+MIN_COMPILED_OUTPUTS = 1 << 23
+#: Integer code books spanning at most this many values are read by direct lookup, not binary search.
+MAX_LOOKUP_SPAN = 1 << 16
+
+# projections: what each output is reduced to (a real value, or a code)
+_COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
+# tests of a real value
+_AT_LEAST, _BELOW, _WITHIN = range(3)
+_TESTS = {AtLeast: _AT_LEAST, Below: _BELOW, Within: _WITHIN}
+
+# The kernels read their tables inline: a helper function called with an array argument pays
+# reference counting on every call (about 20 ns, more than the test itself).
+
+
+@njit(cache=True, nogil=True)
+def _mantissa_code(bits, top_binade):
+    """(sign, binade, min(trailing zero bits, 3)) code of one float64 bit pattern (floating.mantissa_codes)."""
+    sign = np.int64(bits >> np.uint64(63))
+    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - (top_binade - BINADE_SPAN)
+    e = min(max(e, 0), BINADE_SPAN + 1)
+    m = bits & np.uint64((1 << 52) - 1)
+    # min(trailing zeros, 3) without a branch on the (random) low bits; a zero field counts 3
+    tz = np.int64((m & np.uint64(1)) == 0) + np.int64((m & np.uint64(3)) == 0) + np.int64((m & np.uint64(7)) == 0)
+    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
+
+
+@njit(cache=True, nogil=True)
+def _difference_is_exact(y, o):
+    """Whether ``y - o`` is a finite double (TwoSum error zero): floating.difference_is_exact."""
+    c = -o
+    s = y + c
+    bb = s - y
+    err = (y - (s - bb)) + (c - bb)
+    return np.isfinite(s) & (err == 0.0)
+
+
+#: Rows a kernel reduces at once, projection by projection and event by event (short, simple loops
+#: the compiler vectorizes; the buffers hold a tile, never the block).
+TILE = 256
+#: Histograms a kernel fills side by side (see :func:`count_real`).
+LANES = 4
+
+
+@njit(cache=True, nogil=True)
+def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
+    """Count the rows of float64 ``values`` (n, d); False (and counts unfinished) when a value is NaN.
+
+    ``projections[p] = (kind, argument, offset, length)`` (tables in ``numbers``); a code projection
+    adds each output's code ``c`` (-1: unseen) to ``histograms[p, c + 1]``, except the mantissa
+    projection, which adds the raw :func:`_mantissa_code` (read through the coder's table afterwards).
+    ``events[j] = (test, projection)`` with ``bounds[j] = (low, high)`` test a real projection.
+    """
+    n, d = values.shape
+    n_projections = projections.shape[0]
+    reals = np.zeros((n_projections, TILE))
+    # LANES histograms per projection, row r adding to lane r % LANES: consecutive equal codes do not
+    # wait on each other's increment
+    lanes = np.zeros((n_projections, LANES, histograms.shape[1]), dtype=np.int64)
+    for start in range(0, n, TILE):
+        stop = min(start + TILE, n)
+        nan = False
+        for r in range(start, stop):
+            for k in range(d):
+                nan |= values[r, k] != values[r, k]
+        if nan:
+            return False
+        for p in range(n_projections):
+            kind, argument, offset, length = projections[p, 0], projections[p, 1], projections[p, 2], projections[p, 3]
+            tile = reals[p]
+            histogram = lanes[p]
+            if kind == _COORDINATE:
+                for r in range(start, stop):
+                    tile[r - start] = values[r, argument]
+            elif kind == _LARGEST:
+                for r in range(start, stop):
+                    largest = values[r, 0]
+                    for k in range(1, d):
+                        largest = max(largest, values[r, k])
+                    tile[r - start] = largest
+            elif kind == _EXACT_VALUE:  # numpy's searchsorted (left), then equality
+                for r in range(start, stop):
+                    v = values[r, 0]
+                    lo, hi = offset, offset + length
+                    while lo < hi:
+                        mid = (lo + hi) >> 1
+                        if numbers[mid] < v:
+                            lo = mid + 1
+                        else:
+                            hi = mid
+                    code = lo - offset if lo < offset + length and numbers[lo] == v else -1
+                    histogram[r & (LANES - 1), code + 1] += 1
+            elif kind == _MANTISSA:
+                for r in range(start, stop):
+                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument)] += 1
+            else:  # reachability: x at offset, x' at length
+                for r in range(start, stop):
+                    exact_x, exact_x_prime = True, True
+                    for k in range(d):
+                        exact_x = exact_x & _difference_is_exact(values[r, k], numbers[offset + k])
+                        exact_x_prime = exact_x_prime & _difference_is_exact(values[r, k], numbers[length + k])
+                    histogram[r & (LANES - 1), 2 * np.int64(exact_x) + np.int64(exact_x_prime) + 1] += 1
+        m = stop - start
+        for j in range(events.shape[0]):
+            tile, test, low, high = reals[events[j, 1]], events[j, 0], bounds[j, 0], bounds[j, 1]
+            found = 0
+            if test == _AT_LEAST:
+                for i in range(m):
+                    found += tile[i] >= low
+            elif test == _BELOW:
+                for i in range(m):
+                    found += tile[i] < low
+            else:
+                for i in range(m):
+                    found += (tile[i] >= low) & (tile[i] < high)
+            counts[j] += found
+    for p in range(n_projections):
+        for lane in range(LANES):
+            histograms[p] += lanes[p, lane]
+    return True
+
+
+@njit(cache=True, nogil=True)
+def count_codes(values, keys, lookup, low, high, histogram):
+    """Add the code of each integer in ``values`` to ``histogram[code + 1]`` (code -1: not in ``keys``).
+
+    The code is the index in the sorted ``keys`` (numpy's ``searchsorted``, then equality); with a
+    non-empty ``lookup`` it is read directly, ``lookup[v - low]`` for ``low <= v <= high``.
+    """
+    k = keys.shape[0]
+    direct = lookup.shape[0] > 0
+    lanes = np.zeros((LANES, histogram.shape[0]), dtype=np.int64)  # as in count_real
+    for r in range(values.shape[0]):
+        v = values[r]
+        if direct:
+            code = lookup[v - low] if v >= low and v <= high else -1
+        else:
+            lo, hi = 0, k
+            while lo < hi:
+                mid = (lo + hi) >> 1
+                if keys[mid] < v:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            code = lo if lo < k and keys[lo] == v else -1
+        lanes[r & (LANES - 1), code + 1] += 1
+    for lane in range(LANES):
+        histogram += lanes[lane]
+
+
+class _Program:
+    """Projections and events being translated from frozen indicators."""
+
+    def __init__(self):
+        self.projections: list = []  # (kind, argument, offset, length)
+        self.dense: list = []  # per code projection: the index of each histogram bin among codes -1, 0, ...
+        self.by_key: dict = {}
+        self.tests: list = []  # (test, projection), (low, high), indicator index
+        self.code_events: list = []  # (indicator index, projection, weight per histogram bin)
+        self.numbers: list = []
+        self.sizes = {"numbers": 0}
+
+    def table(self, name: str, values) -> int:
+        """Append ``values`` to the flat table ``name``; returns their offset."""
+        offset = self.sizes[name]
+        getattr(self, name).append(np.asarray(values))
+        self.sizes[name] += len(values)
+        return offset
+
+    def projection(self, key, kind: int, n_codes: int = -1, argument: int = 0, offset: int = 0, length: int = 0):
+        """Index of a projection, added once per ``key`` (an encoder shared by events runs once per output).
+
+        A code projection with ``n_codes`` codes fills a histogram whose bin ``c + 1`` counts code ``c``.
+        """
+        if key not in self.by_key:
+            self.by_key[key] = len(self.projections)
+            self.projections.append((kind, argument, offset, length))
+            self.dense.append(np.arange(n_codes + 1))
+        return self.by_key[key]
+
+    def code_event(self, index: int, projection: int, weights: np.ndarray) -> None:
+        """Indicator ``index`` counts ``weights[c + 1]`` per output of code ``c`` in ``projection``."""
+        self.code_events.append((index, projection, weights[self.dense[projection]]))
+
+    def arrays(self) -> dict:
+        def flat(parts, dtype):
+            return np.concatenate([np.asarray(p, dtype=dtype) for p in parts]) if parts else np.zeros(1, dtype)
+
+        return {
+            "projections": np.asarray(self.projections, dtype=np.int64).reshape(-1, 4),
+            "width": max((len(d) for d in self.dense), default=0),
+            "numbers": flat(self.numbers, np.float64),
+            "events": np.asarray([t[0] for t in self.tests], dtype=np.int64).reshape(-1, 2),
+            "bounds": np.asarray([t[1] for t in self.tests], dtype=np.float64).reshape(-1, 2),
+        }
+
+
+def _real_projection(program: _Program, projection, d: int):
+    """Index of a real-valued projection of (n, d) outputs, or None when it is not compiled."""
+    if type(projection) is Coordinate and 0 <= projection.index < d:
+        return program.projection(("coordinate", projection.index), _COORDINATE, argument=projection.index)
+    if type(projection) is Largest:
+        return program.projection(("largest",), _LARGEST)
+    return None
+
+
+def _code_projection(program: _Program, encoder, d: int):
+    """(index, number of codes) of an encoder of real outputs into codes, or None when it is not compiled."""
+    key = (type(encoder).__name__, id(encoder))
+    if type(encoder) is ExactValue:
+        values = np.asarray(encoder.values)
+        if values.dtype != np.float64 or values.ndim != 1 or values.size == 0:
+            return None
+        n = len(values)
+        offset = program.table("numbers", values) if key not in program.by_key else 0
+        return program.projection(key, _EXACT_VALUE, n, offset=offset, length=n), n
+    if type(encoder) is MantissaCoder:
+        lookup = np.asarray(encoder.lookup)
+        if lookup.dtype.kind != "i" or lookup.shape != (2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1),):
+            return None
+        n = int(lookup.max()) + 1
+        index = program.projection(key, _MANTISSA, n, argument=int(encoder.top_binade))
+        program.dense[index] = lookup + 1  # the kernel bins the raw code, which the coder's table reads
+        return index, n
+    if type(encoder) is ReachabilityCoder:
+        x = np.broadcast_to(np.asarray(encoder.x, dtype=np.float64), (d,))
+        x_prime = np.broadcast_to(np.asarray(encoder.x_prime, dtype=np.float64), (d,))
+        if key not in program.by_key:
+            return program.projection(
+                key, _REACHABILITY, 4, offset=program.table("numbers", x), length=program.table("numbers", x_prime)
+            ), 4
+        return program.projection(key, _REACHABILITY, 4), 4
+    return None
+
+
+def _code_weights(inner, n_codes: int):
+    """``[c in S]`` for the codes -1, 0, ..., n_codes - 1 of an event on codes, or None when not compiled.
+
+    Code ``c`` reads ``table[c]`` and code -1 the table's last entry, as numpy indexing does; a table
+    shorter than the codes would raise in numpy, and is left to it.
+    """
+    if type(inner) is CodeSet:
+        table = np.asarray(inner.table)
+        if table.dtype != np.bool_ or table.ndim != 1 or len(table) < max(n_codes, 1):
+            return None
+        member = table
+    else:
+        test = _TESTS.get(type(inner))
+        if test is None or type(inner.projection) is not CodeValue:
+            return None
+        value = np.asarray(inner.projection.table)
+        if value.dtype != np.float64 or value.ndim != 1 or len(value) < max(n_codes, 1):
+            return None
+        member = inner(np.arange(len(value)))  # the indicator itself, once per code
+    return np.concatenate([member[-1:], member[:n_codes]]).astype(np.int64)
+
+
+def _add_real_event(program: _Program, index: int, indicator, d: int) -> bool:
+    test = _TESTS.get(type(indicator))
+    if test is not None:
+        projection = _real_projection(program, indicator.projection, d)
+        if projection is None:
+            return False
+        low = indicator.low if test == _WITHIN else indicator.threshold
+        high = indicator.high if test == _WITHIN else np.nan
+        program.tests.append(((test, projection), (float(low), float(high)), index))
+        return True
+    if type(indicator) is Composed:
+        found = _code_projection(program, indicator.encoder, d)
+        weights = None if found is None else _code_weights(indicator.inner, found[1])
+        if weights is None:
+            return False
+        program.code_event(index, found[0], weights)
+        return True
+    return False
+
+
+@dataclass(frozen=True, eq=False)
+class CompiledCounter:
+    """The compiled events of one audit, and how to count them in a block of raw outputs.
+
+    Attributes
+    ----------
+    codec : OutputCodec
+        The audit's code book.
+    tested : tuple of int
+        Indicators tested per output (thresholds and intervals on real values), in kernel order.
+    coded : tuple of (int, int, numpy.ndarray)
+        Indicators counted from a histogram of codes: (indicator, projection, weight per code + 1).
+    rest : tuple of int
+        Indicators left to the numpy path.
+    program : dict
+        The kernel's arrays.
+    """
+
+    codec: object
+    tested: tuple
+    coded: tuple
+    rest: tuple
+    program: dict
+
+    def accepts(self, raw) -> bool:
+        """Whether the kernel reads ``raw`` as the numpy path does (else the numpy path counts it)."""
+        if type(raw) is not np.ndarray or raw.ndim == 0 or raw.shape[0] == 0:
+            return False
+        if self.codec.kind == "real":
+            return raw.dtype == np.float64 and raw.ndim <= 2
+        kinds = "b" if self.codec.storage == "bool" else "i"
+        return raw.ndim == 1 and raw.dtype.kind in kinds and raw.dtype == self.codec._keys.dtype
+
+    def count(self, raw, counts: np.ndarray) -> None:
+        """Add the counts of the compiled events in ``raw`` (accepted) to ``counts``."""
+        p = self.program
+        histograms = np.zeros((len(p["projections"]), p["width"]), dtype=np.int64)
+        if self.codec.kind == "real":
+            values = np.ascontiguousarray(raw.reshape(len(raw), -1))
+            if values.shape[1] != self.codec.dimension:
+                self.codec.encode(raw)  # raises the numpy path's error
+            tested = np.zeros(len(self.tested), dtype=np.int64)
+            arrays = (p["projections"], p["numbers"], p["events"], p["bounds"], tested, histograms)
+            if not count_real(values, values.view(np.uint64), *arrays):
+                self.codec.encode(raw)  # a NaN: raises the numpy path's error
+            counts[list(self.tested)] += tested
+        else:
+            values = raw.view(np.uint8) if raw.dtype == np.bool_ else raw
+            count_codes(values, p["keys"], p["lookup"], p["low"], p["high"], histograms[0])
+        for index, projection, weights in self.coded:
+            counts[index] += int(histograms[projection, : len(weights)] @ weights)
+
+
+def _integer_lookup(keys: np.ndarray) -> dict:
+    """Direct code lookup for integer keys spanning few values (an empty table: binary search)."""
+    low, high = int(keys[0]), int(keys[-1])
+    if high - low + 1 > MAX_LOOKUP_SPAN:
+        return {"lookup": np.zeros(0, np.int64), "low": 0, "high": -1}
+    lookup = np.full(high - low + 1, -1, dtype=np.int64)
+    lookup[keys.astype(np.int64) - low] = np.arange(len(keys))
+    return {"lookup": lookup, "low": low, "high": high}
+
+
+def compile_counter(codec, indicators) -> CompiledCounter | None:
+    """The compiled form of ``indicators`` on outputs of ``codec``; None when none of them compiles.
+
+    Parameters
+    ----------
+    codec : OutputCodec
+        The audit's frozen code book.
+    indicators : sequence of callable
+        The frozen events' indicators (on outputs encoded by ``codec``).
+
+    Returns
+    -------
+    CompiledCounter or None
+    """
+    program = _Program()
+    rest = []
+    if codec.kind == "real" and codec.storage == "real":
+        d = int(codec.dimension)
+        for index, indicator in enumerate(indicators):
+            if not _add_real_event(program, index, indicator, d):
+                rest.append(index)
+        arrays = program.arrays()
+    elif codec.kind == "discrete" and codec.storage in ("int", "bool") and codec._keys is not None:
+        keys = np.asarray(codec._keys)
+        if keys.size == 0 or keys.dtype.kind not in "bi":
+            return None
+        n = len(keys)
+        program.projection(("code",), -1, n)
+        for index, indicator in enumerate(indicators):
+            weights = _code_weights(indicator, n)
+            if weights is None:
+                rest.append(index)
+            else:
+                program.code_event(index, 0, weights)
+        arrays = program.arrays()
+        keys = keys.view(np.uint8) if keys.dtype == np.bool_ else keys
+        arrays.update(keys=keys, **_integer_lookup(keys))
+    else:
+        return None
+    tested = tuple(index for _, _, index in program.tests)
+    coded = tuple(program.code_events)
+    if not tested and not coded:
+        return None
+    return CompiledCounter(codec, tested, coded, tuple(rest), arrays)

@@ -1,0 +1,223 @@
+"""Compiled counting of frozen events (dpverify.pipeline.counting) against the numpy path.
+
+Certification counts the frozen events in every streamed block either with
+numba kernels or with the events' own numpy indicators. Counts are integers,
+so the two must agree exactly, for every event kind the built-in families
+propose and on every output type. Each test here compares them on the whole
+candidate list of the families (not only the events a selection would
+pick), on blocks that contain values the selection never saw (code -1),
+signed zeros, infinities, subnormals and values beyond the selection's range.
+
+Deterministic: fixed seeds or Hypothesis examples, no statistical decision,
+so the false-alarm rate on correct code is 0; the power is 1 against any
+kernel whose count differs from numpy's on the data tested. Breaking the
+kernel (``>=`` read as ``>``, the trailing-zero count off by one, code -1 read
+from the first table entry instead of the last, the TwoSum error dropped)
+makes these tests fail.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+from hypothesis.extra import numpy as hnp
+
+import dpverify
+from dpverify.errors import OutputTypeError
+from dpverify.events import candidate_events
+from dpverify.mechanisms import FloatLaplaceMechanism, NoisyHistogram
+from dpverify.mechanisms.sparse_vector import SparseVector
+from dpverify.mechanisms.textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.pipeline import counting, sampling
+from dpverify.pipeline.outputs import fit_codec
+
+#: Families whose events the kernels must count themselves (not hand to numpy), by output kind.
+COMPILED_FAMILIES = {
+    "real": {"threshold", "real-value", "mantissa", "reachability"},
+    "discrete": {"singleton", "level-set", "numeric-threshold"},
+}
+
+
+def _numpy_counts(codec, indicators, raw) -> np.ndarray:
+    encoded = codec.encode(raw)
+    return np.array([np.count_nonzero(indicator(encoded)) for indicator in indicators], dtype=np.int64)
+
+
+def _compiled_counts(counter, indicators, raw) -> np.ndarray:
+    counts = np.zeros(len(indicators), dtype=np.int64)
+    assert counter.accepts(raw)
+    counter.count(raw, counts)
+    if counter.rest:  # what the numpy path counts in sampling._count_block
+        encoded = counter.codec.encode(raw)
+        for i in counter.rest:
+            counts[i] += np.count_nonzero(indicators[i](encoded))
+    return counts
+
+
+def _check_all_candidates(sel_x, sel_x_prime, blocks, inputs=None):
+    """Every candidate event of every family, counted both ways on each block; returns the counter."""
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
+    candidates = candidate_events(enc_x, enc_xp, codec, inputs=inputs)
+    indicators = [e.indicator for e in candidates.events]
+    counter = counting.compile_counter(codec, indicators)
+    assert counter is not None
+    compiled_families = {candidates.events[i].family for i in range(len(indicators)) if i not in counter.rest}
+    present = {e.family for e in candidates.events} & COMPILED_FAMILIES[codec.kind]
+    assert present <= compiled_families, f"not compiled: {present - compiled_families}"
+    for raw in blocks:
+        np.testing.assert_array_equal(_compiled_counts(counter, indicators, raw), _numpy_counts(codec, indicators, raw))
+    return counter
+
+
+def _with_specials(values: np.ndarray) -> np.ndarray:
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, 5e-324, -5e-324, 2.0**-1022, 1e308, -1e308, 1.0, -1.0])
+    return np.concatenate([values, specials])
+
+
+@pytest.mark.parametrize("mechanism", [LaplaceMechanism(1.0), FloatLaplaceMechanism(1.0)], ids=["snapped", "float"])
+def test_scalar_real_events_count_identically(mechanism):
+    """Thresholds, intervals, mantissa codes and reachability cells of scalar doubles.
+
+    The snapped Laplace releases signed zeros and repeats values; the float
+    one leaks through its low bits (Mironov 2012), so its mantissa and
+    reachability events are proposed and counted.
+    """
+    rng = np.random.default_rng(5)
+    sel_x, sel_xp = mechanism.sample(0.0, 20_000, rng), mechanism.sample(1.0, 20_000, rng)
+    blocks = [_with_specials(mechanism.sample(x, 50_000, rng)) for x in (0.0, 1.0)]
+    blocks.append(_with_specials(rng.standard_cauchy(10_000) * 1e6))  # far outside the selection's range
+    counter = _check_all_candidates(sel_x, sel_xp, blocks, inputs=(0.0, 1.0))
+    assert counter.tested and counter.coded
+
+
+def test_few_distinct_real_values_count_identically():
+    """Exact-value codes (sorted lookup) of real outputs that repeat, with unseen values."""
+    rng = np.random.default_rng(6)
+    grid = np.array([-2.5, -0.0, 0.5, 1.0, 3.25])
+    sel_x, sel_xp = rng.choice(grid, 5_000, p=[0.1, 0.2, 0.3, 0.2, 0.2]), rng.choice(grid, 5_000)
+    blocks = [np.concatenate([rng.choice(grid, 20_000), [0.0, 0.75, -7.0, np.inf]])]
+    counter = _check_all_candidates(sel_x, sel_xp, blocks)
+    assert counter.coded
+
+
+def test_real_vector_events_count_identically_and_leave_sums_to_numpy():
+    """Coordinates and the largest coordinate compile; the sum and the linear projection stay numpy's."""
+    rng = np.random.default_rng(7)
+    mechanism = NoisyHistogram(1.0)
+    x, x_prime = (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0)
+    sel_x, sel_xp = mechanism.sample(x, 10_000, rng), mechanism.sample(x_prime, 10_000, rng)
+    block = mechanism.sample(x, 30_000, rng)
+    block[:3, 1] = [np.inf, -np.inf, -0.0]
+    counter = _check_all_candidates(sel_x, sel_xp, [block], inputs=(x, x_prime))
+    assert counter.tested and counter.rest
+
+
+@pytest.mark.parametrize(
+    "mechanism, x, x_prime",
+    [
+        (RandomizedResponse(1.0), 0, 1),
+        (GeometricMechanism(0.5), 0, 1),
+        (ExponentialMechanism(1.0), (1.0, 0.0, 0.0, 0.0), (0.0, 1.0, 1.0, 1.0)),
+        (SparseVector(0.5, threshold=0.0), (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,)),
+    ],
+    ids=["randomized-response", "geometric", "exponential", "sparse-vector"],
+)
+def test_integer_events_count_identically(mechanism, x, x_prime):
+    """Singletons, level sets and thresholds on code values; certification shows unseen integers."""
+    rng = np.random.default_rng(8)
+    sel_x, sel_xp = mechanism.sample(x, 2_000, rng), mechanism.sample(x_prime, 2_000, rng)
+    block = mechanism.sample(x, 40_000, rng)
+    block = np.concatenate([block, np.array([-(2**62), 2**62, 123_456], dtype=block.dtype)])
+    _check_all_candidates(sel_x, sel_xp, [block])
+
+
+def test_integer_codes_beyond_the_direct_lookup_span_use_binary_search():
+    """A code book spanning more values than a lookup table holds is searched, with the same counts."""
+    rng = np.random.default_rng(9)
+    values = np.array([-(10**12), -3, 0, 7, 10**9, 10**12], dtype=np.int64)
+    sel_x, sel_xp = rng.choice(values, 3_000, p=[0.3, 0.2, 0.2, 0.1, 0.1, 0.1]), rng.choice(values, 3_000)
+    block = np.concatenate([rng.choice(values, 20_000), [5, -(10**12) - 1, 2**63 - 1, -(2**63)]])
+    counter = _check_all_candidates(sel_x, sel_xp, [block])
+    assert counter.program["lookup"].size == 0
+
+
+def test_boolean_events_count_identically():
+    rng = np.random.default_rng(10)
+    sel_x, sel_xp = rng.random(3_000) < 0.7, rng.random(3_000) < 0.4
+    _check_all_candidates(sel_x, sel_xp, [rng.random(20_000) < 0.5])
+
+
+@settings(max_examples=40)
+@given(
+    hnp.arrays(np.float64, st.integers(40, 200), elements=st.floats(allow_nan=False, width=64)),
+    st.floats(-4.0, 4.0, allow_nan=False),
+)
+@example(np.array([0.1, 0.25, -0.0, 0.0, 2.0**-1074, 1e308] * 10), 1.0)
+@example(np.array([1.0, 1.0 + 2.0**-52, 0.5, 3.0, -np.inf] * 10), 0.0)
+def test_any_doubles_count_identically(values, shift):
+    """Arbitrary bit patterns (subnormals, huge values, infinities) in every real event kind."""
+    half = len(values) // 2
+    sel_x, sel_xp = values[:half], values[half:] + shift
+    with np.errstate(over="ignore"):
+        block = np.concatenate([values[::-1], values * 1.5, values + 2.0**-30])
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+    candidates = candidate_events(enc_x, enc_xp, codec, inputs=(0.0, shift or 1.0))
+    indicators = [e.indicator for e in candidates.events]
+    counter = counting.compile_counter(codec, indicators)
+    if counter is None:
+        assert all(e.family == "classifier" for e in candidates.events)
+        return
+    with np.errstate(over="ignore", invalid="ignore"):
+        numpy_counts = _numpy_counts(codec, indicators, block)
+    np.testing.assert_array_equal(_compiled_counts(counter, indicators, block), numpy_counts)
+
+
+def test_a_nan_in_a_block_raises_the_numpy_paths_error():
+    rng = np.random.default_rng(11)
+    codec, (enc_x, enc_xp) = fit_codec(rng.normal(size=1000), rng.normal(1.0, size=1000))
+    indicators = [e.indicator for e in candidate_events(enc_x, enc_xp, codec).events]
+    counter = counting.compile_counter(codec, indicators)
+    block = rng.normal(size=500)
+    block[321] = np.nan
+    with pytest.raises(OutputTypeError, match="NaN"):
+        counter.count(block, np.zeros(len(indicators), dtype=np.int64))
+
+
+#: (name, mechanism, x, x', claim, whether its certified events compile). The noisy histogram's
+#: audit certifies a threshold on a linear projection of its vectors, which stays numpy's.
+AUDITED = [
+    ("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, True),
+    ("float-laplace", FloatLaplaceMechanism(1.0), 0.0, 1.0, 1.0, True),
+    ("geometric", GeometricMechanism(1.0), 0, 1, 1.0, True),
+    ("randomized-response", RandomizedResponse(1.0), 0, 1, 1.0, True),
+    ("sparse-vector", SparseVector(0.5, threshold=0.0), (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), 0.5, True),
+    ("noisy-histogram", NoisyHistogram(1.0), (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0), 1.0, False),
+]
+
+
+@pytest.mark.parametrize("name, mechanism, x, x_prime, epsilon, compiles", AUDITED, ids=[a[0] for a in AUDITED])
+def test_seeded_audits_are_identical_with_and_without_the_kernels(
+    monkeypatch, name, mechanism, x, x_prime, epsilon, compiles
+):
+    """The whole result of a seeded audit (bounds, counts, events) is the same either way.
+
+    The kernels are switched on for this small audit (they start at 2**23 outputs per input), and
+    the test checks that they ran where the certified events compile.
+    """
+    options = dict(epsilon=epsilon, n_samples=300_000, n_chunks=2, seed=20261124)
+    ran = []
+
+    def compile_and_record(codec, indicators):
+        counter = counting.compile_counter(codec, indicators)
+        ran.append(counter is not None)
+        return counter
+
+    monkeypatch.setattr(sampling, "MIN_COMPILED_OUTPUTS", 1)
+    monkeypatch.setattr(sampling, "compile_counter", compile_and_record)
+    compiled = dpverify.audit(mechanism, x, x_prime, **options)
+    assert ran and all(ran) == compiles and any(ran) == compiles
+    monkeypatch.setattr(sampling, "compile_counter", lambda codec, indicators: None)
+    plain = dpverify.audit(mechanism, x, x_prime, **options)
+    assert compiled.to_dict() == plain.to_dict()
