@@ -21,6 +21,7 @@ import numpy as np
 from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterError
 
 __all__ = [
+    "check_claimed_epsilon",
     "check_inputs_differ",
     "check_epsilon",
     "check_delta",
@@ -59,6 +60,22 @@ def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
     allowed = "a finite real number > 0" + (" or None" if allow_none else "")
     if not _is_real(epsilon) or not math.isfinite(float(epsilon)) or float(epsilon) <= 0:
         raise InvalidClaimError(f"epsilon must be {allowed}, got {epsilon!r}")
+    return float(epsilon)
+
+
+def check_claimed_epsilon(epsilon, name: str = "epsilon") -> float:
+    """An epsilon a claim states: a finite real number >= 0 (0 claims that outputs reveal nothing).
+
+    An audit needs more (:func:`check_epsilon`: > 0, and ``e^epsilon`` a finite double); a claim
+    is checked on its own domain so that accounting may state what it derives.
+
+    Raises
+    ------
+    InvalidClaimError
+        Not a real number (bools are not), not finite, or < 0.
+    """
+    if not _is_real(epsilon) or not (0.0 <= float(epsilon) < math.inf):
+        raise InvalidClaimError(f"a claimed {name} must be a finite real number >= 0, got {epsilon!r}")
     return float(epsilon)
 
 

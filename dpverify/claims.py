@@ -11,8 +11,6 @@ derives from, or leads to, such a claim and lives beside it in the family.
 
 from __future__ import annotations
 
-import math
-import numbers
 from dataclasses import dataclass
 
 from . import _validation as check
@@ -64,15 +62,14 @@ class PrivacyClaim:
     stated_epsilon: float | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "epsilon", _check_claimed_epsilon(self.epsilon))
+        object.__setattr__(self, "epsilon", check.check_claimed_epsilon(self.epsilon))
         object.__setattr__(self, "delta", check.check_delta(self.delta))
         if self.model not in MODELS:
             raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
         if self.stated_epsilon is not None:
-            stated = float(self.stated_epsilon)
-            if not (stated > 0 and math.isfinite(stated)):
-                raise InvalidClaimError(f"stated_epsilon must be a finite real number > 0, got {self.stated_epsilon!r}")
-            object.__setattr__(self, "stated_epsilon", stated)
+            object.__setattr__(
+                self, "stated_epsilon", check.check_claimed_epsilon(self.stated_epsilon, "stated_epsilon")
+            )
 
     @property
     def is_pure(self) -> bool:
@@ -90,12 +87,6 @@ class PrivacyClaim:
     @classmethod
     def from_dict(cls, data: dict) -> PrivacyClaim:
         return cls(**data)
-
-
-def _check_claimed_epsilon(epsilon) -> float:
-    if isinstance(epsilon, bool) or not isinstance(epsilon, numbers.Real) or not (0 <= epsilon < math.inf):
-        raise InvalidClaimError(f"a claimed epsilon must be a finite real number >= 0, got {epsilon!r}")
-    return float(epsilon)
 
 
 def claim_of(mechanism) -> PrivacyClaim | None:

@@ -25,7 +25,7 @@ import numpy as np
 
 from algorithms.graphs import as_graph_arrays, minimum_spanning_tree, number_of_components
 from algorithms.graphs.union_find import reset, union
-from algorithms.mst.accounting import ZCDPAccounting, check_delta, claim_from_epsilon0
+from algorithms.mst.accounting import ZCDPAccounting, check_delta, spanning_forest_claim
 from algorithms.mst.exponential import gumbel_scale
 
 __all__ = [
@@ -241,9 +241,8 @@ class GumbelPerturbationMechanism:
         return self.sample(data, 1, rng)[0]
 
     def privacy_claim(self, data, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
-        """The claimed guarantee on ``data``'s topology: ``n - c`` epsilon0-DP steps, zCDP-composed."""
-        g = as_graph_arrays(data)
-        steps = g.n - number_of_components(g)
-        return claim_from_epsilon0(
-            self.epsilon0, steps, check_delta(delta), conversion=conversion, sensitivity=self.sensitivity
+        """The claimed guarantee on ``data``'s topology: ``n - c`` epsilon0-DP steps, zCDP-composed
+        (:func:`algorithms.mst.accounting.spanning_forest_claim`)."""
+        return spanning_forest_claim(
+            data, self.epsilon0, check_delta(delta), conversion=conversion, sensitivity=self.sensitivity
         )

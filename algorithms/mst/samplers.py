@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from algorithms.errors import AlgorithmInputError
 from algorithms.graphs import as_graph_arrays, tree_key
 from algorithms.mst.accounting import spanning_forest_claim
 from algorithms.mst.exponential import selection_log_weights
@@ -55,7 +56,7 @@ def tree_of(algorithm: str, data, epsilon0: float, rng, *, sensitivity: float = 
         return tree_key(pamst_naive(g, epsilon0, rng, sensitivity=sensitivity))
     if algorithm == "pamst-fast":
         return tree_key(pamst_fast(g, epsilon0, rng, sensitivity=sensitivity))
-    raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
+    raise AlgorithmInputError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
 
 
 def _rows_as_tuples(rows: np.ndarray) -> list:
@@ -78,7 +79,7 @@ class TreeSampler:
 
     def __init__(self, algorithm: str, data, epsilon0: float, *, sensitivity: float = 1.0):
         if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
+            raise AlgorithmInputError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
         self.algorithm = algorithm
         self.graph = as_graph_arrays(data)
         self.epsilon0 = float(epsilon0)
@@ -105,7 +106,7 @@ class MechanismOnGraph:
 
     def __init__(self, algorithm: str, epsilon0: float, *, sensitivity: float = 1.0):
         if algorithm not in ALGORITHMS:
-            raise ValueError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
+            raise AlgorithmInputError(f"unknown algorithm {algorithm!r}; choose one of {ALGORITHMS}")
         self.algorithm = algorithm
         self.epsilon0 = float(epsilon0)
         self.sensitivity = float(sensitivity)

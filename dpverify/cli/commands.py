@@ -351,7 +351,7 @@ LARGE_SAMPLES = 10_000_000
 
 def _cmd_suite(args) -> int:
     from .reproduce import open_executor
-    from .suite import format_table, registered_verifications, run_suite, select_verifications, write_report
+    from .suite import format_table, registered_verifications, run_suite, select_verifications, write_suite_report
 
     items = registered_verifications()
     if args.list:
@@ -390,7 +390,7 @@ def _cmd_suite(args) -> int:
         print(f"FAILED {r.name}: {r.details}")
     if out is not None:
         try:
-            write_report(records, out, seed=args.seed)
+            write_suite_report(records, out, seed=args.seed)
         except OSError as exc:
             raise _Failure(f"cannot write --out {out}: {exc.strerror or exc}") from exc
         print(f"report written to {out}")

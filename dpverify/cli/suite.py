@@ -295,7 +295,7 @@ def format_table(records: list[VerificationRecord]) -> str:
     return "\n".join(lines)
 
 
-def write_report(records: list[VerificationRecord], path, *, seed: int) -> None:
+def write_suite_report(records: list[VerificationRecord], path, *, seed: int) -> None:
     """Write the suite's JSON report."""
     payload = {
         "seed": seed,

@@ -16,7 +16,7 @@ from .broken import BrokenGaussianMechanism, BrokenLaplaceMechanism, BrokenNoisy
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .counter import GeometricBinaryCounter
 from .histogram import NoisyHistogram
-from .selection import NoisyMaxValue, ReportNoisyMax
+from .noisy_max import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace
 from .broken import BrokenNoisyHistogram, FloatLaplaceMechanism
 from .histogram import NoisyHistogram
-from .selection import NoisyMaxValue, ReportNoisyMax
+from .noisy_max import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
 from .textbook import ExponentialMechanism, GeometricMechanism, RandomizedResponse
 

@@ -185,7 +185,7 @@ PLUMBING = {
     "dpverify.pipeline.sampling.draw",
     "dpverify.pipeline.sampling.children",
     "dpverify.cli.suite.verification_seed",
-    "dpverify.cli.suite.write_report",
+    "dpverify.cli.suite.write_suite_report",
 }
 
 
