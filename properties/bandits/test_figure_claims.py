@@ -101,8 +101,8 @@ def test_thesis_figure_6_3a_regret_over_ln_n_levels_off(thorough, suite_alpha):
     Asserted: R_n / ln n at n = 1e6 is less than twice its value at 1e5 (linear regret multiplies it by
     8.3; R = c ln n leaves it unchanged). Convergence itself is *not* established: DPUCB-MAT's
     R_n / ln n still rises from 127 to 156 (+23%) over that decade (DPTS-MAT's from 76 to 84, +10%),
-    the doubling batches making the curves staircases. Detects: regret that does not settle to a logarithmic order (e.g. a confidence
-    term that never shrinks).
+    the doubling batches making the curves staircases. Detects: regret that does not settle to a
+    logarithmic order (e.g. a confidence term that never shrinks).
     """
     if not thorough:
         pytest.skip("thorough profile: 1e6 rounds")
