@@ -22,7 +22,11 @@ The ``claims`` group has one mutant per claim test of the papers (a theorem's re
 lemma's privacy claim, a refutation's counterexample, an audit's power): each names the claim test
 alone (a file or a pytest node id ``path::test``) and breaks the implementation, or the claim formula
 the test compares with, in the way that test's docstring says it detects (its "Detects:" line).
-Killing it shows that that test, not the suite at large, can fail.
+Killing it shows that that test, not the suite at large, can fail. A mutant whose claim test runs
+only under the thorough profile carries ``profile="thorough"``: its tests (and their baseline) run
+with ``DPVERIFY_PROFILE=thorough``, and the dataset tests find the maps through
+``DPVERIFY_ROCKETFUEL`` (set to the repository's ``../shared/datasets/rocketfuel`` unless given), since
+a skipped test would count as a false "survived".
 
 Code shared by two groups (``algorithms/counters/compiled.py``: the hybrid counter, the binary
 step and Lemma 1, used by the counter banks and the bandit kernel) is mutated once, under one id,
@@ -35,6 +39,7 @@ Usage::
     python properties/mutation.py --check         # every mutant applies to the tree? (no tests)
     python properties/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
     python properties/mutation.py --group counters --group mst
+    python properties/mutation.py --group claims      # one mutant per claim test of the papers
     python properties/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
 ``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
