@@ -317,7 +317,7 @@ MUTANTS = [
         "            return self.epsilon / rank\n",
         "            return self.epsilon / rank**3\n",
         [RG + "::test_regret_grows_in_k_no_faster_than_claimed"],
-        note="budget split over K^3: LDP-OMM regret grows like K^2.26, faster than Tao et al. Thm 2's K^2",
+        note="budget split over K^3: LDP-OMM regret grows like K^2.24, faster than Tao et al. Thm 2's K^2",
     ),
     Mutant(
         "claims-split-eps-ignored",
