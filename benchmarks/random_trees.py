@@ -24,7 +24,11 @@ from algorithms.graphs import GraphArrays, as_graph_arrays, connected_gnp_graph,
 from algorithms.random_trees.bits import perturb_weights
 from algorithms.random_trees.down_up import down_up_spanning_trees
 from algorithms.random_trees.pipeline import DPRandomSpanningTree, dp_random_spanning_tree
-from algorithms.random_trees.samplers import aldous_broder_spanning_trees, wilson_spanning_trees
+from algorithms.random_trees.samplers import (
+    aldous_broder_spanning_trees,
+    exchange_chain_spanning_trees,
+    wilson_spanning_trees,
+)
 
 EDGE_COUNTS = [300, 1_000, 10_000, 100_000]
 #: networkx's sampler takes ~10 s at 1e3 edges and grows roughly like m^2.5 at fixed degree.
@@ -176,6 +180,91 @@ class DPRandomSpanningTreeSplit:
         return t_tree / t_rr
 
 
+def _fitted_exponent(sizes, seconds) -> float:
+    """Least-squares slope of ln(seconds) on ln(sizes): the measured growth order."""
+    return float(np.polyfit(np.log(np.asarray(sizes, dtype=float)), np.log(np.asarray(seconds, dtype=float)), 1)[0])
+
+
+class Section6GrowthExponents:
+    """DP-RST Section 6's running-time claims as fitted exponents (asv ``track_``, unit "exponent").
+
+    - Lemma 6.1, the bit-level randomized response is O(m l): the slope of ln(time) on ln(m) at
+      k = 16 over m = 1e4 to 1e6, and on ln(l) at m = 1e6 over l = 2 to 16 bits, should both be
+      about 1 (a claim of O(m l) is contradicted by a slope well above 1).
+    - The paper's own sampler (Algorithm 3, the add-edge / drop-from-cycle exchange chain) and the
+      down-up walk (Algorithm 2): the cost of one step against the graph size (n = m / 10) over m =
+      1e3 to 1e5. Neither cost is stated by the paper (Definition 3.3 quotes the whole sampler's
+      O(m log m log(m / Delta)) for dynamic-tree machinery it does not describe); here a chain step
+      walks the cycle of T + e (O(n)) and a down-up step scans the edges (O(n + m)), so both should
+      fit about 1.
+    """
+
+    unit = "exponent"
+    timeout = 600
+    EDGES = (10_000, 100_000, 1_000_000)
+    BOUNDS = (4, 16, 256, 65_536)
+    STEP_EDGES = (1_000, 10_000, 100_000)
+
+    def setup(self):
+        rng = np.random.default_rng(GRAPH_SEED)
+        self.weights = {m: rng.integers(1, K, size=m) for m in self.EDGES}
+        big = self.EDGES[-1]
+        self.wide = {k: rng.integers(1, k, size=big) for k in self.BOUNDS}
+        self.graphs = {m: integer_gnp(m) for m in self.STEP_EDGES}
+        perturb_weights(self.weights[self.EDGES[0]][:10], K, EPS0, rng=0)
+        exchange_chain_spanning_trees(integer_gnp(300), steps=2, rng=0)
+        down_up_spanning_trees(integer_gnp(300), steps=2, rng=0)
+
+    def track_perturbation_exponent_in_edges(self):
+        times = [_best_of(lambda m=m: perturb_weights(self.weights[m], K, EPS0, rng=1)) for m in self.EDGES]
+        return _fitted_exponent(self.EDGES, times)
+
+    def track_perturbation_exponent_in_bits(self):
+        times = [_best_of(lambda k=k: perturb_weights(self.wide[k], k, EPS0, rng=1)) for k in self.BOUNDS]
+        return _fitted_exponent([int(np.ceil(np.log2(k))) for k in self.BOUNDS], times)
+
+    def _step_times(self, run):
+        return [_best_of(lambda m=m: run(self.graphs[m]), repeat=2) / 1_000 for m in self.STEP_EDGES]
+
+    def track_exchange_chain_step_exponent_in_edges(self):
+        return _fitted_exponent(
+            [self.graphs[m].m for m in self.STEP_EDGES],
+            self._step_times(lambda g: exchange_chain_spanning_trees(g, steps=1_000, rng=1)),
+        )
+
+    def track_down_up_step_exponent_in_edges(self):
+        return _fitted_exponent(
+            [self.graphs[m].m for m in self.STEP_EDGES],
+            self._step_times(lambda g: down_up_spanning_trees(g, steps=1_000, rng=1)),
+        )
+
+
+class PaperSamplerStepOverEdgeBit:
+    """DP-RST Remark 6.2 with the paper's own sampler: one exchange-chain step against one edge-bit.
+
+    ``track_chain_step_over_edge_bit`` is the time of one step of Algorithm 3 divided by the time
+    the bit-level randomized response spends per edge-bit (k = 16), on the same graph. The chain
+    needs at least m steps to touch every edge once, so the sampler dominates the perturbation
+    (Remark 6.2) as soon as this ratio exceeds l = 4 bits per edge; Wilson's exact sampler is the
+    other yardstick (``DPRandomSpanningTreeSplit``).
+    """
+
+    params = [10_000, 100_000]
+    param_names = ["edges"]
+    unit = "ratio"
+
+    def setup(self, m):
+        self.g = integer_gnp(m)
+        self.weights = self.g.weights.astype(np.int64)
+        exchange_chain_spanning_trees(integer_gnp(300), steps=2, rng=0)
+
+    def track_chain_step_over_edge_bit(self, m):
+        noisy = perturb_weights(self.weights, K, 4.0, rng=1).astype(float)
+        t_rr = _best_of(lambda: perturb_weights(self.weights, K, 4.0, rng=1)) / (self.g.m * 4)
+        t_step = _best_of(lambda: exchange_chain_spanning_trees(self.g, noisy, steps=1_000, rng=2), repeat=2) / 1_000
+        return t_step / t_rr
+
+
 def _best_of(fn, repeat=3):
     best = float("inf")
     for _ in range(repeat):
@@ -211,6 +300,20 @@ def section6():  # pragma: no cover - manual measurement
         b = DPRandomSpanningTreeSplit()
         b.setup(m)
         print(f"Remark 6.2, m = {m}: Wilson tree / perturbation time = {b.track_sampler_over_perturbation(m):.2f}")
+    for m in PaperSamplerStepOverEdgeBit.params:
+        b = PaperSamplerStepOverEdgeBit()
+        b.setup(m)
+        print(f"Remark 6.2, m = {m}: one Algorithm 3 step / one edge-bit = {b.track_chain_step_over_edge_bit(m):.1f}")
+    g = Section6GrowthExponents()
+    g.setup()
+    print("fitted exponents (claimed or expected 1):")
+    for name in (
+        "track_perturbation_exponent_in_edges",
+        "track_perturbation_exponent_in_bits",
+        "track_exchange_chain_step_exponent_in_edges",
+        "track_down_up_step_exponent_in_edges",
+    ):
+        print(f"  {name}: {getattr(g, name)():.2f}")
 
 
 def main():  # pragma: no cover - manual measurement

@@ -22,7 +22,11 @@ The ``claims`` group has one mutant per claim test of the papers (a theorem's re
 lemma's privacy claim, a refutation's counterexample, an audit's power): each names the claim test
 alone (a file or a pytest node id ``path::test``) and breaks the implementation, or the claim formula
 the test compares with, in the way that test's docstring says it detects (its "Detects:" line).
-Killing it shows that that test, not the suite at large, can fail.
+Killing it shows that that test, not the suite at large, can fail. A mutant whose claim test runs
+only under the thorough profile carries ``profile="thorough"``: its tests (and their baseline) run
+with ``DPVERIFY_PROFILE=thorough``, and the dataset tests find the maps through
+``DPVERIFY_ROCKETFUEL`` (set to the repository's ``../shared/datasets/rocketfuel`` unless given), since
+a skipped test would count as a false "survived".
 
 Code shared by two groups (``algorithms/counters/compiled.py``: the hybrid counter, the binary
 step and Lemma 1, used by the counter banks and the bandit kernel) is mutated once, under one id,
@@ -35,6 +39,7 @@ Usage::
     python properties/mutation.py --check         # every mutant applies to the tree? (no tests)
     python properties/mutation.py --only counters-binary-scale-x2,bounds-cp-lower-one-sided-alpha
     python properties/mutation.py --group counters --group mst
+    python properties/mutation.py --group claims      # one mutant per claim test of the papers
     python properties/mutation.py --source-rev HEAD~5   # the tests of an older commit
 
 ``--source-rev REV`` copies the tree of a git revision instead of the working tree (to measure
@@ -93,6 +98,7 @@ T_LEMMA1 = T_SHARED_B + ["properties/bandits/test_concentration.py"]
 RB = "properties/bandits/test_regret_bounds.py"
 RG = "properties/bandits/test_regret_growth.py"
 PA = "properties/bandits/test_privacy_audits.py"
+FC = "properties/bandits/test_figure_claims.py"
 T_AUDITOR = [
     "properties/auditor/test_bounds.py",
     "properties/auditor/test_distributions.py",
@@ -110,6 +116,7 @@ class Mutant:
     occurrence: int | None = None  # None: ``old`` must occur exactly once; else 0-based occurrence
     note: str = ""
     also: tuple = ()  # further groups (shared code: ``--group`` of either selects the mutant)
+    profile: str = ""  # DPVERIFY_PROFILE for its tests ("thorough" for claim tests that run only there)
 
     @property
     def group(self) -> str:
@@ -310,7 +317,7 @@ MUTANTS = [
         "            return self.epsilon / rank\n",
         "            return self.epsilon / rank**3\n",
         [RG + "::test_regret_grows_in_k_no_faster_than_claimed"],
-        note="budget split over K^3: LDP-OMM regret grows like K^2.26, faster than Tao et al. Thm 2's K^2",
+        note="budget split over K^3: LDP-OMM regret grows like K^2.24, faster than Tao et al. Thm 2's K^2",
     ),
     Mutant(
         "claims-split-eps-ignored",
@@ -431,6 +438,60 @@ MUTANTS = [
         "return float(1 - conn[n - 1])",
         ["properties/mst/test_lower_bounds.py::test_exact_disconnection_probability_small_cases"],
         note="Lemma F.1's exact disconnection probability of G(n, p) off by one vertex",
+    ),
+    Mutant(
+        "claims-dpucb-privacy-term-x10",
+        DPMAT,
+        "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)",
+        "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 30.0 * lk / (eps_arm * te)",
+        [FC + "::test_thesis_figure_6_1_private_close_to_non_private"],
+        note="DPUCB-MAT's privacy term 10x too large: no longer close to non-private (Chandak Fig. 6.1)",
+    ),
+    Mutant(
+        "claims-dpts-shift-x10",
+        DPMAT,
+        "rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
+        "rng_pol.normal(est[e] + 30.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
+        [FC + "::test_thesis_figure_6_3a_thompson_sampling_beats_ucb_at_eps_2"],
+        note="DPTS-MAT's sampling shift 10x: it no longer beats DPUCB-MAT (Chandak Fig. 6.3a)",
+    ),
+    Mutant(
+        "claims-split-eps-fixed-2",
+        POL,
+        "            return self.epsilon / rank\n",
+        "            return 2.0 / rank\n",
+        [FC + "::test_thesis_figure_6_3b_thompson_beats_ucb_and_regret_rises_with_one_over_eps"],
+        note="noise calibrated for eps = 2 whatever eps: regret no longer rises with 1/eps (Chandak Fig. 6.3b)",
+    ),
+    Mutant(
+        "claims-dpucb-log-term-linear",
+        DPMAT,
+        "lk = np.log(s.rank * t)",
+        "lk = s.rank * t",
+        [FC + "::test_thesis_figure_6_3a_regret_over_ln_n_levels_off"],
+        occurrence=0,
+        profile="thorough",
+        note="DPUCB-MAT's ln(K t) forgotten: regret not logarithmic (Chandak Fig. 6.3a, thorough profile)",
+    ),
+    Mutant(
+        "claims-dp-omm-counters-at-tenth-eps",
+        OMM,
+        "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)",
+        "xs[q], rng_pol.laplace(0.0, 1.0), 0.1 * eps_arm)",
+        [FC + "::test_tao_figure_1_dp_omm_below_ldp_omm"],
+        profile="thorough",
+        note="DP-OMM's counters 10x over-noised: no longer below LDP-OMM (Tao Fig. 1; thorough, RocketFuel)",
+    ),
+    Mutant(
+        "claims-mst-alg1-budget-over-all-edges",
+        "algorithms/mst/experiments.py",
+        "epsilon0 = epsilon0_from_rho(rho, n - 1)",
+        "epsilon0 = epsilon0_from_rho(rho, n * (n - 1) // 2)",
+        [
+            "properties/mst/test_figure_claims.py::test_appendix_h_a_algorithm1_close_to_pamst_and_better_than_input_privatization"
+        ],
+        occurrence=0,
+        note="Algorithm 1 splits rho over all m edges: no longer close to PAMST (Pagh et al. App. H(a))",
     ),
     # ---- private spanning trees ------------------------------------------------------------
     Mutant(
@@ -1062,6 +1123,8 @@ def main(argv=None) -> int:
             return 2
         base_env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
         base_env.pop("PYTHONPATH", None)
+        # the copy lives elsewhere: point the dataset tests at the maps the repository would find
+        base_env.setdefault("DPVERIFY_ROCKETFUEL", str(REPO.parent / "shared" / "datasets" / "rocketfuel"))
 
         def fresh_env(name: str) -> dict:
             # an empty numba cache per run: see the module docstring (cross-file staleness)
@@ -1070,14 +1133,18 @@ def main(argv=None) -> int:
             return dict(base_env, NUMBA_CACHE_DIR=str(cache))
 
         if not args.skip_baseline:
-            tests = list(dict.fromkeys(t for m in chosen for t in m.tests))
-            env = fresh_env("baseline")
-            status, secs = _pytest(root, tests, 4 * args.timeout, env)
-            shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
-            print(f"baseline (unmutated): {status} in {secs:.0f} s", flush=True)
-            if status != "survived":
-                print("the unmutated tests do not pass: fix that first", file=sys.stderr)
-                return 2
+            # the unmutated tests, once per profile that the chosen mutants run them under
+            for profile in dict.fromkeys(m.profile for m in chosen):
+                tests = list(dict.fromkeys(t for m in chosen if m.profile == profile for t in m.tests))
+                env = fresh_env("baseline")
+                if profile:
+                    env["DPVERIFY_PROFILE"] = profile
+                status, secs = _pytest(root, tests, 4 * args.timeout, env)
+                shutil.rmtree(env["NUMBA_CACHE_DIR"], ignore_errors=True)
+                print(f"baseline (unmutated{', ' + profile if profile else ''}): {status} in {secs:.0f} s", flush=True)
+                if status != "survived":
+                    print("the unmutated tests do not pass: fix that first", file=sys.stderr)
+                    return 2
         rows = []
         for m in chosen:
             path = root / m.path
@@ -1090,6 +1157,8 @@ def main(argv=None) -> int:
                 print(f"n/a       {m.id} (code not present in this revision)", flush=True)
                 continue
             env = fresh_env(m.id)
+            if m.profile:
+                env["DPVERIFY_PROFILE"] = m.profile
             try:
                 status, secs = _pytest(root, m.tests, args.timeout, env)
             finally:

@@ -221,10 +221,12 @@ def noisy_weight_pmf(w, k, epsilon0) -> np.ndarray:
     """
     w = int(validate_integer_weights([w], k)[0])
     l = bit_count(k)
-    t = keep_probability(epsilon0)
+    epsilon0 = validate_bit_epsilon(epsilon0)
     h = hamming_distance(w, np.arange(2**l))
-    # log space keeps tiny probabilities accurate for large epsilon0
-    log_p = (l - h) * math.log(t) + h * math.log1p(-t)
+    # log space, from epsilon0 directly: log t = -log1p(e^-eps0), log(1 - t) = -eps0 + log t. Forming
+    # 1 - t from t would lose digits for large epsilon0 (0.1% at 30) and fail once t rounds to 1 (37).
+    log_t = -math.log1p(math.exp(-epsilon0))
+    log_p = (l - h) * log_t + h * (log_t - epsilon0)
     return np.exp(log_p)
 
 

@@ -77,7 +77,11 @@ def test_ldp_omm_reports_and_index(eps, K, suite_alpha):
     J = mean + sqrt(2 ln t / n) + max{(2/e) sqrt(2 ln(2 t^4) / n), (4/e) ln(2 t^4) / n}, e = eps/K.
 
     Horizon 64 reaches both branches of the max (the first from n ~ 30 on). The recovered
-    increments S_{t+1} - S_t - x of the noisy sums are the reports' noise. 3 x 2 tests."""
+    increments S_{t+1} - S_t - x of the noisy sums are the reports' noise. 3 x 2 tests.
+
+    Detects: a report scale other than K/eps (e.g. Lap(1/eps) per arm: every arm given the whole eps) and a
+    wrong Lemma 1 term in the index (mutants bandits-ldp-noise-*, bandits-split-*).
+    """
     H, R = 64, 500
     J, rounds = _indices(P.ldp_omm(eps), K, H, R, seed=int(eps * 10) + K)
     e = eps / K
@@ -97,7 +101,11 @@ CUCB_LDP_CASES = [(80.0, 2), (180.0, 3)]  # large eps: the index stays below its
 def test_cucb_ldp1_reports_and_radius(eps, K, suite_alpha):
     """CUCB-LDP1: all K played arms report x + Lap(K / eps);
     J = min{mean + 4 sqrt(2 K^2 ln T / (eps^2 n)), 1}. With x = 0 and eps/K = 40 or 60 the index
-    reaches 1 with probability < 1e-12 (asserted: no recorded index is clipped). 2 x 2 tests."""
+    reaches 1 with probability < 1e-12 (asserted: no recorded index is clipped). 2 x 2 tests.
+
+    Detects: a report scale other than K/eps or a radius with the wrong eps (mutants bandits-ldp1-noise-*,
+    bandits-cucb-ldp-radius-eps).
+    """
     H, R = 48, 500
     J, rounds = _indices(P.cucb_ldp1(eps, horizon=H), K, H, R, seed=7 + K, value=0.0)
     e = eps / K
@@ -114,7 +122,11 @@ def test_cucb_ldp2_single_report_gets_all_of_eps(eps, K, suite_alpha):
     """CUCB-LDP2: only the least-observed played arm reports, x + Lap(1 / eps) (the whole eps,
     not eps/K); J = min{mean + 4 sqrt(2 ln T / (eps^2 n)), 1}. After j full cycles of K rounds
     every arm has exactly j reports; the increments between cycles are the reports' noise
-    (each report is a fresh draw whichever arm gets it). 2 x 2 tests."""
+    (each report is a fresh draw whichever arm gets it). 2 x 2 tests.
+
+    Detects: a single report that splits eps it need not split (Lap(K/eps); mutant
+    bandits-ldp2-noise-eps-over-K) or a half scale.
+    """
     H, R = 1 + 16 * K, 800
     cycles = np.arange(1, 17)
     J, rounds = _indices(P.cucb_ldp2(eps, horizon=H), K, H, R, seed=11 + K, value=0.0, rounds=1 + K * cycles)
@@ -130,7 +142,11 @@ def test_dpucb_mat_batches_and_index(eps, K, suite_alpha):
     """DPUCB-MAT: a batch of 2^s observations is released as (sum + Lap(K / eps)) / 2^s and
     J = w~ + sqrt(3 ln(K t) / T_e) + 3 ln(K t) / (e T_e), e = eps/K. Batches of 1, 2, ..., 32
     complete at counts 1, 3, 7, ..., 63; the index of the next round recovers each release.
-    3 x 2 tests."""
+    3 x 2 tests.
+
+    Detects: a batch release whose Laplace scale is not K/eps, or a wrong privacy term in the index (mutants
+    bandits-dpucb-*).
+    """
     H, R = 64, 1500
     done = np.array([1, 3, 7, 15, 31, 63])
     te = np.array([1, 2, 4, 8, 16, 32], dtype=float)
@@ -148,7 +164,10 @@ def test_dpts_mat_first_sample(eps, K, suite_alpha):
     KS against numpy draws of that law (2,000 x K values each: critical value < 0.07 at the
     test's level). Power: the shift 3 ln(2K) / e off by 1.5x moves the law by >= 1.4 standard
     deviations (KS distance > 0.4); the Laplace release itself is shared with DPUCB-MAT and
-    pinned there. 2 tests."""
+    pinned there. 2 tests.
+
+    Detects: a sampling shift 3 ln(2K)/(eps/K) off by 1.5x or more (mutant bandits-dpts-shift-x0.5).
+    """
     R = 2000
     J, _ = _indices(P.dpts_mat(eps), K, 2, R, seed=31 + K, rounds=[2])
     e = eps / K
@@ -164,7 +183,11 @@ def test_dp_omm_counter_and_bound(eps, K, suite_alpha):
     (``HybridCounterBank.error_bound_at``, the reference). The recovered S~ sequence (n = 1..47)
     is the hybrid counter's output; its node noise, recovered through the hybrid structure
     (logarithmic nodes Lap(2/e'), binary nodes of the instance after 2^k Lap(2(k+1)/e'), k up to
-    4), must be standard Laplace after standardizing, per part. 2 x 4 tests."""
+    4), must be standard Laplace after standardizing, per part. 2 x 4 tests.
+
+    Detects: DP-OMM's per-arm counter at the wrong eps' (every arm given the whole eps, a 2x error the audit
+    cannot see) and a wrong noise bound in the index.
+    """
     H, R = 48, 1000
     J, rounds = _indices(P.dp_omm(eps), K, H, R, seed=41 + K)
     e = eps / K
@@ -191,7 +214,11 @@ def test_kernel_hybrid_counter_equals_the_reference_bank_in_distribution(eps, su
     vectorized in numpy): same node-noise law per part (2 x 2 one-sample tests, as for DP-OMM)
     and the same output law as the reference bank at counts 1, 2, 3, 5, 8, 16, 31, 45 (two-sample
     KS at each count, Bonferroni over the 8 inside the assertion). Horizon 45: binary instances
-    with k = 1..4 (2-5 levels). 2 x 3 tests."""
+    with k = 1..4 (2-5 levels). 2 x 3 tests.
+
+    Detects: a compiled counter whose node noise or output law differs from the reference bank's (e.g. the
+    logarithmic part without its eps/2 split).
+    """
     T, R = 45, 3000
     stream = np.random.default_rng(5).random(T)
     kern = omm_kernels.hybrid_counter_batch(stream, eps, R, np.random.default_rng(int(eps * 10)))
@@ -213,7 +240,10 @@ def test_cucb_dp_tree_noise(suite_alpha):
     J = min{S~/n + sqrt(4 ln(m T) / n) + 12 K ln^3 T / (eps n), 1}. The index is below 1 from
     n ~ 200 on (asserted); the released sums at t = 256, 384, 448, ..., 511 differ by one fresh
     node each (levels 8 down to 0), 10 iid Lap(2L/e) per arm and run. K = m = 2, eps = 200.
-    2 tests; the scale test resolves even one level too few or too many (10%)."""
+    2 tests; the scale test resolves even one level too few or too many (10%).
+
+    Detects: tree-aggregation noise with the wrong scale or level count (mutants bandits-cucbdp-tree-*).
+    """
     T, K, eps, R = 512, 2, 200.0, 800
     e = eps / K
     ts = np.array([256, 384, 448, 480, 496, 504, 508, 510, 511])
@@ -232,7 +262,11 @@ def test_cucb_dp_tree_noise(suite_alpha):
 def test_kernel_noise_bound_equals_the_counter_bound(eps):
     """``dp_omm_noise_bound`` (DP-OMM's bound with delta = t^-4) equals
     ``HybridCounterBank.error_bound_at`` at delta = t^-4, for counts 1..300 (every k up to 8,
-    powers of two included) and several rounds. Deterministic."""
+    powers of two included) and several rounds. Deterministic.
+
+    Detects: DP-OMM's confidence term at another delta than t^-4 or with other logarithm rounding than the
+    counter's (deterministic).
+    """
     bank = HybridCounterBank((1,), eps)
     for t in (2.0, 17.0, 300.0, 5000.0):
         for n in range(1, 301):
@@ -258,7 +292,11 @@ def test_local_randomizers_at_several_eps(name, eps, K, suite_alpha):
     the binned report's exact loss between all-zeros and all-ones observations is eps (tail
     bins attain the density ratio), and the sampled reports fit the binned law written out
     here (goodness of fit, 6 tests at suite_alpha / 6; power > 0.999 against a scale off by 1.5,
-    asserted)."""
+    asserted).
+
+    Detects: a local randomizer whose exact loss is not eps at some (eps, K) (a scale pinned at one epsilon
+    only).
+    """
     import dpverify
     from algorithms.bandits.audits import LaplaceLocalRandomizer, discretized_report_pmf
 
@@ -309,7 +347,10 @@ def test_kernel_greedy_and_tie_breaking_against_the_matroid_package(suite_alpha)
     suite_alpha (false alarm <= 1e-6). Power: a tie-break that keeps the previous order
     (round 2 replaying round 1's order among played arms) or a greedy that ignores dependence
     changes the law by > 0.1 in total variation; at 20,000 samples each such a change has
-    noncentrality > 400, rejected with probability ~1."""
+    noncentrality > 400, rejected with probability ~1.
+
+    Detects: biased tie-breaking in the kernel's greedy (mutants bandits-tie-shuffle-*).
+    """
     import dpverify
     from algorithms.bandits.audits import PlayedSuperArms
     from algorithms.matroids import GraphicMatroid

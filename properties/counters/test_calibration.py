@@ -43,7 +43,11 @@ def test_exact_loss_of_the_structures_at_several_epsilons(eps):
     """Exact pure-DP loss of the whole output sequence (no sampling): binary = eps for every
     horizon (L levels, item 1 is in all L nodes), logarithmic = eps, hybrid =
     eps/2 (1 + k/(k+1)) with k = floor(log2 T) - 1, tree aggregation = eps at its l1
-    sensitivity. Level counts: L = floor(log2 T) + 1 (3 levels from T = 4 on)."""
+    sensitivity. Level counts: L = floor(log2 T) + 1 (3 levels from T = 4 on).
+
+    Detects: a counter whose exact loss is not its claim at some epsilon (a level count off by one, a missing
+    sensitivity, a wrong budget split; mutants counters-*).
+    """
     for horizon, levels in ((1, 1), (3, 2), (4, 3), (7, 3), (8, 4), (40, 6), (64, 7), (100, 7)):
         assert binary_levels(horizon) == levels
     for t in (4, 5, 7, 8, 13, 16, 31, 40):
@@ -74,7 +78,11 @@ def _ks(values):
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_binary_bank_noise_follows_its_stated_law(eps, suite_alpha):
     """Binary mechanism, horizon = T (6 levels) and horizon 100 > T (7 levels): every p-sum's
-    noise is Lap(L / eps). 2 x 2 KS tests (see the module docstring for size and power)."""
+    noise is Lap(L / eps). 2 x 2 KS tests (see the module docstring for size and power).
+
+    Detects: a binary-mechanism scale off by 1.5x or more, or a level count off by one (mutants
+    counters-binary-*).
+    """
     x = np.random.default_rng(1).random(T)
     for horizon, seed in ((None, 11), (100, 12)):
         S = binary_structure(T, eps, horizon=horizon)
@@ -85,7 +93,10 @@ def test_binary_bank_noise_follows_its_stated_law(eps, suite_alpha):
 
 @pytest.mark.parametrize("eps", EPSILONS)
 def test_logarithmic_bank_noise_follows_its_stated_law(eps, suite_alpha):
-    """Logarithmic mechanism: each of the 6 releases adds Lap(1 / eps). 2 KS tests."""
+    """Logarithmic mechanism: each of the 6 releases adds Lap(1 / eps). 2 KS tests.
+
+    Detects: a logarithmic-mechanism scale off by 1.5x or more (mutants counters-log-scale-*).
+    """
     x = np.random.default_rng(2).random(T)
     S = logarithmic_structure(T, eps)
     z, _ = _standardized_node_noise(LogarithmicMechanism(eps).sample(x, RUNS, 21), S, x)
@@ -97,7 +108,10 @@ def test_hybrid_bank_noise_follows_its_stated_law(eps, suite_alpha):
     """Hybrid mechanism: the logarithmic nodes carry Lap(2 / eps) (its eps/2 share) and the
     nodes of the binary instance after 2^k carry Lap(2 (k + 1) / eps), k = 1..4 here. Each
     part is tested on its own (2 x 2 KS tests), so an error confined to the logarithmic part
-    (6 of 40 nodes) is not diluted by the binary part, and vice versa."""
+    (6 of 40 nodes) is not diluted by the binary part, and vice versa.
+
+    Detects: an error confined to one part of the hybrid counter (mutants counters-hybrid-*).
+    """
     x = np.random.default_rng(3).random(T)
     S = hybrid_structure(T, eps)
     z, used = _standardized_node_noise(HybridMechanism(eps).sample(x, RUNS, 31), S, x)
@@ -112,7 +126,11 @@ def test_hybrid_bank_noise_follows_its_stated_law(eps, suite_alpha):
 def test_tree_aggregation_noise_follows_its_stated_law(eps, suite_alpha):
     """Tree-based aggregation (Chen et al. 2020, "(Locally) Differentially Private Combinatorial
     Semi-Bandits", Algorithm 3): vector streams of dimension 2 with l1 sensitivity 3; every
-    coordinate of every node carries Lap(L * 3 / eps), L = 6. 2 KS tests."""
+    coordinate of every node carries Lap(L * 3 / eps), L = 6. 2 KS tests.
+
+    Detects: tree aggregation without its l1 sensitivity (mutant counters-tree-sensitivity-dropped) or a scale
+    off by 1.5x.
+    """
     d, sens = 2, 3.0
     X = np.random.default_rng(4).random((T, d))
     bank = TreeAggregationBank(RUNS, d, eps, horizon=T, l1_sensitivity=sens, rng=41)

@@ -67,6 +67,7 @@ def test_structures_release_prefix_sums():
 
 
 def test_exact_epsilon_of_the_output_sequences():
+    """Detects: a counter whose whole output sequence loses more (or less) than its claimed epsilon (exact)."""
     for T in range(1, 65):
         b = binary_structure(T, EPS)
         assert b.is_injective() and b.exact_epsilon() == pytest.approx(EPS, rel=1e-12)
@@ -133,6 +134,7 @@ def test_bank_noise_is_the_structure_laplace(kind, suite_alpha):
 
 
 def test_half_scale_counter_noise_is_rejected(suite_alpha):
+    """Detects: nothing in the counters: it shows the KS test rejects the half-scale broken counter (power)."""
     S = binary_structure(40, EPS)
     x = np.random.default_rng(7).random(40)
     y = BrokenBinaryMechanism(EPS, scale_factor=0.5).sample(x, 3000, 11)
@@ -192,6 +194,8 @@ def test_audit_counters_at_claimed_epsilon(kind, suite_alpha):
     audit certifies most of the exact loss: with 1e5 samples (9e4 certifying) and event
     probabilities >= 1/16 the Clopper-Pearson bounds at 1e-6 are within ~10% of p and q, so
     the lower bound exceeds 0.7 * exact with probability > 0.999.
+
+    Detects: a counter whose sampled loss exceeds its claim by more than the audit's margin (e.g. noise halved).
     """
     make, structure = _MECHANISMS[kind]
     S = structure(AUDIT_T)
@@ -227,7 +231,10 @@ def test_audit_catches_half_scale_counter(suite_alpha):
 
 
 def test_error_bounds_hold_exactly_for_single_counts():
-    """The bound is Lemma 1 applied to each Laplace part; check each part's exact tail."""
+    """The bound is Lemma 1 applied to each Laplace part; check each part's exact tail.
+
+    Detects: an error bound below the exact Laplace tail (a wrong Lemma 1 coefficient in the counters' bound).
+    """
     delta = 0.05
     bank = BinaryCounterBank(1, EPS, horizon=1024)
     hyb = HybridCounterBank(1, EPS)

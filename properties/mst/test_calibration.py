@@ -101,14 +101,21 @@ THOROUGH_CASES = [(a, *c) for a in TREE_ALGORITHMS for c in CONFIGS if (a, *c) n
 @pytest.mark.parametrize("algorithm, epsilon0, sens", CI_CASES)
 def test_tree_samplers_follow_the_stated_law(algorithm, epsilon0, sens, suite_alpha):
     """Each tree sampler (batched Algorithm 1, private Kruskal, one-pass Kruskal, PAMST fast and
-    naive) fits the law of its paper at (epsilon0, D). 9 tests."""
+    naive) fits the law of its paper at (epsilon0, D). 9 tests.
+
+    Detects: a tree sampler whose noise scale is off by 1.5x or more, or whose law is not its paper's (mutants
+    mst-*-scale-*, mst-pamst-*).
+    """
     _check_tree_sampler(algorithm, epsilon0, sens, suite_alpha)
 
 
 @pytest.mark.parametrize("algorithm, epsilon0, sens", THOROUGH_CASES)
 def test_unbatched_tree_samplers_follow_the_stated_law(algorithm, epsilon0, sens, suite_alpha, thorough):
     """The same for Algorithm 1 with scipy's MST (one call per tree) and the naive PAMST at the
-    other configuration; thorough profile only (seconds each). 3 tests."""
+    other configuration; thorough profile only (seconds each). 3 tests.
+
+    Detects: the same errors in the unbatched samplers.
+    """
     if not thorough:
         pytest.skip("unbatched samplers: thorough profile (DPVERIFY_PROFILE=thorough)")
     _check_tree_sampler(algorithm, epsilon0, sens, suite_alpha)
@@ -125,7 +132,10 @@ def _check_tree_sampler(algorithm, epsilon0, sens, suite_alpha):
 @pytest.mark.parametrize("epsilon0, sens", CONFIGS)
 def test_audited_mechanism_and_exponential_step_follow_the_stated_law(epsilon0, sens, suite_alpha):
     """GumbelPerturbationMechanism (what the audits sample) and one exponential-mechanism step
-    over all six edges, P[e] ~ exp(-epsilon0 w_e / (2D)). 2 x 2 tests."""
+    over all six edges, P[e] ~ exp(-epsilon0 w_e / (2D)). 2 x 2 tests.
+
+    Detects: an audited mechanism or exponential step at the wrong scale (mutant mst-expmech-step-noise-x2).
+    """
     g = _k4(epsilon0, sens)
 
     class Mech:
@@ -150,7 +160,10 @@ def test_audited_mechanism_and_exponential_step_follow_the_stated_law(epsilon0, 
 def test_matroid_extension_follows_the_stated_law(epsilon0, sens, maximize, suite_alpha):
     """Appendix A on the uniform matroid U(3, 6): the basis is top-3 PPSACR with log sizes
     +-epsilon0 w / (2D) (+ for a maximum-weight basis, - for a minimum one), for the single draw and
-    the batched mechanism. 2 x 2 x 2 tests; the claim composes rank = 3 steps."""
+    the batched mechanism. 2 x 2 x 2 tests; the claim composes rank = 3 steps.
+
+    Detects: a matroid extension with the wrong scale, sign or step count (mutants mst-matroid-*).
+    """
     matroid = UniformMatroid(6, 3)
     w = BASE * 2.0 * sens / epsilon0
     sign = 1.0 if maximize else -1.0
@@ -185,7 +198,11 @@ GUMBEL_CONFIGS = [(0.3, 1.0), (2.5, 0.4), (1.7, 3.0)]
 def test_algorithm1_noise_is_gumbel_of_scale_2d_over_eps0(epsilon0, sens, suite_alpha):
     """(w - w~) / (2D / epsilon0) is Gumbel(0, 1) for gumbel_perturbed_weights and for the noisy
     weights perturbed_mst returns (20 draws of 780 edges of K40 each). 3 x 2 KS tests; the
-    sign is pinned too (w + beta G would give a reflected Gumbel, KS distance 0.21)."""
+    sign is pinned too (w + beta G would give a reflected Gumbel, KS distance 0.21).
+
+    Detects: a Gumbel scale other than 2D/epsilon0 or the wrong sign (mutants mst-alg1-noise-*,
+    mst-gumbel-scale-*).
+    """
     g = complete_graph(40, np.random.default_rng(5).uniform(0, 10, 780))
     beta = 2.0 * sens / epsilon0
     rng = np.random.default_rng(int(epsilon0 * 100 + sens))
@@ -204,7 +221,11 @@ SEALFON = [(0.4, 2.0, "linf"), (3.0, 0.5, "linf"), (0.4, 2.0, "l1"), (3.0, 0.5, 
 def test_input_privatization_noise_follows_its_calibration(param, sens, relation, suite_alpha):
     """Sealfon's baseline: noisy - w is Lap(m D / eps) (l_inf) or Lap(D / eps) (l1), and
     N(0, sigma^2) with sigma = D sqrt(m / (2 rho)) (l_inf) or D / sqrt(2 rho) (l1); K40 weights,
-    20 releases each. 4 x 2 KS tests."""
+    20 releases each. 4 x 2 KS tests.
+
+    Detects: input privatization with a wrong scale, a dropped m or sqrt(m), or rho misread (mutants
+    mst-sealfon-*).
+    """
     g = complete_graph(40, np.random.default_rng(6).uniform(0, 10, 780))
     m = g.m
     rng = np.random.default_rng(int(param * 10) + (0 if relation == "linf" else 7))
@@ -257,7 +278,11 @@ def test_stated_power(suite_alpha):
 def test_accounting_at_several_values(epsilon0, steps):
     """zCDP accounting restated from the paper (Theorem 3.2) and Bun & Steinke (2016): rho =
     steps * c * epsilon0^2 with c = 1/2 (generic) or 1/8 (bounded range); eps(rho, delta) =
-    rho + 2 sqrt(rho ln(1/delta)); its inverse. Deterministic."""
+    rho + 2 sqrt(rho ln(1/delta)); its inverse. Deterministic.
+
+    Detects: a wrong zCDP constant or conversion (mutants mst-acc-bounded-range, mst-acc-eps-from-rho,
+    mst-acc-rho-from-eps).
+    """
     for delta in (1e-3, 1e-9):
         L = math.log(1 / delta)
         for conversion, c in (("generic", 0.5), ("bounded-range", 0.125)):
@@ -274,7 +299,10 @@ def test_accounting_at_several_values(epsilon0, steps):
 
 def test_forest_claims_count_one_step_per_forest_edge():
     """n - c steps for a spanning forest: 7 vertices in 3 components -> 4 steps, for the helper
-    and for the audited mechanism."""
+    and for the audited mechanism.
+
+    Detects: a claim that counts n - 1 steps on a forest (mutants mst-acc-forest-steps*).
+    """
     forest = as_graph_arrays((7, [[0, 1], [1, 2], [0, 2], [3, 4], [4, 5]], [1.0, 2.0, 3.0, 1.0, 2.0]))
     for claim in (
         spanning_forest_claim(forest, 0.7, 1e-6),

@@ -65,6 +65,7 @@ def test_exact_tree_distribution_is_the_ppsacr_distribution(entry):
 
 
 def test_triangle_distribution_matches_the_hand_formula():
+    """Detects: a wrong exact enumerator on the triangle."""
     # P[{a, b}] = p_a/Z * p_b/(p_b + p_c) + p_b/Z * p_a/(p_a + p_c),  p = exp(-epsilon0 w / 2)
     g = catalogue_graph("triangle").graph
     p = np.exp(-1.0 * g.weights / 2)
@@ -79,6 +80,7 @@ def test_triangle_distribution_matches_the_hand_formula():
 @settings(max_examples=25)
 @given(st.integers(0, 2**32 - 1), st.sampled_from([0.3, 1.0, 3.0]), st.booleans())
 def test_exact_distribution_matches_generic_ppsacr_on_random_small_graphs(seed, epsilon0, connected):
+    """Detects: an exact Algorithm 1 law that differs from the generic PPSACR law (Theorem 3.5)."""
     g = random_small_graph(seed, n_max=5, max_edges=7, connected=connected)
     dp = exact_tree_distribution(g, epsilon0)
     generic = ppsacr_set_distribution(selection_log_weights(g.weights, epsilon0), g.n - 1, GraphicRemovalRule(g))
@@ -89,6 +91,7 @@ def test_exact_distribution_matches_generic_ppsacr_on_random_small_graphs(seed, 
 @settings(max_examples=25)
 @given(st.integers(1, 6), st.integers(0, 6), st.integers(0, 10_000), st.floats(0.0, 0.6))
 def test_sequence_probabilities_sum_to_one_under_any_removal_rule(n_items, k, rule_seed, drop):
+    """Detects: sequence probabilities that are not a distribution under some removal rule."""
     q = np.random.default_rng(rule_seed).normal(size=n_items)
     rule = HashedRemovalRule(n_items, rule_seed, drop)
     dist = ppsacr_sequence_distribution(q, k, rule)

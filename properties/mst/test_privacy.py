@@ -37,6 +37,7 @@ DELTA = 1e-6
 
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_step_loss_is_at_most_eps0(entry):
+    """Detects: an exponential-mechanism step that loses more than epsilon0 (a Gumbel scale below 2D/epsilon0)."""
     g, epsilon0 = entry.graph, entry.epsilon0
     loss = worst_case_step_loss(g, epsilon0)
     assert loss.loss <= epsilon0 * (1 + 1e-12)
@@ -47,6 +48,8 @@ def test_exact_step_loss_is_at_most_eps0(entry):
 
 
 def test_exact_step_loss_reaches_eps0():
+    """Detects: a step noisier than claimed (its loss would stay below epsilon0: the claim would be loose, not
+    tight)."""
     # The heavy edge (w = 40, rivals 0 and 0.5): P[heavy] = pi ~ e^{-20 epsilon0}, and moving it down by
     # D and the rivals up by D gives the exact loss epsilon0 - ln(1 + (e^{epsilon0} - 1) pi) -> epsilon0.
     entry = catalogue_graph("triangle-heavy-edge")
@@ -59,6 +62,7 @@ def test_exact_step_loss_reaches_eps0():
 @settings(max_examples=30)
 @given(st.integers(0, 2**32 - 1), st.floats(0.05, 5.0), st.data())
 def test_exact_step_loss_is_at_most_eps0_over_any_candidate_set(seed, epsilon0, data):
+    """Detects: a step that loses more than epsilon0 on some candidate set (Fact 2.7 broken by the candidate rule)."""
     # Later steps of Algorithm 2 / PAMST select among a subset of the edges (cycle edges removed,
     # or the cut): the same bound holds for every candidate set.
     g = random_small_graph(seed, n_max=6, max_edges=10)
@@ -73,6 +77,8 @@ def test_exact_tree_loss_is_within_the_claims(entry):
     For both conversions the exact delta at the claimed eps is <= the claimed delta (the claim
     holds) and the exact eps at the claimed delta is <= the claimed eps; how loose the claim is
     (claimed eps / exact eps at delta = 1e-6) is reported by algorithms/mst/verifications.py.
+
+    Detects: an accounting whose claimed (eps, delta) is below the exact loss (mutants mst-acc-*).
     """
     g, epsilon0 = entry.graph, entry.epsilon0
     claims = [claim_from_epsilon0(epsilon0, max(g.n - 1, 1), DELTA, conversion=c) for c in ("generic", "bounded-range")]
@@ -91,6 +97,7 @@ def test_exact_tree_loss_is_within_the_claims(entry):
 
 @pytest.mark.parametrize("name", ["triangle", "K4"])
 def test_pamst_tree_loss_is_within_basic_composition(name):
+    """Detects: a PAMST step that loses more than epsilon0 (its tree then exceeds (n - 1) epsilon0)."""
     entry = catalogue_graph(name)
     loss = worst_case_tree_loss(entry.graph, entry.epsilon0, mechanism="pamst")
     assert loss.epsilon <= loss.basic_composition * (1 + 1e-12)
@@ -113,6 +120,9 @@ def test_sampled_audit_of_algorithm1_agrees_with_the_exact_loss(name, margin, su
     """dpverify.audit of Algorithm 1 on the worst sign-pattern neighbour, pure claim (n-1) epsilon0.
 
     False alarm: violation at suite_alpha; eps_lb > exact eps has probability <= suite_alpha.
+
+    Detects: an Algorithm 1 whose sampled loss exceeds the exact (n - 1) epsilon0 (noise scaled down; mutants
+    mst-alg1-*).
     """
     entry = catalogue_graph(name)
     g, epsilon0 = entry.graph, entry.epsilon0
@@ -135,6 +145,8 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
 
     Its exact loss (triangle 3.53, 4-cycle+chord 5.37) exceeds the claimed (n-1) epsilon0 (2, 3); with
     4e5 samples the certified bound exceeds the claim by a wide margin (power ~1 at suite_alpha).
+
+    Detects: Algorithm 1 with half its Gumbel scale (power of the audit, shown on the broken variant).
     """
     entry = catalogue_graph(name)
     g, epsilon0 = entry.graph, entry.epsilon0
@@ -151,6 +163,7 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
 
 
 def test_zcdp_claim_looseness_is_reported_exactly():
+    """Detects: a change in the reported looseness of the zCDP claim (4.1x generic, 1.9x bounded range on K4)."""
     # On K4 (3 steps, epsilon0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the
     # exact worst-case eps at that delta is below 2.6: the claim is > 4x loose on small trees.
     entry = catalogue_graph("K4")
@@ -163,6 +176,7 @@ def test_zcdp_claim_looseness_is_reported_exactly():
 
 @pytest.mark.parametrize("multiplier", [0.0, 1.0, 1.5, -0.5])
 def test_broken_variant_refuses_a_multiplier_that_is_not_broken(multiplier):
+    """Detects: a 'broken' variant that is not broken (multiplier 1), which would make its power check vacuous."""
     from algorithms.errors import InvalidPrivacyParameterError
 
     with pytest.raises(InvalidPrivacyParameterError, match="noise_multiplier"):

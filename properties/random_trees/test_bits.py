@@ -208,3 +208,19 @@ def test_noisy_weights_follow_the_stated_law_at_several_eps0(k, w, epsilon0, sui
     seed = int(epsilon0 * 100) + k
     assert dpverify.goodness_of_fit(Batched(), pmf, n_samples=n, seed=seed).pvalue > suite_alpha / 6
     assert dpverify.goodness_of_fit(single, pmf, n_samples=n, seed=seed + 1).pvalue > suite_alpha / 6
+
+
+@pytest.mark.parametrize("epsilon0", [20.0, 30.0, 40.0, 700.0])
+def test_noisy_weight_pmf_is_accurate_for_large_epsilon0(epsilon0):
+    """P[w~ = y] = t^(l - h) (1 - t)^h against 50-digit arithmetic, where t is within 1e-13 of 1 or rounds to 1.
+
+    Detects: forming 1 - t from t (0.1% off at epsilon0 = 30, a math domain error from 37 on)."""
+    import mpmath
+
+    with mpmath.workdps(50):
+        t = 1 / (1 + mpmath.exp(-mpmath.mpf(epsilon0)))
+        pmf = bits.noisy_weight_pmf(5, 8, epsilon0)
+        for y, p in enumerate(pmf):
+            h = bin(5 ^ y).count("1")
+            exact = t ** (3 - h) * (1 / (1 + mpmath.exp(mpmath.mpf(epsilon0)))) ** h  # 1 - t, formed exactly
+            assert float(p) == pytest.approx(float(exact), rel=1e-12, abs=0.0)

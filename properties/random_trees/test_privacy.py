@@ -57,7 +57,10 @@ def test_worst_case_neighbours_lose_exactly_l_eps0(k, epsilon0):
 
 @pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 33])
 def test_no_neighbouring_pair_does_worse(k):
-    """Exhaustive over all w -> w + 1 in (0, k): loss = epsilon0 * Hamming distance <= l * epsilon0."""
+    """Exhaustive over all w -> w + 1 in (0, k): loss = epsilon0 * Hamming distance <= l * epsilon0.
+
+    Detects: a neighbouring pair losing more than l epsilon0 (a flip probability or bit count error).
+    """
     epsilon0 = 0.8
     worst = max(_weight_release_loss(w, w + 1, k, epsilon0).epsilon for w in range(1, k - 1))
     assert math.isclose(worst, bits.bit_count(k) * epsilon0, rel_tol=1e-9)
@@ -136,7 +139,10 @@ def test_lemma_4_4_holds_up_to_its_delta_threshold(k, epsilon0, fraction):
 
 
 def test_lemma_4_4_thresholds():
-    """The threshold is smallest at k = 5 (e^(-9/40) = 0.7985) over k = 3..2^12, and tends to 1 with k."""
+    """The threshold is smallest at k = 5 (e^(-9/40) = 0.7985) over k = 3..2^12, and tends to 1 with k.
+
+    Detects: a wrong threshold exp(-l^2/(8k)) (the README's "holds for delta <= 0.798" rests on it).
+    """
     thresholds = {k: lemma_4_4_delta_threshold(k) for k in range(3, 2**12 + 1)}
     assert min(thresholds, key=thresholds.get) == 5
     assert thresholds[5] == pytest.approx(math.exp(-9 / 40), rel=1e-12) == pytest.approx(0.79852, abs=1e-5)
@@ -164,7 +170,11 @@ def test_lemma_4_4_fails_above_its_delta_threshold(k):
 def test_lemma_4_4_counterexample_k5():
     """k = 5 (l = 3), epsilon0 = 20, delta = 0.809: claimed epsilon 58.2 < exact loss 60, and the
     worst neighbours (3 -> 4) have delta(58.2) = 0.8288 > 0.809; at delta = 0.80 (just above the
-    threshold 0.7985) the same epsilon0 still holds (0.2197), so failing needs large epsilon0 there."""
+    threshold 0.7985) the same epsilon0 still holds (0.2197), so failing needs large epsilon0 there.
+
+    Detects: a claim formula or exact loss that moves the pinned counterexample (mutant
+    claims-lemma44-claim-k-squared).
+    """
     claimed = pipeline.lemma_4_4_claimed_epsilon(20.0, 5, 0.809)
     assert claimed == pytest.approx(58.235, abs=1e-3)
     assert _weight_release_loss(3, 4, 5, 20.0).delta(claimed) == pytest.approx(0.82883, abs=1e-5)
@@ -206,7 +216,11 @@ def _worst_pair(entry):
 
 @pytest.mark.parametrize("entry", catalogue(), ids=lambda e: e.name)
 def test_tree_release_exact_loss_is_below_the_weight_release(entry):
-    """Exact (eps, delta) of the tree release (sum over all noisy weight vectors) <= l * epsilon0 (post-processing)."""
+    """Exact (eps, delta) of the tree release (sum over all noisy weight vectors) <= l * epsilon0 (post-processing).
+
+    Detects: a tree release that loses more than the weight release (post-processing broken, e.g. the sampler
+    reading the true weights).
+    """
     epsilon0 = 1.0
     w, w2 = _worst_pair(entry)
     p, q = exact.exact_dp_rst_pair(entry.graph, w, w2, k=entry.k, epsilon0=epsilon0)
@@ -218,7 +232,10 @@ def test_tree_release_exact_loss_is_below_the_weight_release(entry):
 
 
 def test_tree_release_of_a_path_has_the_closed_form():
-    """On a tree graph the output is the tree iff every noisy weight is > 0: P = prod_e (1 - P[w~(e) = 0])."""
+    """On a tree graph the output is the tree iff every noisy weight is > 0: P = prod_e (1 - P[w~(e) = 0]).
+
+    Detects: a wrong exact tree-release law on a path (no-tree outcome mishandled).
+    """
     k, epsilon0 = 8, 0.9
     graph = as_graph_arrays((3, np.array([[0, 1], [1, 2]]), np.array([3.0, 5.0])))
     p, q = exact.exact_dp_rst_pair(graph, [3, 5], [4, 5], k=k, epsilon0=epsilon0)
@@ -237,7 +254,10 @@ def test_tree_release_of_a_path_has_the_closed_form():
 def test_tree_release_of_one_edge_loses_exactly_eps0():
     """Two vertices, one edge, k = 8, 3 -> 4: the output is 'no tree' iff w~ = 0, with
     P[w~ = 0 | 3] = (1-t)^2 t and P[w~ = 0 | 4] = (1-t) t^2, a ratio e^epsilon0 (not 3 epsilon0: the
-    tree release of this graph loses epsilon0 while the weight release loses l * epsilon0 = 3 epsilon0)."""
+    tree release of this graph loses epsilon0 while the weight release loses l * epsilon0 = 3 epsilon0).
+
+    Detects: a single-edge release whose loss is not exactly epsilon0.
+    """
     k, epsilon0 = 8, 0.9
     t = bits.keep_probability(epsilon0)
     graph = as_graph_arrays((2, np.array([[0, 1]]), np.array([3.0])))

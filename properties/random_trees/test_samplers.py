@@ -68,7 +68,11 @@ def test_cayley_formula(n):
 
 @given(connected_graphs(max_vertices=5, max_extra=4))
 def test_chain_is_reversible_for_the_product_measure(graph):
-    """Detailed balance pi(T) P(T, T') = pi(T') P(T', T) exactly, rows stochastic (DP-RST 2025, Algorithm 3)."""
+    """Detailed balance pi(T) P(T, T') = pi(T') P(T', T) exactly, rows stochastic (DP-RST 2025, Algorithm 3).
+
+    Detects: an exchange chain (Algorithm 3) whose drop rule is not proportional to 1/w (it would not be
+    reversible for mu).
+    """
     trees, matrix = exact.chain_transition_matrix(graph)
     target = exact.exact_tree_distribution(graph)
     pi = np.array([target[t] for t in trees])
@@ -80,7 +84,10 @@ def test_chain_is_reversible_for_the_product_measure(graph):
 
 @pytest.mark.parametrize("name", ["four-cycle-chord", "k4", "k5-minus-two", "bridge"])
 def test_chain_total_variation_falls_with_steps(name):
-    """The exact distance to the target never rises, and falls below 1e-3 (DP-RST 2025, Algorithm 3)."""
+    """The exact distance to the target never rises, and falls below 1e-3 (DP-RST 2025, Algorithm 3).
+
+    Detects: a chain that does not approach mu.
+    """
     entry = CATALOGUE[name]
     tv = exact.chain_total_variation(entry.graph, steps=60)
     assert np.all(np.diff(tv) <= 1e-15)

@@ -19,7 +19,8 @@ Findings asserted here:
   no flip and each single flip exact, with tree measures from the matrix-tree theorem in exact
   integers; two or more flips bounded by 1; t in interval arithmetic) falls below
   t^(l(n-1)) mu_w(T): n = 16, l = 10, epsilon0 = 14 (ratio 0.99994) and n = 20, l = 10,
-  epsilon0 = 12 (0.99907); the smallest n on this family is 12 (l = 8, epsilon0 = 12). The small
+  epsilon0 = 12 (0.99907); the smallest n at which this bound refutes it on this family (l <= 10,
+  epsilon0 <= 30) is 12 (l = 8, epsilon0 = 12). The small
   graphs searched below (triangle, paw, 4-cycle) have no counterexample: the bound's loss there is
   too small for the first-order effect of a flip to beat it. So no reading of Theorem 5.3 holds in
   general; it holds on graphs with a single spanning tree.
