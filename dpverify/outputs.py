@@ -246,15 +246,20 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
-#: Integer rows keyed at once: the int64 keys of a block take ROW_BLOCK x width x 8 bytes, so the
-#: memory of fitting and encoding rows follows the outputs' own size and the code book, not 8 bytes
-#: per entry of every output.
-ROW_BLOCK = 1 << 16
+#: Entries of integer rows keyed at once: the int64 keys of a block take 8 MiB, so the memory of
+#: fitting and encoding rows follows the outputs' own size and the code book, not 8 bytes per
+#: entry of every output.
+ROW_BLOCK_ELEMENTS = 1 << 20
+
+
+def _row_block(rows: np.ndarray) -> int:
+    return max(1, ROW_BLOCK_ELEMENTS // max(1, rows.shape[1]))
 
 
 def _row_blocks(rows: np.ndarray):
-    for start in range(0, len(rows), ROW_BLOCK):
-        yield rows[start : start + ROW_BLOCK]
+    block = _row_block(rows)
+    for start in range(0, len(rows), block):
+        yield rows[start : start + block]
 
 
 def _unique_row_keys(groups) -> np.ndarray:
@@ -275,7 +280,7 @@ def _rows_of_keys(keys: np.ndarray, width: int) -> np.ndarray:
 def _lookup_rows(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """:func:`_lookup_sorted` of the keys of integer rows, block by block."""
     out = np.empty(len(rows), dtype=np.int64)
-    for start, block in zip(range(0, len(rows), ROW_BLOCK), _row_blocks(rows)):
+    for start, block in zip(range(0, len(rows), _row_block(rows)), _row_blocks(rows)):
         out[start : start + len(block)] = _lookup_sorted(keys, _row_keys(block))
     return out
 

@@ -195,8 +195,26 @@ def _draw_block(mechanism, data, size: int, rng):
     return draw_outputs(mechanism, data, size, rng)
 
 
-def _block_size(mechanism) -> int:
-    return BLOCK_SIZE if is_vectorized(mechanism) else CALL_BLOCK_SIZE
+#: Largest block of vectorized outputs a worker holds, in bytes (float64 entries): wide outputs
+#: get fewer rows per block than :data:`BLOCK_SIZE` (outputs of up to 32 coordinates keep it).
+BLOCK_BYTES = 1 << 28
+
+
+def _output_width(codec) -> int:
+    """Entries per output in the code book's terms (coordinates of real vectors, width of integer rows)."""
+    rows = getattr(getattr(codec, "labels", None), "rows", None)
+    if rows is not None and getattr(rows, "ndim", 0) == 2:
+        return max(1, rows.shape[1])
+    return max(1, int(getattr(codec, "dimension", 1) or 1))
+
+
+def _block_size(mechanism, codec=None) -> int:
+    """Outputs drawn at once: a function of the mechanism's contract and the code book (so of the seed)."""
+    if not is_vectorized(mechanism):
+        return CALL_BLOCK_SIZE
+    if codec is None:
+        return BLOCK_SIZE
+    return max(1, min(BLOCK_SIZE, BLOCK_BYTES // (8 * _output_width(codec))))
 
 
 @dataclass(frozen=True)
@@ -419,6 +437,28 @@ def concatenate_outputs(parts):
     return combined
 
 
+def _concatenate_drawn(results: list):
+    """:func:`concatenate_outputs` of the chunks' outputs, releasing each chunk once copied.
+
+    Arrays of one row shape are copied into one preallocated array, so the peak is the
+    outputs plus one chunk, not twice the outputs. ``results`` is emptied.
+    """
+    parts = [r.outputs for r in results]
+    results.clear()
+    first = parts[0] if parts else None
+    if not all(isinstance(p, np.ndarray) for p in parts) or any(
+        p.shape[1:] != first.shape[1:] or p.dtype != first.dtype for p in parts
+    ):
+        return concatenate_outputs(parts)
+    out = np.empty((sum(len(p) for p in parts),) + first.shape[1:], dtype=first.dtype)
+    start = 0
+    for i in range(len(parts)):
+        out[start : start + len(parts[i])] = parts[i]
+        start += len(parts[i])
+        parts[i] = None
+    return out
+
+
 def draw(
     mechanism,
     data,
@@ -474,9 +514,10 @@ def draw(
     tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
     results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
     _raise_failures(results, [label] * len(results), {label: data})
-    outputs = concatenate_outputs([r.outputs for r in results])
+    rng_used = any(r.rng_used for r in results)
+    outputs = _concatenate_drawn(results)
     if return_rng_used:
-        return outputs, any(r.rng_used for r in results)
+        return outputs, rng_used
     return outputs
 
 
@@ -541,7 +582,10 @@ def count_events(
         Chunks per input; :func:`default_chunks` of the largest ``n`` by default.
     block_size : int, optional
         Outputs drawn at once inside a chunk (bounds each worker's memory);
-        part of the seeding, so change it only together with the seed.
+        part of the seeding, so change it only together with the seed. By
+        default :data:`BLOCK_SIZE` for a vectorized ``sample`` (fewer for outputs
+        wider than 32 entries: at most :data:`BLOCK_BYTES` of float64 per block)
+        and :data:`CALL_BLOCK_SIZE` for calls.
 
     Returns
     -------
@@ -552,7 +596,7 @@ def count_events(
     if n_chunks is None:
         n_chunks = default_chunks(max(n for _, n, _, _ in inputs))
     if block_size is None:
-        block_size = _block_size(mechanism)
+        block_size = _block_size(mechanism, codec)
     tasks, owners, weights = [], [], []
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
