@@ -25,6 +25,7 @@ from .errors import (
     MechanismError,
     OutputTypeError,
     SamplerContractError,
+    InsufficientMemoryError,
 )
 from .curves import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
@@ -76,6 +77,7 @@ __all__ = [
     "IdenticalInputsError",
     "InvalidDistributionError",
     "SamplerContractError",
+    "InsufficientMemoryError",
 ]
 
 __version__ = "0.1.0"

@@ -39,6 +39,7 @@ from .bounds import (
 from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParameterError
 from .findings import classify_finding, finding_lines
 from .floating import FLOATING_FAMILIES
+from .memory import output_bytes, pilot_output, require_memory
 from .protocols import check_replayable, contract_seed
 from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
@@ -583,6 +584,9 @@ def audit(
         false-alarm rate 1e-8, drawn from a stream of its own).
     OutputTypeError
         Unhashable, identity-compared, mixed-type or NaN outputs.
+    InsufficientMemoryError
+        Before any sampling: the selection samples and event families would
+        need more memory than is available (:mod:`dpverify.memory`).
 
     Examples
     --------
@@ -612,7 +616,16 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is not None:
+        require_memory(pilot, n_selection)
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        sequence,
+        output_key=output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp, seed_more = children(sequence, 5)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
     sel_x, used_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
@@ -620,6 +633,8 @@ def audit(
     if fixed_selection is None:  # a large discrete output space gets a larger selection share
         grown = grown_selection_size(sel_x, sel_xp, n_samples, n_selection)
         if grown > n_selection and n_samples - grown >= minimum_certifying_samples(epsilon, delta, alpha):
+            if pilot is not None:
+                require_memory(pilot, grown)
             more_x, more_xp = children(seed_more, 2)
             extra_x, used_more_x = draw(mechanism, x, grown - n_selection, more_x, label="x", **common)
             extra_xp, used_more_xp = draw(mechanism, x_prime, grown - n_selection, more_xp, label="x_prime", **common)

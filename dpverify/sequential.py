@@ -63,6 +63,7 @@ from ._results import dataclass_to_dict
 from .audit import AuditResult, audit_result, check_inputs_differ
 from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError
+from .memory import output_bytes, pilot_output, require_memory
 from .progress import progress_bar
 from .protocols import check_replayable, contract_seed
 from .sampler_check import check_sampler_agreement
@@ -253,7 +254,16 @@ def _run_looks(
     parts_x, parts_xp = [], []
     cache: dict = {}
     rng_used = True
-    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is not None:
+        require_memory(pilot, max(s for s, _ in splits))
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        sequence,
+        output_key=output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
     replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
