@@ -13,6 +13,7 @@ callable ``mechanism(data, rng)``) and neighbouring inputs it
 with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
 """
 
+from . import _startup  # noqa: F401  (first: a Ctrl-C during the command line's imports ends without a traceback)
 from .audit import AuditResult, EventEstimate, ValueVerdict, audit
 from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
 from .errors import (

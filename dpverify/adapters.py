@@ -35,6 +35,7 @@ audit them with ``executor=None`` or threads, not with a process pool.
 from __future__ import annotations
 
 import numbers
+import pickle
 
 import numpy as np
 
@@ -190,6 +191,12 @@ class OpenDPMeasurement:
 
     def __call__(self, data, rng=None):
         return _from_opendp(self.measurement(_to_opendp(data)))
+
+    def __reduce__(self):
+        raise pickle.PicklingError(
+            "an OpenDP measurement is a handle to the library's native memory and cannot be sent to another "
+            "process; audit it with executor=None or a concurrent.futures.ThreadPoolExecutor"
+        )
 
     def sample(self, data, size, rng=None):
         data = _to_opendp(data)

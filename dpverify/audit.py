@@ -40,7 +40,7 @@ from .errors import IdenticalInputsError, InsufficientSamplesError, InvalidParam
 from .findings import classify_finding, finding_lines
 from .floating import FLOATING_FAMILIES
 from .memory import output_bytes, pilot_output, require_memory
-from .protocols import check_replayable, contract_seed
+from .protocols import check_mechanism, check_replayable, contract_seed
 from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import Choice, Selection, default_selection_size, grown_selection_size, select
@@ -264,8 +264,10 @@ def _inputs_equal(x, x_prime) -> bool:
     try:
         if isinstance(x, np.ndarray) or isinstance(x_prime, np.ndarray):
             return bool(np.array_equal(np.asarray(x), np.asarray(x_prime)))
+        if isinstance(x, (tuple, list)) and isinstance(x_prime, (tuple, list)):  # e.g. tuples of arrays
+            return type(x) is type(x_prime) and len(x) == len(x_prime) and all(map(_inputs_equal, x, x_prime))
         equal = x == x_prime
-        return equal if isinstance(equal, bool) else False
+        return bool(equal) if isinstance(equal, (bool, np.bool_)) else False
     except Exception:
         return False
 
@@ -605,6 +607,7 @@ def audit(
     >>> r.violation, r.value_verdict.violation
     (True, False)
     """
+    check_mechanism(mechanism)
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
     alpha = check.check_alpha(alpha)

@@ -51,6 +51,7 @@ from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .errors import InsufficientSamplesError, InvalidParameterError
 from .events import candidate_events
 from .outputs import fit_codec
+from .protocols import check_mechanism
 from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from .selection import default_selection_size
@@ -214,6 +215,7 @@ def delta_lower_bound_curve(
     if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
         raise InvalidParameterError(f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}")
     grid = np.unique(grid)
+    check_mechanism(mechanism)
     alpha = check.check_alpha(alpha)
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
     if n_selection is None:

@@ -547,6 +547,10 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
+    if storage.endswith("-rows"):
+        widths = sorted({v.shape[1] for v in values if len(v)})
+        if len(widths) > 1:
+            raise OutputTypeError(f"integer vector outputs have different lengths {widths}")
     if storage in ("int", "int-rows") and _distinct_integers(storage, values) > MAX_INTEGER_CODES:
         arrays = [np.asarray(v, dtype=np.float64).reshape(len(v), -1) if s != "empty" else None for s, v in normalized]
         d = next(a.shape[1] for a in arrays if a is not None)

@@ -36,7 +36,7 @@ import numpy as np
 
 from . import arrays
 from ._results import dataclass_to_dict
-from .errors import DPVerifyError, InvalidParameterError, MechanismError, SamplerContractError
+from .errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
 from .outputs import apply_output_key
 from .progress import progress_bar
 from .protocols import draw_outputs, is_vectorized
@@ -387,7 +387,7 @@ def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
                 for future in futures:
                     future.cancel()
                 raise
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        except (pickle.PicklingError, TypeError, AttributeError, ValueError) as exc:
             if not _is_pickling_error(exc):
                 raise
             raise InvalidParameterError(
@@ -425,8 +425,20 @@ def _raise_failures(results, labels, data_by_label) -> None:
 
 
 def concatenate_outputs(parts):
-    """Batches of raw outputs as one batch (arrays stay arrays; anything else becomes a list)."""
+    """Batches of raw outputs as one batch (arrays stay arrays; anything else becomes a list).
+
+    Raises
+    ------
+    OutputTypeError
+        Arrays whose outputs (rows) have different shapes, e.g. vectors of different widths.
+    """
     if all(isinstance(p, np.ndarray) for p in parts):
+        shapes = sorted({tuple(p.shape[1:]) for p in parts if p.ndim >= 1})
+        if len(shapes) > 1 and all(p.ndim >= 2 for p in parts):
+            raise OutputTypeError(
+                f"batches of outputs have rows of different shapes {shapes}: every output must have the same "
+                "length (one shape throughout)"
+            )
         try:
             return np.concatenate(parts, axis=0)
         except ValueError:

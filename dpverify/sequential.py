@@ -65,7 +65,7 @@ from .bounds import minimum_certifying_samples
 from .errors import InsufficientSamplesError
 from .memory import output_bytes, pilot_output, require_memory
 from .progress import progress_bar
-from .protocols import check_replayable, contract_seed
+from .protocols import check_mechanism, check_replayable, contract_seed
 from .sampler_check import check_sampler_agreement
 from .sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from .selection import default_selection_size, select
@@ -438,6 +438,7 @@ def sequential_audit(
     >>> r.violation, r.n_samples < 10**5
     (True, True)
     """
+    check_mechanism(mechanism)
     epsilon = check.check_epsilon(epsilon)
     delta = check.check_delta(delta)
     alpha = check.check_alpha(alpha)
