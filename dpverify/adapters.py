@@ -42,7 +42,7 @@ import numpy as np
 from ._validation import check_delta, check_epsilon
 from .errors import InvalidClaimError
 
-__all__ = ["RandomStateMechanism", "OpenDPMeasurement", "UnseededMechanism"]
+__all__ = ["RandomStateMechanism", "BuildOnceMechanism", "OpenDPMeasurement", "UnseededMechanism"]
 
 
 def _check_claim(epsilon, delta):
@@ -106,6 +106,64 @@ class RandomStateMechanism:
         return f"RandomStateMechanism({self.function!r}, epsilon={self.epsilon}, delta={self.delta})"
 
 
+def _randomise(mechanism, data):
+    """``mechanism.randomise(data)``: how diffprivlib's mechanisms release a value."""
+    return mechanism.randomise(data)
+
+
+class BuildOnceMechanism:
+    """A library mechanism object built from a ``RandomState`` once per batch (e.g. diffprivlib).
+
+    diffprivlib's documented pattern, ``GaussianAnalytic(..., random_state=rs).randomise(x)``
+    in a function, builds the mechanism for every sample: its constructor (which solves for the
+    noise scale) costs far more than a draw (1.3 ms against 9 us for ``GaussianAnalytic``). This
+    adapter builds it once per ``sample`` call and draws the whole batch from it.
+
+    Parameters
+    ----------
+    build : callable
+        ``build(random_state) -> mechanism`` with ``random_state`` a :class:`numpy.random.RandomState`.
+    apply : callable, optional
+        ``apply(mechanism, data) -> output``; by default ``mechanism.randomise(data)``.
+    epsilon, delta : float, optional
+        The claim to audit (the library's parameters), carried for convenience.
+
+    Notes
+    -----
+    ``__call__(data, rng)`` builds a mechanism from a ``RandomState`` seeded from ``rng`` and
+    draws one output; ``sample(data, size, rng)`` builds one and draws ``size``. Both are
+    determined by ``rng`` (``replayable`` is True), and the audit checks that they agree
+    (:mod:`dpverify.sampler_check`) before using ``sample``. Use module-level functions for
+    ``build`` and ``apply`` to audit on a process pool.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> def build(rs):
+    ...     return np.random.Generator(np.random.MT19937(rs.randint(2**31)))
+    >>> mech = BuildOnceMechanism(build, apply=lambda g, x: x + int(g.integers(2)), epsilon=1.0)
+    >>> mech.sample(5, 3, np.random.default_rng(0)) == mech.sample(5, 3, np.random.default_rng(0))
+    True
+    """
+
+    replayable = True
+
+    def __init__(self, build, *, apply=_randomise, epsilon=None, delta=0.0):
+        self.build = _check_callable(build, "build")
+        self.apply = _check_callable(apply, "apply")
+        self.epsilon, self.delta = _check_claim(epsilon, delta)
+
+    def __call__(self, data, rng):
+        return self.apply(self.build(_random_state(rng)), data)
+
+    def sample(self, data, size, rng):
+        mechanism = self.build(_random_state(rng))
+        return [self.apply(mechanism, data) for _ in range(int(size))]
+
+    def __repr__(self):
+        return f"BuildOnceMechanism({self.build!r}, epsilon={self.epsilon}, delta={self.delta})"
+
+
 def _to_opendp(data):
     """OpenDP's input domains take Python scalars and lists, not tuples or numpy values."""
     if isinstance(data, np.ndarray):
@@ -142,6 +200,12 @@ class OpenDPMeasurement:
         metric: for example 1 for ``absolute_distance`` with inputs one apart, 1 for
         ``symmetric_distance`` with one record added or removed, **2** with one record replaced.
         The claim holds only for pairs within ``d_in``.
+    batch : opendp.mod.Measurement, optional
+        The same mechanism over a vector domain, adding independent noise to each entry (e.g.
+        ``then_laplace`` on ``vector_domain(atom_domain(T=int))``): ``sample(data, size)``
+        releases ``batch([data] * size)``, one output per entry, in one call (about 20 us
+        per sample for integer Laplace noise against 200 us per call of ``measurement``).
+        The audit checks that its outputs are distributed as ``measurement``'s before using it.
 
     Attributes
     ----------
@@ -166,8 +230,9 @@ class OpenDPMeasurement:
 
     replayable = False
 
-    def __init__(self, measurement, d_in):
+    def __init__(self, measurement, d_in, *, batch=None):
         self.measurement = _check_callable(measurement, "measurement")
+        self.batch = None if batch is None else _check_callable(batch, "batch")
         if not callable(getattr(measurement, "map", None)):
             raise TypeError("measurement must have a privacy map measurement.map(d_in), as OpenDP's do")
         self.d_in = d_in
@@ -200,6 +265,9 @@ class OpenDPMeasurement:
 
     def sample(self, data, size, rng=None):
         data = _to_opendp(data)
+        if self.batch is not None:
+            out = self.batch([data] * int(size))
+            return [_from_opendp(v) for v in out] if not all(isinstance(v, numbers.Real) for v in out) else out
         return [_from_opendp(self.measurement(data)) for _ in range(int(size))]
 
     def __repr__(self):
