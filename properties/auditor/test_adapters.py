@@ -247,3 +247,24 @@ def test_opendp_batch_draws_many_samples_in_one_call():
     assert len(count.sample(0, 500)) == 500
     assert not _audit(count, 0, 1, 20_000).violation
     assert _audit(count, 0, 2, 20_000).violation  # inputs two apart: true loss 2 against the claim of 1
+
+
+# --------------------------------------------------------------------------- python-dp
+
+
+def test_pydp_mechanisms_keep_their_claim_and_run_on_a_pool():
+    """python-dp's Laplace on integers (discrete outputs): the claim is kept on inputs one apart and
+    violated two apart (alpha = 1e-6, as above). Detects an adapter that cannot go to a process
+    pool (python-dp objects do not pickle: the adapter rebuilds them from their parameters)."""
+    pytest.importorskip("pydp", reason="python-dp is in the 'pydp' extra only: pip install -e '.[pydp]'")
+    from pydp.algorithms.numerical_mechanisms import GaussianMechanism, LaplaceMechanism
+
+    from dpverify.adapters import PyDPMechanism
+
+    laplace = PyDPMechanism(LaplaceMechanism(epsilon=1.0, sensitivity=1.0))
+    assert (laplace.epsilon, laplace.delta, laplace.replayable) == (1.0, 0.0, False)
+    gaussian = PyDPMechanism(GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0))
+    assert gaussian.delta == 1e-5
+    kept = dpverify.audit(laplace, 0, 1, epsilon=1.0, n_samples=20_000, alpha=ALPHA, seed=1, executor=2)
+    assert not kept.violation and not kept.replayable
+    assert _audit(laplace, 0, 2, 20_000).violation
