@@ -42,7 +42,14 @@ import numpy as np
 from ._validation import check_delta, check_epsilon
 from .errors import InvalidClaimError
 
-__all__ = ["RandomStateMechanism", "BuildOnceMechanism", "OpenDPMeasurement", "PyDPMechanism", "UnseededMechanism"]
+__all__ = [
+    "RandomStateMechanism",
+    "BuildOnceMechanism",
+    "OpenDPMeasurement",
+    "PyDPMechanism",
+    "PipelineDPAggregation",
+    "UnseededMechanism",
+]
 
 
 def _check_claim(epsilon, delta):
@@ -340,6 +347,66 @@ class PyDPMechanism:
 
     def __repr__(self):
         return f"PyDPMechanism({type(self.mechanism).__name__}, epsilon={self.epsilon}, delta={self.delta})"
+
+
+class PipelineDPAggregation:
+    """A PipelineDP aggregation on public partitions: ``DPEngine.aggregate`` run afresh per output.
+
+    Each output runs the aggregation once on the input rows, with a new
+    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``, and
+    returns the metrics as a float vector: for each public partition in the order given, each
+    metric in the order of ``params.metrics``.
+
+    Parameters
+    ----------
+    params : pipeline_dp.AggregateParams
+        What to compute and the contribution bounds.
+    data_extractors : pipeline_dp.DataExtractors
+        Privacy id, partition and value of a row (module-level functions to audit on a process pool).
+    public_partitions : sequence
+        The partitions released (private partition selection is not audited by this adapter).
+    epsilon, delta : float
+        The total budget, which is the claim to audit.
+
+    Attributes
+    ----------
+    replayable : bool
+        False: PipelineDP's noise comes from python-dp, which cannot be seeded.
+
+    Notes
+    -----
+    Install with ``pip install pipeline-dp``; this module does not import it.
+    """
+
+    replayable = False
+
+    def __init__(self, params, data_extractors, *, public_partitions, epsilon, delta=0.0):
+        self.params, self.data_extractors = params, data_extractors
+        self.public_partitions = list(public_partitions)
+        if not self.public_partitions:
+            raise ValueError("public_partitions must name at least one partition")
+        self.epsilon, self.delta = _check_claim(epsilon, delta)
+
+    def __call__(self, data, rng=None):
+        import pipeline_dp
+
+        accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=self.epsilon, total_delta=self.delta)
+        engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+        released = engine.aggregate(
+            list(data), self.params, self.data_extractors, public_partitions=self.public_partitions
+        )
+        accountant.compute_budgets()
+        by_partition = {partition: tuple(metrics) for partition, metrics in released}
+        return np.asarray([v for p in self.public_partitions for v in by_partition[p]], dtype=np.float64)
+
+    def sample(self, data, size, rng=None):
+        return np.stack([self(data) for _ in range(int(size))])
+
+    def __repr__(self):
+        return (
+            f"PipelineDPAggregation(metrics={self.params.metrics}, partitions={self.public_partitions!r}, "
+            f"epsilon={self.epsilon}, delta={self.delta})"
+        )
 
 
 class UnseededMechanism:

@@ -268,3 +268,51 @@ def test_pydp_mechanisms_keep_their_claim_and_run_on_a_pool():
     kept = dpverify.audit(laplace, 0, 1, epsilon=1.0, n_samples=20_000, alpha=ALPHA, seed=1, executor=2)
     assert not kept.violation and not kept.replayable
     assert _audit(laplace, 0, 2, 20_000).violation
+
+
+# --------------------------------------------------------------------------- PipelineDP
+
+
+def _user(row):
+    return row[0]
+
+
+def _whole_row(row):
+    return row
+
+
+def _partition(row):
+    return row[1]
+
+
+def _nothing(row):
+    return 0
+
+
+def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
+    """A count on one public partition, one contribution per user: x' adds a user with two rows,
+    bounded to one, so the loss is the budget's eps = 1. Detects the classic misconfiguration of a
+    privacy id taken per row (each row its own "user"): the count moves by 2, loss 2, flagged.
+    Verdicts at alpha = 1e-6 (correct: false alarm <= 1e-6; broken: the bound lands near 1.7)."""
+    pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
+    from dpverify.adapters import PipelineDPAggregation
+
+    params = pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+        metrics=[pipeline_dp.Metrics.COUNT],
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+    )
+
+    def extractors(privacy_id):
+        return pipeline_dp.DataExtractors(
+            partition_extractor=_partition, privacy_id_extractor=privacy_id, value_extractor=_nothing
+        )
+
+    x, x_prime = ((1, "a", 0),), ((1, "a", 0), (2, "a", 1), (2, "a", 2))
+    ok = PipelineDPAggregation(params, extractors(_user), public_partitions=["a"], epsilon=1.0)
+    assert ok(x).shape == (1,) and ok.replayable is False
+    assert not _audit(ok, x, x_prime, 20_000).violation
+    wrong = PipelineDPAggregation(params, extractors(_whole_row), public_partitions=["a"], epsilon=1.0)
+    flagged = _audit(wrong, x, x_prime, 20_000)
+    assert flagged.violation and flagged.finding == "value"
