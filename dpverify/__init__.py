@@ -31,6 +31,9 @@ The package in layers, lowest first; a module imports only its own layer or lowe
   (adapters of DP libraries and reports).
 """
 
+from .cli import _startup  # noqa: F401  (first: a Ctrl-C during the command line's imports ends without a traceback)
+
+# isort: split
 from . import keys
 from .audits import (
     AuditResult,
@@ -60,6 +63,7 @@ from .claims import PrivacyClaim
 from .errors import (
     DPVerifyError,
     IdenticalInputsError,
+    InsufficientMemoryError,
     InsufficientSamplesError,
     InvalidClaimError,
     InvalidDistributionError,
@@ -109,6 +113,7 @@ __all__ = [
     "IdenticalInputsError",
     "InvalidDistributionError",
     "SamplerContractError",
+    "InsufficientMemoryError",
 ]
 
 __version__ = "0.1.0"

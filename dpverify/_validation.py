@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import sys
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterErr
 __all__ = [
     "check_claimed_epsilon",
     "check_inputs_differ",
+    "MAX_EPSILON",
     "check_epsilon",
     "check_delta",
     "check_alpha",
@@ -32,12 +34,17 @@ __all__ = [
 ]
 
 
+#: Largest claimed epsilon: e^epsilon must be a finite double, since every bound compares
+#: probabilities with it (the command line and the API accept the same claims).
+MAX_EPSILON = math.log(sys.float_info.max)
+
+
 def _is_real(value) -> bool:
     return not isinstance(value, bool) and isinstance(value, numbers.Real)
 
 
 def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
-    """A claimed epsilon: a finite real number > 0.
+    """A claimed epsilon: a real number in ``(0, MAX_EPSILON]`` (e^epsilon a finite double).
 
     Parameters
     ----------
@@ -53,13 +60,18 @@ def check_epsilon(epsilon, *, allow_none: bool = False) -> float | None:
     Raises
     ------
     InvalidClaimError
-        Not a real number, not finite, or <= 0.
+        Not a real number, not finite, <= 0, or above :data:`MAX_EPSILON`.
     """
     if epsilon is None and allow_none:
         return None
     allowed = "a finite real number > 0" + (" or None" if allow_none else "")
     if not _is_real(epsilon) or not math.isfinite(float(epsilon)) or float(epsilon) <= 0:
         raise InvalidClaimError(f"epsilon must be {allowed}, got {epsilon!r}")
+    if float(epsilon) > MAX_EPSILON:
+        raise InvalidClaimError(
+            f"epsilon = {float(epsilon):g} is too large: the audit compares probabilities with e^epsilon, which "
+            f"must be a finite double, so epsilon must be at most {MAX_EPSILON:.2f}"
+        )
     return float(epsilon)
 
 
@@ -176,8 +188,10 @@ def _inputs_equal(x, x_prime) -> bool:
     try:
         if isinstance(x, np.ndarray) or isinstance(x_prime, np.ndarray):
             return bool(np.array_equal(np.asarray(x), np.asarray(x_prime)))
+        if isinstance(x, (tuple, list)) and isinstance(x_prime, (tuple, list)):  # e.g. tuples of arrays
+            return type(x) is type(x_prime) and len(x) == len(x_prime) and all(map(_inputs_equal, x, x_prime))
         equal = x == x_prime
-        return equal if isinstance(equal, bool) else False
+        return bool(equal) if isinstance(equal, (bool, np.bool_)) else False
     except Exception:
         return False
 

@@ -10,6 +10,7 @@ __all__ = [
     "IdenticalInputsError",
     "InvalidDistributionError",
     "SamplerContractError",
+    "InsufficientMemoryError",
 ]
 
 
@@ -62,3 +63,23 @@ class SamplerContractError(MechanismError):
     distribution differs from that of ``mechanism(data, rng)`` (a test of the
     two on a small batch rejected their equality).
     """
+
+
+class InsufficientMemoryError(DPVerifyError, MemoryError):
+    """The audit would need more memory than the machine has available; raised before any work.
+
+    Attributes
+    ----------
+    required_bytes : int
+        The estimate of :func:`dpverify.memory.audit_memory_bytes`.
+    available_bytes : int
+        The memory the operating system reported available.
+    """
+
+    def __init__(self, message: str, required_bytes: int, available_bytes: int):
+        super().__init__(message)
+        self.required_bytes = required_bytes
+        self.available_bytes = available_bytes
+
+    def __reduce__(self):
+        return (type(self), (str(self), self.required_bytes, self.available_bytes))

@@ -33,7 +33,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from .errors import SamplerContractError
+from .errors import InvalidParameterError, SamplerContractError
 from .extras import arrays
 
 __all__ = [
@@ -44,6 +44,7 @@ __all__ = [
     "Replayability",
     "REPLAY_CHECK_SIZE",
     "is_mechanism",
+    "check_mechanism",
     "is_vectorized",
     "has_exact_pmf",
     "declares_not_replayable",
@@ -90,6 +91,14 @@ class DeclaresReplayability(Protocol):
 def is_mechanism(obj) -> bool:
     """Whether ``obj`` can be called as ``obj(data, rng)`` (callable; the signature is not checked)."""
     return isinstance(obj, Mechanism) and callable(obj)
+
+
+def check_mechanism(mechanism) -> None:
+    """Raise :class:`~dpverify.errors.InvalidParameterError` unless ``mechanism`` is callable."""
+    if not is_mechanism(mechanism):
+        raise InvalidParameterError(
+            f"the mechanism must be callable as mechanism(data, rng), got {type(mechanism).__name__} {mechanism!r:.80}"
+        )
 
 
 def is_vectorized(obj) -> bool:

@@ -55,6 +55,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size
+from ..protocols import check_mechanism
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -216,6 +217,7 @@ def delta_lower_bound_curve(
     if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
         raise InvalidParameterError(f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}")
     grid = np.unique(grid)
+    check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="delta_lower_bound_curve")
     alpha, n_selection, executor, output_key = options.alpha, options.n_selection, options.executor, options.output_key
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)

@@ -30,10 +30,11 @@ from ..claims import resolve_claim
 from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
+from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import grown_selection_size, select
-from ..protocols import check_replayable, contract_seed
+from ..protocols import check_mechanism, check_replayable, contract_seed
 from .certification import audit_result, check_sizes, where_counted
 from .results import AuditResult
 
@@ -116,6 +117,9 @@ def audit(
         false-alarm rate 1e-8, drawn from a stream of its own).
     OutputTypeError
         Unhashable, identity-compared, mixed-type or NaN outputs.
+    InsufficientMemoryError
+        Before any sampling: the selection samples and event families would
+        need more memory than is available (:mod:`dpverify.pipeline.memory`).
 
     Examples
     --------
@@ -134,6 +138,7 @@ def audit(
     >>> r.violation, r.value_verdict.violation
     (True, False)
     """
+    check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="audit")
     claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
     epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
@@ -144,7 +149,16 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is not None:
+        require_memory(pilot, n_selection)
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        sequence,
+        output_key=output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
     streams = audit_streams(sequence)
     seed_cert_x, seed_cert_xp = streams["certification_x"], streams["certification_x_prime"]
     common = dict(executor=executor, output_key=output_key)
@@ -152,6 +166,8 @@ def audit(
     if fixed_selection is None:  # a large discrete output space gets a larger selection share
         grown = grown_selection_size(sel_x, sel_xp, n_samples, n_selection)
         if grown > n_selection and n_samples - grown >= minimum_certifying_samples(epsilon, delta, alpha):
+            if pilot is not None:
+                require_memory(pilot, grown)
             (extra_x, extra_xp), used_more_x, used_more_xp = _draw_selection(
                 mechanism, x, x_prime, streams, n_selection, grown, **common
             )

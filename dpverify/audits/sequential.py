@@ -65,10 +65,11 @@ from ..errors import InsufficientSamplesError
 from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
+from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size, select
-from ..protocols import check_replayable, contract_seed
+from ..protocols import check_mechanism, check_replayable, contract_seed
 from .certification import audit_result
 from .results import AuditResult
 
@@ -255,7 +256,16 @@ def _run_looks(
     parts_x, parts_xp = [], []
     cache: dict = {}
     rng_used = True
-    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is not None:
+        require_memory(pilot, max(s for s, _ in splits))
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        sequence,
+        output_key=output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
     replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
@@ -428,6 +438,7 @@ def sequential_audit(
     >>> r.violation, r.n_samples < 10**5
     (True, True)
     """
+    check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="sequential_audit")
     claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
     epsilon, delta, alpha, n_selection = claim.epsilon, claim.delta, options.alpha, options.n_selection

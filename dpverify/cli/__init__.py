@@ -8,6 +8,11 @@
   (:class:`~.reproduce.Reproduction`) and the executors they run on.
 """
 
-from .commands import main
-
 __all__ = ["main"]
+
+
+def main(argv=None) -> int:
+    """The ``dpverify`` console script: :func:`dpverify.cli.commands.main` (imported when run)."""
+    from .commands import main as run
+
+    return run(argv)

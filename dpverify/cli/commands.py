@@ -27,6 +27,7 @@ import time
 import traceback
 from pathlib import Path
 
+from .._validation import MAX_EPSILON  # the API's bound: both accept the same claims
 from ..errors import DPVerifyError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
@@ -39,9 +40,6 @@ EXIT_CODES_HELP = (
     "3 any other failure (the mechanism raised, unwritable output, missing extra, internal error); "
     "130 interrupted. Add --debug for a traceback."
 )
-
-#: Largest epsilon whose e^epsilon is a finite double.
-MAX_EPSILON = math.log(sys.float_info.max)
 
 
 class _UsageError(Exception):
@@ -58,10 +56,18 @@ class _Failure(Exception):
 
 
 def _whole(text: str) -> int:
+    """A whole number, written as an integer or as an integral float (``1e7``, ``2.0e5``)."""
     try:
         return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number, got {text!r}") from None
+        pass
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not value.is_integer():
+        raise argparse.ArgumentTypeError(f"expected a whole number (e.g. 100000 or 1e5), got {text!r}") from None
+    return int(value)
 
 
 def _positive_int(text: str) -> int:

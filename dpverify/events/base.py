@@ -529,9 +529,22 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     return Candidates(events, np.concatenate(cx), np.concatenate(cxp))
 
 
+#: Elements clipped at once by :func:`_finite_mean` (its memory is one block, not a copy of the outputs).
+MEAN_BLOCK_ELEMENTS = 1 << 20
+
+
 def _finite_mean(group: np.ndarray) -> np.ndarray:
-    clipped = np.clip(group, -1e150, 1e150)  # inf and huge outputs must not poison the direction
-    return clipped.mean(axis=0)
+    """Mean of the rows clipped to +-1e150 (inf and huge outputs must not poison the direction).
+
+    Block by block, adding rows in order as ``clip(group).mean(axis=0)`` does (the same
+    bits), without the clipped copy of the whole selection sample.
+    """
+    total = np.zeros(group.shape[1])
+    rows = max(1, MEAN_BLOCK_ELEMENTS // max(1, group.shape[1]))
+    for start in range(0, len(group), rows):
+        block = np.clip(group[start : start + rows], -1e150, 1e150)
+        total = np.add.reduce(np.vstack([total[None, :], block]), axis=0)
+    return total / len(group)
 
 
 def _projections(sel_x, sel_x_prime):

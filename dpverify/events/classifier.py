@@ -18,8 +18,15 @@ vectors also the sorted coordinates, max, min, sum and a one-hot argmax
 from their labels (numbers, tuples of numbers or bools of varying length with
 a length feature, so sparse-vector answer sequences work).
 
+Vectors wider than :data:`MAX_FULL_WIDTH` coordinates are featurized by a
+count sketch of their coordinates (a fixed signed assignment to
+:data:`SKETCH_BUCKETS` buckets; Charikar, Chen and Farach-Colton 2002), evenly
+spaced order statistics, their squares and the sum, so the feature count,
+and with it the Newton fit's Hessian, is bounded whatever the width.
+
 The logistic regression is a ridge-penalized Newton/IRLS fit in numpy on at
-most :data:`MAX_FIT_SAMPLES` samples per input. Thresholds sit at pooled score
+most :data:`MAX_FIT_SAMPLES` samples per input, fewer when the design matrix
+would exceed :data:`MAX_FIT_ELEMENTS` elements (:func:`fit_rows`). Thresholds sit at pooled score
 quantiles, with extra points in the tails (DP-Sniper fixes P[M(x') in S] =
 0.01; rare events matter for large losses). The candidate count stays modest
 (:data:`THRESHOLD_QUANTILES`, two directions) because selection pays a
@@ -30,6 +37,9 @@ References
 B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box
 Discovery of Differential Privacy Violations using Classifiers", IEEE S&P 2021
 (Section IV: the threshold attack on a classifier's posterior).
+
+M. Charikar, K. Chen, M. Farach-Colton, "Finding frequent items in data
+streams", ICALP 2002 (the count sketch).
 """
 
 from __future__ import annotations
@@ -44,7 +54,11 @@ from .base import AtLeast, Below, Candidates, Event, register_event_family
 
 __all__ = [
     "MAX_FIT_SAMPLES",
+    "MAX_FIT_ELEMENTS",
+    "MAX_FULL_WIDTH",
     "THRESHOLD_QUANTILES",
+    "feature_count",
+    "fit_rows",
     "output_features",
     "label_features",
     "LogisticScore",
@@ -78,6 +92,74 @@ MIN_DISCRETE_LABELS = 32
 #: Real outputs are clipped to +-FEATURE_CLIP before featurizing, so that inf and
 #: huge doubles keep their order without overflowing squares and standardization.
 FEATURE_CLIP = 1e50
+#: Widest real vector featurized coordinate by coordinate (4 d + 1 features, at most 509).
+#: Wider vectors get :data:`SKETCH_BUCKETS` signed bucket sums (a count sketch of the
+#: coordinates), :data:`ORDER_STATISTICS` evenly spaced order statistics, the squares of
+#: both and the sum: 4 * 64 + 1 = 257 features whatever the width.
+MAX_FULL_WIDTH = 127
+SKETCH_BUCKETS = 64
+ORDER_STATISTICS = 64
+#: Largest design matrix of the fit, in elements (rows x features; 64 MiB of float64):
+#: the fit holds the features, the design matrix and one weighted copy, so at most about
+#: 3 x 64 MiB plus the (features + 1)^2 Hessian (2 MiB at 513 features). Wide features fit
+#: on fewer rows (at least :data:`MIN_FIT_SAMPLES` per input).
+MAX_FIT_ELEMENTS = 1 << 23
+MIN_FIT_SAMPLES = 2_000
+#: Elements of the (rows x (features + width)) arrays scored at once (32 MiB of float64; the
+#: wide features hold about four such arrays while they are computed).
+SCORE_ELEMENTS = 1 << 22
+
+
+def feature_count(width: int) -> int:
+    """Number of features :func:`output_features` makes of real vectors of ``width`` coordinates."""
+    if width <= 1:
+        return 2
+    if width > MAX_FULL_WIDTH:
+        return 2 * SKETCH_BUCKETS + 2 * ORDER_STATISTICS + 1
+    return 4 * width + 1 + (width if width <= 64 else 0)
+
+
+def fit_rows(n_features: int) -> int:
+    """Samples per input the classifier is fitted on, with ``n_features`` features.
+
+    ``MAX_FIT_SAMPLES``, lowered so that the design matrix keeps within
+    :data:`MAX_FIT_ELEMENTS` (never below :data:`MIN_FIT_SAMPLES`).
+    """
+    return int(max(MIN_FIT_SAMPLES, min(MAX_FIT_SAMPLES, MAX_FIT_ELEMENTS // (2 * (n_features + 1)))))
+
+
+def score_rows(n_features: int, width: int) -> int:
+    """Rows scored at once: at most ``SCORE_BLOCK``, and ``SCORE_ELEMENTS`` elements of features and outputs."""
+    return int(max(1, min(SCORE_BLOCK, SCORE_ELEMENTS // (n_features + width))))
+
+
+def _sketch_plan(width: int):
+    """The count sketch of ``width`` coordinates: a fixed signed assignment to buckets.
+
+    A function of the width alone (seeded with it), so selection and certification
+    featurize alike. Coordinates are dealt round-robin in a random order, so every
+    bucket holds ``width // SKETCH_BUCKETS`` or one more.
+    """
+    rng = np.random.default_rng(np.random.SeedSequence([0x5EED, width]))
+    order = rng.permutation(width)
+    signs = rng.choice(np.array([-1.0, 1.0]), size=width)
+    bucket = np.empty(width, dtype=np.int64)
+    bucket[order] = np.arange(width) % SKETCH_BUCKETS
+    by_bucket = np.argsort(bucket, kind="stable")
+    starts = np.searchsorted(bucket[by_bucket], np.arange(SKETCH_BUCKETS))
+    return by_bucket, signs[by_bucket], starts
+
+
+def _wide_features(g: np.ndarray) -> np.ndarray:
+    """Features of real vectors wider than :data:`MAX_FULL_WIDTH` (see its docstring)."""
+    d = g.shape[1]
+    by_bucket, signs, starts = _sketch_plan(d)
+    sketch = np.add.reduceat(g[:, by_bucket] * signs, starts, axis=1)
+    ranks = np.unique(np.linspace(0, d - 1, ORDER_STATISTICS).round().astype(np.int64))
+    order = np.sort(g, axis=1)[:, ranks]
+    with np.errstate(over="ignore", invalid="ignore"):
+        total = g.sum(axis=1, keepdims=True)
+    return np.concatenate([sketch, sketch * sketch, order, order * order, total], axis=1)
 
 
 def output_features(group, xp=np):
@@ -91,6 +173,8 @@ def output_features(group, xp=np):
     g = xp.clip(group, -FEATURE_CLIP, FEATURE_CLIP)
     if g.ndim == 1:
         g = xp.reshape(g, (g.shape[0], 1))
+    if g.shape[1] > MAX_FULL_WIDTH:
+        return _wide_features(arrays.to_numpy(g) if xp is not np else g)
     parts = [g, g * g]
     d = g.shape[1]
     if d > 1:
@@ -181,9 +265,11 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> 
     scale = X.std(axis=0)
     keep = scale > 1e-12 * np.maximum(1.0, np.abs(mean))
     scale = np.where(keep, scale, 1.0)
-    Z = (X - mean) / scale
-    Z[:, ~keep] = 0.0
-    A = np.concatenate([Z, np.ones((len(Z), 1))], axis=1)
+    X -= mean  # standardized in place: the fit holds one design matrix, not three
+    X /= scale
+    X[:, ~keep] = 0.0
+    A = np.concatenate([X, np.ones((len(X), 1))], axis=1)
+    del X
     k = A.shape[1]
     beta = np.zeros(k)
     penalty = RIDGE * len(A) * np.ones(k)
@@ -217,6 +303,21 @@ class ClassifierScore:
 
     model: LogisticScore
     label_table: np.ndarray | None = None
+    width: int = 1  # coordinates of real outputs (1 for discrete codes)
+
+    @property
+    def block_rows(self) -> int:
+        """Rows featurized at once (:func:`score_rows`)."""
+        if self.label_table is None:
+            return score_rows(feature_count(self.width), self.width)
+        return score_rows(self.label_table.shape[1], 1)
+
+    def features_in_blocks(self, group) -> np.ndarray:
+        """:meth:`features` of ``group``, computed :attr:`block_rows` rows at a time."""
+        block = self.block_rows
+        if len(group) <= block:
+            return self.features(group)
+        return np.concatenate([self.features(group[i : i + block]) for i in range(0, len(group), block)])
 
     def features(self, rows):
         if self.label_table is None:
@@ -228,7 +329,7 @@ class ClassifierScore:
 
     @property
     def array_ready(self) -> bool:
-        return self.label_table is None
+        return self.label_table is None and self.width <= MAX_FULL_WIDTH  # wide features are numpy only
 
     def on(self, group, xp):
         """The score on an array of another library (real outputs only)."""
@@ -241,8 +342,9 @@ class ClassifierScore:
     def __call__(self, group) -> np.ndarray:
         n = len(group)
         out = np.empty(n)
-        for start in range(0, n, SCORE_BLOCK):
-            stop = min(n, start + SCORE_BLOCK)
+        block = self.block_rows
+        for start in range(0, n, block):
+            stop = min(n, start + block)
             out[start:stop] = self.model(self.features(group[start:stop]))
         return out
 
@@ -277,12 +379,13 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
             return Candidates.empty(
                 f"needs more than {MIN_DISCRETE_LABELS} distinct numeric or tuple-of-number outputs"
             )
-    m = MAX_FIT_SAMPLES
-    unfitted = ClassifierScore(None, table)
-    model = fit_logistic_score(unfitted.features(sel_x[:m]), unfitted.features(sel_x_prime[:m]))
+    width = sel_x.shape[1] if table is None else 1
+    m = fit_rows(feature_count(width) if table is None else table.shape[1])
+    unfitted = ClassifierScore(None, table, width)
+    model = fit_logistic_score(unfitted.features_in_blocks(sel_x[:m]), unfitted.features_in_blocks(sel_x_prime[:m]))
     if not np.any(model.weights):
         return Candidates.empty()
-    score = ClassifierScore(model, table)
+    score = ClassifierScore(model, table, width)
     sx, sxp = score(sel_x), score(sel_x_prime)
     pooled = np.concatenate([sx, sxp])
     thresholds = np.unique(np.quantile(pooled, THRESHOLD_QUANTILES, method="nearest"))

@@ -25,8 +25,10 @@ from __future__ import annotations
 
 import base64
 import html
+import inspect
 import io
 import math
+import numbers
 import warnings
 from pathlib import Path
 
@@ -165,7 +167,13 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
 
 
 def _describe_mechanism(mechanism) -> str:
-    """``module.Class(attr=value, ...)`` from the scalar attributes, else the repr."""
+    """``module:function`` for functions and classes; ``module.Class(attr=value, ...)`` from an
+    instance's scalar attributes; else the repr."""
+    if inspect.isfunction(mechanism) or inspect.isbuiltin(mechanism) or inspect.isclass(mechanism):
+        return f"{getattr(mechanism, '__module__', None) or '?'}:{mechanism.__qualname__}"
+    if inspect.ismethod(mechanism):
+        owner = mechanism.__self__
+        return f"{_describe_mechanism(owner)}.{mechanism.__func__.__name__}"
     kind = type(mechanism)
     if type(mechanism).__repr__ is not object.__repr__ or not hasattr(mechanism, "__dict__"):
         return _short(mechanism)
@@ -224,17 +232,38 @@ def _figure_png(result, outputs) -> bytes | None:
     return buffer.getvalue()
 
 
+def _value_key(label):
+    """A sort key in value order: numbers by value, tuples entry by entry, anything else by its repr."""
+    if isinstance(label, (bool, np.bool_)):
+        return (0, int(label), "")
+    if isinstance(label, numbers.Real):
+        return (0, float(label), "")
+    if isinstance(label, tuple):
+        return (1, 0.0, tuple(_value_key(v) for v in label))
+    return (2, 0.0, repr(label))
+
+
+def bars_in_value_order(a, b, labels, limit: int) -> tuple[np.ndarray, np.ndarray]:
+    """The ``limit`` most frequent codes, in the value order of their labels, and the others.
+
+    The histogram of discrete outputs shows these bars left to right (then "other"), so a
+    reader sees the distribution's shape (0, 1, 2, ...), not a ranking by frequency.
+    """
+    order = np.argsort(-(np.asarray(a) + np.asarray(b)), kind="stable")
+    shown = sorted(order[:limit].tolist(), key=lambda c: _value_key(labels[c]))
+    return np.asarray(shown, dtype=np.int64), order[limit:]
+
+
 def _discrete_panel(ax, ex, exp_, labels):
     k = len(labels)
     a = np.bincount(ex, minlength=k) / max(1, len(ex))
     b = np.bincount(exp_, minlength=k) / max(1, len(exp_))
-    order = np.argsort(-(a + b), kind="stable")
-    shown = order[:MAX_BARS]
+    shown, rest = bars_in_value_order(a, b, labels, MAX_BARS)
     names = [_short(labels[c], 18) for c in shown]
     if k > MAX_BARS:
         names.append(f"other ({k - MAX_BARS})")
-        a_shown = np.append(a[shown], a[order[MAX_BARS:]].sum())
-        b_shown = np.append(b[shown], b[order[MAX_BARS:]].sum())
+        a_shown = np.append(a[shown], a[rest].sum())
+        b_shown = np.append(b[shown], b[rest].sum())
     else:
         a_shown, b_shown = a[shown], b[shown]
     pos = np.arange(len(names))

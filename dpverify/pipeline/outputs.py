@@ -242,15 +242,20 @@ def _row_keys(rows: np.ndarray) -> np.ndarray:
     return rows.view(np.dtype((np.void, 8 * rows.shape[1]))).ravel()
 
 
-#: Integer rows keyed at once: the int64 keys of a block take ROW_BLOCK x width x 8 bytes, so the
-#: memory of fitting and encoding rows follows the outputs' own size and the code book, not 8 bytes
-#: per entry of every output.
-ROW_BLOCK = 1 << 16
+#: Entries of integer rows keyed at once: the int64 keys of a block take 8 MiB, so the memory of
+#: fitting and encoding rows follows the outputs' own size and the code book, not 8 bytes per
+#: entry of every output.
+ROW_BLOCK_ELEMENTS = 1 << 20
+
+
+def _row_block(rows: np.ndarray) -> int:
+    return max(1, ROW_BLOCK_ELEMENTS // max(1, rows.shape[1]))
 
 
 def _row_blocks(rows: np.ndarray):
-    for start in range(0, len(rows), ROW_BLOCK):
-        yield rows[start : start + ROW_BLOCK]
+    block = _row_block(rows)
+    for start in range(0, len(rows), block):
+        yield rows[start : start + block]
 
 
 def _unique_row_keys(groups) -> np.ndarray:
@@ -271,7 +276,7 @@ def _rows_of_keys(keys: np.ndarray, width: int) -> np.ndarray:
 def _lookup_rows(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
     """:func:`_lookup_sorted` of the keys of integer rows, block by block."""
     out = np.empty(len(rows), dtype=np.int64)
-    for start, block in zip(range(0, len(rows), ROW_BLOCK), _row_blocks(rows)):
+    for start, block in zip(range(0, len(rows), _row_block(rows)), _row_blocks(rows)):
         out[start : start + len(block)] = _lookup_sorted(keys, _row_keys(block))
     return out
 
@@ -542,6 +547,10 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
+    if storage.endswith("-rows"):
+        widths = sorted({v.shape[1] for v in values if len(v)})
+        if len(widths) > 1:
+            raise OutputTypeError(f"integer vector outputs have different lengths {widths}")
     keys = _integer_keys(values) if storage == "int" and values else None  # sorted once: count and codes
     distinct = len(keys) if keys is not None else _distinct_integers(storage, values) if storage == "int-rows" else 0
     if distinct > MAX_INTEGER_CODES:

@@ -58,6 +58,8 @@ __all__ = ["ALPHA", "CHECK_SIZE", "MAX_COORDINATES", "SamplerAgreement", "check_
 ALPHA = 1e-8
 #: Outputs drawn per input from each of ``__call__`` and ``sample``.
 CHECK_SIZE = 1_000
+#: Largest batch the check holds, in bytes (wider outputs are checked on fewer samples).
+CHECK_BYTES = 1 << 26
 #: Real vectors: coordinates compared one by one (the sum of all is compared too).
 MAX_COORDINATES = 8
 #: Which contract stream of the audit's seed the check draws from (the replay check uses 0).
@@ -131,7 +133,44 @@ def _host(raw):
     return arrays.to_numpy(raw) if arrays.namespace(raw) is not None else raw
 
 
-def check_sampler_agreement(mechanism, inputs, audit_seed: np.random.SeedSequence, *, output_key=None):
+def check_size(output_bytes: int | None) -> int:
+    """Outputs per input the check draws from each side: :data:`CHECK_SIZE`, fewer for outputs
+    over ``CHECK_BYTES / CHECK_SIZE`` bytes (its memory stays within :data:`CHECK_BYTES` per batch)."""
+    if not output_bytes:
+        return CHECK_SIZE
+    return int(max(2, min(CHECK_SIZE, CHECK_BYTES // output_bytes)))
+
+
+def _draw_features(mechanism, label, data, rngs, n, output_key):
+    """The scalar features of ``n`` calls and of ``sample(data, n)`` on one input (the outputs are dropped)."""
+    call_rng, sample_rng = rngs
+    try:
+        called = [mechanism(data, call_rng) for _ in range(n)]
+        sampled = draw_outputs(mechanism, data, n, sample_rng)
+    except SamplerContractError as exc:
+        raise SamplerContractError(f"on input {label}: {exc}") from exc
+    except Exception:
+        return None  # the audit's own draws name the mechanism's error and the input
+    called, sampled = _host(apply_output_key(called, output_key)), _host(apply_output_key(sampled, output_key))
+    try:
+        fit_codec(called)
+        fit_codec(sampled)
+    except (OutputTypeError, TypeError, ValueError):
+        return None  # unusable outputs: the audit refuses them by name
+    try:
+        codec, (enc_called, enc_sampled) = fit_codec(called, sampled)
+    except OutputTypeError as exc:
+        raise SamplerContractError(
+            f"on input {label}, sample(data, size, rng) returns outputs of another kind than "
+            f"mechanism(data, rng): {exc}"
+        ) from exc
+    copies = [[np.array(f) for f in _features(codec, enc)] for enc in (enc_called, enc_sampled)]
+    return label, copies[0], copies[1]
+
+
+def check_sampler_agreement(
+    mechanism, inputs, audit_seed: np.random.SeedSequence, *, output_key=None, output_bytes=None
+):
     """Refuse a vectorized ``sample`` whose outputs are not distributed as the mechanism's calls.
 
     Parameters
@@ -145,6 +184,10 @@ def check_sampler_agreement(mechanism, inputs, audit_seed: np.random.SeedSequenc
         (:func:`dpverify.protocols.contract_seed`), so the audit's samples do not change.
     output_key : callable, optional
         Applied to every output first, as in the audit.
+    output_bytes : int, optional
+        Bytes of one output (:func:`dpverify.memory.output_bytes`): wide outputs are checked on
+        fewer samples (:func:`check_size`), with the threshold of that size, so the check keeps its
+        false-alarm rate and loses power rather than memory.
 
     Returns
     -------
@@ -160,35 +203,17 @@ def check_sampler_agreement(mechanism, inputs, audit_seed: np.random.SeedSequenc
     """
     if not is_vectorized(mechanism):
         return None
+    n = check_size(output_bytes)
     streams = iter(children(contract_seed(audit_seed, AGREEMENT_STREAM), 2 * len(inputs)))
-    drawn = []
-    for label, data in inputs:
-        call_rng, sample_rng = np.random.default_rng(next(streams)), np.random.default_rng(next(streams))
-        try:
-            called = [mechanism(data, call_rng) for _ in range(CHECK_SIZE)]
-            sampled = draw_outputs(mechanism, data, CHECK_SIZE, sample_rng)
-        except SamplerContractError as exc:
-            raise SamplerContractError(f"on input {label}: {exc}") from exc
-        except Exception:
-            return None  # the audit's own draws name the mechanism's error and the input
-        drawn.append((label, _host(apply_output_key(called, output_key)), _host(apply_output_key(sampled, output_key))))
     features = []
-    for label, called, sampled in drawn:
-        try:
-            fit_codec(called)
-            fit_codec(sampled)
-        except (OutputTypeError, TypeError, ValueError):
-            return None  # unusable outputs: the audit refuses them by name
-        try:
-            codec, (enc_called, enc_sampled) = fit_codec(called, sampled)
-        except OutputTypeError as exc:
-            raise SamplerContractError(
-                f"on input {label}, sample(data, size, rng) returns outputs of another kind than "
-                f"mechanism(data, rng): {exc}"
-            ) from exc
-        features.append((label, _features(codec, enc_called), _features(codec, enc_sampled)))
+    for label, data in inputs:
+        rngs = (np.random.default_rng(next(streams)), np.random.default_rng(next(streams)))
+        drawn = _draw_features(mechanism, label, data, rngs, n, output_key)
+        if drawn is None:
+            return None
+        features.append(drawn)
     n_tests = sum(len(f) for _, f, _ in features)
-    threshold = 2 * dkw_radius(CHECK_SIZE, ALPHA / (2 * n_tests))
+    threshold = 2 * dkw_radius(n, ALPHA / (2 * n_tests))
     largest = 0.0
     for label, called_features, sampled_features in features:
         for j, (a, b) in enumerate(zip(called_features, sampled_features)):
@@ -197,7 +222,7 @@ def check_sampler_agreement(mechanism, inputs, audit_seed: np.random.SeedSequenc
             if distance > threshold:
                 raise SamplerContractError(
                     f"the mechanism's vectorized sample(data, size, rng) is not distributed as "
-                    f"mechanism(data, rng) on input {label}: on {CHECK_SIZE} outputs of each, feature {j} "
+                    f"mechanism(data, rng) on input {label}: on {n} outputs of each, feature {j} "
                     f"of the outputs differs by a Kolmogorov distance of {distance:.3g} > {threshold:.3g} "
                     f"(false-alarm rate {ALPHA:g}); a sample() that ignores its input, or draws another "
                     "distribution, would be audited in place of the mechanism"

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._results import dataclass_to_dict
-from ..errors import DPVerifyError, InvalidParameterError, MechanismError, SamplerContractError
+from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
 from ..extras import arrays
 from ..extras.progress import progress_bar
 from ..protocols import draw_outputs, is_vectorized
@@ -196,8 +196,26 @@ def _draw_block(mechanism, data, size: int, rng):
     return draw_outputs(mechanism, data, size, rng)
 
 
-def _block_size(mechanism) -> int:
-    return BLOCK_SIZE if is_vectorized(mechanism) else CALL_BLOCK_SIZE
+#: Largest block of vectorized outputs a worker holds, in bytes (float64 entries): wide outputs
+#: get fewer rows per block than :data:`BLOCK_SIZE` (outputs of up to 32 coordinates keep it).
+BLOCK_BYTES = 1 << 28
+
+
+def _output_width(codec) -> int:
+    """Entries per output in the code book's terms (coordinates of real vectors, width of integer rows)."""
+    rows = getattr(getattr(codec, "labels", None), "rows", None)
+    if rows is not None and getattr(rows, "ndim", 0) == 2:
+        return max(1, rows.shape[1])
+    return max(1, int(getattr(codec, "dimension", 1) or 1))
+
+
+def _block_size(mechanism, codec=None) -> int:
+    """Outputs drawn at once: a function of the mechanism's contract and the code book (so of the seed)."""
+    if not is_vectorized(mechanism):
+        return CALL_BLOCK_SIZE
+    if codec is None:
+        return BLOCK_SIZE
+    return max(1, min(BLOCK_SIZE, BLOCK_BYTES // (8 * _output_width(codec))))
 
 
 @dataclass(frozen=True)
@@ -379,7 +397,7 @@ def _run(function, tasks, weights, executor, progress: bool, desc: str) -> list:
                 for future in futures:
                     future.cancel()
                 raise
-        except (pickle.PicklingError, TypeError, AttributeError) as exc:
+        except (pickle.PicklingError, TypeError, AttributeError, ValueError) as exc:
             if not _is_pickling_error(exc):
                 raise
             raise InvalidParameterError(
@@ -417,8 +435,20 @@ def _raise_failures(results, labels, data_by_label) -> None:
 
 
 def concatenate_outputs(parts):
-    """Batches of raw outputs as one batch (arrays stay arrays; anything else becomes a list)."""
+    """Batches of raw outputs as one batch (arrays stay arrays; anything else becomes a list).
+
+    Raises
+    ------
+    OutputTypeError
+        Arrays whose outputs (rows) have different shapes, e.g. vectors of different widths.
+    """
     if all(isinstance(p, np.ndarray) for p in parts):
+        shapes = sorted({tuple(p.shape[1:]) for p in parts if p.ndim >= 1})
+        if len(shapes) > 1 and all(p.ndim >= 2 for p in parts):
+            raise OutputTypeError(
+                f"batches of outputs have rows of different shapes {shapes}: every output must have the same "
+                "length (one shape throughout)"
+            )
         try:
             return np.concatenate(parts, axis=0)
         except ValueError:
@@ -427,6 +457,28 @@ def concatenate_outputs(parts):
     for p in parts:
         combined.extend(list(p))
     return combined
+
+
+def _concatenate_drawn(results: list):
+    """:func:`concatenate_outputs` of the chunks' outputs, releasing each chunk once copied.
+
+    Arrays of one row shape are copied into one preallocated array, so the peak is the
+    outputs plus one chunk, not twice the outputs. ``results`` is emptied.
+    """
+    parts = [r.outputs for r in results]
+    results.clear()
+    first = parts[0] if parts else None
+    if not all(isinstance(p, np.ndarray) for p in parts) or any(
+        p.shape[1:] != first.shape[1:] or p.dtype != first.dtype for p in parts
+    ):
+        return concatenate_outputs(parts)
+    out = np.empty((sum(len(p) for p in parts),) + first.shape[1:], dtype=first.dtype)
+    start = 0
+    for i in range(len(parts)):
+        out[start : start + len(parts[i])] = parts[i]
+        start += len(parts[i])
+        parts[i] = None
+    return out
 
 
 def draw(
@@ -484,9 +536,10 @@ def draw(
     tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
     results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
     _raise_failures(results, [label] * len(results), {label: data})
-    outputs = concatenate_outputs([r.outputs for r in results])
+    rng_used = any(r.rng_used for r in results)
+    outputs = _concatenate_drawn(results)
     if return_rng_used:
-        return outputs, any(r.rng_used for r in results)
+        return outputs, rng_used
     return outputs
 
 
@@ -551,7 +604,10 @@ def count_events(
         Chunks per input; :func:`default_chunks` of the largest ``n`` by default.
     block_size : int, optional
         Outputs drawn at once inside a chunk (bounds each worker's memory);
-        part of the seeding, so change it only together with the seed.
+        part of the seeding, so change it only together with the seed. By
+        default :data:`BLOCK_SIZE` for a vectorized ``sample`` (fewer for outputs
+        wider than 32 entries: at most :data:`BLOCK_BYTES` of float64 per block)
+        and :data:`CALL_BLOCK_SIZE` for calls.
 
     Returns
     -------
@@ -562,7 +618,7 @@ def count_events(
     if n_chunks is None:
         n_chunks = default_chunks(max(n for _, n, _, _ in inputs))
     if block_size is None:
-        block_size = _block_size(mechanism)
+        block_size = _block_size(mechanism, codec)
     tasks, owners, weights = [], [], []
     compiled = max((n for _, n, _, _ in inputs), default=0) >= MIN_COMPILED_OUTPUTS
     for index, (data, n, seed, _label) in enumerate(inputs):

@@ -132,3 +132,28 @@ def test_replay_samples_are_the_audit_selection_also_when_it_grew(monkeypatch):
     raw_x, raw_x_prime, exact = replay_samples(result, ManyLabels(), 0, 1, max_samples=10**6)
     assert exact
     assert np.array_equal(np.asarray(raw_x), seen["x"]) and np.array_equal(np.asarray(raw_x_prime), seen["x_prime"])
+
+
+def leaky(x, rng):
+    """A module-level mechanism: the report names it module:function."""
+    return float(x) + rng.laplace(scale=0.25)
+
+
+def test_the_report_names_a_function_as_module_and_name(tmp_path):
+    """Detects ``<function leaky at 0x7f...>`` in the report (an address, not a name to find the code by)."""
+    result = audit(leaky, 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=3, event_families=["threshold"])
+    text = write_report(result, tmp_path / "audit.md", mechanism=leaky, x=0.0, x_prime=1.0).read_text()
+    assert f"{__name__}:leaky" in text and "0x" not in text.split("| mechanism |")[1].split("\n")[0]
+
+
+def test_discrete_histograms_are_in_value_order():
+    """Detects bars ranked by frequency (2, 0, 1, ...) instead of laid out by value (0, 1, 2, ...)."""
+    from dpverify.extras.report import bars_in_value_order
+
+    labels = [2, 0, 1, 10, -3]
+    a = [0.5, 0.2, 0.2, 0.05, 0.05]
+    shown, rest = bars_in_value_order(a, a, labels, limit=4)
+    assert [labels[c] for c in shown] == [0, 1, 2, 10] and [labels[c] for c in rest] == [-3]
+    words = ["b", "a", ("z", 1), ("a", 2)]
+    shown, _ = bars_in_value_order([1, 1, 1, 1], [0, 0, 0, 0], words, limit=4)
+    assert [words[c] for c in shown] == [("a", 2), ("z", 1), "a", "b"]  # tuples entry by entry, then by repr

@@ -1,0 +1,126 @@
+"""The memory an audit needs, and refusing by name, before any work, a run that cannot fit.
+
+Memory model of :func:`dpverify.audit` (client process; each worker holds one block):
+
+- the **selection samples**: ``2 * n_selection`` outputs, each as the code book holds it
+  (8 bytes per coordinate of a real output or per integer output; integer rows in their own
+  integer type; other hashable outputs as Python objects);
+- the **event families** on them: a few arrays of ``n_selection`` floats per projection, and the
+  classifier's fit, bounded whatever the output width
+  (:data:`dpverify.classifier_events.MAX_FIT_ELEMENTS` float64 elements per matrix, three
+  matrices, plus scoring blocks of :data:`dpverify.classifier_events.SCORE_ELEMENTS`);
+- **certification**: one block per worker, at most :data:`dpverify.sampling.BLOCK_BYTES` of
+  float64 outputs; nothing grows with the number of certification samples.
+
+:func:`audit_memory_bytes` adds these up for one pilot output, and :func:`require_memory`
+refuses (:class:`~dpverify.errors.InsufficientMemoryError`) an audit whose estimate exceeds
+the memory the operating system reports available.
+"""
+
+from __future__ import annotations
+
+import numbers
+import sys
+
+import numpy as np
+
+from ..errors import InsufficientMemoryError
+from ..extras import arrays
+from ..protocols import contract_seed, draw_outputs
+
+#: Which contract stream of the audit's seed the pilot output comes from.
+PILOT_STREAM = 2
+
+__all__ = ["output_bytes", "audit_memory_bytes", "available_memory_bytes", "require_memory", "pilot_output"]
+
+#: Fixed costs besides the selection samples: the classifier's three fit matrices and a scoring
+#: block (64 MiB each), and the certification blocks of the client (256 MiB).
+FIXED_BYTES = 4 * (1 << 26) + (1 << 28)
+#: Arrays of n_selection floats the event families hold at once (projections, sorted copies).
+FAMILY_ARRAYS = 8
+
+
+def output_bytes(output) -> int:
+    """Bytes one output takes in the selection sample, as the code book holds it (an estimate)."""
+    if arrays.namespace(output) is not None:
+        output = arrays.to_numpy(output)
+    if isinstance(output, np.ndarray):
+        if output.dtype.kind in "biu":
+            return max(1, output.nbytes)
+        return 8 * max(1, output.size)
+    if isinstance(output, (numbers.Real, np.generic)):
+        return 8
+    if isinstance(output, tuple) and all(isinstance(v, numbers.Real) for v in output):
+        return 8 * max(1, len(output))
+    return 8 + sys.getsizeof(output)  # a pointer in a list and the object
+
+
+def audit_memory_bytes(output, n_selection: int) -> int:
+    """Estimated peak memory of an audit whose outputs look like ``output`` (see the module docstring)."""
+    per_output = output_bytes(output)
+    return int(2 * n_selection * (per_output + 8 * FAMILY_ARRAYS) + FIXED_BYTES)
+
+
+def available_memory_bytes() -> int | None:
+    """Memory the operating system reports available (``MemAvailable`` on Linux); None when unknown."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    try:
+        import os
+
+        return int(os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE"))
+    except (AttributeError, ValueError, OSError):
+        return None
+
+
+def _gb(n: float) -> str:
+    return f"{n / 2**30:.3g} GiB"
+
+
+def require_memory(output, n_selection: int, *, available: int | None = None) -> None:
+    """Raise :class:`InsufficientMemoryError` when the audit's estimate exceeds the available memory.
+
+    Parameters
+    ----------
+    output : object
+        One output of the mechanism (a pilot draw), after any ``output_key``.
+    n_selection : int
+        Selection samples per input.
+    available : int, optional
+        Available bytes (by default :func:`available_memory_bytes`; nothing is checked when unknown).
+    """
+    available = available_memory_bytes() if available is None else available
+    if available is None:
+        return
+    required = audit_memory_bytes(output, n_selection)
+    if required <= available:
+        return
+    per_sample = 2 * (output_bytes(output) + 8 * FAMILY_ARRAYS)
+    fits = max(0, (available - FIXED_BYTES) // per_sample)
+    raise InsufficientMemoryError(
+        f"the audit would need about {_gb(required)} of memory ({n_selection} selection samples per input "
+        f"of {output_bytes(output)} bytes each, twice, plus the event families), and {_gb(available)} "
+        f"is available; pass n_selection={fits} or less (or fewer n_samples, or map the outputs to "
+        "fewer coordinates with output_key=)",
+        required_bytes=required,
+        available_bytes=available,
+    )
+
+
+def pilot_output(mechanism, data, audit_seed: np.random.SeedSequence, *, output_key=None):
+    """One output of ``mechanism`` on ``data`` from a stream of its own (None when drawing it raised).
+
+    The audit's own draws report a mechanism's errors by name; the pilot only sizes the outputs.
+    """
+    rng = np.random.default_rng(contract_seed(audit_seed, PILOT_STREAM))
+    try:
+        out = draw_outputs(mechanism, data, 1, rng)
+        out = out[0]
+        return out if output_key is None else output_key(out)
+    except Exception:
+        return None

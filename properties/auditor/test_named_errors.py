@@ -1,0 +1,144 @@
+"""Bad inputs answered by named errors (dpverify.errors), before any work where possible.
+
+Deterministic checks; the command line's start-up interrupt runs in a child process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ctypes
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+import dpverify
+from dpverify._validation import MAX_EPSILON, check_epsilon
+from dpverify.cli.commands import _epsilon, _positive_int
+from dpverify.extras.adapters import OpenDPMeasurement
+from dpverify.mechanisms.textbook import LaplaceMechanism
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_the_api_accepts_exactly_the_claims_the_command_line_accepts():
+    """Detects the raw OverflowError of audit(..., epsilon=1000) (e^1000 overflows in the bounds)."""
+    with pytest.raises(dpverify.InvalidClaimError, match="at most 709.78"):
+        dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1000, n_samples=2_000, seed=1)
+    for value in (1.0, 709.0, MAX_EPSILON, np.nextafter(MAX_EPSILON, 1000), 709.8, 1000.0):
+        try:
+            check_epsilon(value)
+            api = True
+        except dpverify.InvalidClaimError:
+            api = False
+        try:
+            _epsilon(repr(float(value)))
+            cli = True
+        except argparse.ArgumentTypeError:
+            cli = False
+        assert api == cli, value
+
+
+def test_vectors_of_different_widths_are_named():
+    """Detects numpy's concatenation ValueError for integer rows of widths 3 and 4."""
+    rng = np.random.default_rng(1)
+    with pytest.raises(dpverify.OutputTypeError, match=r"different lengths \[3, 4\]"):
+        dpverify.audit_samples(rng.integers(0, 3, (30_000, 3)), rng.integers(0, 3, (30_000, 4)), epsilon=1.0)
+    chunks = iter([rng.laplace(size=(15_000, 3)), rng.laplace(size=(15_000, 4))])
+    with pytest.raises(dpverify.OutputTypeError, match="different shapes"):
+        dpverify.audit_samples(chunks, rng.laplace(size=(30_000, 3)), epsilon=1.0)
+
+
+def test_a_mechanism_that_is_not_callable_is_refused_up_front():
+    """Detects "the mechanism raised TypeError" for audit(5, ...)."""
+    for call in (dpverify.audit, dpverify.sequential_audit):
+        with pytest.raises(dpverify.InvalidParameterError, match="must be callable"):
+            call(5, 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+    with pytest.raises(dpverify.InvalidParameterError, match="must be callable"):
+        dpverify.delta_lower_bound_curve(5, 0, 1, epsilons=[1.0], n_samples=2_000, seed=1)
+
+
+def test_identical_tuples_of_arrays_are_identical_inputs():
+    """Detects the comparison of tuples of arrays failing ("truth value ... ambiguous") and passing as different."""
+    x = (np.zeros(3), np.ones(2))
+    with pytest.raises(dpverify.IdenticalInputsError):
+        dpverify.audit(lambda d, rng: rng.random(), x, (np.zeros(3), np.ones(2)), epsilon=1.0, n_samples=2_000)
+    result = dpverify.audit(
+        lambda d, rng: rng.random(), x, (np.zeros(3), np.array([1.0, 2.0])), epsilon=1.0, n_samples=2_000, seed=1
+    )
+    assert not result.violation
+
+
+def test_integral_floats_are_whole_numbers_on_the_command_line():
+    """Detects --samples 1e5 refused ("expected a whole number"); the benchmark scripts write 1e7."""
+    assert _positive_int("1e5") == 100_000 and _positive_int("2.0e3") == 2_000 and _positive_int("7") == 7
+    for text in ("1.5", "1e-3", "nan", "inf", "ten"):
+        with pytest.raises(argparse.ArgumentTypeError):
+            _positive_int(text)
+
+
+def test_ctrl_c_during_the_command_lines_imports_prints_no_traceback(tmp_path):
+    """Detects the KeyboardInterrupt traceback of an interrupt before main() runs: an import hook
+    raises KeyboardInterrupt while ``python -m dpverify`` imports dpverify.audits.pair."""
+    (tmp_path / "sitecustomize.py").write_text(
+        textwrap.dedent(
+            """
+            import sys
+
+            class Interrupt:
+                def find_spec(self, name, path=None, target=None):
+                    if name == "dpverify.audits.pair":
+                        raise KeyboardInterrupt
+                    return None
+
+            sys.meta_path.insert(0, Interrupt())
+            """
+        )
+    )
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join([str(tmp_path), str(REPO_ROOT)]))
+    done = subprocess.run(
+        [sys.executable, "-m", "dpverify", "audit", "m:f", "--x", "0", "--x-prime", "1", "--epsilon", "1"],
+        env=env,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 130, done.stderr
+    assert "interrupted" in done.stderr and "Traceback" not in done.stderr
+
+
+class NativeMeasurement:
+    """Stands for an OpenDP measurement: callable, a privacy map, and a ctypes pointer inside."""
+
+    output_measure = "MaxDivergence"
+
+    def __init__(self):
+        self.handle = ctypes.pointer(ctypes.c_int(1))
+
+    def map(self, d_in):
+        return 1.0 * d_in
+
+    def __call__(self, data):
+        return int(data)
+
+
+def test_an_opendp_measurement_on_a_process_pool_is_refused_by_name():
+    """Detects "ValueError: ctypes objects containing pointers cannot be pickled" from the pool."""
+    mechanism = OpenDPMeasurement(NativeMeasurement(), 1)
+    with pytest.raises(dpverify.InvalidParameterError, match="OpenDP measurement.*executor=None"):
+        dpverify.audit(mechanism, 0, 1, epsilon=mechanism.epsilon, n_samples=2_000, seed=1, executor=2)
+
+
+def test_real_opendp_on_a_process_pool_is_refused_by_name():
+    """The same with OpenDP itself, where installed (the 'adapters' extra)."""
+    dp = pytest.importorskip("opendp.prelude", reason="OpenDP is in the 'adapters' extra only")
+    dp.enable_features("contrib")
+    space = dp.atom_domain(T=int), dp.absolute_distance(T=int)
+    mechanism = OpenDPMeasurement(space >> dp.m.then_geometric(scale=1.0), 1)
+    with pytest.raises(dpverify.InvalidParameterError, match="OpenDP measurement"):
+        dpverify.audit(mechanism, 0, 1, epsilon=mechanism.epsilon, n_samples=2_000, seed=1, executor=2)
