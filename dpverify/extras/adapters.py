@@ -44,7 +44,7 @@ import numpy as np
 
 from .._validation import check_delta, check_epsilon
 from ..claims import PrivacyClaim
-from ..errors import InvalidClaimError
+from ..errors import InvalidClaimError, InvalidParameterError
 
 __all__ = [
     "RandomStateMechanism",
@@ -239,6 +239,8 @@ class OpenDPMeasurement(_StatedClaim):
 
     Raises
     ------
+    InvalidParameterError
+        A Transformation instead of a Measurement, or a ``d_in`` the privacy map refuses.
     InvalidClaimError
         For other output measures (zero-concentrated or Renyi divergence, privacy profiles),
         or a map that is not a finite epsilon > 0 with delta in [0, 1). Convert to an
@@ -258,9 +260,22 @@ class OpenDPMeasurement(_StatedClaim):
         self.batch = None if batch is None else _check_callable(batch, "batch")
         if not callable(getattr(measurement, "map", None)):
             raise TypeError("measurement must have a privacy map measurement.map(d_in), as OpenDP's do")
+        if not hasattr(measurement, "output_measure") and hasattr(measurement, "output_metric"):
+            raise InvalidParameterError(
+                f"this is an OpenDP Transformation (output metric {measurement.output_metric}), not a "
+                "Measurement: it adds no noise and has no privacy claim; chain a mechanism onto it first, "
+                "e.g. transformation >> dp.m.then_laplace(scale=...)"
+            )
         self.d_in = d_in
         measure = str(getattr(measurement, "output_measure", ""))
-        claim = measurement.map(d_in)
+        try:
+            claim = measurement.map(d_in)
+        except Exception as exc:  # OpenDP raises TypeError or OpenDPException for a d_in of the wrong type
+            raise InvalidParameterError(
+                f"measurement.map(d_in={d_in!r}) failed ({type(exc).__name__}: {exc}); d_in must be a distance "
+                "in the measurement's input metric (an int for integer and symmetric distances, a float for "
+                "real ones)"
+            ) from exc
         if measure == "MaxDivergence":
             epsilon, delta = claim, 0.0
         elif measure == "Approximate(MaxDivergence)":

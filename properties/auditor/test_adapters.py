@@ -316,3 +316,39 @@ def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
     wrong = PipelineDPAggregation(params, extractors(_whole_row), public_partitions=["a"], epsilon=1.0)
     flagged = _audit(wrong, x, x_prime, 20_000)
     assert flagged.violation and flagged.finding == "value"
+
+
+class _TransformationShaped:
+    """OpenDP's Transformation interface: callable, a stability map, an output metric, no measure."""
+
+    output_metric = "AbsoluteDistance(i32)"
+
+    def map(self, d_in):
+        return d_in
+
+    def __call__(self, data):
+        return sum(data)
+
+
+def test_opendp_adapter_names_a_transformation_and_a_refused_distance():
+    """Detects a Transformation reported as an "unknown output measure", and OpenDP's own TypeError
+    for a d_in of the wrong type escaping unnamed."""
+    with pytest.raises(dpverify.InvalidParameterError, match="Transformation"):
+        OpenDPMeasurement(_TransformationShaped(), d_in=1)
+
+    class RefusesFloats(_MeasurementShaped):
+        def map(self, d_in):
+            if not isinstance(d_in, int):
+                raise TypeError("inferred type is f64, expected i32")
+            return super().map(d_in)
+
+    with pytest.raises(dpverify.InvalidParameterError, match="d_in=1.5"):
+        OpenDPMeasurement(RefusesFloats(0.75, 1.0), d_in=1.5)
+    dp = pytest.importorskip("opendp.prelude", reason="OpenDP is in the 'adapters' extra only")
+    dp.enable_features("contrib")
+    total = (dp.vector_domain(dp.atom_domain(bounds=(-1, 1))), dp.symmetric_distance()) >> dp.t.then_sum()
+    with pytest.raises(dpverify.InvalidParameterError, match="Transformation"):
+        OpenDPMeasurement(total, d_in=1)
+    laplace = (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0)
+    with pytest.raises(dpverify.InvalidParameterError, match="d_in"):
+        OpenDPMeasurement(laplace, d_in=1.5)
