@@ -354,7 +354,8 @@ class CompiledCounter:
         if type(raw) is not np.ndarray or raw.ndim == 0 or raw.shape[0] == 0:
             return False
         if self.codec.kind == "real":
-            return raw.dtype == np.float64 and raw.ndim <= 2
+            width = raw.shape[1] if raw.ndim == 2 else 1
+            return raw.dtype == np.float64 and raw.ndim <= 2 and width == self.codec.dimension
         kinds = "b" if self.codec.storage == "bool" else "i"
         return raw.ndim == 1 and raw.dtype.kind in kinds and raw.dtype == self.codec._keys.dtype
 
@@ -364,8 +365,6 @@ class CompiledCounter:
         histograms = np.zeros((len(p["projections"]), p["width"]), dtype=np.int64)
         if self.codec.kind == "real":
             values = np.ascontiguousarray(raw.reshape(len(raw), -1))
-            if values.shape[1] != self.codec.dimension:
-                self.codec.encode(raw)  # raises the numpy path's error
             tested = np.zeros(len(self.tested), dtype=np.int64)
             arrays = (p["projections"], p["numbers"], p["events"], p["bounds"], tested, histograms)
             if not count_real(values, values.view(np.uint64), *arrays):

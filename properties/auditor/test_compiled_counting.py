@@ -221,3 +221,19 @@ def test_seeded_audits_are_identical_with_and_without_the_kernels(
     monkeypatch.setattr(sampling, "compile_counter", lambda codec, indicators: None)
     plain = dpverify.audit(mechanism, x, x_prime, **options)
     assert compiled.to_dict() == plain.to_dict()
+
+
+def test_blocks_the_kernels_cannot_read_as_numpy_does_go_to_numpy():
+    """Another dtype, width or type than the code book's is left to the numpy path (and its errors)."""
+    rng = np.random.default_rng(12)
+    codec, (enc_x, enc_xp) = fit_codec(rng.normal(size=(500, 2)), rng.normal(1.0, size=(500, 2)))
+    counter = _counting.compile_counter(codec, [e.indicator for e in candidate_events(enc_x, enc_xp, codec).events])
+    assert counter.accepts(rng.normal(size=(10, 2)))
+    for block in (rng.normal(size=(10, 3)), rng.normal(size=10), rng.normal(size=(10, 2)).astype(np.float32)):
+        assert not counter.accepts(block)
+    assert not counter.accepts([(0.1, 0.2)] * 10)
+    codec, (enc_x, enc_xp) = fit_codec(np.arange(100) % 7, np.arange(100) % 5)
+    counter = _counting.compile_counter(codec, [e.indicator for e in candidate_events(enc_x, enc_xp, codec).events])
+    assert counter.accepts(np.arange(10))
+    for block in (np.arange(10).astype(np.int32), np.arange(10.0), np.arange(10) > 3, np.arange(20).reshape(10, 2)):
+        assert not counter.accepts(block)
