@@ -59,20 +59,27 @@ _COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
 _AT_LEAST, _BELOW, _WITHIN = range(3)
 _TESTS = {AtLeast: _AT_LEAST, Below: _BELOW, Within: _WITHIN}
 
+#: The trailing-zero cap the mantissa kernel counts to (floating.MAX_TRAILING_ZEROS must equal it).
+_KERNEL_TRAILING_ZEROS = 3
+
 # The kernels read their tables inline: a helper function called with an array argument pays
-# reference counting on every call (about 20 ns, more than the test itself).
+# reference counting on every call (about 20 ns, more than the test itself). Constants of other
+# modules reach them as arguments: numba's cache would not see those modules change.
 
 
 @njit(cache=True, nogil=True)
-def _mantissa_code(bits, top_binade):
-    """(sign, binade, min(trailing zero bits, 3)) code of one float64 bit pattern (floating.mantissa_codes)."""
+def _mantissa_code(bits, lowest_binade, top_class):
+    """(sign, binade, min(trailing zero bits, 3)) code of one float64 bit pattern (floating.mantissa_codes).
+
+    Binades are counted from ``lowest_binade`` (those below pooled in class 0) up to ``top_class``.
+    """
     sign = np.int64(bits >> np.uint64(63))
-    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - (top_binade - BINADE_SPAN)
-    e = min(max(e, 0), BINADE_SPAN + 1)
+    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - lowest_binade
+    e = min(max(e, 0), top_class)
     m = bits & np.uint64((1 << 52) - 1)
     # min(trailing zeros, 3) without a branch on the (random) low bits; a zero field counts 3
     tz = np.int64((m & np.uint64(1)) == 0) + np.int64((m & np.uint64(3)) == 0) + np.int64((m & np.uint64(7)) == 0)
-    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
+    return (sign * (top_class + 1) + e) * (_KERNEL_TRAILING_ZEROS + 1) + tz
 
 
 @njit(cache=True, nogil=True)
@@ -98,7 +105,8 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
 
     ``projections[p] = (kind, argument, offset, length)`` (tables in ``numbers``); a code projection
     adds each output's code ``c`` (-1: unseen) to ``histograms[p, c + 1]``, except the mantissa
-    projection, which adds the raw :func:`_mantissa_code` (read through the coder's table afterwards).
+    projection, which adds the raw :func:`_mantissa_code` (read through the coder's table afterwards;
+    its argument is the lowest binade and its length the top binade class).
     ``events[j] = (test, projection)`` with ``bounds[j] = (low, high)`` test a real projection.
     """
     n, d = values.shape
@@ -142,7 +150,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     histogram[r & (LANES - 1), code + 1] += 1
             elif kind == _MANTISSA:
                 for r in range(start, stop):
-                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument)] += 1
+                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument, length)] += 1
             else:  # reachability: x at offset, x' at length
                 for r in range(start, stop):
                     exact_x, exact_x_prime = True, True
@@ -266,10 +274,12 @@ def _code_projection(program: _Program, encoder, d: int):
         return program.projection(key, _EXACT_VALUE, n, offset=offset, length=n), n
     if type(encoder) is MantissaCoder:
         lookup = np.asarray(encoder.lookup)
-        if lookup.dtype.kind != "i" or lookup.shape != (2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1),):
+        size = 2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1)
+        if MAX_TRAILING_ZEROS != _KERNEL_TRAILING_ZEROS or lookup.dtype.kind != "i" or lookup.shape != (size,):
             return None
         n = int(lookup.max()) + 1
-        index = program.projection(key, _MANTISSA, n, argument=int(encoder.top_binade))
+        lowest = int(encoder.top_binade) - BINADE_SPAN
+        index = program.projection(key, _MANTISSA, n, argument=lowest, length=BINADE_SPAN + 1)
         program.dense[index] = lookup + 1  # the kernel bins the raw code, which the coder's table reads
         return index, n
     if type(encoder) is ReachabilityCoder:
