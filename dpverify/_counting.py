@@ -101,7 +101,9 @@ LANES = 4
 
 @njit(cache=True, nogil=True)
 def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
-    """Count the rows of float64 ``values`` (n, d); False (and counts unfinished) when a value is NaN.
+    """Count the rows of ``values`` (n, d); False (and counts unfinished) when a value is NaN.
+
+    ``values`` are float64, or int64 read as the doubles numpy would convert them to.
 
     ``projections[p] = (kind, argument, offset, length)`` (tables in ``numbers``); a code projection
     adds each output's code ``c`` (-1: unseen) to ``histograms[p, c + 1]``, except the mantissa
@@ -262,8 +264,11 @@ def _real_projection(program: _Program, projection, d: int):
     return None
 
 
-def _code_projection(program: _Program, encoder, d: int):
-    """(index, number of codes) of an encoder of real outputs into codes, or None when it is not compiled."""
+def _code_projection(program: _Program, encoder, d: int, doubles: bool):
+    """(index, number of codes) of an encoder of real outputs into codes, or None when it is not compiled.
+
+    ``doubles``: the kernel reads float64 outputs (bit patterns), not int64 ones.
+    """
     key = (type(encoder).__name__, id(encoder))
     if type(encoder) is ExactValue:
         values = np.asarray(encoder.values)
@@ -272,7 +277,7 @@ def _code_projection(program: _Program, encoder, d: int):
         n = len(values)
         offset = program.table("numbers", values) if key not in program.by_key else 0
         return program.projection(key, _EXACT_VALUE, n, offset=offset, length=n), n
-    if type(encoder) is MantissaCoder:
+    if type(encoder) is MantissaCoder and doubles:
         lookup = np.asarray(encoder.lookup)
         size = 2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1)
         if MAX_TRAILING_ZEROS != _KERNEL_TRAILING_ZEROS or lookup.dtype.kind != "i" or lookup.shape != (size,):
@@ -315,7 +320,7 @@ def _code_weights(inner, n_codes: int):
     return np.concatenate([member[-1:], member[:n_codes]]).astype(np.int64)
 
 
-def _add_real_event(program: _Program, index: int, indicator, d: int) -> bool:
+def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: bool) -> bool:
     test = _TESTS.get(type(indicator))
     if test is not None:
         projection = _real_projection(program, indicator.projection, d)
@@ -326,7 +331,7 @@ def _add_real_event(program: _Program, index: int, indicator, d: int) -> bool:
         program.tests.append(((test, projection), (float(low), float(high)), index))
         return True
     if type(indicator) is Composed:
-        found = _code_projection(program, indicator.encoder, d)
+        found = _code_projection(program, indicator.encoder, d, doubles)
         weights = None if found is None else _code_weights(indicator.inner, found[1])
         if weights is None:
             return False
@@ -363,9 +368,10 @@ class CompiledCounter:
         """Whether the kernel reads ``raw`` as the numpy path does (else the numpy path counts it)."""
         if type(raw) is not np.ndarray or raw.ndim == 0 or raw.shape[0] == 0:
             return False
-        if self.codec.kind == "real":
+        if self.codec.kind == "real":  # doubles; int64 for integers audited by value ("int-real")
             width = raw.shape[1] if raw.ndim == 2 else 1
-            return raw.dtype == np.float64 and raw.ndim <= 2 and width == self.codec.dimension
+            dtype = np.int64 if self.codec.storage == "int-real" else np.float64
+            return raw.dtype == dtype and raw.ndim <= 2 and width == self.codec.dimension
         kinds = "b" if self.codec.storage == "bool" else "i"
         return raw.ndim == 1 and raw.dtype.kind in kinds and raw.dtype == self.codec._keys.dtype
 
@@ -413,10 +419,10 @@ def compile_counter(codec, indicators) -> CompiledCounter | None:
     """
     program = _Program()
     rest = []
-    if codec.kind == "real" and codec.storage == "real":
+    if codec.kind == "real" and codec.storage in ("real", "int-real"):
         d = int(codec.dimension)
         for index, indicator in enumerate(indicators):
-            if not _add_real_event(program, index, indicator, d):
+            if not _add_real_event(program, index, indicator, d, codec.storage == "real"):
                 rest.append(index)
         arrays = program.arrays()
     elif codec.kind == "discrete" and codec.storage in ("int", "bool") and codec._keys is not None:

@@ -133,6 +133,18 @@ def test_integer_events_count_identically(mechanism, x, x_prime):
     _check_all_candidates(sel_x, sel_xp, [block])
 
 
+def test_integers_audited_by_value_count_identically():
+    """Integers with more than a code book's worth of values are real outputs ("int-real") to the events."""
+    rng = np.random.default_rng(13)
+    sel_x, sel_xp = rng.integers(-3000, 3000, 4_000), rng.integers(-2900, 3100, 4_000)
+    block = np.concatenate([rng.integers(-4000, 4000, 30_000), [-(2**62), 2**53 + 1, 2**63 - 1]])
+    vectors = rng.integers(-3000, 3000, (4_000, 3)), rng.integers(-2900, 3100, (4_000, 3))
+    for (x, x_prime), raw in (((sel_x, sel_xp), block), (vectors, rng.integers(-4000, 4000, (20_000, 3)))):
+        assert fit_codec(x, x_prime)[0].storage == "int-real"
+        counter = _check_all_candidates(x, x_prime, [raw])
+        assert counter.tested and not counter.accepts(raw.astype(np.float64))
+
+
 def test_integer_codes_beyond_the_direct_lookup_span_use_binary_search():
     """A code book spanning more values than a lookup table holds is searched, with the same counts."""
     rng = np.random.default_rng(9)
