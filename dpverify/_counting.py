@@ -18,6 +18,10 @@ translated into a small *program* that a numba kernel runs row by row:
   thresholds on a code's numeric value) are counted from the histogram of
   the codes: ``count = sum over codes c of hist[c] [c in S]``.
 
+Outputs read: doubles (scalars or vectors), int64 integers audited by value
+(read as the doubles numpy converts them to), and int or bool outputs with a
+code book; any other block goes to numpy.
+
 Only the counts and the histograms (a few hundred integers) are kept.
 Everything else falls back to the numpy path, event by event: the sum and
 the linear projection of real vectors (numpy's pairwise summation and BLAS
