@@ -18,6 +18,10 @@ translated into a small *program* that a numba kernel runs row by row:
   thresholds on a code's numeric value) are counted from the histogram of
   the codes: ``count = sum over codes c of hist[c] [c in S]``.
 
+Outputs read: doubles (scalars or vectors), int64 integers audited by value
+(read as the doubles numpy converts them to), and int or bool outputs with a
+code book; any other block goes to numpy.
+
 Only the counts and the histograms (a few hundred integers) are kept.
 Everything else falls back to the numpy path, event by event: the sum and
 the linear projection of real vectors (numpy's pairwise summation and BLAS
@@ -59,20 +63,27 @@ _COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
 _AT_LEAST, _BELOW, _WITHIN = range(3)
 _TESTS = {AtLeast: _AT_LEAST, Below: _BELOW, Within: _WITHIN}
 
+#: The trailing-zero cap the mantissa kernel counts to (floating.MAX_TRAILING_ZEROS must equal it).
+_KERNEL_TRAILING_ZEROS = 3
+
 # The kernels read their tables inline: a helper function called with an array argument pays
-# reference counting on every call (about 20 ns, more than the test itself).
+# reference counting on every call (about 20 ns, more than the test itself). Constants of other
+# modules reach them as arguments: numba's cache would not see those modules change.
 
 
 @njit(cache=True, nogil=True)
-def _mantissa_code(bits, top_binade):
-    """(sign, binade, min(trailing zero bits, 3)) code of one float64 bit pattern (floating.mantissa_codes)."""
+def _mantissa_code(bits, lowest_binade, top_class):
+    """(sign, binade, min(trailing zero bits, 3)) code of one float64 bit pattern (floating.mantissa_codes).
+
+    Binades are counted from ``lowest_binade`` (those below pooled in class 0) up to ``top_class``.
+    """
     sign = np.int64(bits >> np.uint64(63))
-    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - (top_binade - BINADE_SPAN)
-    e = min(max(e, 0), BINADE_SPAN + 1)
+    e = np.int64((bits >> np.uint64(52)) & np.uint64(0x7FF)) - lowest_binade
+    e = min(max(e, 0), top_class)
     m = bits & np.uint64((1 << 52) - 1)
     # min(trailing zeros, 3) without a branch on the (random) low bits; a zero field counts 3
     tz = np.int64((m & np.uint64(1)) == 0) + np.int64((m & np.uint64(3)) == 0) + np.int64((m & np.uint64(7)) == 0)
-    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
+    return (sign * (top_class + 1) + e) * (_KERNEL_TRAILING_ZEROS + 1) + tz
 
 
 @njit(cache=True, nogil=True)
@@ -94,11 +105,14 @@ LANES = 4
 
 @njit(cache=True, nogil=True)
 def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
-    """Count the rows of float64 ``values`` (n, d); False (and counts unfinished) when a value is NaN.
+    """Count the rows of ``values`` (n, d); False (and counts unfinished) when a value is NaN.
+
+    ``values`` are float64, or int64 read as the doubles numpy would convert them to.
 
     ``projections[p] = (kind, argument, offset, length)`` (tables in ``numbers``); a code projection
     adds each output's code ``c`` (-1: unseen) to ``histograms[p, c + 1]``, except the mantissa
-    projection, which adds the raw :func:`_mantissa_code` (read through the coder's table afterwards).
+    projection, which adds the raw :func:`_mantissa_code` (read through the coder's table afterwards;
+    its argument is the lowest binade and its length the top binade class).
     ``events[j] = (test, projection)`` with ``bounds[j] = (low, high)`` test a real projection.
     """
     n, d = values.shape
@@ -142,7 +156,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     histogram[r & (LANES - 1), code + 1] += 1
             elif kind == _MANTISSA:
                 for r in range(start, stop):
-                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument)] += 1
+                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument, length)] += 1
             else:  # reachability: x at offset, x' at length
                 for r in range(start, stop):
                     exact_x, exact_x_prime = True, True
@@ -254,8 +268,11 @@ def _real_projection(program: _Program, projection, d: int):
     return None
 
 
-def _code_projection(program: _Program, encoder, d: int):
-    """(index, number of codes) of an encoder of real outputs into codes, or None when it is not compiled."""
+def _code_projection(program: _Program, encoder, d: int, doubles: bool):
+    """(index, number of codes) of an encoder of real outputs into codes, or None when it is not compiled.
+
+    ``doubles``: the kernel reads float64 outputs (bit patterns), not int64 ones.
+    """
     key = (type(encoder).__name__, id(encoder))
     if type(encoder) is ExactValue:
         values = np.asarray(encoder.values)
@@ -264,12 +281,14 @@ def _code_projection(program: _Program, encoder, d: int):
         n = len(values)
         offset = program.table("numbers", values) if key not in program.by_key else 0
         return program.projection(key, _EXACT_VALUE, n, offset=offset, length=n), n
-    if type(encoder) is MantissaCoder:
+    if type(encoder) is MantissaCoder and doubles:
         lookup = np.asarray(encoder.lookup)
-        if lookup.dtype.kind != "i" or lookup.shape != (2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1),):
+        size = 2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1)
+        if MAX_TRAILING_ZEROS != _KERNEL_TRAILING_ZEROS or lookup.dtype.kind != "i" or lookup.shape != (size,):
             return None
         n = int(lookup.max()) + 1
-        index = program.projection(key, _MANTISSA, n, argument=int(encoder.top_binade))
+        lowest = int(encoder.top_binade) - BINADE_SPAN
+        index = program.projection(key, _MANTISSA, n, argument=lowest, length=BINADE_SPAN + 1)
         program.dense[index] = lookup + 1  # the kernel bins the raw code, which the coder's table reads
         return index, n
     if type(encoder) is ReachabilityCoder:
@@ -305,7 +324,7 @@ def _code_weights(inner, n_codes: int):
     return np.concatenate([member[-1:], member[:n_codes]]).astype(np.int64)
 
 
-def _add_real_event(program: _Program, index: int, indicator, d: int) -> bool:
+def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: bool) -> bool:
     test = _TESTS.get(type(indicator))
     if test is not None:
         projection = _real_projection(program, indicator.projection, d)
@@ -316,7 +335,7 @@ def _add_real_event(program: _Program, index: int, indicator, d: int) -> bool:
         program.tests.append(((test, projection), (float(low), float(high)), index))
         return True
     if type(indicator) is Composed:
-        found = _code_projection(program, indicator.encoder, d)
+        found = _code_projection(program, indicator.encoder, d, doubles)
         weights = None if found is None else _code_weights(indicator.inner, found[1])
         if weights is None:
             return False
@@ -353,8 +372,10 @@ class CompiledCounter:
         """Whether the kernel reads ``raw`` as the numpy path does (else the numpy path counts it)."""
         if type(raw) is not np.ndarray or raw.ndim == 0 or raw.shape[0] == 0:
             return False
-        if self.codec.kind == "real":
-            return raw.dtype == np.float64 and raw.ndim <= 2
+        if self.codec.kind == "real":  # doubles; int64 for integers audited by value ("int-real")
+            width = raw.shape[1] if raw.ndim == 2 else 1
+            dtype = np.int64 if self.codec.storage == "int-real" else np.float64
+            return raw.dtype == dtype and raw.ndim <= 2 and width == self.codec.dimension
         kinds = "b" if self.codec.storage == "bool" else "i"
         return raw.ndim == 1 and raw.dtype.kind in kinds and raw.dtype == self.codec._keys.dtype
 
@@ -364,8 +385,6 @@ class CompiledCounter:
         histograms = np.zeros((len(p["projections"]), p["width"]), dtype=np.int64)
         if self.codec.kind == "real":
             values = np.ascontiguousarray(raw.reshape(len(raw), -1))
-            if values.shape[1] != self.codec.dimension:
-                self.codec.encode(raw)  # raises the numpy path's error
             tested = np.zeros(len(self.tested), dtype=np.int64)
             arrays = (p["projections"], p["numbers"], p["events"], p["bounds"], tested, histograms)
             if not count_real(values, values.view(np.uint64), *arrays):
@@ -404,10 +423,10 @@ def compile_counter(codec, indicators) -> CompiledCounter | None:
     """
     program = _Program()
     rest = []
-    if codec.kind == "real" and codec.storage == "real":
+    if codec.kind == "real" and codec.storage in ("real", "int-real"):
         d = int(codec.dimension)
         for index, indicator in enumerate(indicators):
-            if not _add_real_event(program, index, indicator, d):
+            if not _add_real_event(program, index, indicator, d, codec.storage == "real"):
                 rest.append(index)
         arrays = program.arrays()
     elif codec.kind == "discrete" and codec.storage in ("int", "bool") and codec._keys is not None:

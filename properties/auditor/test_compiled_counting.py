@@ -107,8 +107,8 @@ def test_real_vector_events_count_identically_and_leave_sums_to_numpy():
     rng = np.random.default_rng(7)
     mechanism = NoisyHistogram(1.0)
     x, x_prime = (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0)
-    sel_x, sel_xp = mechanism.sample(x, 10_000, rng), mechanism.sample(x_prime, 10_000, rng)
-    block = mechanism.sample(x, 30_000, rng)
+    sel_x, sel_xp = mechanism.sample(x, 5_000, rng), mechanism.sample(x_prime, 5_000, rng)
+    block = mechanism.sample(x, 10_000, rng)
     block[:3, 1] = [np.inf, -np.inf, -0.0]
     counter = _check_all_candidates(sel_x, sel_xp, [block], inputs=(x, x_prime))
     assert counter.tested and counter.rest
@@ -131,6 +131,18 @@ def test_integer_events_count_identically(mechanism, x, x_prime):
     block = mechanism.sample(x, 40_000, rng)
     block = np.concatenate([block, np.array([-(2**62), 2**62, 123_456], dtype=block.dtype)])
     _check_all_candidates(sel_x, sel_xp, [block])
+
+
+def test_integers_audited_by_value_count_identically():
+    """Integers with more than a code book's worth of values are real outputs ("int-real") to the events."""
+    rng = np.random.default_rng(13)
+    sel_x, sel_xp = rng.integers(-3000, 3000, 4_000), rng.integers(-2900, 3100, 4_000)
+    block = np.concatenate([rng.integers(-4000, 4000, 30_000), [-(2**62), 2**53 + 1, 2**63 - 1]])
+    vectors = rng.integers(-3000, 3000, (4_000, 3)), rng.integers(-2900, 3100, (4_000, 3))
+    for (x, x_prime), raw in (((sel_x, sel_xp), block), (vectors, rng.integers(-4000, 4000, (20_000, 3)))):
+        assert fit_codec(x, x_prime)[0].storage == "int-real"
+        counter = _check_all_candidates(x, x_prime, [raw])
+        assert counter.tested and not counter.accepts(raw.astype(np.float64))
 
 
 def test_integer_codes_beyond_the_direct_lookup_span_use_binary_search():
@@ -185,28 +197,29 @@ def test_a_nan_in_a_block_raises_the_numpy_paths_error():
         counter.count(block, np.zeros(len(indicators), dtype=np.int64))
 
 
-#: (name, mechanism, x, x', claim, whether its certified events compile). The noisy histogram's
-#: audit certifies a threshold on a linear projection of its vectors, which stays numpy's.
+#: (name, mechanism, x, x', claim, samples per input, whether its certified events compile). The
+#: noisy histogram's audit certifies a threshold on a linear projection of its vectors, which stays
+#: numpy's (and is the slowest to select: fewer samples).
 AUDITED = [
-    ("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, True),
-    ("float-laplace", FloatLaplaceMechanism(1.0), 0.0, 1.0, 1.0, True),
-    ("geometric", GeometricMechanism(1.0), 0, 1, 1.0, True),
-    ("randomized-response", RandomizedResponse(1.0), 0, 1, 1.0, True),
-    ("sparse-vector", SparseVector(0.5, threshold=0.0), (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), 0.5, True),
-    ("noisy-histogram", NoisyHistogram(1.0), (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0), 1.0, False),
+    ("laplace", LaplaceMechanism(1.0), 0.0, 1.0, 1.0, 300_000, True),
+    ("float-laplace", FloatLaplaceMechanism(1.0), 0.0, 1.0, 1.0, 300_000, True),
+    ("geometric", GeometricMechanism(1.0), 0, 1, 1.0, 300_000, True),
+    ("randomized-response", RandomizedResponse(1.0), 0, 1, 1.0, 300_000, True),
+    ("sparse-vector", SparseVector(0.5, threshold=0.0), (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), 0.5, 300_000, True),
+    ("noisy-histogram", NoisyHistogram(1.0), (1.0,) * 5, (2.0, 1.0, 1.0, 1.0, 1.0), 1.0, 60_000, False),
 ]
 
 
-@pytest.mark.parametrize("name, mechanism, x, x_prime, epsilon, compiles", AUDITED, ids=[a[0] for a in AUDITED])
+@pytest.mark.parametrize("name, mechanism, x, x_prime, epsilon, n, compiles", AUDITED, ids=[a[0] for a in AUDITED])
 def test_seeded_audits_are_identical_with_and_without_the_kernels(
-    monkeypatch, name, mechanism, x, x_prime, epsilon, compiles
+    monkeypatch, name, mechanism, x, x_prime, epsilon, n, compiles
 ):
     """The whole result of a seeded audit (bounds, counts, events) is the same either way.
 
     The kernels are switched on for this small audit (they start at 2**23 outputs per input), and
     the test checks that they ran where the certified events compile.
     """
-    options = dict(epsilon=epsilon, n_samples=300_000, n_chunks=2, seed=20261124)
+    options = dict(epsilon=epsilon, n_samples=n, n_chunks=2, seed=20261124)
     ran = []
 
     def compile_and_record(codec, indicators):
@@ -221,3 +234,19 @@ def test_seeded_audits_are_identical_with_and_without_the_kernels(
     monkeypatch.setattr(sampling, "compile_counter", lambda codec, indicators: None)
     plain = dpverify.audit(mechanism, x, x_prime, **options)
     assert compiled.to_dict() == plain.to_dict()
+
+
+def test_blocks_the_kernels_cannot_read_as_numpy_does_go_to_numpy():
+    """Another dtype, width or type than the code book's is left to the numpy path (and its errors)."""
+    rng = np.random.default_rng(12)
+    codec, (enc_x, enc_xp) = fit_codec(rng.normal(size=(500, 2)), rng.normal(1.0, size=(500, 2)))
+    counter = counting.compile_counter(codec, [e.indicator for e in candidate_events(enc_x, enc_xp, codec).events])
+    assert counter.accepts(rng.normal(size=(10, 2)))
+    for block in (rng.normal(size=(10, 3)), rng.normal(size=10), rng.normal(size=(10, 2)).astype(np.float32)):
+        assert not counter.accepts(block)
+    assert not counter.accepts([(0.1, 0.2)] * 10)
+    codec, (enc_x, enc_xp) = fit_codec(np.arange(100) % 7, np.arange(100) % 5)
+    counter = counting.compile_counter(codec, [e.indicator for e in candidate_events(enc_x, enc_xp, codec).events])
+    assert counter.accepts(np.arange(10))
+    for block in (np.arange(10).astype(np.int32), np.arange(10.0), np.arange(10) > 3, np.arange(20).reshape(10, 2)):
+        assert not counter.accepts(block)
