@@ -4,6 +4,7 @@ It knows nothing about any particular algorithm. Given a mechanism (any
 callable ``mechanism(data, rng)``) and neighbouring inputs it
 
 - certifies a lower confidence bound on the privacy loss (:func:`audit`;
+  :func:`search_audit` over a neighbouring relation (:mod:`dpverify.neighbours`);
   :func:`audit_samples` for samples already drawn; :func:`sequential_audit`;
   :func:`delta_lower_bound_curve`),
 - computes the loss exactly where output distributions are computable
@@ -27,7 +28,7 @@ The package in layers (each depends only on those above it):
 - :mod:`dpverify.cli`: the command line and the registries it runs.
 """
 
-from . import keys
+from . import keys, neighbours
 from .audits import (
     AuditResult,
     CertifiedEvent,
@@ -38,6 +39,7 @@ from .audits import (
     Look,
     OracleBound,
     PairAuditResult,
+    SearchAuditResult,
     SequentialAuditResult,
     ValueVerdict,
     audit,
@@ -47,6 +49,7 @@ from .audits import (
     equal_distributions,
     exact_privacy_loss,
     goodness_of_fit,
+    search_audit,
     sequential_audit,
 )
 from .claims import PrivacyClaim
@@ -57,6 +60,7 @@ from .errors import (
     InsufficientSamplesError,
     InvalidClaimError,
     InvalidDistributionError,
+    InvalidNeighboursError,
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
@@ -65,6 +69,9 @@ from .options import AuditOptions
 
 __all__ = [
     "audit",
+    "search_audit",
+    "SearchAuditResult",
+    "neighbours",
     "AuditOptions",
     "PrivacyClaim",
     "audit_samples",
@@ -97,6 +104,7 @@ __all__ = [
     "OutputTypeError",
     "IdenticalInputsError",
     "InvalidDistributionError",
+    "InvalidNeighboursError",
 ]
 
 __version__ = "0.1.0"

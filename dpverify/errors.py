@@ -9,6 +9,7 @@ __all__ = [
     "OutputTypeError",
     "IdenticalInputsError",
     "InvalidDistributionError",
+    "InvalidNeighboursError",
 ]
 
 
@@ -52,3 +53,8 @@ class IdenticalInputsError(DPVerifyError, ValueError):
 
 class InvalidDistributionError(DPVerifyError, ValueError):
     """A probability mass function with negative, non-finite or non-normalized masses."""
+
+
+class InvalidNeighboursError(DPVerifyError, ValueError):
+    """Neighbouring inputs a search audit cannot use: no pairs, a pair that is not ``(x, x_prime)``,
+    a generator that returns equal inputs, or a neighbour generator built with bad parameters."""
