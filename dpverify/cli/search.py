@@ -39,7 +39,10 @@ def add_search_options(p, positive_int, finite_float) -> None:
     group.add_argument("--values", default=None, metavar="JSON", help="streams/datasets: the element domain")
     group.add_argument("--candidates", type=positive_int, default=None, help="pairs drawn from a relation (default 64)")
     group.add_argument(
-        "--screening", type=positive_int, default=None, help="screening samples per input (default --samples, at most 8000000)"
+        "--screening",
+        type=positive_int,
+        default=None,
+        help="screening samples per input (default --samples, at most 8000000)",
     )
 
 

@@ -184,3 +184,17 @@ def test_every_broken_zoo_mechanism_is_caught_from_its_domain(name, suite_alpha)
         seed=43,
     )
     assert result.violation == entry.broken, result.summary()
+
+
+def test_assert_dp_searches_the_neighbours():
+    """assert_dp(neighbours=...) fails on the noisy max returning its value (true loss 0.25 on the
+    all-above pattern, claim 0.1) and names the pair it found; passes on report noisy max."""
+    from dpverify.mechanisms import NoisyMaxValue, ReportNoisyMax
+    from dpverify.testing import assert_dp
+
+    patterns = query_vectors(5).fixed_pairs()  # StatDP's seven patterns, as a list
+    with pytest.raises(AssertionError, match=r"on x=\("):
+        assert_dp(NoisyMaxValue(0.1), neighbours=patterns, epsilon=0.1, n_samples=1_000_000, seed=44)
+    assert_dp(ReportNoisyMax(0.1), neighbours=patterns, epsilon=0.1, n_samples=50_000, seed=1)
+    with pytest.raises(dpverify.InvalidParameterError):
+        assert_dp(ReportNoisyMax(0.1), (1.0,), neighbours=patterns, epsilon=0.1)
