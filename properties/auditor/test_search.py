@@ -198,3 +198,15 @@ def test_assert_dp_searches_the_neighbours():
     assert_dp(ReportNoisyMax(0.1), neighbours=patterns, epsilon=0.1, n_samples=50_000, seed=1)
     with pytest.raises(dpverify.InvalidParameterError):
         assert_dp(ReportNoisyMax(0.1), (1.0,), neighbours=patterns, epsilon=0.1)
+
+
+def test_report_shows_the_chosen_pair_and_every_candidate(tmp_path):
+    from dpverify.extras.report import write_report
+
+    mechanism = GeometricMechanism(1.0)
+    result = dpverify.search_audit(
+        mechanism, query_vectors(None), epsilon=1.0, n_samples=20_000, n_candidates=6, seed=4
+    )
+    text = write_report(result, tmp_path / "r.md", mechanism=mechanism, x=result.x, x_prime=result.x_prime).read_text()
+    assert f"candidate {result.chosen} (chosen)" in text
+    assert sum(line.startswith("| candidate ") for line in text.splitlines()) == len(result.candidates)
