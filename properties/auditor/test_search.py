@@ -210,3 +210,26 @@ def test_report_shows_the_chosen_pair_and_every_candidate(tmp_path):
     text = write_report(result, tmp_path / "r.md", mechanism=mechanism, x=result.x, x_prime=result.x_prime).read_text()
     assert f"candidate {result.chosen} (chosen)" in text
     assert sum(line.startswith("| candidate ") for line in text.splitlines()) == len(result.candidates)
+
+
+def test_cli_search_and_pairs(tmp_path, monkeypatch, capsys):
+    """``dpverify audit --search``/``--pairs``: exit 1 on a violation (geometric eps = 1 against a claim
+    of 0.5), 0 when the claim holds, 2 when the inputs are given twice; --help names the flags."""
+    from dpverify.cli.commands import build_parser, main
+
+    (tmp_path / "geo_mech.py").write_text(
+        "from dpverify.mechanisms import GeometricMechanism\nmechanism = GeometricMechanism(1.0)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    common = ["--samples", "20000", "--seed", "1", "--quiet", "--candidates", "6"]
+    assert main(["audit", "geo_mech:mechanism", "--search", "scalars", "--epsilon", "0.5", *common]) == 1
+    assert "chosen pair" in capsys.readouterr().out
+    pairs = tmp_path / "pairs.json"
+    pairs.write_text(json.dumps([[0, 1], [5, 6]]))
+    assert main(["audit", "geo_mech:mechanism", "--pairs", str(pairs), "--epsilon", "1.0", *common]) == 0
+    assert (
+        main(["audit", "geo_mech:mechanism", "--pairs", str(pairs), "--x", "0", "--x-prime", "1", "--epsilon", "1.0"])
+        == 2
+    )
+    help_text = build_parser()._subparsers._group_actions[0].choices["audit"].format_help()
+    assert "--search" in help_text and "--pairs" in help_text
