@@ -6,16 +6,22 @@ samples from independent seeds, so a mechanism that keeps its claim on every
 pair is flagged with probability at most ``alpha``, whatever was screened.
 
 - ``test_false_alarm_rate_at_the_exact_claim``: mechanisms attaining their
-  claim exactly on every candidate (geometric and grid Laplace on 50+ scalar and
-  vector pairs; randomized response on its only two pairs), ``N`` search audits
-  at alpha = 0.1 with spawned seeds; the number of violations must not exceed
-  the ``1 - suite_alpha`` quantile of Bin(N, 0.1) (false failure <= 1e-6 per case).
-  It detects a search that certifies on its screening samples (the chosen pair's
-  screening seeds reused for certification): tried, that mutant flagged the
-  geometric mechanism in 17 of 30 audits (limit 11).
+  claim exactly on every candidate (geometric and grid Laplace on 50 scalar and
+  vector pairs; randomized response on its only two pairs), search audits at
+  alpha = 0.1 with spawned seeds; the number of violations must not exceed the
+  ``1 - suite_alpha`` quantile of Bin(N, 0.1) (false failure <= 1e-6). Default
+  profile: 55 audits pooled (limit 18); thorough: 200 per case (limit 43). Power:
+  it fails with probability >= 0.99 when the search's false-alarm rate is 0.5 or
+  more (default; 0.83 at 0.4), 0.3 or more (thorough) -- a gross failure such as certifying every screened pair and
+  keeping the best without correction (50 pairs at the exact claim). A subtle
+  one is below its reach: certifying on the chosen pair's screening samples
+  (tried) flagged randomized response in 16 of 200 audits against 4 of 200 for
+  the correct code, both below alpha, and the pooled test passed.
 - ``test_certification_cannot_change_the_choice``: a mechanism that turns
   adversarial once certification starts yields the same pair and events; it
-  detects any path from certification samples to the choice.
+  detects any path from certification samples to the choice (tried: certifying
+  the runner-up too and keeping the pair with the larger certified count gap
+  makes it fail).
 
 Power (``test_every_broken_zoo_mechanism_is_caught_from_its_domain``): every
 broken mechanism of :func:`dpverify.mechanisms.zoo_entries` is flagged at
