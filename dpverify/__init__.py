@@ -4,6 +4,7 @@ It knows nothing about any particular algorithm. Given a mechanism (any
 callable ``mechanism(data, rng)``) and neighbouring inputs it
 
 - certifies a lower confidence bound on the privacy loss (:func:`audit`;
+  :func:`search_audit` over a neighbouring relation (:mod:`dpverify.neighbours`);
   :func:`audit_samples` for samples already drawn; :func:`sequential_audit`;
   :func:`delta_lower_bound_curve`),
 - computes the loss exactly where output distributions are computable
@@ -21,7 +22,8 @@ The package in layers, lowest first; a module imports only its own layer or lowe
 - the vocabulary: :mod:`dpverify.claims` (the privacy claim), :mod:`dpverify.options`
   (the audit options), :mod:`dpverify.protocols` (the mechanism contracts),
   :mod:`dpverify.keys` (ready ``output_key`` functions), :mod:`dpverify.verification`
-  (what ``dpverify suite`` runs);
+  (what ``dpverify suite`` runs), :mod:`dpverify.neighbours` (neighbouring relations to
+  search);
 - :mod:`dpverify.events`: the event families, each declaring its role;
 - :mod:`dpverify.pipeline`: outputs, sampling, the sampler check, selection, bounds;
 - :mod:`dpverify.audits`: the result types, certification, the drivers and replay;
@@ -34,7 +36,7 @@ The package in layers, lowest first; a module imports only its own layer or lowe
 from .cli import _startup  # noqa: F401  (first: a Ctrl-C during the command line's imports ends without a traceback)
 
 # isort: split
-from . import keys
+from . import keys, neighbours
 from .audits import (
     AuditResult,
     CertifiedEvent,
@@ -45,6 +47,7 @@ from .audits import (
     Look,
     OracleBound,
     PairAuditResult,
+    SearchAuditResult,
     SequentialAuditResult,
     ValueVerdict,
     audit,
@@ -57,6 +60,7 @@ from .audits import (
     goodness_of_fit,
     oracle_epsilon_bound,
     replay,
+    search_audit,
     sequential_audit,
 )
 from .claims import PrivacyClaim
@@ -67,6 +71,7 @@ from .errors import (
     InsufficientSamplesError,
     InvalidClaimError,
     InvalidDistributionError,
+    InvalidNeighboursError,
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
@@ -80,6 +85,9 @@ __all__ = [
     "audit_pairs",
     "oracle_epsilon_bound",
     "replay",
+    "search_audit",
+    "SearchAuditResult",
+    "neighbours",
     "AuditOptions",
     "PrivacyClaim",
     "audit_samples",
@@ -114,6 +122,7 @@ __all__ = [
     "InvalidDistributionError",
     "SamplerContractError",
     "InsufficientMemoryError",
+    "InvalidNeighboursError",
 ]
 
 __version__ = "0.1.0"

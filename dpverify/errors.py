@@ -11,6 +11,7 @@ __all__ = [
     "InvalidDistributionError",
     "SamplerContractError",
     "InsufficientMemoryError",
+    "InvalidNeighboursError",
 ]
 
 
@@ -83,3 +84,8 @@ class InsufficientMemoryError(DPVerifyError, MemoryError):
 
     def __reduce__(self):
         return (type(self), (str(self), self.required_bytes, self.available_bytes))
+
+
+class InvalidNeighboursError(DPVerifyError, ValueError):
+    """Neighbouring inputs a search audit cannot use: no pairs, a pair that is not ``(x, x_prime)``,
+    a generator that returns equal inputs, or a neighbour generator built with bad parameters."""

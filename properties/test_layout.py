@@ -177,7 +177,7 @@ def test_the_top_level_of_dpverify_is_a_handful_of_modules():
 #: optional libraries imported when used) that any layer may call.
 LAYERS = [
     ("errors", "_results", "_validation", "extras.arrays", "extras.progress"),
-    ("claims", "options", "protocols", "keys", "verification"),
+    ("claims", "options", "protocols", "keys", "verification", "neighbours"),
     ("events",),
     ("pipeline",),
     ("audits",),

@@ -10,6 +10,7 @@ an audit again from its result alone). No driver imports another.
 - :func:`audit_samples` (:mod:`.given_samples`): samples you already have;
 - :func:`delta_lower_bound_curve` (:mod:`.delta_curve`): a simultaneous lower curve on delta(eps);
 - :func:`audit_pairs` (:mod:`.pairs`): many pairs, with a family-wise correction;
+- :func:`search_audit` (:mod:`.search`): search the neighbouring pairs for the worst one, certify it fresh;
 - :func:`exact_privacy_loss` (:mod:`.exact`) and :func:`oracle_epsilon_bound` (:mod:`.oracle`):
   exact losses, and the best bound any event could certify, from computable distributions;
 - :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests.
@@ -24,6 +25,7 @@ from .pair import audit
 from .pairs import PairAuditResult, audit_pairs
 from .replay import replay
 from .results import AuditResult, EventEstimate, ValueVerdict
+from .search import ScreenedCandidate, SearchAuditResult, search_audit
 from .sequential import Look, SequentialAuditResult, sequential_audit
 
 __all__ = [
@@ -32,6 +34,9 @@ __all__ = [
     "AuditResult",
     "EventEstimate",
     "ValueVerdict",
+    "search_audit",
+    "SearchAuditResult",
+    "ScreenedCandidate",
     "sequential_audit",
     "SequentialAuditResult",
     "Look",

@@ -1,11 +1,12 @@
 """Replaying an audit from its result alone: same claim, sample count, seed and options.
 
 A result records everything its audit was a function of (the claim, the sample
-count, the seed and the :class:`~dpverify.AuditOptions`, and for a sequential
-audit its look plan), so :func:`replay` needs only the result, the mechanism
-and the inputs. The replay is identical to the result when ``result.replayable``
-is True, wherever it runs (``executor`` changes nothing). This is the one
-place that knows which driver made which result.
+count, the seed and the :class:`~dpverify.AuditOptions`, for a sequential audit
+its look plan, for a search audit its budgets), so :func:`replay` needs only the
+result, the mechanism and the inputs (the neighbours, for a search audit). The
+replay is identical to the result when ``result.replayable`` is True, wherever
+it runs (``executor`` changes nothing). This is the one place that knows which
+driver made which result.
 """
 
 from __future__ import annotations
@@ -15,21 +16,26 @@ from dataclasses import replace
 from ..errors import InvalidParameterError
 from .pair import audit
 from .results import AuditResult
+from .search import SearchAuditResult, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
 
 __all__ = ["replay"]
 
 
-def replay(result: AuditResult, mechanism, x, x_prime, *, executor=None, progress: bool = False) -> AuditResult:
-    """Run the audit behind ``result`` again, on ``mechanism`` and ``x``, ``x_prime``.
+def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: bool = False) -> AuditResult:
+    """Run the audit behind ``result`` again, on ``mechanism`` and the same ``inputs``.
 
     Parameters
     ----------
     result : AuditResult
-        What :func:`dpverify.audit` or :func:`dpverify.sequential_audit` returned
-        (or its reload from JSON).
-    mechanism, x, x_prime
-        The audited mechanism and inputs (a result does not hold them).
+        What :func:`dpverify.audit`, :func:`dpverify.sequential_audit` or
+        :func:`dpverify.search_audit` returned (or its reload from JSON).
+    mechanism
+        The audited mechanism (a result does not hold it).
+    *inputs
+        ``x, x_prime`` for a fixed-pair or sequential audit; ``neighbours`` (what
+        was searched: a generator or callable may not be plain data, so it is not
+        saved) for a search audit.
     executor, progress
         Where and how visibly the replay runs; they change no result.
 
@@ -61,6 +67,20 @@ def replay(result: AuditResult, mechanism, x, x_prime, *, executor=None, progres
         raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
     options = replace(result.options, executor=executor, progress=progress)
     claim = dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
+    expected = 1 if isinstance(result, SearchAuditResult) else 2
+    if len(inputs) != expected:
+        what = "neighbours" if expected == 1 else "x and x_prime"
+        raise InvalidParameterError(f"a {type(result).__name__} replays from {what}; got {len(inputs)} inputs")
+    if isinstance(result, SearchAuditResult):
+        return search_audit(
+            mechanism,
+            inputs[0],
+            n_samples=result.n_samples,
+            n_candidates=result.n_pairs_requested,
+            n_screening=result.n_screening,
+            **claim,
+        )
+    x, x_prime = inputs
     if isinstance(result, SequentialAuditResult):
         if result.plan is None:
             raise InvalidParameterError("this sequential result does not record its look plan")

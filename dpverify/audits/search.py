@@ -1,0 +1,498 @@
+"""Auditing a mechanism over its neighbouring relation: search for the worst pair, then certify it.
+
+:func:`dpverify.audit` bounds the loss of the one pair it is handed; a claim is
+about the worst pair. :func:`search_audit` applies audit's select-then-certify
+design one level up (Ding et al. 2018 generate pairs from patterns and keep the
+smallest p-value; Bichsel et al. 2021 run their attack on each pattern; here the
+pair is chosen like the event, on samples that never certify):
+
+1. *candidates*: the neighbouring pairs to try, from a generator of this
+   package's :mod:`dpverify.neighbours`, a list, a callable or a Hypothesis
+   strategy (:func:`dpverify.neighbours.candidate_pairs`), seeded by their own
+   child of the audit's SeedSequence;
+2. *screening* (successive halving; Karnin, Koren, Somekh 2013; Jamieson and
+   Talwalkar 2016): in each round every surviving pair draws more selection
+   samples (its own spawned seeds), :func:`dpverify.pipeline.selection.select`
+   chooses its events on all its screening samples so far, and the pair is scored
+   by the bound its best event is predicted to certify
+   (:func:`dpverify.pipeline.selection.predicted_bounds`, shrunk for the winner's
+   curse over every event of every surviving pair); the better half goes on. The
+   last pair standing brings its selection (code book and frozen events, in both
+   directions) with it;
+3. *certification*: the chosen pair's frozen events are counted on fresh samples
+   from independent seeds (:func:`dpverify.pipeline.sampling.count_events`, on any
+   executor) and turned into the verdict exactly as :func:`dpverify.audit` does
+   (:func:`dpverify.audits.pair.audit_result`: Clopper-Pearson, Bonferroni over the
+   at most three frozen events).
+
+Why the false-alarm rate is ``alpha``, however many pairs were screened: the
+chosen pair and its events are a function of the candidate and screening
+streams only; the certification counts come from streams independent of both.
+Conditionally on whatever was chosen, the certified bounds are ``1 - alpha``
+confidence bounds for *that* pair, and a mechanism that keeps its claim keeps it
+on every pair, so ``P[violation] <= alpha`` given the choice, hence overall. No
+multiplicity correction is owed for the screened pairs; what the search costs is
+its screening samples, not confidence.
+
+References
+----------
+Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer, "Detecting Violations of
+Differential Privacy", ACM CCS 2018.
+
+B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box Discovery
+of Differential Privacy Violations using Classifiers", IEEE S&P 2021.
+
+Z. Karnin, T. Koren, O. Somekh, "Almost Optimal Exploration in Multi-Armed
+Bandits", ICML 2013 (sequential halving).
+
+K. Jamieson, A. Talwalkar, "Non-stochastic Best Arm Identification and
+Hyperparameter Optimization", AISTATS 2016 (successive halving).
+"""
+
+from __future__ import annotations
+
+import math
+import warnings
+from dataclasses import dataclass, replace
+
+import numpy as np
+
+from .._results import dataclass_to_dict, short_repr
+from ..claims import resolve_claim
+from ..errors import InvalidParameterError
+from ..events import candidate_events, families_of_role, registered_families
+from ..extras.progress import progress_bar
+from ..neighbours import candidate_pairs
+from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
+from ..pipeline.outputs import fit_codec
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.sampling import _executor as one_executor
+from ..pipeline.selection import predicted_bounds, select
+from .certification import audit_result, check_sizes, where_counted
+from .results import AuditResult
+
+__all__ = ["search_audit", "SearchAuditResult", "ScreenedCandidate", "default_screening_size"]
+
+#: Default screening budget, as a multiple of ``n_samples``: samples per input
+#: spent on screening, over every candidate and round together.
+SCREENING_SHARE = 1.0
+#: The default screening budget is at most this many samples per input (the
+#: samples of the surviving pairs are held in memory during a round).
+MAX_SCREENING = 8_000_000
+#: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
+#: over every event of every pair compared in the round.
+RANKING_SHRINKAGE_SE = 1.0
+#: Event families left out while pairs are ranked (their fitting cost grows with the sample and is
+#: paid once per pair and round); the chosen pair's events are selected with every family asked for.
+SCREENING_EXCLUDED_FAMILIES = ("classifier",)
+#: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
+MIN_ROUND_SAMPLES = 500
+
+
+def default_screening_size(n_samples: int) -> int:
+    """Screening samples per input for a search audit of ``n_samples`` per input.
+
+    ``min(SCREENING_SHARE * n_samples, MAX_SCREENING)``, i.e. ``n_samples``: a search
+    audit costs about twice a plain audit of the chosen pair. Measured: on the
+    noisy max returning its value (true loss 0.25 against a claim of 0.1, 8 StatDP
+    candidates, 4e5 samples) the worst pattern was chosen at 5 of 6 seeds with
+    this budget, at 3 of 6 with 0.3 ``n_samples`` (16 candidates); smaller budgets
+    let lucky events of mediocre pairs win the early rounds.
+    """
+    return int(min(SCREENING_SHARE * int(n_samples), MAX_SCREENING))
+
+
+@dataclass(frozen=True)
+class ScreenedCandidate:
+    """One candidate pair and what screening saw of it.
+
+    Attributes
+    ----------
+    x, x_prime : object
+        The pair.
+    rounds : int
+        Screening rounds it took part in (the chosen pair: all).
+    n_screened : int
+        Screening samples per input it drew in all.
+    predicted_bound : float
+        The bound its best event was predicted to certify, on its last round
+        (``-inf`` where no event separated its samples).
+    event : str
+        That event, in words.
+    """
+
+    x: object
+    x_prime: object
+    rounds: int
+    n_screened: int
+    predicted_bound: float
+    event: str
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data."""
+        return dataclass_to_dict(self)
+
+    @classmethod
+    def from_dict(cls, data: dict) -> ScreenedCandidate:
+        data = dict(data)
+        data["x"], data["x_prime"] = _as_tuples(data["x"]), _as_tuples(data["x_prime"])
+        return cls(**data)
+
+
+def _as_tuples(value):
+    """Lists (as JSON gives back inputs saved as tuples or arrays) as tuples, recursively."""
+    if isinstance(value, list):
+        return tuple(_as_tuples(v) for v in value)
+    return value
+
+
+@dataclass(frozen=True)
+class SearchAuditResult(AuditResult):
+    """Outcome of :func:`search_audit`: the verdict on the chosen pair, and the search behind it.
+
+    The verdict fields (``violation``, ``epsilon_lower_bound``, ``pvalue``,
+    ``event``, ``value_verdict``...) are those of :class:`dpverify.AuditResult`,
+    certified on fresh samples of the chosen pair at the full ``alpha``.
+    ``n_samples`` is the requested samples per input; ``n_selection`` the
+    screening samples per input the chosen pair's events were selected on.
+
+    Attributes
+    ----------
+    x, x_prime : object
+        The chosen pair (the event's ``direction`` refers to them).
+    candidates : tuple of ScreenedCandidate
+        Every pair tried, in the order they were proposed.
+    chosen : int
+        Index of the chosen pair in ``candidates``.
+    n_screening : int
+        Screening budget per input (all candidates and rounds).
+    n_candidates : int or None
+        Candidates asked of a generator, callable or strategy (None: the default;
+        a list is used whole).
+    neighbours : str
+        Where the candidates came from, in words.
+    """
+
+    x: object = None
+    x_prime: object = None
+    candidates: tuple = ()
+    chosen: int = 0
+    n_screening: int = 0
+    n_pairs_requested: int | None = None
+    neighbours: str = ""
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["x"], data["x_prime"] = _as_tuples(data.get("x")), _as_tuples(data.get("x_prime"))
+        data["candidates"] = tuple(ScreenedCandidate.from_dict(c) for c in data.get("candidates", ()))
+        return data
+
+    def summary(self) -> str:
+        """The audit's lines, with the chosen pair and the search that chose it."""
+        lines = super().summary().split("\n")
+        best = sorted(self.candidates, key=lambda c: -c.predicted_bound)[:3]
+        tried = "; ".join(f"{short_repr(c.x, 40)} ~ {short_repr(c.x_prime, 40)}: {c.predicted_bound:.3g}" for c in best)
+        certified = self.event.n_certification
+        lines = [
+            lines[0],
+            f"chosen pair: x={short_repr(self.x)}, x'={short_repr(self.x_prime)} "
+            f"(best of {len(self.candidates)} candidates from {self.neighbours})",
+            *[line for line in lines[1:] if not line.startswith("samples:")],
+            f"samples: {self.n_screening} per input to screen the candidates (the chosen pair's events were "
+            f"selected on {self.n_selection}), {certified} fresh ones per input to certify; seed {self.seed}",
+            f"top predicted bounds in screening: {tried}",
+        ]
+        return "\n".join(lines)
+
+
+@dataclass
+class _Pair:
+    """A candidate during screening: its selection samples so far and its last score."""
+
+    index: int
+    x: object
+    x_prime: object
+    seed: np.random.SeedSequence
+    samples_x: object = None
+    samples_x_prime: object = None
+    n: int = 0
+    rounds: int = 0
+    rng_used: bool = True
+    selection: object = None
+    score: float = -math.inf
+    event: str = "not screened"
+
+
+def _round_sizes(n_screening: int, n_candidates: int) -> list[int]:
+    """Samples per input each surviving pair draws in each round of successive halving."""
+    sizes, alive = [], n_candidates
+    rounds = max(1, math.ceil(math.log2(n_candidates))) if n_candidates > 1 else 1
+    per_round = n_screening / rounds
+    while True:
+        sizes.append(max(MIN_ROUND_SAMPLES, int(per_round // alive)))
+        if alive <= 1:
+            break
+        alive = math.ceil(alive / 2)
+        if alive == 1:
+            break
+    return sizes
+
+
+def _rank(pair, context) -> tuple[float, str]:
+    """The largest bound any candidate event of ``pair`` is predicted to certify, and that event.
+
+    Every event of the screening families is scored in both directions with
+    :func:`~dpverify.pipeline.selection.predicted_bounds` at
+    :data:`RANKING_SHRINKAGE_SE` standard errors (one pass; the chosen pair's
+    events are then selected by :func:`~dpverify.pipeline.selection.select`).
+    """
+    codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
+    found = candidate_events(enc_x, enc_xp, codec, context["families"], inputs=(pair.x, pair.x_prime))
+    if not found.events:
+        return -math.inf, "no candidate event"
+    a, b, n = found.counts_x, found.counts_x_prime, pair.n
+    excluded = ((a == 0) & (b == 0)) | ((a == n) & (b == n))
+    best = (-math.inf, "no event separates the samples")
+    if RANKING_SHRINKAGE_SE is None:  # the pair's own winner's curse: sqrt(2 ln M) over its M (event, direction)s
+        shrinkage = dict(n_candidates=2 * len(found.events))
+    else:
+        shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
+    options = dict(delta=context["delta"], alpha=context["alpha"], **shrinkage)
+    for direction, p, q in (("x", a, b), ("x_prime", b, a)):
+        score = predicted_bounds(p, q, n, context["n_certification"], **options)
+        score = np.where(excluded | ~np.isfinite(score), -np.inf, score)
+        i = int(np.argmax(score))
+        if score[i] > best[0]:
+            event = found.events[i]
+            best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
+    return best
+
+
+def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool = False) -> None:
+    """Draw ``size`` more samples per input for every pair and rank it (``final``: select its events)."""
+    common = dict(
+        executor=context["executor"],
+        n_chunks=DEFAULT_CHUNKS,
+        output_key=context["output_key"],
+        return_rng_used=True,
+    )
+    for pair in pairs if size > 0 else ():
+        seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
+        new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
+        new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
+        if pair.samples_x is None:
+            pair.samples_x, pair.samples_x_prime = new_x, new_xp
+        else:
+            pair.samples_x = concatenate_outputs([pair.samples_x, new_x])
+            pair.samples_x_prime = concatenate_outputs([pair.samples_x_prime, new_xp])
+        pair.n += size
+        pair.rounds += 1
+        pair.rng_used = pair.rng_used and used_x and used_xp
+    for pair in pairs:
+        with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
+            warnings.simplefilter("ignore", UserWarning)
+            if final:
+                pair.selection = select(
+                    pair.samples_x,
+                    pair.samples_x_prime,
+                    n_certification=context["n_certification"],
+                    epsilon=context["epsilon"],
+                    delta=context["delta"],
+                    alpha=context["alpha"],
+                    event_families=context["final_families"],
+                    float_events=context["float_events"],
+                    inputs=(pair.x, pair.x_prime),
+                )
+            else:
+                pair.score, pair.event = _rank(pair, context)
+
+
+def _successive_halving(pairs, n_screening, mechanism, context, progress: bool):
+    """Screen ``pairs`` by successive halving; returns the winner (the others keep their last scores)."""
+    sizes = _round_sizes(n_screening, len(pairs))
+    alive = list(pairs)
+    total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
+    with progress_bar(total=total, desc="screening pairs", enabled=progress) as bar:
+        for round_index, size in enumerate(sizes):
+            _screen_round(alive, size, round_index, mechanism, context)
+            bar.update(size * len(alive))
+            # ties keep the earlier candidate (the fixed patterns come first)
+            ranked = sorted(alive, key=lambda p: (-p.score, p.index))
+            keep = max(1, math.ceil(len(alive) / 2))
+            for dropped in ranked[keep:]:
+                dropped.samples_x = dropped.samples_x_prime = None  # memory: only survivors keep samples
+            alive = ranked[:keep]
+            if len(alive) == 1:
+                break
+    return alive[0], len(sizes)
+
+
+def _screening_families(families, float_events: bool) -> list:
+    """The event families that rank pairs: those asked for, less :data:`SCREENING_EXCLUDED_FAMILIES`
+    (and less the floating-point families with ``float_events=False``)."""
+    pool = registered_families() if families is None else list(families)
+    if not float_events:
+        pool = [f for f in pool if f not in families_of_role("implementation")]
+    kept = [f for f in pool if f not in SCREENING_EXCLUDED_FAMILIES]
+    return kept or pool
+
+
+def _top_up(winner, n_selection: int, next_round: int, mechanism, context) -> None:
+    """Give the chosen pair a selection sample at least as large as a plain audit's, and select its
+    events on all its screening samples with every event family asked for."""
+    _screen_round([winner], max(0, n_selection - winner.n), next_round, mechanism, context, final=True)
+
+
+def search_audit(
+    mechanism,
+    neighbours,
+    *,
+    epsilon=None,
+    delta=None,
+    n_samples: int = DEFAULT_SAMPLES,
+    seed=None,
+    n_candidates: int | None = None,
+    n_screening: int | None = None,
+    options: AuditOptions | None = None,
+    **option_fields,
+) -> SearchAuditResult:
+    """Audit ``mechanism``'s claim on the worst pair a search of ``neighbours`` finds.
+
+    Parameters
+    ----------
+    mechanism : callable
+        As for :func:`dpverify.audit`.
+    neighbours : NeighbourGenerator, sequence of pairs, callable or Hypothesis strategy
+        The neighbouring relation to search: a ready generator
+        (:mod:`dpverify.neighbours`: ``query_vectors``, ``streams``,
+        ``graph_weights``, ``add_remove_one``), a sequence of ``(x, x_prime)``
+        pairs, a callable ``neighbours(rng) -> (x, x_prime)``, or a Hypothesis
+        strategy of pairs (:func:`dpverify.neighbours.candidate_pairs`).
+    epsilon, delta : float, optional
+        The claim; omitted, the mechanism's stated claim (as for :func:`dpverify.audit`).
+    n_samples : int, default 100_000
+        Samples per input of the *chosen* pair's audit: ``n_samples - n_selection``
+        fresh samples per input certify it, ``n_selection`` being a plain audit's
+        default selection size (or ``options.n_selection``), so the certification
+        is exactly as large as a plain :func:`dpverify.audit` of that pair.
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the whole search (candidates, screening, certification from
+        separate spawned children); the value recorded replays it.
+    n_candidates : int, optional
+        Pairs drawn from a generator, callable or strategy (default 64: a
+        generator's fixed patterns, then random draws); a sequence is used whole.
+    n_screening : int, optional
+        Screening samples per input over all candidates and rounds (default
+        :func:`default_screening_size`: ``n_samples``, at most 8,000,000). Each
+        pair draws at least 500 per input per round it takes part in, and the
+        chosen pair is topped up to a plain audit's selection size.
+    options : AuditOptions, optional
+        As for :func:`dpverify.audit`; ``alpha`` is the false-alarm rate of the
+        verdict however many candidates were screened.
+    **option_fields
+        Any field of :class:`~dpverify.AuditOptions` as a keyword.
+
+    Returns
+    -------
+    SearchAuditResult
+
+    Raises
+    ------
+    InvalidNeighboursError
+        No usable pairs (equal inputs, not pairs, bad ``n_candidates``).
+    InvalidClaimError, InvalidParameterError, InsufficientSamplesError, MechanismError, OutputTypeError
+        As for :func:`dpverify.audit`.
+
+    Notes
+    -----
+    Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
+    each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
+    the pairs still in; the better half (by predicted bound) goes on. Samples of
+    earlier rounds are kept, so the chosen pair's events are selected on about
+    ``n_screening / ceil(log2 m)`` samples per input.
+
+    Examples
+    --------
+    >>> import dpverify
+    >>> from dpverify.mechanisms import NoisyMaxValue
+    >>> from dpverify.neighbours import query_vectors
+    >>> r = dpverify.search_audit(
+    ...     NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=200_000, n_candidates=16, seed=1
+    ... )
+    >>> r.violation, r.x_prime
+    (True, (2.0, 2.0, 2.0, 2.0, 2.0))
+    """
+    options = resolve_options(options, option_fields, driver="search_audit")
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
+    epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
+    n_samples, n_selection = check_sizes(n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
+    n_certification = n_samples - n_selection
+    if n_screening is None:
+        n_screening = default_screening_size(n_samples)
+    elif isinstance(n_screening, bool) or not isinstance(n_screening, (int, np.integer)) or n_screening < 1:
+        raise InvalidParameterError(f"n_screening must be an integer >= 1, got {n_screening!r}")
+    n_screening = int(n_screening)
+
+    sequence, entropy = resolve_seed(seed)
+    seed_pairs, seed_screen, seed_cert_x, seed_cert_xp = children(sequence, 4)
+    pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
+    screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
+    # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
+    with one_executor(options.executor) as pool:
+        context = dict(
+            executor=pool,
+            output_key=options.output_key,
+            n_certification=n_certification,
+            epsilon=epsilon,
+            delta=delta,
+            alpha=alpha,
+            families=_screening_families(options.families, options.float_events),
+            final_families=options.families,
+            float_events=options.float_events,
+        )
+        winner, n_rounds = _successive_halving(screened, n_screening, mechanism, context, options.progress)
+        _top_up(winner, n_selection, n_rounds, mechanism, context)
+        selection = winner.selection
+        counted_x, counted_xp = count_events(
+            mechanism,
+            [(winner.x, n_certification, seed_cert_x, "x"), (winner.x_prime, n_certification, seed_cert_xp, "x_prime")],
+            selection.codec,
+            [c.event.indicator for c in selection.choices],
+            executor=pool,
+            n_chunks=options.n_chunks,
+            progress=options.progress,
+            output_key=options.output_key,
+        )
+    replayable = (
+        all(p.rng_used for p in screened if p.rounds)
+        and counted_x.rng_used
+        and counted_xp.rng_used
+        and getattr(mechanism, "replayable", True) is not False
+    )
+    candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
+    result = audit_result(
+        selection,
+        counted_x.counts,
+        counted_xp.counts,
+        n_certification,
+        n_certification,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        n_selection=winner.n,
+        seed=entropy,
+        replayable=replayable,
+        cls=SearchAuditResult,
+        options=options,
+        x=winner.x,
+        x_prime=winner.x_prime,
+        candidates=candidates,
+        chosen=winner.index,
+        n_screening=n_screening,
+        n_pairs_requested=n_candidates,
+        neighbours=source,
+    )
+    note = where_counted(counted_x.where | counted_xp.where)
+    notes = claim_notes + ((note,) if note else ())
+    return replace(result, n_samples=n_samples, notes=result.notes + notes)

@@ -1,0 +1,198 @@
+"""What every neighbour generator is, and how a search audit turns ``neighbours`` into candidate pairs.
+
+A search audit (:func:`dpverify.search_audit`) takes its neighbouring inputs in
+one of four forms; :func:`candidate_pairs` turns each into a finite, seeded list
+of distinct ``(x, x_prime)`` candidates:
+
+- a :class:`NeighbourGenerator` (the ready generators of this package): its
+  fixed pairs (StatDP's patterns and their kin, in a fixed order), then seeded
+  random draws from its relation, up to ``n_candidates``;
+- a sequence of ``(x, x_prime)`` pairs: used as given (``n_candidates`` does not apply);
+- a callable ``neighbours(rng) -> (x, x_prime)``: called ``n_candidates`` times
+  on one seeded :class:`numpy.random.Generator`;
+- a Hypothesis strategy of pairs: ``n_candidates`` examples drawn under a
+  Hypothesis seed derived from the audit's seed (Hypothesis is imported only then).
+
+Duplicates are dropped (the first occurrence is kept). A pair whose inputs are
+equal is a :class:`~dpverify.errors.InvalidNeighboursError`: a generator that
+produces one is wrong about its relation.
+
+References
+----------
+Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer, "Detecting Violations of
+Differential Privacy", ACM CCS 2018 (the input patterns of StatDP).
+"""
+
+from __future__ import annotations
+
+import json
+import numbers
+
+import numpy as np
+
+from .._results import short_repr, to_plain
+from ..errors import InvalidNeighboursError
+
+__all__ = ["NeighbourGenerator", "candidate_pairs", "is_hypothesis_strategy", "DEFAULT_CANDIDATES"]
+
+#: Candidates drawn from a generator, a callable or a strategy when the caller does not say.
+DEFAULT_CANDIDATES = 64
+
+
+class NeighbourGenerator:
+    """A neighbouring relation that proposes pairs: fixed ones first, then random draws.
+
+    Subclasses set :attr:`relation` (the relation in words) and implement
+    :meth:`fixed_pairs` and :meth:`draw`. A generator is also a callable
+    ``generator(rng) -> (x, x_prime)`` (one random draw), so it can be passed
+    wherever a callable of neighbours is accepted.
+    """
+
+    relation: str = ""
+
+    def fixed_pairs(self) -> list:
+        """The deterministic pairs tried first (StatDP's patterns and the like)."""
+        return []
+
+    def draw(self, rng: np.random.Generator) -> tuple:
+        """One random neighbouring pair of the relation."""
+        raise NotImplementedError
+
+    def __call__(self, rng: np.random.Generator) -> tuple:
+        return self.draw(rng)
+
+    def candidates(self, n: int, rng: np.random.Generator) -> list:
+        """The first ``n`` fixed pairs, then random draws until ``n`` distinct pairs (or 20 n draws)."""
+        pairs = _distinct(self.fixed_pairs())[:n]
+        seen = {_key(p) for p in pairs}
+        for _ in range(20 * n):
+            if len(pairs) >= n:
+                break
+            pair = self.draw(rng)
+            key = _key(pair)
+            if key not in seen:
+                seen.add(key)
+                pairs.append(pair)
+        return pairs
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.relation})"
+
+
+def is_hypothesis_strategy(obj) -> bool:
+    """Whether ``obj`` is a Hypothesis strategy (without importing Hypothesis when it is not loaded)."""
+    module = type(obj).__module__ or ""
+    if not module.startswith("hypothesis"):
+        return False
+    from hypothesis.strategies import SearchStrategy
+
+    return isinstance(obj, SearchStrategy)
+
+
+def _key(pair) -> str:
+    try:
+        return json.dumps(to_plain(pair), sort_keys=True)
+    except (TypeError, ValueError):
+        return repr(pair)
+
+
+def _distinct(pairs) -> list:
+    seen, out = set(), []
+    for pair in pairs:
+        key = _key(pair)
+        if key not in seen:
+            seen.add(key)
+            out.append(pair)
+    return out
+
+
+def _differ(x, x_prime) -> bool:
+    try:
+        if isinstance(x, np.ndarray) or isinstance(x_prime, np.ndarray):
+            a, b = np.asarray(x), np.asarray(x_prime)
+            return a.shape != b.shape or not np.array_equal(a, b)
+        equal = x == x_prime
+        return not equal if isinstance(equal, (bool, np.bool_)) else True
+    except Exception:
+        return True
+
+
+def _check_pair(pair, where: str) -> tuple:
+    if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+        raise InvalidNeighboursError(f"{where} must be an (x, x_prime) pair, got {short_repr(pair)}")
+    x, x_prime = pair
+    if not _differ(x, x_prime):
+        raise InvalidNeighboursError(f"{where} has equal inputs ({short_repr(x)}); neighbouring inputs must differ")
+    return (x, x_prime)
+
+
+def _check_count(n_candidates) -> int:
+    if isinstance(n_candidates, bool) or not isinstance(n_candidates, numbers.Integral) or n_candidates < 1:
+        raise InvalidNeighboursError(f"n_candidates must be an integer >= 1, got {n_candidates!r}")
+    return int(n_candidates)
+
+
+def _from_strategy(strategy, n: int, seed: int) -> list:
+    """``n`` examples of a Hypothesis strategy, reproducibly under ``seed`` (Hypothesis' own seeding)."""
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
+
+    drawn: list = []
+
+    @hypothesis_seed(seed)
+    @settings(
+        max_examples=n,
+        database=None,
+        deadline=None,
+        phases=[Phase.generate],
+        suppress_health_check=list(HealthCheck),
+        derandomize=False,
+    )
+    @given(strategy)
+    def collect(pair):
+        drawn.append(pair)
+
+    collect()
+    return drawn
+
+
+def candidate_pairs(neighbours, n_candidates, seed: np.random.SeedSequence) -> tuple[list, str]:
+    """The distinct candidate pairs of ``neighbours`` and a description of where they came from.
+
+    Parameters
+    ----------
+    neighbours : NeighbourGenerator, sequence of pairs, callable or Hypothesis strategy
+        See the module docstring.
+    n_candidates : int or None
+        How many pairs to draw from a generator, callable or strategy (None:
+        :data:`DEFAULT_CANDIDATES`); ignored for a sequence.
+    seed : numpy.random.SeedSequence
+        Seeds the draws (the search audit passes a dedicated child of its seed).
+
+    Raises
+    ------
+    InvalidNeighboursError
+        No pairs, a pair that is not ``(x, x_prime)`` or whose inputs are equal,
+        a bad ``n_candidates``, or a ``neighbours`` of no accepted kind.
+    """
+    n = DEFAULT_CANDIDATES if n_candidates is None else _check_count(n_candidates)
+    rng = np.random.default_rng(seed)
+    if isinstance(neighbours, NeighbourGenerator):
+        raw, source = neighbours.candidates(n, rng), f"generator {neighbours!r}"
+    elif is_hypothesis_strategy(neighbours):
+        raw = _from_strategy(neighbours, n, int(seed.generate_state(1)[0]))
+        source = f"Hypothesis strategy {short_repr(neighbours, 60)}"
+    elif callable(neighbours):
+        raw = [neighbours(rng) for _ in range(n)]
+        source = f"callable {getattr(neighbours, '__qualname__', type(neighbours).__name__)}"
+    elif isinstance(neighbours, (list, tuple)):
+        raw, source = list(neighbours), "the pairs given"
+    else:
+        raise InvalidNeighboursError(
+            "neighbours must be a sequence of (x, x_prime) pairs, a callable neighbours(rng) -> (x, x_prime), "
+            f"a Hypothesis strategy of pairs or a dpverify.neighbours generator; got {type(neighbours).__name__}"
+        )
+    pairs = _distinct([_check_pair(pair, f"neighbour pair {i}") for i, pair in enumerate(raw)])
+    if not pairs:
+        raise InvalidNeighboursError(f"no neighbouring pair to search ({source} gave none)")
+    return pairs, source
