@@ -19,6 +19,9 @@ Tree measures are exact rationals: the normaliser ``Z(w) = det`` of a reduced we
 (Kirchhoff's matrix-tree theorem) is an integer for integer weights, computed by fraction-free
 (Bareiss) elimination in Python integers. Every quantity that involves ``t`` is evaluated in mpmath
 interval arithmetic, so a reported ``upper < bound`` is a proof, not a floating-point accident.
+
+Needs mpmath (in the ``test`` extra, ``pip install 'dpverify[test]'``); nothing else in the package
+imports this module.
 """
 
 from __future__ import annotations
