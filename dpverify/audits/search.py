@@ -418,7 +418,7 @@ def search_audit(
     >>> from dpverify.mechanisms import NoisyMaxValue
     >>> from dpverify.neighbours import query_vectors
     >>> r = dpverify.search_audit(
-    ...     NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=200_000, n_candidates=16, seed=1
+    ...     NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=1_000_000, n_candidates=16, seed=1
     ... )
     >>> r.violation, r.x_prime
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
