@@ -26,6 +26,13 @@ Lap(1/e): ``P[D > 1] = exp(-e) (2 + e) / 4``. Its privacy loss is
 ``2 (e - ln(1 + e / 2))``: 2.61 for the correct ``e = eps/2 = 2`` at eps = 4,
 and 5.80 > 4 for the broken ``e = eps = 4`` variant. See
 :func:`two_block_event_loss`.
+
+The audits do not hand the auditor that pair: :class:`RewardTables` generates
+the neighbouring relation (tables over {0, 1} that differ in one round) for a
+search audit (:func:`dpverify.search_audit`), which finds the worst pair itself.
+On this design the event loss above is the exact loss of the whole relation
+for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), so their audits
+can be held to it.
 """
 
 from __future__ import annotations
@@ -41,6 +48,8 @@ from algorithms.bandits.indices import new_policy_state
 from algorithms.bandits.policies import Policy
 from algorithms.bandits.simulator import _prepare
 from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, InvalidRewardError
+from dpverify.claims import PrivacyClaim as AuditClaim
+from dpverify.neighbours import NeighbourGenerator
 
 __all__ = [
     "PlayedSuperArms",
@@ -48,7 +57,22 @@ __all__ = [
     "discretized_report_pmf",
     "two_block_instance",
     "two_block_event_loss",
+    "RewardTables",
+    "reward_tables",
 ]
+
+
+def audit_claim(claim) -> AuditClaim | None:
+    """A policy's claim as the :class:`dpverify.PrivacyClaim` an audit reads (None for no claim)."""
+    if claim is None or claim.epsilon is None:
+        return None
+    return AuditClaim(
+        claim.epsilon,
+        neighbouring=claim.neighbouring,
+        source=claim.source,
+        model=claim.model,
+        stated_epsilon=claim.stated_epsilon,
+    )
 
 
 class PlayedSuperArms:
@@ -77,7 +101,7 @@ class PlayedSuperArms:
         self.policy = policy
         self.horizon = int(horizon)
         self.rank = int(greedy_basis(km, np.zeros(km.n_elements)).size)
-        self.claim = policy.claim
+        self.claim = audit_claim(policy.claim)
 
     def sample(self, table, size, rng=None):
         rng = np.random.default_rng(rng)
@@ -109,7 +133,7 @@ class LaplaceLocalRandomizer:
         self.policy = policy
         self.n_reports = policy.reports_per_round(rank)
         self.eps_report = float(policy.arm_epsilon(rank))
-        self.claim = policy.claim
+        self.claim = audit_claim(policy.claim)
 
     def _x(self, x):
         x = np.asarray(x, dtype=np.float64).reshape(-1)
@@ -170,6 +194,67 @@ def two_block_instance():
 
 
 def two_block_event_loss(arm_epsilon: float) -> float:
-    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring)."""
+    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring).
+
+    It is also the exact pure loss of DPUCB-MAT and LDP-OMM on the two-block
+    design over *every* pair of reward tables in [0, 1] that differ in one round:
+    rounds 1 and 2 are data-free (ties shuffled), and in each block round 3
+    compares the two arms' single noisy observations, ``r_1 + L_1`` against
+    ``r_2 + L_2`` (equal radii), i.e. ``D = L_2 - L_1 > t`` with ``t = r_1 - r_2``
+    in [-1, 1]. One changed round moves ``t`` by at most 1, and
+    ``ln(P[D > t] / P[D > t + 1])`` increases in ``t`` (``D`` is log-concave), so
+    with ``t + 1 <= 1`` it is largest at ``t = 0``: ``e - ln(1 + e/2)`` per block
+    (the complementary event is the mirror image), and the blocks are independent.
+    """
     e = float(arm_epsilon)
     return 2.0 * (e - math.log1p(e / 2.0))
+
+
+class RewardTables(NeighbourGenerator):
+    """Reward tables over {0, 1} (``rounds x arms``) that differ in one round, for a search audit.
+
+    The neighbouring relation of the central claims (Tao et al. 2025, Definition 1;
+    Chandak 2023, Definition 9): every observation of one round may change.
+    Fixed pairs first: for each round, the all-zeros table against the same with
+    that round all ones, and the all-ones table against the same with that round
+    all zeros; then seeded random draws (a random 0/1 table, one random round
+    replaced by another random row).
+
+    Parameters
+    ----------
+    rounds, arms : int
+        The table's shape (``rounds`` at least the audited horizon).
+    """
+
+    def __init__(self, rounds: int, arms: int):
+        self.rounds, self.arms = int(rounds), int(arms)
+        if self.rounds < 1 or self.arms < 1:
+            raise AlgorithmInputError(f"need rounds, arms >= 1, got {rounds!r}, {arms!r}")
+        self.relation = f"{self.rounds} x {self.arms} reward tables over {{0, 1}}, one round differs"
+
+    @staticmethod
+    def _table(array) -> tuple:
+        return tuple(tuple(float(v) for v in row) for row in array)
+
+    def fixed_pairs(self) -> list:
+        pairs = []
+        for r in range(self.rounds):
+            for base_value in (0.0, 1.0):
+                base = np.full((self.rounds, self.arms), base_value)
+                changed = base.copy()
+                changed[r, :] = 1.0 - base_value
+                pairs.append((self._table(base), self._table(changed)))
+        return pairs
+
+    def draw(self, rng: np.random.Generator) -> tuple:
+        base = rng.integers(0, 2, size=(self.rounds, self.arms)).astype(float)
+        changed = base.copy()
+        r = int(rng.integers(self.rounds))
+        while np.array_equal(changed[r], base[r]):
+            changed[r] = rng.integers(0, 2, size=self.arms)
+        return self._table(base), self._table(changed)
+
+
+def reward_tables(rounds: int, arms: int) -> RewardTables:
+    """Neighbouring reward tables (see :class:`RewardTables`)."""
+    return RewardTables(rounds, arms)
