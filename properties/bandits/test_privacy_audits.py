@@ -20,6 +20,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 import dpverify
 from algorithms.bandits import policies as P
@@ -222,3 +224,15 @@ def test_simulator_hybrid_counter(suite_alpha):
         _HybridCounterOfKernel(1.0), stream, neighbour, epsilon=1.0, n_samples=40_000, alpha=suite_alpha, seed=4
     )
     assert not res.violation
+
+
+@given(st.integers(1, 6), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_reward_tables_differ_in_exactly_one_round(rounds, arms, seed):
+    """Every candidate of RewardTables: two 0/1 tables of the given shape differing in one round only."""
+    pairs = reward_tables(rounds, arms).candidates(12, np.random.default_rng(seed))
+    assert pairs
+    for x, x_prime in pairs:
+        a, b = np.array(x), np.array(x_prime)
+        assert a.shape == b.shape == (rounds, arms)
+        assert set(np.unique(np.concatenate([a.ravel(), b.ravel()]))) <= {0.0, 1.0}
+        assert np.count_nonzero((a != b).any(axis=1)) == 1

@@ -39,7 +39,7 @@ from algorithms.counters import (
     logarithmic_structure,
     tree_aggregation_outputs,
 )
-from algorithms.counters.audits import NodeThresholds
+from algorithms.counters.audits import NodeThresholds, position_event_loss
 from algorithms.counters.broken import BrokenBinaryMechanism
 from algorithms.errors import (
     AlgorithmInputError,
@@ -394,3 +394,20 @@ def test_dp_omm_noise_bound_is_lemma1_written_out_at_delta_t_to_the_minus_4(epsi
         for count in (1, 2, 3, 7, 8, 100, t):
             expected = _hybrid_bound_written_out(count, epsilon, float(t) ** -4)
             assert dp_omm_noise_bound(count, epsilon, float(t)) == pytest.approx(expected, rel=1e-12)
+
+
+@given(st.sampled_from(sorted(_MECHANISMS)), st.integers(1, 20), st.data())
+def test_node_thresholds_report_the_nodes_above_the_threshold(kind, T, data):
+    """NodeThresholds without noise (eps = 1e12): bit i is 1 exactly when every node containing i
+    has sum >= 1; the event loss of the worst position is the structure's exact loss."""
+    make_eps = {"binary": BinaryMechanism, "logarithmic": LogarithmicMechanism, "hybrid": HybridMechanism}[kind]
+    structure = {"binary": binary_structure, "logarithmic": logarithmic_structure, "hybrid": hybrid_structure}[kind]
+    x = np.array(data.draw(st.lists(st.sampled_from([0.0, 1.0]), min_size=T, max_size=T)))
+    S = structure(T, 1e12)
+    bits = NodeThresholds(make_eps(1e12), S).sample(x, 2, rng=3)
+    used = S.used_nodes()
+    sums = S.incidence[used] @ x
+    expected = np.array([all(sums[k] >= 1 for k in np.flatnonzero(S.incidence[used, i])) for i in range(T)])
+    assert np.array_equal(bits, np.vstack([expected, expected]).astype(np.int64))
+    S1 = structure(T, EPS)
+    assert position_event_loss(S1, S1.worst_position()) == pytest.approx(S1.exact_epsilon(), rel=1e-12)

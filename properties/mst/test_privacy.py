@@ -183,3 +183,14 @@ def test_broken_variant_refuses_a_multiplier_that_is_not_broken(multiplier):
 
     with pytest.raises(InvalidPrivacyParameterError, match="noise_multiplier"):
         BrokenGumbelPerturbationMechanism(1.0, noise_multiplier=multiplier)
+
+
+@pytest.mark.parametrize("name", ["triangle", "four-cycle-chord"])
+def test_weight_neighbours_are_linf_neighbours(name):
+    """Every candidate of weight_neighbours: weight tuples on the graph's edges, l_inf distance exactly 1."""
+    g = catalogue_graph(name).graph
+    candidates = weight_neighbours(g)
+    assert len(candidates) == 2**g.m + 9
+    for x, x_prime in candidates:
+        assert len(x) == len(x_prime) == g.m
+        assert np.max(np.abs(np.subtract(x, x_prime))) == 1.0
