@@ -12,7 +12,7 @@ samples). On this design the exact loss of DPUCB-MAT and LDP-OMM over *all* pair
 is the event loss 2 (e - ln(1 + e/2)) of "round 3 replays round 2" with the per-arm budget
 e = eps/K (2.61 at eps = 4; :func:`algorithms.bandits.audits.two_block_event_loss`), so their
 audits are held to that exact loss: a per-arm budget 1.5x too large (e = 3: loss 4.17) is a
-violation, and one 1.5x too small (e = 4/3: loss 1.64) fails the power check (certified bound
+violation, and one 1.5x too small (e = 4/3: loss 1.65) fails the power check (certified bound
 > 2.0; measured 2.42-2.47).
 """
 
@@ -67,7 +67,7 @@ def test_searched_audit_holds_the_exact_design_loss(factory, suite_alpha):
     2.42 LDP-OMM at 100,000 samples; the chosen pair is one of the "round 1 all ones vs all zeros"
     pairs; spread over seeds ~0.03, so failing it on correct code is negligible).
     Detects: a per-arm budget (or Laplace scale) off by 1.5x either way: e = 3 (loss 4.17) certifies
-    3.81 > 2.61, a violation; e = 4/3 (loss 1.64) certifies 1.52 < 2.0, the power check fails.
+    3.81 > 2.61, a violation; e = 4/3 (loss 1.65) certifies 1.52 < 2.0, the power check fails.
     Theorem 8: this audit cannot separate eps from 2 eps -- no audit can, since DPUCB-MAT's loss is
     at most eps on every design (README, "Searched audits in the suite").
     """
