@@ -31,8 +31,10 @@ The audits do not hand the auditor that pair: :class:`RewardTables` generates
 the neighbouring relation (tables over {0, 1} that differ in one round) for a
 search audit (:func:`dpverify.search_audit`), which finds the worst pair itself.
 On this design the event loss above is the exact loss of the whole relation
-for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), so their audits
-can be held to it.
+for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), and for DP-OMM
+with ``e/2`` in place of ``e`` (the hybrid counter releases an arm's first
+observation with Lap(2/e): its logarithmic part spends half the budget), so
+their audits can be held to it.
 """
 
 from __future__ import annotations
