@@ -261,8 +261,12 @@ def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, flo
 
 def _cmd_audit(args) -> int:
     from ..audits.pair import audit
+    from .search import search_neighbours
 
+    neighbours = search_neighbours(args, _UsageError)
     mechanism = _load_callable(args.mechanism)
+    if neighbours is not None:
+        return _cmd_search_audit(args, mechanism, neighbours)
     x = _as_hashable(_json_argument(args.x, "--x"))
     x_prime = _as_hashable(_json_argument(args.x_prime, "--x-prime"))
     report = _writable_file(args.report, "--report") if args.report else None
@@ -307,6 +311,46 @@ def _cmd_audit(args) -> int:
 
         try:
             written = write_report(result, report, mechanism=mechanism, x=x, x_prime=x_prime)
+        except OSError as exc:
+            raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
+        if not args.json:
+            print(f"report written to {written}")
+    return EXIT_FOUND if result.violation else EXIT_OK
+
+
+def _cmd_search_audit(args, mechanism, neighbours) -> int:
+    from ..audits.search import search_audit
+    from .reproduce import open_executor
+
+    report = _writable_file(args.report, "--report") if args.report else None
+    with open_executor(args.workers, _scheduler(args), processes=True) as executor:
+        result = search_audit(
+            mechanism,
+            neighbours,
+            epsilon=args.epsilon,
+            delta=args.delta,
+            n_samples=args.samples,
+            n_candidates=args.candidates,
+            n_screening=args.screening,
+            n_selection=args.n_selection,
+            alpha=args.alpha,
+            seed=args.seed,
+            executor=executor,
+            float_events=not args.no_float_events,
+            progress=not args.json and not args.quiet,
+        )
+    if args.json:
+        print(result.to_json())
+    else:
+        print(f"dpverify search audit of {args.mechanism}")
+        print(result.summary())
+        if isinstance(result.seed, int) and result.replayable:
+            print(f"replay: --seed {result.seed}")
+    if report is not None:
+        from ..extras.report import write_report
+
+        try:
+            written = write_report(result, report, mechanism=mechanism, x=result.x, x_prime=result.x_prime)
         except OSError as exc:
             raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
         if not args.json:
@@ -483,10 +527,13 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser(
         "audit",
-        help="audit a mechanism's (eps, delta) claim on one pair of neighbouring inputs",
+        help="audit a mechanism's (eps, delta) claim on one pair of neighbouring inputs, or search a "
+        "neighbouring relation for the worst pair",
         description="Draw samples of M(x) and M(x'), select the most telling output event on "
         "part of them and certify it on the rest (Clopper-Pearson). From 1e7 samples per input "
-        "it first says how long the run will take.",
+        "it first says how long the run will take. With --search RELATION or --pairs FILE.json "
+        "instead of --x/--x-prime, screen many neighbouring pairs first and certify the worst "
+        "one found on fresh samples (the false-alarm rate stays alpha).",
         epilog="Exit 0: no violation found; 1: violation at level alpha; 2: usage error (bad "
         "arguments or claim, a mechanism that cannot be imported or built); 3: any other failure "
         "(the mechanism raised or returned unusable outputs, the report cannot be written, internal "
@@ -497,8 +544,8 @@ def build_parser() -> argparse.ArgumentParser:
         help="MODULE:CALLABLE, a callable mechanism(data, rng) (a class is "
         "instantiated with no arguments); the current directory is importable",
     )
-    p.add_argument("--x", required=True, help="first input, as JSON (arrays become tuples)")
-    p.add_argument("--x-prime", required=True, help="neighbouring input, as JSON")
+    p.add_argument("--x", help="first input, as JSON (arrays become tuples)")
+    p.add_argument("--x-prime", help="neighbouring input, as JSON")
     p.add_argument(
         "--epsilon",
         type=_epsilon,
@@ -516,6 +563,9 @@ def build_parser() -> argparse.ArgumentParser:
         "--report", metavar="FILE", help="also write an HTML report of the audit (missing folders are created)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress output")
+    from .search import add_search_options
+
+    add_search_options(p, _positive_int, _finite_float)
     p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser(

@@ -10,6 +10,7 @@ Each generator proposes fixed pairs first, then seeded random draws
 pairs, a callable ``neighbours(rng)`` and a Hypothesis strategy.
 """
 
+from ..errors import InvalidNeighboursError
 from ._base import DEFAULT_CANDIDATES, NeighbourGenerator, candidate_pairs
 from .datasets import AddRemoveOne, add_remove_one
 from .graphs import GraphWeights, graph_weights
@@ -17,6 +18,7 @@ from .streams import Streams, position_classes, streams
 from .vectors import PATTERNS, QueryVectors, pattern_pair, query_vectors
 
 __all__ = [
+    "InvalidNeighboursError",
     "NeighbourGenerator",
     "candidate_pairs",
     "DEFAULT_CANDIDATES",

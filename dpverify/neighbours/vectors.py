@@ -18,9 +18,9 @@ relation: ``sensitivity * d`` under ``norm="linf"`` (every answer moves by at mo
 the sensitivity) and ``sensitivity * d / ||d||_1`` under ``norm="l1"`` (the
 whole vector moves by at most the sensitivity in l1). The base is ``sensitivity``
 times ones, as in StatDP. Random draws (:meth:`QueryVectors.draw`) take a random
-pattern, a random integer base in ``[0, n]`` (times the sensitivity) and a random
-permutation of the coordinates, which moves the difference around the vector.
-``length=None`` gives scalars (one above, one below).
+pattern, a random integer base in ``[0, n]`` (``[-32, 32]`` for scalars; times the
+sensitivity) and a random permutation of the coordinates, which moves the
+difference around the vector. ``length=None`` gives scalars (one above, one below).
 
 References
 ----------
@@ -51,6 +51,8 @@ PATTERNS = (
     "x_shuffle",
 )
 SCALAR_PATTERNS = ("one_above", "one_below")
+#: Random scalar bases are integers in [-SCALAR_BASE_RANGE, SCALAR_BASE_RANGE] (times the sensitivity).
+SCALAR_BASE_RANGE = 32
 
 
 def _unit_pair(pattern: str, n: int) -> tuple[np.ndarray, np.ndarray]:
@@ -151,10 +153,14 @@ class QueryVectors(NeighbourGenerator):
         return [self._pair(p) for p in self.patterns]
 
     def draw(self, rng: np.random.Generator) -> tuple:
-        """A random pattern on a random integer base in ``[0, n]`` (times the sensitivity), coordinates permuted."""
+        """A random pattern on a random integer base (times the sensitivity), coordinates permuted.
+
+        The base is in ``[0, n]`` for vectors of ``n`` answers, in ``[-32, 32]`` for scalars.
+        """
         n = 1 if self.length is None else self.length
         pattern = self.patterns[int(rng.integers(len(self.patterns)))]
-        base = self.sensitivity * rng.integers(0, n + 1, size=n).astype(float)
+        low, high = (-SCALAR_BASE_RANGE, SCALAR_BASE_RANGE) if self.length is None else (0, n)
+        base = self.sensitivity * rng.integers(low, high + 1, size=n).astype(float)
         return self._pair(pattern, base, rng.permutation(n))
 
 

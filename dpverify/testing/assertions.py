@@ -39,6 +39,7 @@ from __future__ import annotations
 from .. import _validation as check
 from .._results import short_repr
 from ..audits.pair import DEFAULT_SAMPLES, AuditResult, audit
+from ..errors import InvalidParameterError
 from ..options import AuditOptions, resolve_options
 
 __all__ = ["assert_dp", "per_example_alpha", "violation_message"]
@@ -77,9 +78,10 @@ def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
 
 def assert_dp(
     mechanism,
-    x,
-    x_prime,
+    x=None,
+    x_prime=None,
     *,
+    neighbours=None,
     epsilon=None,
     delta=None,
     n_samples: int = DEFAULT_SAMPLES,
@@ -97,10 +99,18 @@ def assert_dp(
     ``n_samples`` (size it so the violation you care about is found with
     power ~1 even at the tiny default alpha).
 
+    With ``neighbours`` instead of ``x`` and ``x_prime``, runs
+    :func:`dpverify.search_audit`: the worst pair a search of the neighbouring
+    relation finds is certified on fresh samples (same false-alarm rate ``alpha``).
+
     Parameters
     ----------
     mechanism, x, x_prime, epsilon, delta, n_samples
         As for :func:`dpverify.audit`.
+    neighbours : optional
+        A neighbouring relation to search (as for :func:`dpverify.search_audit`:
+        a :mod:`dpverify.neighbours` generator, a list of pairs, a callable or a
+        Hypothesis strategy); give it or ``x`` and ``x_prime``, not both.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the audit; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
@@ -136,6 +146,21 @@ def assert_dp(
     if options is None:
         option_fields.setdefault("alpha", DEFAULT_TEST_ALPHA)
     options = resolve_options(options, option_fields, driver="assert_dp")
+    if neighbours is not None:
+        if x is not None or x_prime is not None or sequential:
+            raise InvalidParameterError(
+                "give neighbours= or x and x_prime (neighbours does not combine with sequential)"
+            )
+        from ..audits.search import search_audit
+
+        result = search_audit(
+            mechanism, neighbours, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options
+        )
+        if result.violation:
+            raise AssertionError(violation_message(result, result.x, result.x_prime))
+        return result
+    if x is None or x_prime is None:
+        raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
     result = run(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options)
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))

@@ -1,0 +1,233 @@
+"""How close does a search audit come to the best pair and event? search_audit against the search oracle.
+
+For mechanisms whose output distributions are computable, the *search oracle* is
+the best Clopper-Pearson lower bound that any event on any of the search's
+candidate pairs could certify with ``n`` samples per input
+(:func:`dpverify.audits.oracle.oracle_epsilon_bound` on every candidate, the
+largest kept): pair and event chosen with perfect knowledge, no sample spent on
+choosing. :func:`dpverify.search_audit` draws the same candidates (the record of
+its result), screens them on its own budget and certifies the chosen pair on
+``n_samples - n_selection`` fresh samples per input; ``search / oracle`` is what
+the search and the event selection cost together. The goal is >= 0.9 at 1e7
+samples per input. Column "plain on best pair": :func:`dpverify.audit` handed
+the oracle's best pair (what a user who knew the worst pair would get).
+
+Exact distributions as in ``benchmarks/oracle.py``: closed forms (randomized
+response, exponential mechanism, geometric, sparse vector Alg. 5), quadrature
+(report noisy max, sparse vector Alg. 1), the pmf of a sufficient statistic
+(binary counter with geometric noise), one changed count (geometric histogram).
+
+As an asv benchmark, ``SearchOracleRatio.track_ratio_to_oracle`` per case at
+2e5 samples per input and 16 candidates. As a script::
+
+    python benchmarks/search_oracle.py --samples 1e7 [--cases noisy] [--candidates 64] [--screening 1.0]
+
+prints a Markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import math
+import time
+from dataclasses import dataclass, field
+
+import dpverify
+from dpverify.audits.oracle import oracle_epsilon_bound
+from dpverify.mechanisms import (
+    ExponentialMechanism,
+    GeometricMechanism,
+    NoisyMaxValue,
+    RandomizedResponse,
+    ReportNoisyMax,
+    SparseVector,
+    SparseVectorNoQueryNoise,
+)
+from dpverify.mechanisms.counter import GeometricBinaryCounter
+from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometric_pmf
+from dpverify.neighbours import QueryVectors, query_vectors, streams
+
+ALPHA = 0.05
+SEED = 20261124
+EPS = 0.1
+ASV_SAMPLES = 200_000
+ASV_CANDIDATES = 16
+
+
+@dataclass(frozen=True)
+class SearchCase:
+    """A mechanism, the neighbours to search, and ``pmfs(x, x_prime) -> (pmf_x, pmf_x_prime)``."""
+
+    name: str
+    mechanism: object = field(repr=False)
+    neighbours: object = field(repr=False)
+    pmfs: object = field(repr=False)
+
+
+def _own(mechanism):
+    return lambda x, xp: (mechanism.pmf(x), mechanism.pmf(xp))
+
+
+def _cases() -> list[SearchCase]:
+    geo = GeometricMechanism(EPS)
+    hist = GeometricHistogram(EPS)
+    counter = GeometricBinaryCounter(1.0)
+    out = [
+        SearchCase("randomized response", RandomizedResponse(EPS), [(0, 1), (1, 0)], None),
+        SearchCase(
+            "geometric",
+            geo,
+            query_vectors(None),
+            lambda x, xp: tuple(two_sided_geometric_pmf([int(x), int(xp)], geo.ratio)),
+        ),
+        SearchCase("exponential mechanism", ExponentialMechanism(EPS), query_vectors(5), None),
+        SearchCase("report noisy max, Laplace", ReportNoisyMax(EPS, "laplace"), query_vectors(5), None),
+        SearchCase("report noisy max, exponential", ReportNoisyMax(EPS, "exponential"), query_vectors(5), None),
+        SearchCase("BROKEN noisy max value, Laplace", NoisyMaxValue(EPS, "laplace"), query_vectors(5), None),
+        SearchCase("sparse vector Alg. 1, c = 1, 10 queries", SparseVector(EPS), query_vectors(10), None),
+        SearchCase(
+            "BROKEN sparse vector Alg. 5, 10 queries",
+            SparseVectorNoQueryNoise(EPS, threshold=4.0),
+            query_vectors(10),
+            None,
+        ),
+        SearchCase(
+            "geometric histogram, 5 counts (l1)",
+            hist,
+            QueryVectors(5, norm="l1", patterns=("one_above", "one_below")),
+            hist.coordinate_pmfs,
+        ),
+        SearchCase(
+            "binary counter, geometric, T = 8, eps = 1",
+            counter,
+            streams(8),
+            counter.statistic_pmfs,
+        ),
+    ]
+    return [SearchCase(c.name, c.mechanism, c.neighbours, c.pmfs or _own(c.mechanism)) for c in out]
+
+
+CASES = {case.name: case for case in _cases()}
+
+
+@functools.cache
+def _pair_oracle(name: str, x, x_prime, n: int, alpha: float) -> float:
+    pmf_x, pmf_xp = CASES[name].pmfs(x, x_prime)
+    return oracle_epsilon_bound(pmf_x, pmf_xp, n, alpha=alpha).epsilon_lower_bound
+
+
+def search_oracle(name: str, pairs, n: int, alpha: float = ALPHA) -> tuple[float, int]:
+    """The best oracle bound over ``pairs`` at ``n`` samples per input, and the index of its pair."""
+    bounds = [_pair_oracle(name, x, xp, n, alpha) for x, xp in pairs]
+    best = max(range(len(bounds)), key=lambda i: bounds[i])
+    return bounds[best], best
+
+
+def compare(name: str, n_samples: int, *, n_candidates=None, screening=None, alpha=ALPHA, seed=SEED) -> dict:
+    """One row: search bound, search oracle, ratio, the plain audit on the oracle's pair, times."""
+    case = CASES[name]
+    n_screening = None if screening is None else int(screening * n_samples)
+    start = time.perf_counter()
+    result = dpverify.search_audit(
+        case.mechanism,
+        case.neighbours,
+        epsilon=case.mechanism.epsilon,
+        n_samples=n_samples,
+        n_candidates=n_candidates,
+        n_screening=n_screening,
+        alpha=alpha,
+        seed=seed,
+    )
+    seconds = time.perf_counter() - start
+    pairs = [(c.x, c.x_prime) for c in result.candidates]
+    oracle, best = search_oracle(name, pairs, n_samples, alpha)
+    chosen_oracle = _pair_oracle(name, result.x, result.x_prime, n_samples, alpha)
+    start = time.perf_counter()
+    plain = dpverify.audit(
+        case.mechanism, *pairs[best], epsilon=case.mechanism.epsilon, n_samples=n_samples, alpha=alpha, seed=seed
+    )
+    plain_seconds = time.perf_counter() - start
+    return dict(
+        case=name,
+        candidates=len(pairs),
+        oracle=oracle,
+        oracle_pair=pairs[best],
+        chosen_pair=(result.x, result.x_prime),
+        chosen_oracle=chosen_oracle,
+        search=result.epsilon_lower_bound,
+        ratio=result.epsilon_lower_bound / oracle if oracle > 0 else float("nan"),
+        plain=plain.epsilon_lower_bound,
+        seconds=seconds,
+        plain_seconds=plain_seconds,
+    )
+
+
+class SearchOracleRatio:
+    """search_audit's bound over the search oracle per case, at 2e5 samples per input and 16 candidates."""
+
+    params = [list(CASES)]
+    param_names = ["case"]
+    timeout = 900
+    number = 1
+    repeat = 1
+
+    def setup_cache(self):
+        return {name: compare(name, ASV_SAMPLES, n_candidates=ASV_CANDIDATES) for name in CASES}
+
+    def track_ratio_to_oracle(self, rows, name):
+        return rows[name]["ratio"]
+
+    track_ratio_to_oracle.unit = "search / oracle"
+
+    def track_search_bound(self, rows, name):
+        return rows[name]["search"]
+
+    track_search_bound.unit = "epsilon"
+
+
+def _fmt(value, digits=4) -> str:
+    if isinstance(value, float) and math.isnan(value):
+        return "-"
+    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+
+
+def _short(pair) -> str:
+    text = f"{pair[0]} ~ {pair[1]}"
+    return text if len(text) <= 70 else text[:67] + "..."
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--samples", type=float, default=1e7, help="samples per input (default 1e7)")
+    parser.add_argument("--candidates", type=int, default=None, help="candidate pairs (default: search_audit's)")
+    parser.add_argument(
+        "--screening", type=float, default=None, help="screening budget as a multiple of --samples (default 1)"
+    )
+    parser.add_argument("--cases", nargs="*", default=None, help="substrings of case names (default: all)")
+    parser.add_argument("--alpha", type=float, default=ALPHA)
+    parser.add_argument("--seed", type=int, default=SEED)
+    args = parser.parse_args(argv)
+    names = [n for n in CASES if not args.cases or any(p.lower() in n.lower() for p in args.cases)]
+    n = int(args.samples)
+    print(
+        f"{n:.0e} samples per input, alpha = {args.alpha}, seed {args.seed}, candidates "
+        f"{args.candidates or 'default'}, screening {args.screening or 'default'} x samples\n"
+    )
+    print(
+        "| case | pairs | search oracle | search bound | ratio | chosen pair | its oracle | "
+        "plain audit on oracle's pair | time search / plain |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|")
+    for name in names:
+        r = compare(name, n, n_candidates=args.candidates, screening=args.screening, alpha=args.alpha, seed=args.seed)
+        print(
+            f"| {name} | {r['candidates']} | {_fmt(r['oracle'])} | {_fmt(r['search'])} | {_fmt(r['ratio'], 3)} | "
+            f"{_short(r['chosen_pair'])} | {_fmt(r['chosen_oracle'])} | {_fmt(r['plain'])} | "
+            f"{r['seconds']:.1f} s / {r['plain_seconds']:.1f} s |",
+            flush=True,
+        )
+
+
+if __name__ == "__main__":
+    main()
