@@ -58,6 +58,7 @@ A_MST = [
 PA = "properties/bandits/test_privacy_audits.py"
 A_BANDITS = [
     PA + "::test_searched_audit_holds_the_exact_design_loss",
+    PA + "::test_dpucb_mat_comes_within_ten_percent_of_eps_on_one_block",
     PA + "::test_full_budget_per_arm_is_caught",
     PA + "::test_no_violation_at_claim",
     PA + "::test_dp_omm_audit_detects_noise_four_times_too_small",
