@@ -66,6 +66,7 @@ from ..neighbours import candidate_pairs
 from ..options import AuditOptions, resolve_options
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
 from .pair import DEFAULT_SAMPLES, AuditResult, audit_result, check_sizes, where_counted
 
@@ -458,30 +459,32 @@ def search_audit(
     seed_pairs, seed_screen, seed_cert_x, seed_cert_xp = children(sequence, 4)
     pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
-    context = dict(
-        executor=options.executor,
-        output_key=options.output_key,
-        n_certification=n_certification,
-        epsilon=epsilon,
-        delta=delta,
-        alpha=alpha,
-        families=_screening_families(options.families, options.float_events),
-        final_families=options.families,
-        float_events=options.float_events,
-    )
-    winner, n_rounds = _successive_halving(screened, n_screening, mechanism, context, options.progress)
-    _top_up(winner, n_selection, n_rounds, mechanism, context)
-    selection = winner.selection
-    counted_x, counted_xp = count_events(
-        mechanism,
-        [(winner.x, n_certification, seed_cert_x, "x"), (winner.x_prime, n_certification, seed_cert_xp, "x_prime")],
-        selection.codec,
-        [c.event.indicator for c in selection.choices],
-        executor=options.executor,
-        n_chunks=options.n_chunks,
-        progress=options.progress,
-        output_key=options.output_key,
-    )
+    # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
+    with one_executor(options.executor) as pool:
+        context = dict(
+            executor=pool,
+            output_key=options.output_key,
+            n_certification=n_certification,
+            epsilon=epsilon,
+            delta=delta,
+            alpha=alpha,
+            families=_screening_families(options.families, options.float_events),
+            final_families=options.families,
+            float_events=options.float_events,
+        )
+        winner, n_rounds = _successive_halving(screened, n_screening, mechanism, context, options.progress)
+        _top_up(winner, n_selection, n_rounds, mechanism, context)
+        selection = winner.selection
+        counted_x, counted_xp = count_events(
+            mechanism,
+            [(winner.x, n_certification, seed_cert_x, "x"), (winner.x_prime, n_certification, seed_cert_xp, "x_prime")],
+            selection.codec,
+            [c.event.indicator for c in selection.choices],
+            executor=pool,
+            n_chunks=options.n_chunks,
+            progress=options.progress,
+            output_key=options.output_key,
+        )
     replayable = (
         all(p.rng_used for p in screened if p.rounds)
         and counted_x.rng_used

@@ -169,6 +169,7 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
         rows.append(("replay", "the mechanism did not draw from the rng it was given: the seed does not replay it"))
     for note in result.notes:
         rows.append(("note", note))
+    rows += _search_rows(result)
     if _is_sequential(result):
         stop = "stopped early" if result.stopped_early else "used the whole budget"
         rows.append(
@@ -176,6 +177,32 @@ def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]
                 "sequential audit",
                 f"{stop}: {result.n_samples} of {result.budget} samples per input, "
                 f"{len(result.looks)} of {len(result.schedule)} looks",
+            )
+        )
+    return rows
+
+
+def _search_rows(result) -> list[tuple[str, str]]:
+    """For a search audit: where the pair came from, and every candidate with its screening estimate."""
+    candidates = getattr(result, "candidates", None)
+    if not candidates:
+        return []
+    rows = [
+        (
+            "search",
+            f"the pair above is the best of {len(candidates)} candidates from {result.neighbours}, screened on "
+            f"{result.n_screening} samples per input (successive halving); it was certified on fresh samples",
+        )
+    ]
+    ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].predicted_bound)
+    for i in ranked:
+        c = candidates[i]
+        chosen = " (chosen)" if i == result.chosen else ""
+        rows.append(
+            (
+                f"candidate {i}{chosen}",
+                f"x = {_short(c.x, 60)}, x' = {_short(c.x_prime, 60)}: predicted bound {_fmt(c.predicted_bound)} "
+                f"after {c.rounds} round(s), {c.n_screened} samples per input; {c.event}",
             )
         )
     return rows
@@ -422,7 +449,9 @@ def write_report(
         result, mechanism, x, x_prime, max_samples=max_replay_samples, executor=executor, output_key=output_key
     )
     outputs = encode_outputs(raw_x, raw_xp)
-    if result.n_samples <= max_replay_samples:
+    if hasattr(result, "candidates"):  # a search audit replays with its neighbours (SearchAuditResult.replay)
+        replayed = "search audit: counts not re-checked here; SearchAuditResult.replay(mechanism, neighbours)"
+    elif result.n_samples <= max_replay_samples:
         reproduced = _check_replay(result, mechanism, x, x_prime, event_families, n_chunks, output_key)
         replayed = (
             "reproduced the audit's event and counts"

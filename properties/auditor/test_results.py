@@ -110,6 +110,7 @@ def results():
     impossible = dpverify.goodness_of_fit(Die(), {0: 0.5, 1: 0.5}, n_samples=200, seed=5)
     oracle = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10_000)
     pairs = audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=6)
+    search = dpverify.search_audit(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=7)
     outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
     records = run_suite([Verification("test/inf", "claim", lambda seed: outcome)], seed=0)
     return {
@@ -126,6 +127,8 @@ def results():
         "DistributionTestResult (impossible output)": impossible,
         "OracleBound": oracle,
         "PairAuditResult": pairs,
+        "SearchAuditResult": search,
+        "ScreenedCandidate": search.candidates[0],
         "VerificationOutcome": outcome,
         "VerificationRecord": records[0],
         "AuditOptions": audit.options,
@@ -142,6 +145,7 @@ STATISTICAL = {
     "DistributionTestResult",
     "OracleBound",
     "PairAuditResult",
+    "SearchAuditResult",
 }
 WITH_VERDICT = {
     "AuditResult",
@@ -150,6 +154,7 @@ WITH_VERDICT = {
     "Look",
     "DistributionTestResult",
     "PairAuditResult",
+    "SearchAuditResult",
 }
 
 
