@@ -26,6 +26,15 @@ Lap(1/e): ``P[D > 1] = exp(-e) (2 + e) / 4``. Its privacy loss is
 ``2 (e - ln(1 + e / 2))``: 2.61 for the correct ``e = eps/2 = 2`` at eps = 4,
 and 5.80 > 4 for the broken ``e = eps = 4`` variant. See
 :func:`two_block_event_loss`.
+
+The audits do not hand the auditor that pair: :class:`RewardTables` generates
+the neighbouring relation (tables over {0, 1} that differ in one round) for a
+search audit (:func:`dpverify.search_audit`), which finds the worst pair itself.
+On this design the event loss above is the exact loss of the whole relation
+for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), and for DP-OMM
+with ``e/2`` in place of ``e`` (the hybrid counter releases an arm's first
+observation with Lap(2/e): its logarithmic part spends half the budget), so
+their audits can be held to it.
 """
 
 from __future__ import annotations
@@ -41,6 +50,7 @@ from algorithms.bandits.indices import new_policy_state
 from algorithms.bandits.policies import Policy
 from algorithms.bandits.simulator import _prepare
 from algorithms.errors import AlgorithmInputError, InvalidPrivacyParameterError, InvalidRewardError
+from dpverify.neighbours import NeighbourGenerator
 
 __all__ = [
     "PlayedSuperArms",
@@ -48,6 +58,9 @@ __all__ = [
     "discretized_report_pmf",
     "two_block_instance",
     "two_block_event_loss",
+    "RewardTables",
+    "reward_tables",
+    "one_block_instance",
 ]
 
 
@@ -170,6 +183,79 @@ def two_block_instance():
 
 
 def two_block_event_loss(arm_epsilon: float) -> float:
-    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring)."""
+    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring).
+
+    It is also the exact pure loss of DPUCB-MAT and LDP-OMM on the two-block
+    design over *every* pair of reward tables in [0, 1] that differ in one round:
+    rounds 1 and 2 are data-free (ties shuffled), and in each block round 3
+    compares the two arms' single noisy observations, ``r_1 + L_1`` against
+    ``r_2 + L_2`` (equal radii), i.e. ``D = L_2 - L_1 > t`` with ``t = r_1 - r_2``
+    in [-1, 1]. One changed round moves ``t`` by at most 1, and
+    ``ln(P[D > t] / P[D > t + 1])`` increases in ``t`` (``D`` is log-concave), so
+    with ``t + 1 <= 1`` it is largest at ``t = 0``: ``e - ln(1 + e/2)`` per block
+    (the complementary event is the mirror image), and the blocks are independent.
+    """
     e = float(arm_epsilon)
     return 2.0 * (e - math.log1p(e / 2.0))
+
+
+class RewardTables(NeighbourGenerator):
+    """Reward tables over {0, 1} (``rounds x arms``) that differ in one round, for a search audit.
+
+    The neighbouring relation of the central claims (Tao et al. 2025, Definition 1;
+    Chandak 2023, Definition 9): every observation of one round may change.
+    Fixed pairs first: for each round, the all-zeros table against the same with
+    that round all ones, and the all-ones table against the same with that round
+    all zeros; then seeded random draws (a random 0/1 table, one random round
+    replaced by another random row).
+
+    Parameters
+    ----------
+    rounds, arms : int
+        The table's shape (``rounds`` at least the audited horizon).
+    """
+
+    def __init__(self, rounds: int, arms: int):
+        self.rounds, self.arms = int(rounds), int(arms)
+        if self.rounds < 1 or self.arms < 1:
+            raise AlgorithmInputError(f"need rounds, arms >= 1, got {rounds!r}, {arms!r}")
+        self.relation = f"{self.rounds} x {self.arms} reward tables over {{0, 1}}, one round differs"
+
+    @staticmethod
+    def _table(array) -> tuple:
+        return tuple(tuple(float(v) for v in row) for row in array)
+
+    def fixed_pairs(self) -> list:
+        pairs = []
+        for r in range(self.rounds):
+            for base_value in (0.0, 1.0):
+                base = np.full((self.rounds, self.arms), base_value)
+                changed = base.copy()
+                changed[r, :] = 1.0 - base_value
+                pairs.append((self._table(base), self._table(changed)))
+        return pairs
+
+    def draw(self, rng: np.random.Generator) -> tuple:
+        base = rng.integers(0, 2, size=(self.rounds, self.arms)).astype(float)
+        changed = base.copy()
+        r = int(rng.integers(self.rounds))
+        while np.array_equal(changed[r], base[r]):
+            changed[r] = rng.integers(0, 2, size=self.arms)
+        return self._table(base), self._table(changed)
+
+
+def reward_tables(rounds: int, arms: int) -> RewardTables:
+    """Neighbouring reward tables (see :class:`RewardTables`)."""
+    return RewardTables(rounds, arms)
+
+
+def one_block_instance(horizon: int = 5):
+    """One block of two arms (K = 1: the whole eps on each observation): ``(matroid, horizon)``.
+
+    With a horizon of 5 the arms' single noisy observations are compared again after the first
+    batches of two, so the played arms pin the changed observation's noise down more finely than
+    the three-round two-block design: a searched audit of DPUCB-MAT certifies 3.74-3.84 at eps = 4
+    (the three-round loss of one block is ``eps - ln(1 + eps/2) = 2.90``), i.e. the claim eps is
+    nearly attained, and no design can exceed it (README, "Searched audits in the suite").
+    """
+    return partition_matroid([0, 0], [1]), int(horizon)

@@ -86,25 +86,29 @@ def test_vector_release_loss_equals_the_changed_edge_loss():
     assert math.isclose(loss.epsilon, 3 * epsilon0, rel_tol=1e-9)
 
 
-def test_sampled_audit_agrees_with_the_exact_loss(suite_alpha):
-    """dpverify.audit on 2^(l-1)-1 -> 2^(l-1) (k = 8, epsilon0 = 0.5, exact loss 1.5).
+def test_searched_audit_agrees_with_the_exact_loss(suite_alpha):
+    """dpverify.search_audit over every neighbouring pair w -> w + 1 of (0, k) (k = 8, epsilon0 = 0.5).
 
-    No violation at the exact claim l * epsilon0 (false alarm <= suite_alpha); the
-    certified lower bound is within 10% of it. Power: a claim of (l - 1) * epsilon0 =
-    1.0 is refuted (the certified bound at 200,000 samples is ~1.43 > 1.0 with
-    margin ~6 standard errors at alpha = 1e-6).
-
-    Detects: a claim (l - 1) epsilon0 one bit too small (refuted at 200,000 samples).
+    The auditor is handed the relation (integer weights differing by 1, both directions: 12 pairs),
+    not the worst pair 3 -> 4; it must find a pair that flips all l = 3 bits. No violation at the
+    exact claim l * epsilon0 = 1.5 (false alarm <= suite_alpha), and the certified lower bound is
+    within 10% of it (measured 1.43 at 200,000 samples; ~6 standard errors above 1.35).
+    Detects: a keep probability for 1.5 epsilon0 (loss 2.25 > 1.5: violation) or for epsilon0 / 1.5
+    (loss 1.0 < 1.35: the power check fails), and, by the second audit, a claim of
+    (l - 1) epsilon0 = 1.0 (refuted: power ~1 at alpha = 1e-6).
     """
     k, epsilon0 = 8, 0.5
-    lo, hi = pipeline.worst_case_neighbours(k)
+    neighbours = [(w, w + 1) for w in range(1, k - 1)] + [(w + 1, w) for w in range(1, k - 1)]
     mechanism = pipeline.SingleWeightRelease(k=k, epsilon0=epsilon0)
     exact_eps = pipeline.exact_weight_release_epsilon(epsilon0, k)
-    result = dpverify.audit(mechanism, lo, hi, epsilon=exact_eps, n_samples=200_000, alpha=suite_alpha, seed=301)
+    result = dpverify.search_audit(
+        mechanism, neighbours, epsilon=exact_eps, n_samples=200_000, alpha=suite_alpha, seed=301
+    )
     assert not result.violation
+    assert bits.bit_count(k) == 3 and {result.x, result.x_prime} == {3, 4}
     assert 0.9 * exact_eps < result.epsilon_lower_bound <= exact_eps
-    broken = dpverify.audit(
-        mechanism, lo, hi, epsilon=exact_eps - epsilon0, n_samples=200_000, alpha=suite_alpha, seed=302
+    broken = dpverify.search_audit(
+        mechanism, neighbours, epsilon=exact_eps - epsilon0, n_samples=200_000, alpha=suite_alpha, seed=302
     )
     assert broken.violation
 
