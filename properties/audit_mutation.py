@@ -1,6 +1,6 @@
 """Audit-only mutation run: do the privacy *audits* alone catch a noise scale or budget split off by 1.5x?
 
-The project's mutation script (``mutation.py``, next to this file or under ``benchmarks/``) runs
+The project's mutation script (``mutation.py``, next to this file) runs
 each mutant against the targeted tests of its module, calibration tests included. Here every
 privacy-critical noise scale or budget split is multiplied by 1.5 and by 1/1.5, one at a time, and
 each mutant runs only the privacy audit tests of its family (searched audits, exact losses of the
@@ -34,15 +34,12 @@ REPO = HERE.parent
 
 
 def _mutation_module():
-    """The project's mutation script, wherever it lives (``properties/`` or ``benchmarks/``)."""
-    for candidate in (HERE / "mutation.py", REPO / "benchmarks" / "mutation.py"):
-        if candidate.is_file():
-            spec = importlib.util.spec_from_file_location("dpverify_mutation", candidate)
-            module = importlib.util.module_from_spec(spec)
-            sys.modules[spec.name] = module
-            spec.loader.exec_module(module)
-            return module
-    raise SystemExit("mutation.py not found in properties/ or benchmarks/")
+    """The project's mutation script, next to this file."""
+    spec = importlib.util.spec_from_file_location("dpverify_mutation", HERE / "mutation.py")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 mutation = _mutation_module()
@@ -219,9 +216,6 @@ AUDIT_MUTANTS = [
 
 
 def main(argv=None) -> int:
-    if not hasattr(mutation, "_test_file"):
-        # the mutants name single tests (``path::test``); an older mutation.py only runs whole files
-        raise SystemExit("this mutation.py cannot run single tests (path::test): use the one in properties/")
     mutation.MUTANTS = AUDIT_MUTANTS
     return mutation.main(argv)
 
