@@ -25,6 +25,7 @@ from ..pipeline.bounds import (
     clopper_pearson_epsilon_bound,
     minimum_certifying_samples,
 )
+from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from .findings import classify_finding
 from .results import AuditResult, EventEstimate, ValueVerdict
@@ -37,6 +38,7 @@ __all__ = [
     "certify_best",
     "audit_result",
     "where_counted",
+    "count_frozen",
 ]
 
 
@@ -261,4 +263,23 @@ def where_counted(where) -> str | None:
     return (
         "the mechanism returns arrays of another library, but the certified events (or output_key) "
         "cannot run there: its outputs were moved to the host to be counted"
+    )
+
+
+def count_frozen(mechanism, x, x_prime, selection: Selection, n_certification: int, seeds, options, executor):
+    """Count the frozen events of ``selection`` on ``n_certification`` fresh outputs of each input.
+
+    ``seeds`` are the two certification streams (for ``x`` and ``x_prime``), independent of
+    everything that chose the events. Returns the two :class:`~dpverify.pipeline.sampling.CountResult`.
+    """
+    seed_x, seed_x_prime = seeds
+    return count_events(
+        mechanism,
+        [(x, n_certification, seed_x, "x"), (x_prime, n_certification, seed_x_prime, "x_prime")],
+        selection.codec,
+        [c.event.indicator for c in selection.choices],
+        executor=executor,
+        n_chunks=options.n_chunks,
+        progress=options.progress,
+        output_key=options.output_key,
     )

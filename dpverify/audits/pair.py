@@ -32,10 +32,10 @@ from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.sampler_check import check_sampler_agreement
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.selection import grown_selection_size, select
 from ..protocols import check_mechanism, check_replayable, contract_seed
-from .certification import audit_result, check_sizes, where_counted
+from .certification import audit_result, check_sizes, count_frozen, where_counted
 from .results import AuditResult
 
 __all__ = ["audit", "audit_streams", "selection_samples"]
@@ -187,15 +187,8 @@ def audit(
         inputs=(x, x_prime),
     )
     del sel_x, sel_xp
-    counted_x, counted_xp = count_events(
-        mechanism,
-        [(x, n_certification, seed_cert_x, "x"), (x_prime, n_certification, seed_cert_xp, "x_prime")],
-        selection.codec,
-        [c.event.indicator for c in selection.choices],
-        executor=executor,
-        n_chunks=options.n_chunks,
-        progress=options.progress,
-        output_key=output_key,
+    counted_x, counted_xp = count_frozen(
+        mechanism, x, x_prime, selection, n_certification, (seed_cert_x, seed_cert_xp), options, executor
     )
     replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     replayable = replay.replayable and used_x and used_xp and counted_x.rng_used and counted_xp.rng_used

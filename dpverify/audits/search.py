@@ -65,10 +65,12 @@ from ..extras.progress import progress_bar
 from ..neighbours import candidate_pairs
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.outputs import fit_codec
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.sampler_check import check_sampler_agreement
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
-from .certification import audit_result, check_sizes, where_counted
+from ..protocols import check_mechanism, check_replayable, contract_seed
+from .certification import audit_result, check_sizes, count_frozen, where_counted
 from .results import AuditResult
 
 __all__ = ["search_audit", "SearchAuditResult", "ScreenedCandidate", "default_screening_size"]
@@ -423,6 +425,7 @@ def search_audit(
     >>> r.violation, r.x_prime
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
+    check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="search_audit")
     claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
     epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
@@ -454,21 +457,20 @@ def search_audit(
         winner, n_rounds = _successive_halving(screened, n_screening, mechanism, context, options.progress)
         _top_up(winner, n_selection, n_rounds, mechanism, context)
         selection = winner.selection
-        counted_x, counted_xp = count_events(
-            mechanism,
-            [(winner.x, n_certification, seed_cert_x, "x"), (winner.x_prime, n_certification, seed_cert_xp, "x_prime")],
-            selection.codec,
-            [c.event.indicator for c in selection.choices],
-            executor=pool,
-            n_chunks=options.n_chunks,
-            progress=options.progress,
-            output_key=options.output_key,
+        # the sampler check every driver makes, on the chosen pair and a stream of its own, before certifying
+        check_sampler_agreement(
+            mechanism, [("x", winner.x), ("x_prime", winner.x_prime)], sequence, output_key=options.output_key
         )
+        counted_x, counted_xp = count_frozen(
+            mechanism, winner.x, winner.x_prime, selection, n_certification, (seed_cert_x, seed_cert_xp), options, pool
+        )
+    # replayability is decided where every driver decides it (dpverify.protocols), on a stream of its own
+    replay = check_replayable(mechanism, winner.x, contract_seed(sequence), output_key=options.output_key)
     replayable = (
-        all(p.rng_used for p in screened if p.rounds)
+        replay.replayable
+        and all(p.rng_used for p in screened if p.rounds)
         and counted_x.rng_used
         and counted_xp.rng_used
-        and getattr(mechanism, "replayable", True) is not False
     )
     candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
     result = audit_result(
@@ -483,6 +485,7 @@ def search_audit(
         n_selection=winner.n,
         seed=entropy,
         replayable=replayable,
+        replay_note=replay.note,
         cls=SearchAuditResult,
         options=options,
         x=winner.x,

@@ -110,13 +110,13 @@ def test_certification_cannot_change_the_choice(monkeypatch):
     mechanism = _TurnsAdversarial()
     kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=16, seed=5)
     honest = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
-    original = search_module.count_events
+    original = search_module.count_frozen
 
     def adversarial_count(mech, *args, **kw):
         mech.adversarial = True
         return original(mech, *args, **kw)
 
-    monkeypatch.setattr(search_module, "count_events", adversarial_count)
+    monkeypatch.setattr(search_module, "count_frozen", adversarial_count)
     mechanism.adversarial = False
     attacked = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
     assert (attacked.x, attacked.x_prime, attacked.candidates) == (honest.x, honest.x_prime, honest.candidates)
@@ -239,3 +239,22 @@ def test_cli_search_and_pairs(tmp_path, monkeypatch, capsys):
     )
     help_text = build_parser()._subparsers._group_actions[0].choices["audit"].format_help()
     assert "--search" in help_text and "--pairs" in help_text
+
+
+def _global_noise(x, rng):
+    """Touches its rng but draws its noise from numpy's global state: the seed cannot replay it."""
+    rng.random()
+    return float(x[0]) + float(np.random.laplace(scale=1.0))
+
+
+def test_a_search_audit_decides_replayability_where_every_driver_does():
+    """Detects: a search audit that marks replayable a mechanism whose noise ignores the audit's seed.
+
+    The search used to trust the mechanism's own declaration; like every driver it now asks
+    dpverify.protocols.check_replayable, which draws the first outputs twice from one seed.
+    """
+    result = dpverify.search_audit(
+        _global_noise, [((0.0,), (1.0,)), ((1.0,), (0.0,))], epsilon=1.0, n_samples=20_000, seed=2
+    )
+    assert not result.replayable
+    assert any("replay" in note for note in result.notes)
