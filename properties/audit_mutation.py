@@ -9,7 +9,10 @@ randomizers; no calibration, distribution-fit or noise-recovery test):
 - counters: the searched audits of ``properties/counters/test_counters.py``;
 - private spanning trees: the searched audits of ``properties/mst/test_privacy.py``;
 - bandits: the audits and exact local-randomizer losses of ``properties/bandits/test_privacy_audits.py``
-  (the hybrid counter of DP-OMM is the counters' compiled code: its mutants run both sets);
+  (the hybrid counter of DP-OMM is the counters' compiled code: its mutants run both sets); the CUCB
+  family's noise lines run the searched audits of their compiled statistics
+  (``properties/bandits/test_statistics_audits.py``), as their played super arms barely depend on the
+  rewards on the short designs;
 - DP-RST: the searched audit of ``properties/random_trees/test_privacy.py``.
 
 The machinery (scratch copy, baseline run, checks that each mutant applies exactly once, fresh
@@ -61,6 +64,8 @@ A_BANDITS = [
     PA + "::test_dp_omm_audit_detects_noise_four_times_too_small",
     PA + "::test_local_randomizer_is_exactly_eps_ldp",
 ]
+ST = "properties/bandits/test_statistics_audits.py"
+A_CUCB = [ST + "::test_searched_audit_of_cucb_statistics_holds_the_exact_loss"]
 A_TREES = ["properties/random_trees/test_privacy.py::test_searched_audit_agrees_with_the_exact_loss"]
 
 UP, DOWN = "x1.5", "div1.5"  # noise scale times 1.5 (too much noise) / divided by 1.5 (too little)
@@ -182,7 +187,7 @@ AUDIT_MUTANTS = [
         LDP,
         LDP.replace("1.0 /", "1.5 /"),
         LDP.replace("1.0 /", "(1 / 1.5) /"),
-        A_BANDITS,
+        A_CUCB,
         note="CUCB-LDP1",
     ),
     *_pair(
@@ -191,7 +196,7 @@ AUDIT_MUTANTS = [
         LDP2,
         LDP2.replace("1.0 /", "1.5 /"),
         LDP2.replace("1.0 /", "(1 / 1.5) /"),
-        A_BANDITS,
+        A_CUCB,
         note="CUCB-LDP2",
     ),
     *_pair(
@@ -200,7 +205,7 @@ AUDIT_MUTANTS = [
         TREE,
         TREE.replace("2.0 *", "3.0 *"),
         TREE.replace("2.0 *", "(2.0 / 1.5) *"),
-        A_BANDITS,
+        A_CUCB,
         note="CUCB-DP",
     ),
     *_pair(

@@ -17,9 +17,11 @@ import concurrent.futures
 
 import pytest
 
-from dpverify import audit
+from dpverify import audit, search_audit
 from dpverify.audits.sequential import sequential_audit
+from dpverify.mechanisms import GridLaplace
 from dpverify.mechanisms.textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism
+from dpverify.neighbours import query_vectors
 from dpverify.testing import audit_pairs
 
 CASES = [
@@ -76,3 +78,31 @@ def test_dask_local_cluster_gives_bit_identical_audits(local_results):
     assert remote == local_results == direct
     assert [r.to_json() for r in remote] == [r.to_json() for r in local_results]
     assert pairs == audit_pairs(GeometricMechanism(1.0), [(0, 1), (0, 2)], epsilon=1.0, n_samples=10_000, seed=3)
+
+
+def _search(executor):
+    """A searched audit whose screening and certification both run on ``executor`` (3-vectors, 6 candidates)."""
+    return search_audit(
+        GridLaplace(1.0), query_vectors(3), epsilon=1.0, n_samples=20_000, n_candidates=6, seed=23, executor=executor
+    )
+
+
+def test_search_audit_on_a_dask_local_cluster_matches_in_process():
+    """search_audit on a Dask LocalCluster (two worker processes) returns the in-process result for the
+    same seed: the same chosen pair, event, counts and bound, every field and its JSON bit for bit.
+
+    Deterministic (no false-alarm rate). Detects: screening or certification samples that depend on
+    the executor (chunks drawn from per-worker streams, or unordered merging of the chunk counts).
+    """
+    distributed = pytest.importorskip(
+        "distributed", reason="dask.distributed is an optional extra (pip install 'dask[distributed]')"
+    )
+    in_process = _search(None)
+    with (
+        distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        distributed.Client(cluster) as client,
+    ):
+        on_cluster = _search(client.get_executor(pure=False))
+    assert on_cluster == in_process
+    assert on_cluster.to_json() == in_process.to_json()
+    assert (on_cluster.x, on_cluster.x_prime) == (in_process.x, in_process.x_prime)

@@ -147,11 +147,10 @@ def test_no_violation_at_claim(factory, suite_alpha):
     counters run at 4 eps (noise 4x too small; see the next test).
     Informativeness: DPTS-MAT adds Gaussian sampling noise (lower bound ~1.1); the CUCB-family
     indices are clipped at 1 on a horizon this short, so their played arms barely depend on the
-    data (lower bounds ~0) -- their privacy rests on the local randomizers (exact losses below) and
-    the counters (``properties/counters``). Detects: nothing short of a gross error for DPTS-MAT
-    (its noise line is DPUCB-MAT's, held to the exact design loss above); nothing for the CUCB
-    family on this design (their Laplace scales survive 1.5x either way in the audit-only mutation
-    run; see README).
+    data (lower bounds ~0) -- their noise lines are audited on their compiled statistics instead
+    (``test_statistics_audits.py``: reports and tree releases held to their exact losses, which
+    catch 1.5x either way). Detects: nothing short of a gross error for DPTS-MAT (its noise line is
+    DPUCB-MAT's, held to the exact design loss above) or for the CUCB family on this design.
     """
     res = _audit(factory(EPS), EPS, 30_000, 31, suite_alpha)
     assert not res.violation
