@@ -72,7 +72,7 @@ class InsufficientMemoryError(DPVerifyError, MemoryError):
     Attributes
     ----------
     required_bytes : int
-        The estimate of :func:`dpverify.memory.audit_memory_bytes`.
+        The estimate of :func:`dpverify.pipeline.memory.audit_memory_bytes`.
     available_bytes : int
         The memory the operating system reported available.
     """

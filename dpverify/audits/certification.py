@@ -270,7 +270,7 @@ def count_frozen(mechanism, x, x_prime, selection: Selection, n_certification: i
     """Count the frozen events of ``selection`` on ``n_certification`` fresh outputs of each input.
 
     ``seeds`` are the two certification streams (for ``x`` and ``x_prime``), independent of
-    everything that chose the events. Returns the two :class:`~dpverify.pipeline.sampling.CountResult`.
+    everything that chose the events. Returns the two :class:`~dpverify.pipeline.sampling.EventCounts`.
     """
     seed_x, seed_x_prime = seeds
     return count_events(

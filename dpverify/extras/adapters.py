@@ -156,7 +156,7 @@ class BuildOnceMechanism(_StatedClaim):
     ``__call__(data, rng)`` builds a mechanism from a ``RandomState`` seeded from ``rng`` and
     draws one output; ``sample(data, size, rng)`` builds one and draws ``size``. Both are
     determined by ``rng`` (``replayable`` is True), and the audit checks that they agree
-    (:mod:`dpverify.sampler_check`) before using ``sample``. Use module-level functions for
+    (:mod:`dpverify.pipeline.sampler_check`) before using ``sample``. Use module-level functions for
     ``build`` and ``apply`` to audit on a process pool.
 
     Examples

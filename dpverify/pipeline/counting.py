@@ -1,7 +1,7 @@
 """Compiled counting of frozen events: one pass over a block of raw outputs, no block-sized temporaries.
 
-Certification (:func:`dpverify.sampling.count_events`) encodes every streamed
-block with the audit's :class:`~dpverify.outputs.OutputCodec` and counts it in
+Certification (:func:`dpverify.pipeline.sampling.count_events`) encodes every streamed
+block with the audit's :class:`~dpverify.pipeline.outputs.OutputCodec` and counts it in
 each frozen event. Done with numpy, every step (the code book lookup, a
 projection, the mantissa code of a double, a table lookup, a comparison)
 makes an array the size of the block, and counting costs as much as the

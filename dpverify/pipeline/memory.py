@@ -7,9 +7,9 @@ Memory model of :func:`dpverify.audit` (client process; each worker holds one bl
   integer type; other hashable outputs as Python objects);
 - the **event families** on them: a few arrays of ``n_selection`` floats per projection, and the
   classifier's fit, bounded whatever the output width
-  (:data:`dpverify.classifier_events.MAX_FIT_ELEMENTS` float64 elements per matrix, three
-  matrices, plus scoring blocks of :data:`dpverify.classifier_events.SCORE_ELEMENTS`);
-- **certification**: one block per worker, at most :data:`dpverify.sampling.BLOCK_BYTES` of
+  (:data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements per matrix, three
+  matrices, plus scoring blocks of :data:`dpverify.events.classifier.SCORE_ELEMENTS`);
+- **certification**: one block per worker, at most :data:`dpverify.pipeline.sampling.BLOCK_BYTES` of
   float64 outputs; nothing grows with the number of certification samples.
 
 :func:`audit_memory_bytes` adds these up for one pilot output, and :func:`require_memory`

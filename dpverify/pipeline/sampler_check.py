@@ -185,7 +185,7 @@ def check_sampler_agreement(
     output_key : callable, optional
         Applied to every output first, as in the audit.
     output_bytes : int, optional
-        Bytes of one output (:func:`dpverify.memory.output_bytes`): wide outputs are checked on
+        Bytes of one output (:func:`dpverify.pipeline.memory.output_bytes`): wide outputs are checked on
         fewer samples (:func:`check_size`), with the threshold of that size, so the check keeps its
         false-alarm rate and loses power rather than memory.
 
