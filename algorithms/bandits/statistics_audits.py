@@ -62,7 +62,11 @@ def _sums_batch(size, state, table, rng, out):
 
 @numba.njit(cache=True, nogil=True)
 def _tree_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: the tree-based release of arm e's prefix sum at round ``t + 1`` of run ``r``."""
+    """``out[r, t, e]``: the tree-based release of arm e's prefix sum at round ``t + 1`` of run ``r``.
+
+    A kernel of its own rather than a flag of :func:`_sums_batch`: numba types each policy's state
+    apart, and only CUCB-DP's state has a tree release.
+    """
     rounds, k = table.shape
     basis = np.arange(k)
     for r in range(size):
