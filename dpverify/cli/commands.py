@@ -172,11 +172,11 @@ def _json_argument(text: str, flag: str):
         raise _UsageError(f'{flag} must be JSON (e.g. 0, 1.5, [1, 2], "a"): {exc}') from exc
 
 
-def _as_hashable(value):
-    """JSON arrays arrive as lists; tuples keep inputs hashable and comparable."""
-    if isinstance(value, list):
-        return tuple(_as_hashable(v) for v in value)
-    return value
+def _json_input(text: str, flag: str):
+    """An input given as JSON; arrays become tuples, so that inputs stay hashable and comparable."""
+    from .search import as_hashable
+
+    return as_hashable(_json_argument(text, flag))
 
 
 def _writable_file(path, flag: str) -> Path:
@@ -275,95 +275,107 @@ def _cmd_audit(args) -> int:
     mechanism = _load_callable(args.mechanism)
     if neighbours is not None:
         return _cmd_search_audit(args, mechanism, neighbours)
-    x = _as_hashable(_json_argument(args.x, "--x"))
-    x_prime = _as_hashable(_json_argument(args.x_prime, "--x-prime"))
+    x = _json_input(args.x, "--x")
+    x_prime = _json_input(args.x_prime, "--x-prime")
     report = _writable_file(args.report, "--report") if args.report else None
-    scheduler = _scheduler(args)
-    if args.samples >= LARGE_SAMPLES:
-        estimate = _estimate_cost(mechanism, x, args.samples, args.workers)
-        if estimate is not None and estimate[1] >= 60:
-            print(
-                f"dpverify audit: {args.samples:,} samples per input at about {estimate[0] * 1e6:.3g} us per "
-                f"sample (a short pilot of this mechanism) will take roughly {_human_seconds(estimate[1])} "
-                f"with {args.workers} worker(s); Ctrl-C stops it. Fewer --samples, more --workers or a "
-                f"vectorized mechanism.sample(data, size, rng) make it shorter.",
-                file=sys.stderr,
-                flush=True,
-            )
-    from .reproduce import open_executor
-
-    with open_executor(args.workers, scheduler, processes=True) as executor:
-        result = audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=args.epsilon,
-            delta=args.delta,
-            n_samples=args.samples,
-            n_selection=args.n_selection,
-            alpha=args.alpha,
-            seed=args.seed,
-            executor=executor,
-            float_events=not args.no_float_events,
-            progress=not args.json and not args.quiet,
-        )
-    if args.json:
-        print(result.to_json())
-    else:
-        print(f"dpverify audit of {args.mechanism} on x={args.x}, x'={args.x_prime}")
-        print(result.summary())
-        if isinstance(result.seed, int) and result.replayable:
-            print(f"replay: --seed {result.seed}")
-    if report is not None:
-        from ..extras.report import write_report
-
-        try:
-            written = write_report(result, report, mechanism=mechanism, x=x, x_prime=x_prime)
-        except OSError as exc:
-            raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
-        if not args.json:
-            print(f"report written to {written}")
+    executor_context = _executor(args)  # checks --scheduler before the pilot
+    _warn_if_long(args, mechanism, x)
+    with executor_context as executor:
+        result = audit(mechanism, x, x_prime, **_audit_arguments(args), executor=executor)
+    _print_result(args, result, f"dpverify audit of {args.mechanism} on x={args.x}, x'={args.x_prime}")
+    _write_audit_report(args, report, result, mechanism, x, x_prime)
     return EXIT_FOUND if result.violation else EXIT_OK
 
 
 def _cmd_search_audit(args, mechanism, neighbours) -> int:
     from ..audits.search import search_audit
-    from .reproduce import open_executor
 
     report = _writable_file(args.report, "--report") if args.report else None
-    with open_executor(args.workers, _scheduler(args), processes=True) as executor:
+    with _executor(args) as executor:
         result = search_audit(
             mechanism,
             neighbours,
-            epsilon=args.epsilon,
-            delta=args.delta,
-            n_samples=args.samples,
             n_candidates=args.candidates,
             n_screening=args.screening,
-            n_selection=args.n_selection,
-            alpha=args.alpha,
-            seed=args.seed,
+            **_audit_arguments(args),
             executor=executor,
-            float_events=not args.no_float_events,
-            progress=not args.json and not args.quiet,
         )
+    _print_result(args, result, f"dpverify search audit of {args.mechanism}")
+    _write_audit_report(args, report, result, mechanism, result.x, result.x_prime)
+    return EXIT_FOUND if result.violation else EXIT_OK
+
+
+def _claim_arguments(args) -> dict:
+    """The claim and the options that ``audit``, ``search_audit`` and ``audit_samples`` share."""
+    return dict(
+        epsilon=args.epsilon,
+        delta=args.delta,
+        alpha=args.alpha,
+        n_selection=args.n_selection,
+        float_events=not args.no_float_events,
+    )
+
+
+def _audit_arguments(args) -> dict:
+    """``_claim_arguments`` and what an audit that draws its own samples adds."""
+    return dict(
+        _claim_arguments(args),
+        n_samples=args.samples,
+        seed=args.seed,
+        progress=not args.json and not args.quiet,
+    )
+
+
+def _executor(args):
+    """The executor of ``--workers`` and ``--scheduler`` (a context manager)."""
+    from .reproduce import open_executor
+
+    return open_executor(args.workers, _scheduler(args), processes=True)
+
+
+def _warn_if_long(args, mechanism, x) -> None:
+    """From :data:`LARGE_SAMPLES` samples per input, say how long a run of a minute or more will take."""
+    if args.samples < LARGE_SAMPLES:
+        return
+    estimate = _estimate_cost(mechanism, x, args.samples, args.workers)
+    if estimate is not None and estimate[1] >= 60:
+        print(
+            f"dpverify audit: {args.samples:,} samples per input at about {estimate[0] * 1e6:.3g} us per "
+            f"sample (a short pilot of this mechanism) will take roughly {_human_seconds(estimate[1])} "
+            f"with {args.workers} worker(s); Ctrl-C stops it. Fewer --samples, more --workers or a "
+            f"vectorized mechanism.sample(data, size, rng) make it shorter.",
+            file=sys.stderr,
+            flush=True,
+        )
+
+
+def _print_result(args, result, heading: str) -> None:
+    """The result as JSON (``--json``), else the heading, the summary and how to replay it."""
     if args.json:
         print(result.to_json())
-    else:
-        print(f"dpverify search audit of {args.mechanism}")
-        print(result.summary())
-        if isinstance(result.seed, int) and result.replayable:
-            print(f"replay: --seed {result.seed}")
-    if report is not None:
-        from ..extras.report import write_report
+        return
+    print(heading)
+    print(result.summary())
+    if isinstance(getattr(result, "seed", None), int) and result.replayable:
+        print(f"replay: --seed {result.seed}")
 
-        try:
-            written = write_report(result, report, mechanism=mechanism, x=result.x, x_prime=result.x_prime)
-        except OSError as exc:
-            raise _Failure(f"cannot write --report {report}: {exc.strerror or exc}") from exc
-        if not args.json:
-            print(f"report written to {written}")
-    return EXIT_FOUND if result.violation else EXIT_OK
+
+def _write_audit_report(args, report, result, mechanism, x, x_prime) -> None:
+    if report is None:
+        return
+    from ..extras.report import write_report
+
+    written = _write_output(report, "--report", write_report, result, report, mechanism=mechanism, x=x, x_prime=x_prime)
+    if not args.json:
+        print(f"report written to {written}")
+
+
+def _write_output(path, flag: str, writer, *arguments, **keywords):
+    """``writer(*arguments, **keywords)``; an unwritable ``path`` becomes a failure naming ``flag``."""
+    try:
+        return writer(*arguments, **keywords)
+    except OSError as exc:
+        raise _Failure(f"cannot write {flag} {path}: {exc.strerror or exc}") from exc
 
 
 def _cmd_audit_samples(args) -> int:
@@ -373,25 +385,12 @@ def _cmd_audit_samples(args) -> int:
     if (args.x is None) != (args.x_prime is None):
         raise _UsageError("give both --x and --x-prime (the inputs the samples came from), or neither")
     if args.x is not None:
-        inputs = (_as_hashable(_json_argument(args.x, "--x")), _as_hashable(_json_argument(args.x_prime, "--x-prime")))
+        inputs = (_json_input(args.x, "--x"), _json_input(args.x_prime, "--x-prime"))
     for path in (args.samples_x, args.samples_x_prime):
         if not Path(path).is_file():
             raise _UsageError(f"no such file: {path} (give two .npy files of samples)")
-    result = audit_samples(
-        args.samples_x,
-        args.samples_x_prime,
-        epsilon=args.epsilon,
-        delta=args.delta,
-        alpha=args.alpha,
-        n_selection=args.n_selection,
-        inputs=inputs,
-        float_events=not args.no_float_events,
-    )
-    if args.json:
-        print(result.to_json())
-    else:
-        print(f"dpverify audit-samples of {args.samples_x} and {args.samples_x_prime}")
-        print(result.summary())
+    result = audit_samples(args.samples_x, args.samples_x_prime, inputs=inputs, **_claim_arguments(args))
+    _print_result(args, result, f"dpverify audit-samples of {args.samples_x} and {args.samples_x_prime}")
     return EXIT_FOUND if result.violation else EXIT_OK
 
 
@@ -439,10 +438,7 @@ def _cmd_suite(args) -> int:
     for r in failed:
         print(f"FAILED {r.name}: {r.details}")
     if out is not None:
-        try:
-            write_suite_report(records, out, seed=args.seed)
-        except OSError as exc:
-            raise _Failure(f"cannot write --out {out}: {exc.strerror or exc}") from exc
+        _write_output(out, "--out", write_suite_report, records, out, seed=args.seed)
         print(f"report written to {out}")
     return EXIT_FOUND if failed else EXIT_OK
 
@@ -522,16 +518,26 @@ def _add_selection_options(p) -> None:
     )
 
 
-def build_parser() -> argparse.ArgumentParser:
-    from .reproduce import available_workers
+def _add_claim_options(p, *, epsilon_help: str) -> None:
+    p.add_argument("--epsilon", type=_epsilon, required=True, help=epsilon_help)
+    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
+    p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
 
-    cores = available_workers()
+
+def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="dpverify",
         description="Audit differential-privacy claims and run the project's verification suite.",
         epilog=EXIT_CODES_HELP,
     )
     sub = parser.add_subparsers(dest="command", required=True)
+    for add in (_add_audit_parser, _add_audit_samples_parser, _add_suite_parser, _add_reproduce_parser):
+        add(sub)
+    return parser
+
+
+def _add_audit_parser(sub) -> None:
+    from .search import add_search_options
 
     p = sub.add_parser(
         "audit",
@@ -554,15 +560,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("--x", help="first input, as JSON (arrays become tuples)")
     p.add_argument("--x-prime", help="neighbouring input, as JSON")
-    p.add_argument(
-        "--epsilon",
-        type=_epsilon,
-        required=True,
-        help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f}, where e^epsilon overflows)",
+    _add_claim_options(
+        p, epsilon_help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f}, where e^epsilon overflows)"
     )
-    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
     p.add_argument("--samples", type=_positive_int, default=100_000, help="samples per input (default 100000)")
-    p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
     p.add_argument("--seed", type=_seed, default=None, help="non-negative seed (default: fresh, printed for replay)")
     _add_selection_options(p)
     _add_common(p, workers_default=1, workers_help="local worker processes for the sampling (default 1)")
@@ -571,11 +572,11 @@ def build_parser() -> argparse.ArgumentParser:
         "--report", metavar="FILE", help="also write an HTML report of the audit (missing folders are created)"
     )
     p.add_argument("--quiet", action="store_true", help="no progress output")
-    from .search import add_search_options
-
     add_search_options(p, _positive_int, _finite_float)
     p.set_defaults(func=_cmd_audit)
 
+
+def _add_audit_samples_parser(sub) -> None:
     p = sub.add_parser(
         "audit-samples",
         help="audit an (eps, delta) claim on samples already drawn (two .npy files)",
@@ -588,11 +589,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument("samples_x", metavar="X.npy", help="samples of M(x), first axis indexes samples")
     p.add_argument("samples_x_prime", metavar="X_PRIME.npy", help="samples of M(x')")
-    p.add_argument(
-        "--epsilon", type=_epsilon, required=True, help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})"
-    )
-    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
-    p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
+    _add_claim_options(p, epsilon_help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})")
     p.add_argument(
         "--x",
         default=None,
@@ -604,6 +601,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--debug", action="store_true", help="print the full traceback of an error")
     p.set_defaults(func=_cmd_audit_samples)
 
+
+def _add_suite_parser(sub) -> None:
+    from .reproduce import available_workers
+
+    cores = available_workers()
     p = sub.add_parser(
         "suite",
         help="run every registered verification on built-in instances (the main job)",
@@ -632,6 +634,11 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_suite)
 
+
+def _add_reproduce_parser(sub) -> None:
+    from .reproduce import available_workers
+
+    cores = available_workers()
     p = sub.add_parser(
         "reproduce",
         help="regenerate a figure of one of the papers (PNG and CSV)",
@@ -655,7 +662,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--list", action="store_true", help="list the reproductions and exit")
     p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_reproduce)
-    return parser
 
 
 def _exit_code_of(exc: BaseException) -> int:

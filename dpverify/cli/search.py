@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["RELATIONS", "add_search_options", "search_neighbours"]
+__all__ = ["RELATIONS", "add_search_options", "as_hashable", "search_neighbours"]
 
 RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
 
@@ -46,9 +46,10 @@ def add_search_options(p, positive_int, finite_float) -> None:
     )
 
 
-def _as_hashable(value):
+def as_hashable(value):
+    """JSON arrays arrive as lists; tuples keep inputs hashable and comparable."""
     if isinstance(value, list):
-        return tuple(_as_hashable(v) for v in value)
+        return tuple(as_hashable(v) for v in value)
     return value
 
 
@@ -84,11 +85,11 @@ def search_neighbours(args, usage_error):
             raise usage_error(f"cannot read --pairs {args.pairs}: {exc}") from exc
         if not isinstance(pairs, list):
             raise usage_error("--pairs must hold a JSON list of [x, x_prime] pairs")
-        return [_as_hashable(pair) for pair in pairs]
+        return [as_hashable(pair) for pair in pairs]
     values = None
     if args.values is not None:
         try:
-            values = _as_hashable(json.loads(args.values))
+            values = as_hashable(json.loads(args.values))
         except json.JSONDecodeError as exc:
             raise usage_error(f"--values must be a JSON list: {exc}") from exc
     length = args.length
