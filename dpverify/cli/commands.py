@@ -602,10 +602,22 @@ def _add_audit_samples_parser(sub) -> None:
     p.set_defaults(func=_cmd_audit_samples)
 
 
-def _add_suite_parser(sub) -> None:
+def _add_run_options(p, *, seed_help: str, listed: str, runs_at_once: str) -> None:
+    """``--seed``, ``--workers`` (default: every core), ``--scheduler``, ``--debug``, ``--list`` and ``--quiet``."""
     from .reproduce import available_workers
 
     cores = available_workers()
+    p.add_argument("--seed", type=_seed, default=0, help=seed_help)
+    _add_common(
+        p,
+        workers_default=cores,
+        workers_help=f"{runs_at_once} (default: every core this process may use, here {cores})",
+    )
+    p.add_argument("--list", action="store_true", help=f"list the {listed} and exit")
+    p.add_argument("--quiet", action="store_true", help="no progress lines")
+
+
+def _add_suite_parser(sub) -> None:
     p = sub.add_parser(
         "suite",
         help="run every registered verification on built-in instances (the main job)",
@@ -623,22 +635,16 @@ def _add_suite_parser(sub) -> None:
         metavar="FILE",
         help="write a JSON report (missing folders are created, and the file is checked to be writable before the run)",
     )
-    p.add_argument("--seed", type=_seed, default=0, help="non-negative base seed (default 0)")
-    _add_common(
+    _add_run_options(
         p,
-        workers_default=cores,
-        workers_help=f"verifications run at once, in separate processes (default: every core this "
-        f"process may use, here {cores})",
+        seed_help="non-negative base seed (default 0)",
+        listed="verifications",
+        runs_at_once=("verifications run at once, in separate processes"),
     )
-    p.add_argument("--list", action="store_true", help="list the verifications and exit")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_suite)
 
 
 def _add_reproduce_parser(sub) -> None:
-    from .reproduce import available_workers
-
-    cores = available_workers()
     p = sub.add_parser(
         "reproduce",
         help="regenerate a figure of one of the papers (PNG and CSV)",
@@ -652,15 +658,12 @@ def _add_reproduce_parser(sub) -> None:
     p.add_argument("name", nargs="?", help="reproduction name (see --list)")
     p.add_argument("--out", default="dpverify-out", help="output folder, created if missing (default dpverify-out)")
     p.add_argument("--quick", action="store_true", help="a small, fast version (minutes -> seconds)")
-    p.add_argument("--seed", type=_seed, default=0, help="non-negative seed (default 0)")
-    _add_common(
+    _add_run_options(
         p,
-        workers_default=cores,
-        workers_help=f"local threads running the simulation runs (default: every core this process "
-        f"may use, here {cores})",
+        seed_help="non-negative seed (default 0)",
+        listed="reproductions",
+        runs_at_once=("local threads running the simulation runs"),
     )
-    p.add_argument("--list", action="store_true", help="list the reproductions and exit")
-    p.add_argument("--quiet", action="store_true", help="no progress lines")
     p.set_defaults(func=_cmd_reproduce)
 
 
