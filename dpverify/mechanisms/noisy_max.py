@@ -18,21 +18,14 @@ import numpy as np
 from scipy import integrate, stats
 
 from .._validation import check_epsilon
-from ..audits.exact import exact_privacy_loss
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
+from ._base import PmfPairLoss, query_answers
 from .noise import CLAMP_SCALES, fine_grid, round_to_grid
 
 __all__ = ["ReportNoisyMax", "NoisyMaxValue"]
 
 NOISES = ("laplace", "exponential")
-
-
-def _queries(data) -> np.ndarray:
-    q = np.asarray(data, dtype=np.float64)
-    if q.ndim != 1 or q.size < 1 or not np.all(np.isfinite(q)):
-        raise InvalidParameterError(f"the data must be a non-empty 1-D vector of finite query answers, got {data!r}")
-    return q
 
 
 def _noise(kind: str, scale: float, shape, rng):
@@ -47,7 +40,19 @@ def _check_noise(noise: str) -> str:
     return noise
 
 
-class ReportNoisyMax(StatesClaim):
+class _NoisyMaxMechanism(StatesClaim):
+    """The noisy maximum of query answers, noise Laplace or Exponential of scale 2/eps."""
+
+    claim_neighbouring = "each query answer changes by at most 1"
+
+    def __init__(self, epsilon, noise="laplace"):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.noise = _check_noise(noise)
+        self.scale = 2.0 / self.epsilon
+
+
+class ReportNoisyMax(PmfPairLoss, _NoisyMaxMechanism):
     """Index of the largest ``q_i + noise_i``, noise Laplace or Exponential of scale 2/eps: eps-DP.
 
     Parameters
@@ -57,17 +62,10 @@ class ReportNoisyMax(StatesClaim):
     noise : {"laplace", "exponential"}
     """
 
-    claim_neighbouring = "each query answer changes by at most 1"
     claim_source = "Dwork and Roth 2014, Claim 3.9"
 
-    def __init__(self, epsilon, noise="laplace"):
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = 0.0
-        self.noise = _check_noise(noise)
-        self.scale = 2.0 / self.epsilon
-
     def sample(self, data, size, rng):
-        q = _queries(data)
+        q = query_answers(data)
         return np.argmax(q + _noise(self.noise, self.scale, (size, q.size), rng), axis=1)
 
     def __call__(self, data, rng):
@@ -75,7 +73,7 @@ class ReportNoisyMax(StatesClaim):
 
     def pmf(self, data) -> dict:
         """P[index = i] by quadrature of ``f(t - q_i) prod_{j != i} F(t - q_j)``."""
-        q = _queries(data)
+        q = query_answers(data)
         dist = (stats.laplace if self.noise == "laplace" else stats.expon)(scale=self.scale)
         lo = q.min() + dist.ppf(1e-15)
         hi = q.max() + dist.ppf(1 - 1e-15)
@@ -92,29 +90,22 @@ class ReportNoisyMax(StatesClaim):
         probs = np.asarray(probs)
         return {i: float(p) for i, p in enumerate(probs / probs.sum())}
 
-    def pair_epsilon(self, x, x_prime) -> float:
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
-
-class NoisyMaxValue(StatesClaim):
+class NoisyMaxValue(_NoisyMaxMechanism):
     """max_i (q_i + noise_i), noise of scale 2/eps, claimed eps-DP: BROKEN (true k*eps/2 for Laplace).
 
     The output is rounded to a fine power-of-two grid and clamped (see :mod:`.noise`).
     """
 
-    claim_neighbouring = "each query answer changes by at most 1"
     claim_source = "Dwork and Roth 2014, Claim 3.9 (index only; the value is the broken variant)"
 
     def __init__(self, epsilon, noise="laplace"):
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = 0.0
-        self.noise = _check_noise(noise)
-        self.scale = 2.0 / self.epsilon
+        super().__init__(epsilon, noise)
         self.grid = fine_grid(self.scale)
         self.bound = CLAMP_SCALES * self.scale
 
     def sample(self, data, size, rng):
-        q = _queries(data)
+        q = query_answers(data)
         values = np.max(q + _noise(self.noise, self.scale, (size, q.size), rng), axis=1)
         return round_to_grid(values, self.grid, self.bound)
 
@@ -129,7 +120,7 @@ class NoisyMaxValue(StatesClaim):
         Masses are differences of the cdf in the lower half and of the survival
         function in the upper half, so tiny cells keep their relative precision.
         """
-        q = _queries(data)
+        q = query_answers(data)
         dist = (stats.laplace if self.noise == "laplace" else stats.expon)(scale=self.scale)
         h = self.grid
         n = int(round(self.bound / h))
@@ -153,7 +144,7 @@ class NoisyMaxValue(StatesClaim):
 
         ``k / scale`` (the lower tail); infinite for exponential noise (supports differ).
         """
-        q, qp = _queries(x), _queries(x_prime)
+        q, qp = query_answers(x), query_answers(x_prime)
         if self.noise == "exponential":
             return float("inf") if q.max() != qp.max() else 0.0
         return float(np.abs(q - qp).sum()) / self.scale

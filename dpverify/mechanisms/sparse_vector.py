@@ -44,6 +44,7 @@ import numpy as np
 from .._validation import check_epsilon, check_positive_int
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
+from ._base import PmfPairLoss, query_answers
 
 __all__ = [
     "SparseVector",
@@ -59,13 +60,6 @@ __all__ = [
 #: Masks are int64: at most this many queries with ``output="mask"``.
 MAX_MASK_QUERIES = 62
 OUTPUTS = ("mask", "answers")
-
-
-def _queries(data) -> np.ndarray:
-    q = np.asarray(data, dtype=np.float64)
-    if q.ndim != 1 or q.size < 1 or not np.all(np.isfinite(q)):
-        raise InvalidParameterError(f"the data must be a non-empty 1-D vector of query answers, got {data!r}")
-    return q
 
 
 def _check_output(output: str) -> str:
@@ -97,33 +91,42 @@ def answers_from_mask(mask: int, n_queries: int, cutoff=None) -> tuple:
     return tuple(answers)
 
 
-class SparseVector(StatesClaim):
-    """Lyu et al. Algorithm 1 with cutoff ``c``: eps-DP."""
+class _SparseVectorMechanism(PmfPairLoss, StatesClaim):
+    """What the four algorithms share: the claim's relation, the checked parameters, one output per call."""
 
     claim_neighbouring = "each query answer changes by at most 1"
-    claim_source = "Lyu, Su and Li 2017, Algorithm 1"
 
-    def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
+    def __init__(self, epsilon, threshold, output: str, cutoff=None):
         self.output = _check_output(output)
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        self.cutoff = _check_cutoff(cutoff)
+        if cutoff is not None:
+            self.cutoff = _check_cutoff(cutoff)
         self.threshold = float(threshold)
+
+    def __call__(self, data, rng):
+        out = self.sample(data, 1, rng)[0]
+        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
+
+
+class SparseVector(_SparseVectorMechanism):
+    """Lyu et al. Algorithm 1 with cutoff ``c``: eps-DP."""
+
+    claim_source = "Lyu, Su and Li 2017, Algorithm 1"
+
+    def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
+        super().__init__(epsilon, threshold, output, cutoff)
         eps1 = eps2 = self.epsilon / 2
         self.threshold_scale = 1.0 / eps1
         self.query_scale = 2.0 * self.cutoff / eps2
 
     def sample(self, data, size, rng):
-        q = _queries(data)
+        q = query_answers(data)
         rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
         nu = rng.laplace(scale=self.query_scale, size=(size, q.size))
         above = q + nu >= self.threshold + rho
         answered = (np.cumsum(above, axis=1) - above) < self.cutoff  # fewer than c 1s before i
         return _finish(above, answered, self.output)
-
-    def __call__(self, data, rng):
-        out = self.sample(data, 1, rng)[0]
-        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
 
     def pmf(self, data) -> dict:
         """Exact output distribution for cutoff 1 (mask outputs), by quadrature over rho.
@@ -135,7 +138,7 @@ class SparseVector(StatesClaim):
             raise InvalidParameterError("pmf is implemented for cutoff=1 and output='mask'")
         from scipy import integrate, stats
 
-        q = _queries(data)
+        q = query_answers(data)
         rho = stats.laplace(scale=self.threshold_scale)
         nu = stats.laplace(scale=self.query_scale)
         width = 40 * self.threshold_scale  # rho density below e^-40 beyond
@@ -154,34 +157,21 @@ class SparseVector(StatesClaim):
         total = sum(out.values())
         return {key: v / total for key, v in out.items()}
 
-    def pair_epsilon(self, x, x_prime) -> float:
-        from ..audits.exact import exact_privacy_loss
 
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
-
-
-class SparseVectorNoQueryNoise(StatesClaim):
+class SparseVectorNoQueryNoise(_SparseVectorMechanism):
     """Lyu et al. Algorithm 5: no query noise, no cutoff; claimed eps-DP, true loss infinite."""
 
-    claim_neighbouring = "each query answer changes by at most 1"
     claim_source = "Lyu, Su and Li 2017, Algorithm 5"
 
     def __init__(self, epsilon, threshold=0.0, output: str = "mask"):
-        self.output = _check_output(output)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = 0.0
-        self.threshold = float(threshold)
+        super().__init__(epsilon, threshold, output)
         self.threshold_scale = 2.0 / self.epsilon
 
     def sample(self, data, size, rng):
-        q = _queries(data)
+        q = query_answers(data)
         rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
         above = q >= self.threshold + rho
         return _finish(above, np.ones_like(above), self.output)
-
-    def __call__(self, data, rng):
-        out = self.sample(data, 1, rng)[0]
-        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
 
     def pmf(self, data) -> dict:
         """Exact pmf of the mask output (closed form).
@@ -194,7 +184,7 @@ class SparseVectorNoQueryNoise(StatesClaim):
 
         if self.output != "mask":
             raise InvalidParameterError("pmf is implemented for output='mask'")
-        q = _queries(data)
+        q = query_answers(data)
         if q.size > MAX_MASK_QUERIES:
             raise InvalidParameterError(f"at most {MAX_MASK_QUERIES} queries, got {q.size}")
         u = stats.laplace(loc=self.threshold, scale=self.threshold_scale)
@@ -214,11 +204,6 @@ class SparseVectorNoQueryNoise(StatesClaim):
             out[mask(b)] = out.get(mask(b), 0.0) + mass(a, b)
         out[0] = out.get(0, 0.0) + float(u.sf(v[-1]))
         return out
-
-    def pair_epsilon(self, x, x_prime) -> float:
-        from ..audits.exact import exact_privacy_loss
-
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
 def _check_cutoff(cutoff) -> int:
@@ -287,7 +272,7 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     """
     from scipy import stats
 
-    q = _queries(data)
+    q = query_answers(data)
     if q.size > MAX_PMF_QUERIES:
         raise InvalidParameterError(f"at most {MAX_PMF_QUERIES} queries, got {q.size}")
     if not (threshold_scale > 0 and query_scale > 0):
@@ -321,29 +306,24 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     return {int(m): float(v) for m, v in zip(masks, mass / total)}
 
 
-class SparseVectorLeeClifton(StatesClaim):
+class SparseVectorLeeClifton(_SparseVectorMechanism):
     """Lyu et al. Algorithm 4 (Lee and Clifton 2014): claimed eps-DP, provably only ((1 + 6c)/4) eps.
 
     ``eps1 = eps/4``, ``rho = Lap(1/eps1)``, ``nu_i = Lap(1/eps2)`` with ``eps2 = eps - eps1``;
     answer 1 iff ``q_i + nu_i > T + rho``; stop after ``c`` answers 1.
     """
 
-    claim_neighbouring = "each query answer changes by at most 1"
     claim_source = "Lyu, Su and Li 2017, Algorithm 4 (Lee and Clifton 2014)"
 
     def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
-        self.output = _check_output(output)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = 0.0
-        self.cutoff = _check_cutoff(cutoff)
-        self.threshold = float(threshold)
+        super().__init__(epsilon, threshold, output, cutoff)
         eps1 = self.epsilon / 4
         self.threshold_scale = 1.0 / eps1
         self.query_scale = 1.0 / (self.epsilon - eps1)
 
     def sample(self, data, size, rng):
         return _sample_answers(
-            _queries(data),
+            query_answers(data),
             size,
             rng,
             self.threshold,
@@ -354,55 +334,41 @@ class SparseVectorLeeClifton(StatesClaim):
             self.output,
         )
 
-    def __call__(self, data, rng):
-        out = self.sample(data, 1, rng)[0]
-        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
-
     def pmf(self, data) -> dict:
         """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
         return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff)
 
-    def pair_epsilon(self, x, x_prime) -> float:
-        from ..audits.exact import exact_privacy_loss
 
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
-
-
-class SparseVectorNoCutoff(StatesClaim):
+class SparseVectorNoCutoff(_SparseVectorMechanism):
     """Lyu et al. Algorithm 6 (Chen et al. 2015): no cutoff; claimed eps-DP, loss grows with the queries.
 
     ``rho = Lap(2/eps)``, ``nu_i = Lap(2/eps)``; every query is answered (1 iff
     ``q_i + nu_i >= T + rho``).
     """
 
-    claim_neighbouring = "each query answer changes by at most 1"
     claim_source = "Lyu, Su and Li 2017, Algorithm 6"
 
     def __init__(self, epsilon, threshold=0.0, output: str = "mask"):
-        self.output = _check_output(output)
-        self.epsilon = check_epsilon(epsilon)
-        self.delta = 0.0
-        self.threshold = float(threshold)
+        super().__init__(epsilon, threshold, output)
         self.threshold_scale = 2.0 / self.epsilon
         self.query_scale = 2.0 / self.epsilon
 
     def sample(self, data, size, rng):
         return _sample_answers(
-            _queries(data), size, rng, self.threshold, self.threshold_scale, self.query_scale, None, False, self.output
+            query_answers(data),
+            size,
+            rng,
+            self.threshold,
+            self.threshold_scale,
+            self.query_scale,
+            None,
+            False,
+            self.output,
         )
-
-    def __call__(self, data, rng):
-        out = self.sample(data, 1, rng)[0]
-        return int(out) if self.output == "mask" else tuple(int(v) for v in out)
 
     def pmf(self, data) -> dict:
         """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
         return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, None)
-
-    def pair_epsilon(self, x, x_prime) -> float:
-        from ..audits.exact import exact_privacy_loss
-
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
 def interleaved_pair(n_queries: int):

@@ -19,9 +19,9 @@ import math
 import numpy as np
 
 from .._validation import check_epsilon, check_positive_real
-from ..audits.exact import exact_privacy_loss
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
+from ._base import PmfPairLoss
 
 __all__ = [
     "RandomizedResponse",
@@ -31,7 +31,7 @@ __all__ = [
 ]
 
 
-class RandomizedResponse(StatesClaim):
+class RandomizedResponse(PmfPairLoss, StatesClaim):
     """Report a bit truthfully with probability e^eps/(1+e^eps): eps-DP (Dwork-Roth 3.2)."""
 
     claim_neighbouring = "x, x' in {{0, 1}}"
@@ -58,9 +58,6 @@ class RandomizedResponse(StatesClaim):
     def pmf(self, data) -> dict:
         bit = self._bit(data)
         return {bit: self.keep, 1 - bit: 1 - self.keep}
-
-    def pair_epsilon(self, x, x_prime) -> float:
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon
 
 
 class LaplaceMechanism(StatesClaim):
@@ -133,7 +130,7 @@ class GeometricMechanism(StatesClaim):
         return abs(int(x) - int(x_prime)) * self.epsilon / self.sensitivity
 
 
-class ExponentialMechanism(StatesClaim):
+class ExponentialMechanism(PmfPairLoss, StatesClaim):
     """Pick index i with probability proportional to exp(eps u_i / (2 sensitivity)): eps-DP.
 
     The data is the vector of utilities ``u``; neighbouring data change every
@@ -167,6 +164,3 @@ class ExponentialMechanism(StatesClaim):
 
     def pmf(self, data) -> dict:
         return {i: float(v) for i, v in enumerate(self.probabilities(data))}
-
-    def pair_epsilon(self, x, x_prime) -> float:
-        return exact_privacy_loss(self.pmf(x), self.pmf(x_prime)).epsilon

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 import dpverify
+import dpverify.testing
 from dpverify import AuditOptions, PrivacyClaim
 from dpverify.claims import claim_of, resolve_claim
 from dpverify.errors import InvalidClaimError, InvalidParameterError
