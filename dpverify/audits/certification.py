@@ -7,7 +7,9 @@
   event, and on ``m`` of them with Bonferroni;
 - :func:`audit_result`: the :class:`~dpverify.audits.results.AuditResult` of a
   selection and its certification counts (the value verdict and the kind of
-  finding included).
+  finding included);
+- :func:`count_frozen`, :func:`certified_result`: the certification step of the
+  drivers that draw their own samples, from the frozen events to the result.
 
 References
 ----------
@@ -16,6 +18,8 @@ Case of the Binomial", Biometrika 26(4), 1934.
 """
 
 from __future__ import annotations
+
+from dataclasses import replace
 
 from .. import _validation as check
 from ..errors import InsufficientSamplesError, InvalidParameterError
@@ -27,6 +31,7 @@ from ..pipeline.bounds import (
 )
 from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
+from ..protocols import check_replayable, contract_seed
 from .findings import classify_finding
 from .results import AuditResult, EventEstimate, ValueVerdict
 
@@ -39,6 +44,7 @@ __all__ = [
     "audit_result",
     "where_counted",
     "count_frozen",
+    "certified_result",
 ]
 
 
@@ -283,3 +289,50 @@ def count_frozen(mechanism, x, x_prime, selection: Selection, n_certification: i
         progress=options.progress,
         output_key=options.output_key,
     )
+
+
+def certified_result(
+    mechanism,
+    x,
+    x_prime,
+    selection: Selection,
+    n_certification: int,
+    seeds,
+    options,
+    executor,
+    /,
+    *,
+    sequence,
+    rng_used: bool,
+    claim_notes: tuple = (),
+    **result_fields,
+) -> AuditResult:
+    """Certify the frozen events of ``selection`` on fresh samples of the pair and assemble the result.
+
+    The step that :func:`dpverify.audit` and :func:`dpverify.search_audit` share
+    after their selection: :func:`count_frozen` on the certification ``seeds``,
+    replayability decided where every driver decides it
+    (:func:`dpverify.protocols.check_replayable`, on a stream of ``sequence`` of its
+    own), :func:`audit_result`, and the notes on the claim (``claim_notes``) and on
+    where the events were counted. ``rng_used`` says whether every draw before the
+    certification took its randomness from the generator it was given;
+    ``result_fields`` go to :func:`audit_result` (the claim, the level,
+    ``n_selection``, ``seed``, ``cls`` and the driver's own fields, which may
+    include ``x`` and ``x_prime``: the arguments before them are positional only).
+    """
+    counted_x, counted_xp = count_frozen(mechanism, x, x_prime, selection, n_certification, seeds, options, executor)
+    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=options.output_key)
+    result = audit_result(
+        selection,
+        counted_x.counts,
+        counted_xp.counts,
+        n_certification,
+        n_certification,
+        replayable=replay.replayable and rng_used and counted_x.rng_used and counted_xp.rng_used,
+        replay_note=replay.note,
+        options=options,
+        **result_fields,
+    )
+    note = where_counted(counted_x.where | counted_xp.where)
+    notes = tuple(claim_notes) + ((note,) if note else ())
+    return replace(result, notes=result.notes + notes) if notes else result

@@ -23,8 +23,6 @@ depends on ``n_selection``, never on the certification size.
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .._validation import check_inputs_differ
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
@@ -34,8 +32,8 @@ from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.selection import grown_selection_size, select
-from ..protocols import check_mechanism, check_replayable, contract_seed
-from .certification import audit_result, check_sizes, count_frozen, where_counted
+from ..protocols import check_mechanism
+from .certification import certified_result, check_sizes
 from .results import AuditResult
 
 __all__ = ["audit", "audit_streams", "selection_samples"]
@@ -187,29 +185,24 @@ def audit(
         inputs=(x, x_prime),
     )
     del sel_x, sel_xp
-    counted_x, counted_xp = count_frozen(
-        mechanism, x, x_prime, selection, n_certification, (seed_cert_x, seed_cert_xp), options, executor
-    )
-    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
-    replayable = replay.replayable and used_x and used_xp and counted_x.rng_used and counted_xp.rng_used
-    result = audit_result(
+    return certified_result(
+        mechanism,
+        x,
+        x_prime,
         selection,
-        counted_x.counts,
-        counted_xp.counts,
         n_certification,
-        n_certification,
+        (seed_cert_x, seed_cert_xp),
+        options,
+        executor,
+        sequence=sequence,
+        rng_used=used_x and used_xp,
+        claim_notes=claim_notes,
         epsilon=epsilon,
         delta=delta,
         alpha=alpha,
         n_selection=n_selection,
         seed=entropy,
-        replayable=replayable,
-        replay_note=replay.note,
-        options=options,
     )
-    note = where_counted(counted_x.where | counted_xp.where)
-    notes = claim_notes + ((note,) if note else ())
-    return replace(result, notes=result.notes + notes) if notes else result
 
 
 def audit_streams(sequence) -> dict:

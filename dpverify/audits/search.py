@@ -69,8 +69,8 @@ from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
-from ..protocols import check_mechanism, check_replayable, contract_seed
-from .certification import audit_result, check_sizes, count_frozen, where_counted
+from ..protocols import check_mechanism
+from .certification import certified_result, check_sizes
 from .results import AuditResult
 
 __all__ = ["search_audit", "SearchAuditResult", "ScreenedCandidate", "default_screening_size"]
@@ -461,41 +461,31 @@ def search_audit(
         check_sampler_agreement(
             mechanism, [("x", winner.x), ("x_prime", winner.x_prime)], sequence, output_key=options.output_key
         )
-        counted_x, counted_xp = count_frozen(
-            mechanism, winner.x, winner.x_prime, selection, n_certification, (seed_cert_x, seed_cert_xp), options, pool
+        candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
+        result = certified_result(
+            mechanism,
+            winner.x,
+            winner.x_prime,
+            selection,
+            n_certification,
+            (seed_cert_x, seed_cert_xp),
+            options,
+            pool,
+            sequence=sequence,
+            rng_used=all(p.rng_used for p in screened if p.rounds),
+            claim_notes=claim_notes,
+            epsilon=epsilon,
+            delta=delta,
+            alpha=alpha,
+            n_selection=winner.n,
+            seed=entropy,
+            cls=SearchAuditResult,
+            x=winner.x,
+            x_prime=winner.x_prime,
+            candidates=candidates,
+            chosen=winner.index,
+            n_screening=n_screening,
+            n_pairs_requested=n_candidates,
+            neighbours=source,
         )
-    # replayability is decided where every driver decides it (dpverify.protocols), on a stream of its own
-    replay = check_replayable(mechanism, winner.x, contract_seed(sequence), output_key=options.output_key)
-    replayable = (
-        replay.replayable
-        and all(p.rng_used for p in screened if p.rounds)
-        and counted_x.rng_used
-        and counted_xp.rng_used
-    )
-    candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
-    result = audit_result(
-        selection,
-        counted_x.counts,
-        counted_xp.counts,
-        n_certification,
-        n_certification,
-        epsilon=epsilon,
-        delta=delta,
-        alpha=alpha,
-        n_selection=winner.n,
-        seed=entropy,
-        replayable=replayable,
-        replay_note=replay.note,
-        cls=SearchAuditResult,
-        options=options,
-        x=winner.x,
-        x_prime=winner.x_prime,
-        candidates=candidates,
-        chosen=winner.index,
-        n_screening=n_screening,
-        n_pairs_requested=n_candidates,
-        neighbours=source,
-    )
-    note = where_counted(counted_x.where | counted_xp.where)
-    notes = claim_notes + ((note,) if note else ())
-    return replace(result, n_samples=n_samples, notes=result.notes + notes)
+    return replace(result, n_samples=n_samples)

@@ -110,13 +110,13 @@ def test_certification_cannot_change_the_choice(monkeypatch):
     mechanism = _TurnsAdversarial()
     kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=16, seed=5)
     honest = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
-    original = search_module.count_frozen
+    original = search_module.certified_result
 
-    def adversarial_count(mech, *args, **kw):
+    def adversarial_certification(mech, *args, **kw):
         mech.adversarial = True
         return original(mech, *args, **kw)
 
-    monkeypatch.setattr(search_module, "count_frozen", adversarial_count)
+    monkeypatch.setattr(search_module, "certified_result", adversarial_certification)
     mechanism.adversarial = False
     attacked = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
     assert (attacked.x, attacked.x_prime, attacked.candidates) == (honest.x, honest.x_prime, honest.candidates)
