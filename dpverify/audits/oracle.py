@@ -13,16 +13,8 @@ M(x) from M(x') are the likelihood-ratio level sets ``{o : P(o)/Q(o) >= t}``
 oracle sorts the outputs by ``P(o)/Q(o)`` (outputs impossible under the other
 input first), forms every prefix of that order in both directions, evaluates
 :func:`dpverify.pipeline.bounds.clopper_pearson_epsilon_bound` at the *expected*
-counts ``n P(S)`` and ``n Q(S)``, and keeps the largest.
-
-References
-----------
-J. Neyman and E. S. Pearson, "On the problem of the most efficient tests of
-statistical hypotheses", Philosophical Transactions of the Royal Society A, 1933.
-
-B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box
-Discovery of Differential Privacy Violations using Classifiers", IEEE
-Symposium on Security and Privacy, 2021.
+counts ``n P(S)`` and ``n Q(S)``, and keeps the largest. The references are
+those of :func:`oracle_epsilon_bound`.
 """
 
 from __future__ import annotations

@@ -104,9 +104,31 @@ class _SparseVectorMechanism(PmfPairLoss, StatesClaim):
             self.cutoff = _check_cutoff(cutoff)
         self.threshold = float(threshold)
 
+    #: At most this many answers 1 (None: every query is answered); set by the algorithms that stop.
+    cutoff = None
+    #: Answer 1 iff ``q_i + nu_i > T + rho`` (Algorithm 4), else iff ``>=``.
+    strict = False
+
+    def sample(self, data, size, rng):
+        return _sample_answers(
+            query_answers(data),
+            size,
+            rng,
+            self.threshold,
+            self.threshold_scale,
+            self.query_scale,
+            self.cutoff,
+            self.strict,
+            self.output,
+        )
+
     def __call__(self, data, rng):
         out = self.sample(data, 1, rng)[0]
         return int(out) if self.output == "mask" else tuple(int(v) for v in out)
+
+    def pmf(self, data) -> dict:
+        """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
+        return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff)
 
 
 class SparseVector(_SparseVectorMechanism):
@@ -119,14 +141,6 @@ class SparseVector(_SparseVectorMechanism):
         eps1 = eps2 = self.epsilon / 2
         self.threshold_scale = 1.0 / eps1
         self.query_scale = 2.0 * self.cutoff / eps2
-
-    def sample(self, data, size, rng):
-        q = query_answers(data)
-        rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
-        nu = rng.laplace(scale=self.query_scale, size=(size, q.size))
-        above = q + nu >= self.threshold + rho
-        answered = (np.cumsum(above, axis=1) - above) < self.cutoff  # fewer than c 1s before i
-        return _finish(above, answered, self.output)
 
     def pmf(self, data) -> dict:
         """Exact output distribution for cutoff 1 (mask outputs), by quadrature over rho.
@@ -314,29 +328,13 @@ class SparseVectorLeeClifton(_SparseVectorMechanism):
     """
 
     claim_source = "Lyu, Su and Li 2017, Algorithm 4 (Lee and Clifton 2014)"
+    strict = True
 
     def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
         super().__init__(epsilon, threshold, output, cutoff)
         eps1 = self.epsilon / 4
         self.threshold_scale = 1.0 / eps1
         self.query_scale = 1.0 / (self.epsilon - eps1)
-
-    def sample(self, data, size, rng):
-        return _sample_answers(
-            query_answers(data),
-            size,
-            rng,
-            self.threshold,
-            self.threshold_scale,
-            self.query_scale,
-            self.cutoff,
-            True,
-            self.output,
-        )
-
-    def pmf(self, data) -> dict:
-        """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
-        return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff)
 
 
 class SparseVectorNoCutoff(_SparseVectorMechanism):
@@ -352,23 +350,6 @@ class SparseVectorNoCutoff(_SparseVectorMechanism):
         super().__init__(epsilon, threshold, output)
         self.threshold_scale = 2.0 / self.epsilon
         self.query_scale = 2.0 / self.epsilon
-
-    def sample(self, data, size, rng):
-        return _sample_answers(
-            query_answers(data),
-            size,
-            rng,
-            self.threshold,
-            self.threshold_scale,
-            self.query_scale,
-            None,
-            False,
-            self.output,
-        )
-
-    def pmf(self, data) -> dict:
-        """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
-        return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, None)
 
 
 def interleaved_pair(n_queries: int):
