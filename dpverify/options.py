@@ -2,7 +2,9 @@
 
 Every driver (:func:`dpverify.audit`, :func:`dpverify.sequential_audit`,
 :func:`dpverify.audit_samples`, :func:`dpverify.delta_lower_bound_curve`,
-:func:`dpverify.audit_pairs`, :func:`dpverify.testing.assert_dp`)
+:func:`dpverify.audit_pairs`, :func:`dpverify.search_audit`, :func:`dpverify.testing.assert_dp`,
+and the distribution tests :func:`dpverify.equal_distributions` and
+:func:`dpverify.goodness_of_fit`, which use the options that do not choose events)
 takes the claim, the inputs, the sample count, the seed and an
 :class:`AuditOptions`; any field of it may also be passed as a keyword
 (``audit(..., alpha=0.01)`` is ``audit(..., options=AuditOptions(alpha=0.01))``;

@@ -29,6 +29,7 @@ from scipy import stats
 from .. import _validation as check
 from .._results import dataclass_to_dict
 from ..errors import InsufficientSamplesError, InvalidParameterError, OutputTypeError
+from ..options import AuditOptions, resolve_options
 from ..pipeline.outputs import encode_outputs
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 from ..protocols import is_vectorized
@@ -42,6 +43,7 @@ __all__ = [
 ]
 
 _METHODS = {"chi2": "pearson"}
+_DEFAULTS = AuditOptions()
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,23 @@ class _SamplerMechanism:
         return self.sampler.sample(size, rng)
 
 
-def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
+#: The options of :class:`~dpverify.AuditOptions` that choose events: a distribution test counts by value.
+_EVENT_OPTIONS = ("n_selection", "event_families", "float_events", "output_key")
+
+
+def _test_options(options, option_fields: dict, driver: str) -> AuditOptions:
+    """The options of a distribution test; the event options are refused, since no event is chosen."""
+    options = resolve_options(options, option_fields, driver=driver)
+    unused = [name for name in _EVENT_OPTIONS if getattr(options, name) != getattr(_DEFAULTS, name)]
+    if unused:
+        raise InvalidParameterError(
+            f"{driver}() counts outputs by value and chooses no event: the options {unused} do not apply "
+            "(its options are alpha, executor, n_chunks and progress)"
+        )
+    return options
+
+
+def _draw_samples(samplers, n_samples, seed, options):
     sequence, entropy = resolve_seed(seed)
     seeds = children(sequence, len(samplers))  # as sequence.spawn, without advancing a given sequence
     raws = [
@@ -131,9 +149,9 @@ def _draw_samples(samplers, n_samples, seed, executor, n_chunks, progress):
             n_samples,
             child,
             label=f"sampler {i}",
-            executor=executor,
-            n_chunks=n_chunks,
-            progress=progress,
+            executor=options.executor,
+            n_chunks=options.n_chunks or DEFAULT_CHUNKS,
+            progress=options.progress,
         )
         for i, (s, child) in enumerate(zip(samplers, seeds))
     ]
@@ -198,12 +216,10 @@ def equal_distributions(
     *,
     n_samples: int = 100_000,
     seed=None,
-    executor=None,
     method: str = "chi2",
     min_expected: float = 5.0,
-    n_chunks: int = DEFAULT_CHUNKS,
-    progress: bool = False,
-    alpha: float = 0.05,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> DistributionTestResult:
     """Two-sample test that two samplers have the same output distribution.
 
@@ -218,15 +234,22 @@ def equal_distributions(
         ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
     n_samples : int
         Samples per sampler.
-    executor, n_chunks, progress
-        As in :func:`dpverify.audit`.
-    alpha : float, default 0.05
-        Level of the verdict ``violation`` (``pvalue <= alpha``); the p-value does not depend on it.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the test; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
         (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
+    method : {"chi2"}
+        Pearson's chi-square (the only method; see the module docstring on the G-test).
+    min_expected : float, default 5
+        Categories expected fewer times than this pool into one.
+    options : AuditOptions, optional
+        ``alpha`` (default 0.05: the level of the verdict ``violation``, ``pvalue <= alpha``;
+        the p-value does not depend on it), ``executor``, ``n_chunks`` (default
+        :data:`dpverify.pipeline.sampling.DEFAULT_CHUNKS`) and ``progress``, as in
+        :func:`dpverify.audit`; they may also be given as keywords. The options that choose
+        events (``n_selection``, ``event_families``, ``float_events``, ``output_key``) do not
+        apply: outputs are counted by value.
 
     Returns
     -------
@@ -239,8 +262,9 @@ def equal_distributions(
         one: at this size the test has no power (the error gives a size that has some).
     """
     n_samples = _check_options(n_samples, method)
-    alpha = check.check_alpha(alpha)
-    outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, executor, n_chunks, progress)
+    options = _test_options(options, option_fields, "equal_distributions")
+    alpha = options.alpha
+    outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, options)
     k = len(outputs.labels)
     table = np.vstack([np.bincount(g, minlength=k) for g in outputs.groups]).astype(float)
     expected = table.sum(axis=0) * table.sum(axis=1).min() / table.sum()
@@ -274,12 +298,10 @@ def goodness_of_fit(
     *,
     n_samples: int = 100_000,
     seed=None,
-    executor=None,
     method: str = "chi2",
     min_expected: float = 5.0,
-    n_chunks: int = DEFAULT_CHUNKS,
-    progress: bool = False,
-    alpha: float = 0.05,
+    options: AuditOptions | None = None,
+    **option_fields,
 ) -> DistributionTestResult:
     """Test that a sampler's outputs follow an exact pmf.
 
@@ -295,9 +317,9 @@ def goodness_of_fit(
         ``sampler(rng) -> output``, optionally with ``sample(size, rng)``.
     pmf : dict
         Output -> probability (must sum to 1).
-    n_samples, seed, executor, method, min_expected, n_chunks, progress, alpha
+    n_samples, seed, method, min_expected, options
         As in :func:`equal_distributions` (a ``Generator`` as ``seed`` is spawned from, not
-        drawn from).
+        drawn from); option fields may also be given as keywords.
 
     Raises
     ------
@@ -306,9 +328,10 @@ def goodness_of_fit(
         this size the test has no power.
     """
     n_samples = _check_options(n_samples, method)
-    alpha = check.check_alpha(alpha)
+    options = _test_options(options, option_fields, "goodness_of_fit")
+    alpha = options.alpha
     pmf = _as_pmf(pmf, "pmf")
-    outputs, entropy = _draw_samples([sampler], n_samples, seed, executor, n_chunks, progress)
+    outputs, entropy = _draw_samples([sampler], n_samples, seed, options)
     counts = np.bincount(outputs.groups[0], minlength=len(outputs.labels))
     probability = np.array([float(pmf.get(label, 0.0)) for label in outputs.labels])
     impossible = np.flatnonzero((probability == 0) & (counts > 0))

@@ -5,6 +5,7 @@ import pytest
 from scipy import stats
 
 import dpverify
+from dpverify.errors import InvalidParameterError
 
 
 class Categorical:
@@ -202,3 +203,22 @@ def test_sizes_with_no_power_are_refused_by_name():
     assert enough.df >= 1 and enough.violation  # the suggested size sees the difference (p ~ 1e-5 at alpha 0.05)
     constant = dpverify.equal_distributions(lambda rng: 5, lambda rng: 5, n_samples=5, seed=1)
     assert constant.pvalue == 1.0  # one output seen at all: the data show no difference, nothing to refuse
+
+
+def test_distribution_tests_take_the_audit_options_that_apply():
+    """The options object works as for the audits; the event options are refused by name.
+
+    Detects: a distribution test that silently ignores ``float_events=False`` or an
+    ``output_key`` (a user would believe the outputs were keyed), or that drops ``options``.
+    """
+    die = Categorical(UNIFORM10)
+    by_keyword = dpverify.equal_distributions(die, die, n_samples=2_000, seed=4, alpha=0.2, n_chunks=3)
+    by_options = dpverify.equal_distributions(
+        die, die, n_samples=2_000, seed=4, options=dpverify.AuditOptions(alpha=0.2, n_chunks=3)
+    )
+    assert by_keyword == by_options and by_keyword.alpha == 0.2
+    for wrong in (dict(float_events=False), dict(n_selection=10), dict(output_key=str)):
+        with pytest.raises(InvalidParameterError, match="do not apply"):
+            dpverify.goodness_of_fit(die, {i: 0.1 for i in range(10)}, n_samples=2_000, seed=4, **wrong)
+    with pytest.raises(TypeError, match="unexpected keyword"):
+        dpverify.equal_distributions(die, die, n_samples=2_000, seed=4, chunks=3)
