@@ -14,7 +14,7 @@ import dataclasses
 
 import numpy as np
 
-__all__ = ["to_plain", "dataclass_to_dict", "short_repr"]
+__all__ = ["to_plain", "dataclass_to_dict", "PlainData", "short_repr"]
 
 
 def to_plain(value):
@@ -44,6 +44,14 @@ def dataclass_to_dict(result, **fields) -> dict:
     data = {f.name: to_plain(getattr(result, f.name)) for f in dataclasses.fields(result)}
     data.update({k: to_plain(v) for k, v in fields.items()})
     return data
+
+
+class PlainData:
+    """Mixin for a result dataclass: :meth:`to_dict` gives its fields as plain data."""
+
+    def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (arrays, tuples and sets as lists)."""
+        return dataclass_to_dict(self)
 
 
 def short_repr(value, limit: int = 80) -> str:

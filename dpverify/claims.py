@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from . import _validation as check
-from ._results import dataclass_to_dict
+from ._results import PlainData
 from .errors import InvalidClaimError
 
 __all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS"]
@@ -25,8 +25,8 @@ MODELS = ("central", "local")
 
 
 @dataclass(frozen=True)
-class PrivacyClaim:
-    """An (epsilon, delta)-DP guarantee and where it comes from.
+class PrivacyClaim(PlainData):
+    """An (epsilon, delta)-DP guarantee and where it comes from (``PrivacyClaim(**claim.to_dict())`` reloads it).
 
     Attributes
     ----------
@@ -79,10 +79,6 @@ class PrivacyClaim:
     def __str__(self) -> str:
         text = f"eps={self.epsilon:g}" + (f", delta={self.delta:g}" if self.delta else "")
         return text + (f" ({self.source})" if self.source else "")
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (reload with ``PrivacyClaim(**data)``)."""
-        return dataclass_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> PrivacyClaim:

@@ -45,7 +45,7 @@ import numpy as np
 from scipy import stats
 
 from .. import _validation as check
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from .._validation import check_inputs_differ
 from ..errors import InsufficientSamplesError, InvalidParameterError
 from ..events import candidate_events, families_of_role, registered_families
@@ -61,7 +61,7 @@ __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
 
 @dataclass(frozen=True)
-class CertifiedEvent:
+class CertifiedEvent(PlainData):
     """One selected event with its simultaneous certification bounds.
 
     ``p_lower`` bounds P[M(direction) in S] from below and ``q_upper`` bounds
@@ -77,13 +77,9 @@ class CertifiedEvent:
     q_upper: float
     selected_for: list = field(default_factory=list)
 
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
-
 
 @dataclass(frozen=True)
-class DeltaCurve:
+class DeltaCurve(PlainData):
     """Outcome of :func:`delta_lower_bound_curve`.
 
     Attributes
@@ -137,10 +133,6 @@ class DeltaCurve:
     def violates(self, epsilon: float, delta: float) -> bool:
         """Whether the curve certifies that an (epsilon, delta) claim is false (level alpha)."""
         return bool(self.delta_at(epsilon) > delta)
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (arrays as lists)."""
-        return dataclass_to_dict(self)
 
 
 def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):

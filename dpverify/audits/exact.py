@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from ..errors import InvalidDistributionError
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss"]
@@ -45,7 +45,7 @@ def _as_pmf(pmf, name: str) -> dict:
 
 
 @dataclass(frozen=True)
-class ExactPrivacyLoss:
+class ExactPrivacyLoss(PlainData):
     """Exact privacy loss of one pair of output distributions.
 
     Attributes
@@ -66,10 +66,6 @@ class ExactPrivacyLoss:
     worst_output: object
     p: np.ndarray = field(repr=False, compare=False)
     q: np.ndarray = field(repr=False, compare=False)
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (``p`` and ``q`` as lists)."""
-        return dataclass_to_dict(self)
 
     def delta(self, epsilon):
         """The exact delta(epsilon) (scalar or array of epsilons), worse direction."""

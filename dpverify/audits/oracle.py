@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _validation as check
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
@@ -34,7 +34,7 @@ __all__ = ["oracle_epsilon_bound", "OracleBound"]
 
 
 @dataclass(frozen=True)
-class OracleBound:
+class OracleBound(PlainData):
     """Result of :func:`oracle_epsilon_bound`.
 
     Attributes
@@ -63,10 +63,6 @@ class OracleBound:
     n_certification: int
     alpha: float
     delta: float
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (the event as a list of outputs)."""
-        return dataclass_to_dict(self)
 
     def simulated_bounds(self, n_draws: int = 11, seed=0) -> np.ndarray:
         """Bounds certified by the oracle's event on ``n_draws`` seeded binomial draws of the counts.

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from ..options import AuditOptions
 from .findings import classify_finding, finding_lines
 
@@ -20,7 +20,7 @@ __all__ = ["AuditResult", "EventEstimate", "ValueVerdict"]
 
 
 @dataclass(frozen=True)
-class EventEstimate:
+class EventEstimate(PlainData):
     """The certified event and its estimated probabilities on the fresh samples.
 
     Attributes
@@ -53,10 +53,6 @@ class EventEstimate:
     n_certification: int
     n_certification_x_prime: int | None = None
 
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
-
     def __str__(self) -> str:
         return (
             f"{self.description} [{self.family}]: P[M(x) in S] ~ {self.probability_x:.4g}, "
@@ -65,7 +61,7 @@ class EventEstimate:
 
 
 @dataclass(frozen=True)
-class ValueVerdict:
+class ValueVerdict(PlainData):
     """The verdict of the *ideal* mechanism: value events only, on the same samples.
 
     When a floating-point event family (Mironov 2012) decides an audit, its
@@ -96,14 +92,10 @@ class ValueVerdict:
     event: EventEstimate
     alpha: float | None = None
 
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
-
 
 @dataclass(frozen=True)
-class AuditResult:
-    """Outcome of :func:`audit`.
+class AuditResult(PlainData):
+    """Outcome of :func:`audit`; ``to_dict()`` gives plain data that :meth:`from_dict` reloads.
 
     Attributes
     ----------
@@ -174,10 +166,6 @@ class AuditResult:
     replayable: bool = True
     finding: str = "none"
     options: AuditOptions | None = None
-
-    def to_dict(self) -> dict:
-        """A JSON-serializable dictionary of plain data (reload with :meth:`from_dict`)."""
-        return dataclass_to_dict(self)
 
     @classmethod
     def _parse(cls, data: dict) -> dict:

@@ -57,7 +57,7 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
-from .._results import dataclass_to_dict, short_repr
+from .._results import PlainData, short_repr
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
 from ..events import candidate_events, families_of_role, registered_families
@@ -105,7 +105,7 @@ def default_screening_size(n_samples: int) -> int:
 
 
 @dataclass(frozen=True)
-class ScreenedCandidate:
+class ScreenedCandidate(PlainData):
     """One candidate pair and what screening saw of it.
 
     Attributes
@@ -129,10 +129,6 @@ class ScreenedCandidate:
     n_screened: int
     predicted_bound: float
     event: str
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
 
     @classmethod
     def from_dict(cls, data: dict) -> ScreenedCandidate:

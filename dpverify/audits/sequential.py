@@ -59,7 +59,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 
 from .. import _validation as check
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from ..claims import resolve_claim
 from ..errors import InsufficientSamplesError
 from ..extras.progress import progress_bar
@@ -89,7 +89,7 @@ DEFAULT_FINAL_SHARE = 0.5
 
 
 @dataclass(frozen=True)
-class Look:
+class Look(PlainData):
     """What one look of a sequential audit saw.
 
     Attributes
@@ -115,10 +115,6 @@ class Look:
     delta_lower_bound: float
     violation: bool
     event: str
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
 
 
 @dataclass(frozen=True)

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._results import dataclass_to_dict
+from .._results import PlainData
 from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
 from ..extras import arrays
 from ..extras.progress import progress_bar
@@ -544,7 +544,7 @@ def draw(
 
 
 @dataclass(frozen=True)
-class EventCounts:
+class EventCounts(PlainData):
     """How many of ``n`` fresh outputs of one input fell in each event.
 
     Attributes
@@ -566,10 +566,6 @@ class EventCounts:
     n: int
     rng_used: bool
     where: frozenset = frozenset()
-
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data."""
-        return dataclass_to_dict(self)
 
 
 def count_events(
