@@ -242,16 +242,12 @@ def _run_looks(
     options: AuditOptions,
 ) -> SequentialAuditResult:
     """Steps 3 to 5 of the module docstring for given looks and levels."""
-    executor, n_selection, output_key = options.executor, options.n_selection, options.output_key
-    K = len(schedule)
-    splits = [_split(n, n_selection) for n in schedule]
+    output_key = options.output_key
+    splits = [_split(n, options.n_selection) for n in schedule]
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
-    sel_seeds = (children(seed_sel_x, K), children(seed_sel_xp, K))
-    cert_seeds = (children(seed_cert_x, K), children(seed_cert_xp, K))
+    selection_sample = _GrowingSelection(mechanism, x, x_prime, seed_sel_x, seed_sel_xp, len(schedule), options)
     cert_batches = [c - (splits[j - 1][1] if j else 0) for j, (_, c) in enumerate(splits)]
-    parts_x, parts_xp = [], []
-    cache: dict = {}
-    rng_used = True
+    certification = _BatchCounts(mechanism, x, x_prime, cert_batches, seed_cert_x, seed_cert_xp, options)
     pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
     if pilot is not None:
         require_memory(pilot, max(s for s, _ in splits))
@@ -268,26 +264,10 @@ def _run_looks(
     result = None
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=options.progress) as bar:
         for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
-            grow = s_k - (splits[k - 1][0] if k else 0)
-            inputs = ((parts_x, x, "x", sel_seeds[0]), (parts_xp, x_prime, "x_prime", sel_seeds[1]))
-            for parts, data, label, seeds in inputs:
-                if grow > 0:
-                    drawn, used = draw(
-                        mechanism,
-                        data,
-                        grow,
-                        seeds[k],
-                        label=label,
-                        executor=executor,
-                        n_chunks=DEFAULT_CHUNKS,
-                        output_key=output_key,
-                        return_rng_used=True,
-                    )
-                    parts.append(drawn)
-                    rng_used = rng_used and used
+            sel_x, sel_xp = selection_sample.grow_to(s_k, k)
             selection = select(
-                concatenate_outputs(parts_x),
-                concatenate_outputs(parts_xp),
+                sel_x,
+                sel_xp,
                 n_certification=c_k,
                 epsilon=epsilon,
                 delta=delta,
@@ -296,30 +276,8 @@ def _run_looks(
                 float_events=options.float_events,
                 inputs=(x, x_prime),
             )
-            counts = np.zeros((2, len(selection.choices)), dtype=np.int64)
-            for j in range(k + 1):
-                keys = [pickle.dumps((selection.codec, c.event.indicator)) for c in selection.choices]
-                missing = [i for i, key in enumerate(keys) if (key, j) not in cache]
-                if missing and cert_batches[j] > 0:
-                    cx, cxp = count_events(
-                        mechanism,
-                        [
-                            (x, cert_batches[j], cert_seeds[0][j], "x"),
-                            (x_prime, cert_batches[j], cert_seeds[1][j], "x_prime"),
-                        ],
-                        selection.codec,
-                        [selection.choices[i].event.indicator for i in missing],
-                        executor=executor,
-                        n_chunks=options.n_chunks,
-                        output_key=output_key,
-                    )
-                    rng_used = rng_used and cx.rng_used and cxp.rng_used
-                    for slot, i in enumerate(missing):
-                        cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
-                for i, key in enumerate(keys):
-                    counts[:, i] += cache.get((key, j), (0, 0))
+            counts = certification.counts(selection, k)
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
-            replayable = rng_used and replay.replayable
             result = audit_result(
                 selection,
                 counts[0],
@@ -331,7 +289,7 @@ def _run_looks(
                 alpha=alpha_k,
                 n_selection=s_k,
                 seed=entropy,
-                replayable=replayable,
+                replayable=selection_sample.rng_used and certification.rng_used and replay.replayable,
                 replay_note=replay.note,
                 options=options,
             )
@@ -361,6 +319,86 @@ def _run_looks(
         stopped_early=len(looks) < len(schedule),
     )
     return SequentialAuditResult(**values)
+
+
+class _GrowingSelection:
+    """The selection sample of both inputs, grown look by look; look ``k`` draws its growth from stream ``k``."""
+
+    def __init__(self, mechanism, x, x_prime, seed_x, seed_x_prime, n_looks: int, options: AuditOptions):
+        self._mechanism, self._options = mechanism, options
+        self._inputs = (
+            ([], x, "x", children(seed_x, n_looks)),
+            ([], x_prime, "x_prime", children(seed_x_prime, n_looks)),
+        )
+        self._size = 0
+        #: Whether every draw took its randomness from the generator it was given.
+        self.rng_used = True
+
+    def grow_to(self, size: int, k: int):
+        """The selection outputs of ``x`` and ``x_prime``, grown to ``size`` per input at look ``k``."""
+        grow, self._size = size - self._size, size  # the growth over the last look's size
+        for parts, data, label, seeds in self._inputs:
+            if grow > 0:
+                drawn, used = draw(
+                    self._mechanism,
+                    data,
+                    grow,
+                    seeds[k],
+                    label=label,
+                    executor=self._options.executor,
+                    n_chunks=DEFAULT_CHUNKS,
+                    output_key=self._options.output_key,
+                    return_rng_used=True,
+                )
+                parts.append(drawn)
+                self.rng_used = self.rng_used and used
+        return tuple(concatenate_outputs(parts) for parts, *_ in self._inputs)
+
+
+class _BatchCounts:
+    """Counts of frozen events on the certification batches, each event counted once per batch.
+
+    Batch ``j`` (``batches[j]`` fresh outputs per input, from stream ``j`` of each
+    certification seed) joins at look ``j``; an event chosen again at a later look
+    reuses the counts it already has, keyed by the codec and indicator it was frozen with.
+    """
+
+    def __init__(self, mechanism, x, x_prime, batches, seed_x, seed_x_prime, options: AuditOptions):
+        self._mechanism, self._x, self._x_prime, self._options = mechanism, x, x_prime, options
+        self._batches = batches
+        self._seeds = (children(seed_x, len(batches)), children(seed_x_prime, len(batches)))
+        self._cache: dict = {}
+        #: Whether every draw took its randomness from the generator it was given.
+        self.rng_used = True
+
+    def counts(self, selection, k: int) -> np.ndarray:
+        """Counts (row 0 for ``x``, row 1 for ``x_prime``) of ``selection``'s events on batches 0 to ``k``."""
+        counts = np.zeros((2, len(selection.choices)), dtype=np.int64)
+        keys = [pickle.dumps((selection.codec, c.event.indicator)) for c in selection.choices]
+        for j in range(k + 1):
+            missing = [i for i, key in enumerate(keys) if (key, j) not in self._cache]
+            if missing and self._batches[j] > 0:
+                self._count_batch(selection, keys, missing, j)
+            for i, key in enumerate(keys):
+                counts[:, i] += self._cache.get((key, j), (0, 0))
+        return counts
+
+    def _count_batch(self, selection, keys, missing, j: int) -> None:
+        cx, cxp = count_events(
+            self._mechanism,
+            [
+                (self._x, self._batches[j], self._seeds[0][j], "x"),
+                (self._x_prime, self._batches[j], self._seeds[1][j], "x_prime"),
+            ],
+            selection.codec,
+            [selection.choices[i].event.indicator for i in missing],
+            executor=self._options.executor,
+            n_chunks=self._options.n_chunks,
+            output_key=self._options.output_key,
+        )
+        self.rng_used = self.rng_used and cx.rng_used and cxp.rng_used
+        for slot, i in enumerate(missing):
+            self._cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
 
 
 def sequential_audit(
