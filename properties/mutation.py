@@ -469,9 +469,9 @@ MUTANTS = [
         "lk = np.log(s.rank * t)",
         "lk = s.rank * t",
         [FC + "::test_thesis_figure_6_3a_regret_over_ln_n_levels_off"],
-        occurrence=0,
         profile="thorough",
-        note="DPUCB-MAT's ln(K t) forgotten: regret not logarithmic (Chandak Fig. 6.3a, thorough profile)",
+        note="ln(K t) forgotten in the index of DPUCB-MAT (and DPTS-MAT, one function): regret not logarithmic "
+        "(Chandak Fig. 6.3a, thorough profile)",
     ),
     Mutant(
         "claims-dp-omm-counters-at-tenth-eps",

@@ -28,7 +28,9 @@ from algorithms.bandits.indices.common import (
     observe_sum,
     reset_sums,
     state_class,
+    state_factory,
     sum_arrays,
+    zero_arrays,
 )
 from algorithms.counters.compiled import binary_step
 
@@ -45,9 +47,7 @@ def clipped(v):
 
 CUCBState = state_class("CUCBState", SUM_FIELDS, __name__)
 
-
-def cucb_state(m, rank, eps_arm, horizon):
-    return CUCBState(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+cucb_state = state_factory(CUCBState, sum_arrays)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -87,9 +87,7 @@ def cucb_ldp_index(s, t, J, rng_pol):
 
 CUCBLDP1State = state_class("CUCBLDP1State", SUM_FIELDS, __name__)
 
-
-def cucb_ldp1_state(m, rank, eps_arm, horizon):
-    return CUCBLDP1State(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+cucb_ldp1_state = state_factory(CUCBLDP1State, sum_arrays)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -106,9 +104,7 @@ CUCB_LDP1_KERNEL = PolicyKernel(
 
 CUCBLDP2State = state_class("CUCBLDP2State", SUM_FIELDS, __name__)
 
-
-def cucb_ldp2_state(m, rank, eps_arm, horizon):
-    return CUCBLDP2State(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+cucb_ldp2_state = state_factory(CUCBLDP2State, sum_arrays)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -152,11 +148,7 @@ def cucb_dp_state(m, rank, eps_arm, horizon):
 
 @numba.njit(cache=True, nogil=True)
 def cucb_dp_reset(s):
-    s.counts[:] = 0
-    s.xvec[:] = 0.0
-    s.tree_alpha[:] = 0.0
-    s.tree_alpha_hat[:] = 0.0
-    s.tree_sum[:] = 0.0
+    zero_arrays((s.counts, s.xvec, s.tree_alpha, s.tree_alpha_hat, s.tree_sum))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
