@@ -36,7 +36,7 @@ from numba import literal_unroll
 __all__ = [
     "PolicyKernel",
     "state_class",
-    "state_factory",
+    "policy_state",
     "zero_arrays",
     "SUM_FIELDS",
     "sum_arrays",
@@ -74,19 +74,6 @@ class PolicyKernel(NamedTuple):
     index: Callable
     update: Callable
     resamples: bool
-
-
-def state_factory(state_type: type, arrays: Callable[[int], dict]) -> Callable:
-    """``new_state(m, rank, eps_arm, horizon)``: a ``state_type`` holding ``arrays(m)`` and the scalar parameters.
-
-    ``arrays(m)`` maps each array field of ``state_type`` to a fresh array (values are set by the
-    policy's ``reset``).
-    """
-
-    def new_state(m, rank, eps_arm, horizon):
-        return state_type(**arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
-
-    return new_state
 
 
 @numba.njit(cache=True, nogil=True)
@@ -130,6 +117,20 @@ def state_class(name: str, arrays, module: str) -> type:
     ``module`` must be the defining module's ``__name__`` (numba's cache pickles the type by it).
     """
     return namedtuple(name, [*arrays, *SCALAR_FIELDS], module=module)
+
+
+def policy_state(name: str, fields, arrays: Callable[[int], dict], module: str) -> tuple[type, Callable]:
+    """A policy's state class (:func:`state_class`) and its ``new_state(m, rank, eps_arm, horizon)``.
+
+    ``arrays(m)`` maps each of ``fields`` to a fresh array of ``m`` arms (values are set by the
+    policy's ``reset``); the scalar parameters follow.
+    """
+    state_type = state_class(name, fields, module)
+
+    def new_state(m, rank, eps_arm, horizon):
+        return state_type(**arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+
+    return state_type, new_state
 
 
 def mean_arrays(m: int) -> dict:

@@ -26,9 +26,9 @@ from algorithms.bandits.indices.common import (
     SUM_FIELDS,
     PolicyKernel,
     observe_sum,
+    policy_state,
     reset_sums,
     state_class,
-    state_factory,
     sum_arrays,
     zero_arrays,
 )
@@ -45,9 +45,7 @@ def clipped(v):
 
 # ---- CUCB (Chen et al. 2013) -------------------------------------------------------------------
 
-CUCBState = state_class("CUCBState", SUM_FIELDS, __name__)
-
-cucb_state = state_factory(CUCBState, sum_arrays)
+CUCBState, cucb_state = policy_state("CUCBState", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -85,9 +83,7 @@ def cucb_ldp_index(s, t, J, rng_pol):
         J[e] = 1.0 if n == 0 else clipped(s.sums[e] / n + 4.0 * np.sqrt(2.0 * ln_T / (eps_arm * eps_arm * n)))
 
 
-CUCBLDP1State = state_class("CUCBLDP1State", SUM_FIELDS, __name__)
-
-cucb_ldp1_state = state_factory(CUCBLDP1State, sum_arrays)
+CUCBLDP1State, cucb_ldp1_state = policy_state("CUCBLDP1State", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -102,9 +98,7 @@ CUCB_LDP1_KERNEL = PolicyKernel(
     "CUCB-LDP1", CUCBLDP1State, cucb_ldp1_state, reset_sums, cucb_ldp_index, cucb_ldp1_update, False
 )
 
-CUCBLDP2State = state_class("CUCBLDP2State", SUM_FIELDS, __name__)
-
-cucb_ldp2_state = state_factory(CUCBLDP2State, sum_arrays)
+CUCBLDP2State, cucb_ldp2_state = policy_state("CUCBLDP2State", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

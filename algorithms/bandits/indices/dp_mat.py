@@ -25,9 +25,8 @@ from algorithms.bandits.indices.common import (
     SUM_FIELDS,
     PolicyKernel,
     observe_sum,
+    policy_state,
     reset_sums,
-    state_class,
-    state_factory,
     sum_arrays,
     zero_arrays,
 )
@@ -95,9 +94,7 @@ def batch_index(s, t, J, rng_pol, thompson):
 
 # ---- DPUCB-MAT (Chandak 2023, Algorithm 2) -----------------------------------------------------
 
-DPUCBMATState = state_class("DPUCBMATState", BATCH_FIELDS, __name__)
-
-dpucb_mat_state = state_factory(DPUCBMATState, _batch_arrays)
+DPUCBMATState, dpucb_mat_state = policy_state("DPUCBMATState", BATCH_FIELDS, _batch_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -112,9 +109,7 @@ DPUCB_MAT_KERNEL = PolicyKernel(
 
 # ---- DPTS-MAT (Chandak 2023, Algorithm 5) ------------------------------------------------------
 
-DPTSMATState = state_class("DPTSMATState", BATCH_FIELDS, __name__)
-
-dpts_mat_state = state_factory(DPTSMATState, _batch_arrays)
+DPTSMATState, dpts_mat_state = policy_state("DPTSMATState", BATCH_FIELDS, _batch_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -129,9 +124,7 @@ DPTS_MAT_KERNEL = PolicyKernel(
 
 # ---- CTS (Wang & Chen 2018; Chandak 2023, Section 6.1) -----------------------------------------
 
-CTSState = state_class("CTSState", SUM_FIELDS, __name__)
-
-cts_state = state_factory(CTSState, sum_arrays)
+CTSState, cts_state = policy_state("CTSState", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

@@ -32,9 +32,9 @@ from algorithms.bandits.indices.common import (
     PolicyKernel,
     mean_arrays,
     observe_mean,
+    policy_state,
     reset_means,
     state_class,
-    state_factory,
     zero_arrays,
 )
 from algorithms.counters.compiled import (
@@ -64,9 +64,7 @@ MAX_LEVELS = 48
 
 # ---- OMM (Kveton et al. 2014) ------------------------------------------------------------------
 
-OMMState = state_class("OMMState", MEAN_FIELDS, __name__)
-
-omm_state = state_factory(OMMState, mean_arrays)
+OMMState, omm_state = policy_state("OMMState", MEAN_FIELDS, mean_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -205,9 +203,7 @@ def hybrid_counter_batch(stream, eps_arm, size, rng):
 
 # ---- LDP-OMM (Tao et al. 2025, Algorithm 2) ----------------------------------------------------
 
-LDPOMMState = state_class("LDPOMMState", MEAN_FIELDS, __name__)
-
-ldp_omm_state = state_factory(LDPOMMState, mean_arrays)
+LDPOMMState, ldp_omm_state = policy_state("LDPOMMState", MEAN_FIELDS, mean_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
