@@ -26,12 +26,13 @@ def _suite(cache_dir: str, workers: int) -> None:
     )
 
 
-class ColdSuite:
+class _SuiteOnOwnCache:
+    """A ``dpverify suite`` run with 1 or 2 workers on a numba cache folder of its own, removed afterwards."""
+
     params = ([1, 2],)
     param_names = ["workers"]
     timeout = 900
     number = 1
-    repeat = 1
     warmup_time = 0
 
     def setup(self, workers):
@@ -40,24 +41,20 @@ class ColdSuite:
     def teardown(self, workers):
         shutil.rmtree(self.cache, ignore_errors=True)
 
+
+class ColdSuite(_SuiteOnOwnCache):
+    repeat = 1
+
     def time_first_suite(self, workers):
         _suite(self.cache, workers)
 
 
-class WarmSuite:
-    params = ([1, 2],)
-    param_names = ["workers"]
-    timeout = 900
-    number = 1
+class WarmSuite(_SuiteOnOwnCache):
     repeat = 2
-    warmup_time = 0
 
     def setup(self, workers):
-        self.cache = tempfile.mkdtemp(prefix="dpverify-numba-cache-")
+        super().setup(workers)
         _suite(self.cache, workers)  # fills the cache
-
-    def teardown(self, workers):
-        shutil.rmtree(self.cache, ignore_errors=True)
 
     def time_suite(self, workers):
         _suite(self.cache, workers)

@@ -81,7 +81,12 @@ def relative_excess(g: GraphArrays, tree) -> float:
 class _GnpGraphs:
     """Shared data: every class inheriting this ``setup_cache`` shares one cache (asv keys the
     cache by the function's module and line), so the four G(n, p) graphs are built once per run.
-    Benchmarks then receive ``graphs`` (dict m -> GraphArrays) as their first argument."""
+    Benchmarks then receive ``graphs`` (dict m -> GraphArrays) as their first argument, and run over
+    every edge count ``m`` unless a class narrows ``params``."""
+
+    params = EDGE_COUNTS
+    param_names = ["m"]
+    timeout = 300
 
     def setup_cache(self):
         return {m: gnp_with_edges(m) for m in EDGE_COUNTS}
@@ -96,10 +101,6 @@ class _GnpGraphs:
 
 class Algorithm1(_GnpGraphs):
     """Algorithm 1 (Gumbel input perturbation + MST) against the non-private MST."""
-
-    params = EDGE_COUNTS
-    param_names = ["m"]
-    timeout = 300
 
     def time_scipy_mst(self, graphs, m):
         """The project's non-private scipy MST (validation + csgraph on weight ranks)."""
@@ -132,8 +133,6 @@ class NetworkxMST(_GnpGraphs):
     edges (at 1e6 it takes tens of seconds and adds nothing to the targets)."""
 
     params = EDGE_COUNTS[:-1]
-    param_names = ["m"]
-    timeout = 300
 
     def setup(self, graphs, m):
         self.nxg = to_networkx(graphs[m])
@@ -145,10 +144,6 @@ class NetworkxMST(_GnpGraphs):
 
 class PrivateKruskal(_GnpGraphs):
     """Algorithm 2 (private Kruskal, Appendix E sum tree) and Algorithm 3 (one-pass Kruskal)."""
-
-    params = EDGE_COUNTS
-    param_names = ["m"]
-    timeout = 300
 
     def time_algorithm2(self, graphs, m):
         private_kruskal(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
@@ -166,10 +161,6 @@ class PrivateKruskal(_GnpGraphs):
 class Pamst(_GnpGraphs):
     """PAMST (Pinot 2018), fast exact form (exponential clocks) at every size."""
 
-    params = EDGE_COUNTS
-    param_names = ["m"]
-    timeout = 300
-
     def time_pamst_fast(self, graphs, m):
         pamst_fast(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)
 
@@ -181,8 +172,6 @@ class PamstNaiveSmall(_GnpGraphs):
     """Naive PAMST (fresh exponential-mechanism step over the cut, O(n m)): small sizes only."""
 
     params = [1_000, 10_000]
-    param_names = ["m"]
-    timeout = 300
 
     def time_pamst_naive(self, graphs, m):
         pamst_naive(self.g, self.epsilon0, NOISE_SEED, sensitivity=SENSITIVITY)

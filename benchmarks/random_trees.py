@@ -157,11 +157,12 @@ class DownUpWalk:
         down_up_spanning_trees(self.g, steps=1_000, initial=self.start, rng=1)
 
 
-class DPRandomSpanningTreeSplit:
-    """DP-RST Remark 6.2: the tree sampler, not the bit-level perturbation, dominates the cost.
+class _SamplerAgainstPerturbation:
+    """DP-RST Remark 6.2's two costs on one graph: a tree sampler's and the bit-level perturbation's.
 
-    ``track_sampler_over_perturbation`` is the time of one Wilson tree on the noisy weights
-    divided by the time of the perturbation (k = 16), on the same graph.
+    ``setup`` builds the graph and its integer weights (k = 16) and warms the sampler up
+    (``warm_up``); :meth:`noisy_weights` perturbs them at epsilon0 = 4 and
+    :meth:`perturbation_seconds` times that perturbation.
     """
 
     params = [10_000, 100_000]
@@ -171,11 +172,28 @@ class DPRandomSpanningTreeSplit:
     def setup(self, m):
         self.g = integer_gnp(m)
         self.weights = self.g.weights.astype(np.int64)
+        self.warm_up()
+
+    def noisy_weights(self):
+        return perturb_weights(self.weights, K, 4.0, rng=1).astype(float)
+
+    def perturbation_seconds(self):
+        return _best_of(lambda: perturb_weights(self.weights, K, 4.0, rng=1))
+
+
+class DPRandomSpanningTreeSplit(_SamplerAgainstPerturbation):
+    """DP-RST Remark 6.2: the tree sampler, not the bit-level perturbation, dominates the cost.
+
+    ``track_sampler_over_perturbation`` is the time of one Wilson tree on the noisy weights
+    divided by the time of the perturbation (k = 16), on the same graph.
+    """
+
+    def warm_up(self):
         wilson_spanning_trees(self.g, size=1, rng=0)
 
     def track_sampler_over_perturbation(self, m):
-        noisy = perturb_weights(self.weights, K, 4.0, rng=1).astype(float)
-        t_rr = _best_of(lambda: perturb_weights(self.weights, K, 4.0, rng=1))
+        noisy = self.noisy_weights()
+        t_rr = self.perturbation_seconds()
         t_tree = _best_of(lambda: wilson_spanning_trees(self.g, noisy, size=1, rng=2))
         return t_tree / t_rr
 
@@ -239,7 +257,7 @@ class Section6GrowthExponents:
         )
 
 
-class PaperSamplerStepOverEdgeBit:
+class PaperSamplerStepOverEdgeBit(_SamplerAgainstPerturbation):
     """DP-RST Remark 6.2 with the paper's own sampler: one exchange-chain step against one edge-bit.
 
     ``track_chain_step_over_edge_bit`` is the time of one step of Algorithm 3 divided by the time
@@ -249,18 +267,12 @@ class PaperSamplerStepOverEdgeBit:
     other yardstick (``DPRandomSpanningTreeSplit``).
     """
 
-    params = [10_000, 100_000]
-    param_names = ["edges"]
-    unit = "ratio"
-
-    def setup(self, m):
-        self.g = integer_gnp(m)
-        self.weights = self.g.weights.astype(np.int64)
+    def warm_up(self):
         exchange_chain_spanning_trees(integer_gnp(300), steps=2, rng=0)
 
     def track_chain_step_over_edge_bit(self, m):
-        noisy = perturb_weights(self.weights, K, 4.0, rng=1).astype(float)
-        t_rr = _best_of(lambda: perturb_weights(self.weights, K, 4.0, rng=1)) / (self.g.m * 4)
+        noisy = self.noisy_weights()
+        t_rr = self.perturbation_seconds() / (self.g.m * 4)
         t_step = _best_of(lambda: exchange_chain_spanning_trees(self.g, noisy, steps=1_000, rng=2), repeat=2) / 1_000
         return t_step / t_rr
 

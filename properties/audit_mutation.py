@@ -79,6 +79,13 @@ def _pair(prefix, path, old, up, down, tests, note="", also=()):
     ]
 
 
+def _scaled(prefix, path, line, scaling, tests, note="", also=()):
+    """The two mutants of ``line``: its ``scaling`` token ``(old, times 1.5, divided by 1.5)`` replaced."""
+    old, up, down = scaling
+    assert line.count(old) == 1, (prefix, old)
+    return _pair(prefix, path, line, line.replace(old, up), line.replace(old, down), tests, note=note, also=also)
+
+
 BANKS = "algorithms/counters/banks.py"
 COMP = "algorithms/counters/compiled.py"
 EXPO = "algorithms/mst/exponential.py"
@@ -102,6 +109,11 @@ DPOMM = "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)"
 TREE = "tree_scale = 2.0 * tree_levels / s.eps_arm"
 KEEP = "return 1.0 / (1.0 + math.exp(-epsilon0))"
 
+# the scale token of a noise expression, then its value times 1.5 and divided by 1.5
+LAPLACE_UNIT = ("1.0 /", "1.5 /", "(1 / 1.5) /")
+TWO_OVER = ("2.0 /", "3.0 /", "(2.0 / 1.5) /")
+TWO_TIMES = ("2.0 *", "3.0 *", "(2.0 / 1.5) *")
+
 AUDIT_MUTANTS = [
     *_pair(
         "counters-binary-scale",
@@ -111,37 +123,20 @@ AUDIT_MUTANTS = [
         "self.scale = " + SCALE[13:] + " / 1.5",
         A_COUNTERS,
     ),
-    *_pair(
-        "counters-log-scale", BANKS, LOG, LOG.replace("1.0 /", "1.5 /"), LOG.replace("1.0 /", "(1 / 1.5) /"), A_COUNTERS
+    *_scaled("counters-log-scale", BANKS, LOG, LAPLACE_UNIT, A_COUNTERS),
+    *_scaled(
+        "counters-hybrid-log-scale", COMP, HYB_LOG, TWO_OVER, A_COUNTERS + A_BANDITS, "shared with DP-OMM", ("bandits",)
     ),
-    *_pair(
-        "counters-hybrid-log-scale",
-        COMP,
-        HYB_LOG,
-        HYB_LOG.replace("2.0 /", "3.0 /"),
-        HYB_LOG.replace("2.0 /", "(2.0 / 1.5) /"),
-        A_COUNTERS + A_BANDITS,
-        note="shared with DP-OMM",
-        also=("bandits",),
-    ),
-    *_pair(
+    *_scaled(
         "counters-hybrid-bin-scale",
         COMP,
         HYB_BIN,
-        HYB_BIN.replace("z * (2.0 *", "z * (3.0 *"),
-        HYB_BIN.replace("z * (2.0 *", "z * ((2.0 / 1.5) *"),
+        ("z * (2.0 *", "z * (3.0 *", "z * ((2.0 / 1.5) *"),
         A_COUNTERS + A_BANDITS,
-        note="shared with DP-OMM",
-        also=("bandits",),
+        "shared with DP-OMM",
+        ("bandits",),
     ),
-    *_pair(
-        "mst-gumbel-scale",
-        EXPO,
-        GUMBEL,
-        GUMBEL.replace("2.0 *", "3.0 *"),
-        GUMBEL.replace("2.0 *", "(2.0 / 1.5) *"),
-        A_MST,
-    ),
+    *_scaled("mst-gumbel-scale", EXPO, GUMBEL, TWO_TIMES, A_MST),
     *_pair(
         "mst-alg1-batch-scale",
         PERT,
@@ -160,62 +155,26 @@ AUDIT_MUTANTS = [
         A_BANDITS,
         note="per-arm budget of every per-arm policy (x1.5: more noise)",
     ),
-    *_pair(
-        "bandits-dpucb-noise",
-        DPMAT,
-        DPUCB,
-        DPUCB.replace("1.0 /", "1.5 /"),
-        DPUCB.replace("1.0 /", "(1 / 1.5) /"),
-        A_BANDITS,
-        note="DPUCB-MAT and DPTS-MAT",
-    ),
-    *_pair(
-        "bandits-ldpomm-noise", OMM, LDP, LDP.replace("1.0 /", "1.5 /"), LDP.replace("1.0 /", "(1 / 1.5) /"), A_BANDITS
-    ),
-    *_pair(
+    *_scaled("bandits-dpucb-noise", DPMAT, DPUCB, LAPLACE_UNIT, A_BANDITS, "DPUCB-MAT and DPTS-MAT"),
+    *_scaled("bandits-ldpomm-noise", OMM, LDP, LAPLACE_UNIT, A_BANDITS),
+    *_scaled(
         "bandits-dpomm-counter-eps",
         OMM,
         DPOMM,
-        DPOMM.replace("eps_arm)", "eps_arm / 1.5)"),
-        DPOMM.replace("eps_arm)", "1.5 * eps_arm)"),
+        ("eps_arm)", "eps_arm / 1.5)", "1.5 * eps_arm)"),
         A_BANDITS,
-        note="DP-OMM's counters' budget (x1.5: more noise)",
+        "DP-OMM's counters' budget (x1.5: more noise)",
     ),
-    *_pair(
-        "bandits-ldp1-noise",
-        CUCB,
-        LDP,
-        LDP.replace("1.0 /", "1.5 /"),
-        LDP.replace("1.0 /", "(1 / 1.5) /"),
-        A_CUCB,
-        note="CUCB-LDP1",
-    ),
-    *_pair(
-        "bandits-ldp2-noise",
-        CUCB,
-        LDP2,
-        LDP2.replace("1.0 /", "1.5 /"),
-        LDP2.replace("1.0 /", "(1 / 1.5) /"),
-        A_CUCB,
-        note="CUCB-LDP2",
-    ),
-    *_pair(
-        "bandits-cucbdp-tree-scale",
-        CUCB,
-        TREE,
-        TREE.replace("2.0 *", "3.0 *"),
-        TREE.replace("2.0 *", "(2.0 / 1.5) *"),
-        A_CUCB,
-        note="CUCB-DP",
-    ),
-    *_pair(
+    *_scaled("bandits-ldp1-noise", CUCB, LDP, LAPLACE_UNIT, A_CUCB, "CUCB-LDP1"),
+    *_scaled("bandits-ldp2-noise", CUCB, LDP2, LAPLACE_UNIT, A_CUCB, "CUCB-LDP2"),
+    *_scaled("bandits-cucbdp-tree-scale", CUCB, TREE, TWO_TIMES, A_CUCB, "CUCB-DP"),
+    *_scaled(
         "trees-keep-prob-eps",
         BITS,
         KEEP,
-        KEEP.replace("-epsilon0", "-epsilon0 / 1.5"),
-        KEEP.replace("-epsilon0", "-1.5 * epsilon0"),
+        ("-epsilon0", "-epsilon0 / 1.5", "-1.5 * epsilon0"),
         A_TREES,
-        note="x1.5: the flip rate of epsilon0 / 1.5 (more noise)",
+        "x1.5: the flip rate of epsilon0 / 1.5 (more noise)",
     ),
 ]
 

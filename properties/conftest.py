@@ -80,6 +80,26 @@ def suite_alpha() -> float:
     return SUITE_ALPHA
 
 
+class MechanismAtInput:
+    """A mechanism at one fixed input, as a sampler of :func:`dpverify.goodness_of_fit` takes it."""
+
+    def __init__(self, mechanism, data):
+        self.mechanism, self.data = mechanism, data
+
+    def __call__(self, rng):
+        return self.mechanism(self.data, rng)
+
+    def sample(self, size, rng):
+        return self.mechanism.sample(self.data, size, rng)
+
+
+@pytest.fixture(scope="session")
+def at_input():
+    """``at_input(mechanism, data)``: the mechanism at the fixed input ``data`` as a sampler
+    (``sampler(rng)`` and ``sample(size, rng)``), for fitting its outputs to an exact pmf."""
+    return MechanismAtInput
+
+
 @pytest.fixture(scope="session")
 def rocketfuel_dir() -> Path:
     """The RocketFuel folder; skips the test where the shared data is absent."""

@@ -156,6 +156,16 @@ LEMMA1_MEAN = "return 2.0 * scale * np.sqrt(2.0 * log_term), 4.0 * scale * log_t
 LDP_REPORT = "xs[q] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
 LDP2_REPORT = "sums[e] += xs[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
 
+
+def _ldp_report_mutants(prefix: str, path: str, note: str) -> list[Mutant]:
+    """The local report ``x + Lap(1/eps_arm)`` at one site: noise x2, x0.5 and dropped."""
+    return [
+        Mutant(f"{prefix}-noise-x2", path, LDP_REPORT, LDP_REPORT.replace("1.0 /", "2.0 /"), T_BANDITS, note=note),
+        Mutant(f"{prefix}-noise-x0.5", path, LDP_REPORT, LDP_REPORT.replace("1.0 /", "0.5 /"), T_BANDITS, note=note),
+        Mutant(f"{prefix}-noise-dropped", path, LDP_REPORT, "xs[q]", T_BANDITS, note=note),
+    ]
+
+
 MUTANTS = [
     # ---- counters ------------------------------------------------------------------------
     Mutant(
@@ -469,9 +479,9 @@ MUTANTS = [
         "lk = np.log(s.rank * t)",
         "lk = s.rank * t",
         [FC + "::test_thesis_figure_6_3a_regret_over_ln_n_levels_off"],
-        occurrence=0,
         profile="thorough",
-        note="DPUCB-MAT's ln(K t) forgotten: regret not logarithmic (Chandak Fig. 6.3a, thorough profile)",
+        note="ln(K t) forgotten in the index of DPUCB-MAT (and DPTS-MAT, one function): regret not logarithmic "
+        "(Chandak Fig. 6.3a, thorough profile)",
     ),
     Mutant(
         "claims-dp-omm-counters-at-tenth-eps",
@@ -677,42 +687,10 @@ MUTANTS = [
         "            return self.epsilon / max(rank - 1, 1)\n",
         T_BANDITS,
     ),
-    # LDP-OMM (indices/omm.py) and CUCB-LDP1 (indices/cucb.py) no longer share the report line:
-    # each noise mutant now exists at both sites
-    Mutant(
-        "bandits-ldp-noise-x2",
-        OMM,
-        LDP_REPORT,
-        "xs[q] + rng_pol.laplace(0.0, 2.0 / eps_arm)",
-        T_BANDITS,
-        note="LDP-OMM's report",
-    ),
-    Mutant(
-        "bandits-ldp-noise-x0.5",
-        OMM,
-        LDP_REPORT,
-        "xs[q] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
-        T_BANDITS,
-        note="LDP-OMM's report",
-    ),
-    Mutant("bandits-ldp-noise-dropped", OMM, LDP_REPORT, "xs[q]", T_BANDITS, note="LDP-OMM's report"),
-    Mutant(
-        "bandits-ldp1-noise-x2",
-        CUCB,
-        LDP_REPORT,
-        "xs[q] + rng_pol.laplace(0.0, 2.0 / eps_arm)",
-        T_BANDITS,
-        note="CUCB-LDP1's report",
-    ),
-    Mutant(
-        "bandits-ldp1-noise-x0.5",
-        CUCB,
-        LDP_REPORT,
-        "xs[q] + rng_pol.laplace(0.0, 0.5 / eps_arm)",
-        T_BANDITS,
-        note="CUCB-LDP1's report",
-    ),
-    Mutant("bandits-ldp1-noise-dropped", CUCB, LDP_REPORT, "xs[q]", T_BANDITS, note="CUCB-LDP1's report"),
+    # LDP-OMM (indices/omm.py) and CUCB-LDP1 (indices/cucb.py) do not share the report line:
+    # each noise mutant exists at both sites
+    *_ldp_report_mutants("bandits-ldp", OMM, "LDP-OMM's report"),
+    *_ldp_report_mutants("bandits-ldp1", CUCB, "CUCB-LDP1's report"),
     Mutant(
         "bandits-ldp2-noise-eps-over-K",
         CUCB,

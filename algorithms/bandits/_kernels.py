@@ -78,6 +78,30 @@ def no_recording(m: int, rank: int, checkpoints, regret, reward) -> Recording:
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
+def _merge_desc(left, i, i_end, right, j, j_end, J, out, o):
+    """Merge ``left[i:i_end]`` and ``right[j:j_end]``, each sorted by ``J`` descending, into ``out[o:]``.
+
+    Stable: on equal ``J`` the item of ``left`` comes first.
+    """
+    while i < i_end and j < j_end:
+        if J[right[j]] > J[left[i]]:
+            out[o] = right[j]
+            j += 1
+        else:
+            out[o] = left[i]
+            i += 1
+        o += 1
+    while i < i_end:
+        out[o] = left[i]
+        i += 1
+        o += 1
+    while j < j_end:
+        out[o] = right[j]
+        j += 1
+        o += 1
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
 def _merge_sort_desc(items, n, J, tmp):
     """Bottom-up merge sort of ``items[:n]`` by ``J`` descending (stable), scratch ``tmp``."""
     width = 1
@@ -91,23 +115,7 @@ def _merge_sort_desc(items, n, J, tmp):
         while lo < n:
             mid = min(lo + width, n)
             hi = min(lo + 2 * width, n)
-            i, j, o = lo, mid, lo
-            while i < mid and j < hi:
-                if J[src[j]] > J[src[i]]:
-                    dst[o] = src[j]
-                    j += 1
-                else:
-                    dst[o] = src[i]
-                    i += 1
-                o += 1
-            while i < mid:
-                dst[o] = src[i]
-                i += 1
-                o += 1
-            while j < hi:
-                dst[o] = src[j]
-                j += 1
-                o += 1
+            _merge_desc(src, lo, mid, src, mid, hi, J, dst, lo)
             lo = hi
         passes += 1
         width *= 2
@@ -162,26 +170,7 @@ def _resort(order, J, moved, k_prev, last_basis, rest, moved_sorted, scratch):
             n_rest += 1
     _insertion_sort_desc(rest, n_rest, J, scratch)
     _insertion_sort_desc(moved_sorted, n_moved, J, scratch)
-    k_prev = n_moved
-    i = 0
-    j = 0
-    o = 0
-    while i < n_rest and j < k_prev:
-        if J[rest[i]] >= J[moved_sorted[j]]:
-            order[o] = rest[i]
-            i += 1
-        else:
-            order[o] = moved_sorted[j]
-            j += 1
-        o += 1
-    while i < n_rest:
-        order[o] = rest[i]
-        i += 1
-        o += 1
-    while j < k_prev:
-        order[o] = moved_sorted[j]
-        j += 1
-        o += 1
+    _merge_desc(rest, 0, n_rest, moved_sorted, 0, n_moved, J, order, 0)
 
 
 @numba.njit(cache=True, nogil=True)

@@ -166,6 +166,49 @@ class Policy:
         return dataclasses.replace(self, horizon=check_horizon(horizon))
 
 
+@dataclass(frozen=True)
+class _PrivateDesign:
+    """Where a private policy comes from: its kernel, budget split, model, paper, algorithm and theorem."""
+
+    code: int
+    budget_split: str
+    model: str
+    paper: str
+    algorithm: int
+    theorem: int
+    stated_multiple: int | None = None  # the multiple of eps the paper states where its proof gives eps
+
+
+#: name -> the design of each private policy (Tao et al. 2025, Chandak 2023, Chen et al. 2020).
+_PRIVATE_DESIGNS = {
+    "DP-OMM": _PrivateDesign(K.DP_OMM, "per-arm", "central", "Tao et al. 2025", 1, 1),
+    "LDP-OMM": _PrivateDesign(K.LDP_OMM, "per-arm", "local", "Tao et al. 2025", 2, 2),
+    "DPUCB-MAT": _PrivateDesign(K.DPUCB_MAT, "per-arm", "central", "Chandak 2023", 2, 8, stated_multiple=2),
+    "DPTS-MAT": _PrivateDesign(K.DPTS_MAT, "per-arm", "central", "Chandak 2023", 5, 10, stated_multiple=2),
+    "CUCB-LDP1": _PrivateDesign(K.CUCB_LDP1, "per-arm", "local", "Chen et al. 2020", 1, 1),
+    "CUCB-LDP2": _PrivateDesign(K.CUCB_LDP2, "single-report", "local", "Chen et al. 2020", 2, 3),
+    "CUCB-DP": _PrivateDesign(K.CUCB_DP, "per-arm", "central", "Chen et al. 2020", 3, 7),
+}
+
+
+def _private_policy(name, epsilon, horizon=None) -> Policy:
+    """The private policy ``name`` at ``epsilon``, its claim read from :data:`_PRIVATE_DESIGNS`.
+
+    ``horizon`` None means "the simulated horizon".
+    """
+    design = _PRIVATE_DESIGNS[name]
+    eps = check_epsilon(epsilon)
+    source = f"{design.paper}, Theorem {design.theorem}"
+    stated = None
+    if design.stated_multiple is not None:
+        source += f" (states {design.stated_multiple}*eps)"
+        stated = design.stated_multiple * eps
+    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source=source, model=design.model, stated_epsilon=stated)
+    reference = f"{design.paper}, Algorithm {design.algorithm}"
+    known_horizon = None if horizon is None else check_horizon(horizon)
+    return Policy(name, design.code, eps, design.budget_split, claim, reference, known_horizon)
+
+
 def omm() -> Policy:
     """OMM (Kveton et al. 2014; Tao et al. 2025's baseline): UCB1 indices, greedy basis. Not private.
 
@@ -185,9 +228,7 @@ def dp_omm(epsilon) -> Policy:
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 1 and Theorem 1.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Tao et al. 2025, Theorem 1", model="central")
-    return Policy("DP-OMM", K.DP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 1")
+    return _private_policy("DP-OMM", epsilon)
 
 
 def ldp_omm(epsilon) -> Policy:
@@ -198,9 +239,7 @@ def ldp_omm(epsilon) -> Policy:
     .. [1] Y. Tao, K. Li, et al., "Differentially Private Matroid Bandits for Online Network
        Topology Optimization", ACM MobiArch workshop, 2025. Algorithm 2 and Theorem 2.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Tao et al. 2025, Theorem 2", model="local")
-    return Policy("LDP-OMM", K.LDP_OMM, eps, "per-arm", claim, "Tao et al. 2025, Algorithm 2")
+    return _private_policy("LDP-OMM", epsilon)
 
 
 def dpucb_mat(epsilon) -> Policy:
@@ -217,15 +256,7 @@ def dpucb_mat(epsilon) -> Policy:
     .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 2 and Theorem 8.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(
-        eps,
-        neighbouring=NEIGHBOURS,
-        source="Chandak 2023, Theorem 8 (states 2*eps)",
-        model="central",
-        stated_epsilon=2 * eps,
-    )
-    return Policy("DPUCB-MAT", K.DPUCB_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 2")
+    return _private_policy("DPUCB-MAT", epsilon)
 
 
 def dpts_mat(epsilon) -> Policy:
@@ -236,15 +267,7 @@ def dpts_mat(epsilon) -> Policy:
     .. [1] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid
        Optimization", MSc thesis, University of Alberta, 2023. Algorithm 5 and Theorem 10.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(
-        eps,
-        neighbouring=NEIGHBOURS,
-        source="Chandak 2023, Theorem 10 (states 2*eps)",
-        model="central",
-        stated_epsilon=2 * eps,
-    )
-    return Policy("DPTS-MAT", K.DPTS_MAT, eps, "per-arm", claim, "Chandak 2023, Algorithm 5")
+    return _private_policy("DPTS-MAT", epsilon)
 
 
 def cts() -> Policy:
@@ -289,17 +312,7 @@ def cucb_ldp1(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 1 and Theorem 1.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 1", model="local")
-    return Policy(
-        "CUCB-LDP1",
-        K.CUCB_LDP1,
-        eps,
-        "per-arm",
-        claim,
-        "Chen et al. 2020, Algorithm 1",
-        None if horizon is None else check_horizon(horizon),
-    )
+    return _private_policy("CUCB-LDP1", epsilon, horizon)
 
 
 def cucb_ldp2(epsilon, horizon=None) -> Policy:
@@ -310,17 +323,7 @@ def cucb_ldp2(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 2 and Theorem 3.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 3", model="local")
-    return Policy(
-        "CUCB-LDP2",
-        K.CUCB_LDP2,
-        eps,
-        "single-report",
-        claim,
-        "Chen et al. 2020, Algorithm 2",
-        None if horizon is None else check_horizon(horizon),
-    )
+    return _private_policy("CUCB-LDP2", epsilon, horizon)
 
 
 def cucb_dp(epsilon, horizon=None) -> Policy:
@@ -331,17 +334,7 @@ def cucb_dp(epsilon, horizon=None) -> Policy:
     .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
        Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3 and Theorem 7.
     """
-    eps = check_epsilon(epsilon)
-    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS, source="Chen et al. 2020, Theorem 7", model="central")
-    return Policy(
-        "CUCB-DP",
-        K.CUCB_DP,
-        eps,
-        "per-arm",
-        claim,
-        "Chen et al. 2020, Algorithm 3",
-        None if horizon is None else check_horizon(horizon),
-    )
+    return _private_policy("CUCB-DP", epsilon, horizon)
 
 
 #: name -> factory(epsilon) (non-private factories ignore epsilon).

@@ -70,6 +70,38 @@ def _write_csv(path: Path, header, rows) -> Path:
     return path
 
 
+#: The columns of a figure's timing table after its first (the key column of the figure's own table).
+_TIMING_COLUMNS = ("policy", "epsilon", "n_runs", "horizon", "seconds")
+_ROCKETFUEL_COLUMNS = (
+    "network",
+    "model",
+    "policy",
+    "epsilon",
+    "round",
+    "mean_regret",
+    "band_low",
+    "band_high",
+    "n_runs",
+)
+_THESIS_COLUMNS = ("figure", "policy", "epsilon", "quantity", "round", "mean", "band_low", "band_high", "n_runs")
+
+
+def _save_figure_and_tables(fig, stem: Path, dpi: int, header, rows, timing) -> list[Path]:
+    """Write ``fig`` to ``<stem>.png``, ``rows`` to ``<stem>.csv`` and ``timing`` to ``<stem>_timing.csv``.
+
+    The timing table's columns are ``header[0]`` then :data:`_TIMING_COLUMNS`.
+    """
+    import matplotlib.pyplot as plt
+
+    fig.tight_layout()
+    png = stem.with_suffix(".png")
+    fig.savefig(png, dpi=dpi)
+    plt.close(fig)
+    csv_path = _write_csv(stem.with_suffix(".csv"), header, rows)
+    time_path = _write_csv(stem.with_name(stem.name + "_timing.csv"), (header[0], *_TIMING_COLUMNS), timing)
+    return [png, csv_path, time_path]
+
+
 def _runs(
     instance, policy, horizon: int, checkpoints, seed: np.random.SeedSequence, start: int, stop: int
 ) -> SimulationResult:
@@ -224,21 +256,7 @@ def run_rocketfuel_figure1(
             ax.set_ylabel("cumulative pseudo-regret (reward units)")
             ax.legend(fontsize=7)
     fig.suptitle(f"Tao et al. 2025, Figure 1: {n_runs} runs, horizon {horizon}, mean and 95% band", fontsize=10)
-    fig.tight_layout()
-    png = out_dir / "matroid_bandits_rocketfuel.png"
-    fig.savefig(png, dpi=120)
-    plt.close(fig)
-    csv_path = _write_csv(
-        out_dir / "matroid_bandits_rocketfuel.csv",
-        ("network", "model", "policy", "epsilon", "round", "mean_regret", "band_low", "band_high", "n_runs"),
-        rows,
-    )
-    time_path = _write_csv(
-        out_dir / "matroid_bandits_rocketfuel_timing.csv",
-        ("network", "policy", "epsilon", "n_runs", "horizon", "seconds"),
-        timing,
-    )
-    return [png, csv_path, time_path]
+    return _save_figure_and_tables(fig, out_dir / "matroid_bandits_rocketfuel", 120, _ROCKETFUEL_COLUMNS, rows, timing)
 
 
 def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: bool, executor=None) -> list[Path]:
@@ -375,19 +393,7 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     ax.set_xlabel("1 / eps")
     ax.set_ylabel("cumulative regret")
     ax.legend(fontsize=7)
-    fig.tight_layout()
-    png = out_dir / "thesis_synthetic.png"
-    fig.savefig(png, dpi=110)
-    plt.close(fig)
-    csv_path = _write_csv(
-        out_dir / "thesis_synthetic.csv",
-        ("figure", "policy", "epsilon", "quantity", "round", "mean", "band_low", "band_high", "n_runs"),
-        rows,
-    )
-    time_path = _write_csv(
-        out_dir / "thesis_synthetic_timing.csv", ("figure", "policy", "epsilon", "n_runs", "horizon", "seconds"), timing
-    )
-    return [png, csv_path, time_path]
+    return _save_figure_and_tables(fig, out_dir / "thesis_synthetic", 110, _THESIS_COLUMNS, rows, timing)
 
 
 def reproductions():

@@ -21,7 +21,7 @@ from collections.abc import Callable
 import numpy as np
 
 from algorithms.errors import AlgorithmInputError, MatroidAxiomError
-from algorithms.matroids.base import IndependenceTracker, Matroid, as_element_array
+from algorithms.matroids.base import ElementsOnlyTracker, IndependenceTracker, Matroid, as_element_array
 
 __all__ = [
     "MAX_EXHAUSTIVE_ELEMENTS",
@@ -174,15 +174,9 @@ def _bits(mask: int, n: int) -> list[int]:
     return [i for i in range(n) if mask >> i & 1]
 
 
-class _OracleTracker(IndependenceTracker):
+class _OracleTracker(ElementsOnlyTracker):
     def _can_add(self, e: int) -> bool:
         return bool(self.matroid.oracle(frozenset(self.elements + [e])))
-
-    def _add(self, e: int) -> None:
-        pass
-
-    def _reset(self) -> None:
-        pass
 
 
 class OracleMatroid(Matroid):

@@ -32,6 +32,7 @@ __all__ = [
     "MatroidElementError",
     "DependentElementError",
     "IndependenceTracker",
+    "ElementsOnlyTracker",
     "Matroid",
     "as_element_array",
     "stable_row_argsort",
@@ -166,6 +167,16 @@ class IndependenceTracker(ABC):
     @abstractmethod
     def _reset(self) -> None:
         """Forget the structure of S."""
+
+
+class ElementsOnlyTracker(IndependenceTracker):
+    """A tracker that keeps no structure beyond ``elements``: subclasses give ``_can_add`` alone."""
+
+    def _add(self, e: int) -> None:
+        """Nothing to record beyond ``elements``."""
+
+    def _reset(self) -> None:
+        """Nothing to forget beyond ``elements``."""
 
 
 class Matroid(ABC):

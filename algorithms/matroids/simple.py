@@ -14,23 +14,14 @@ import numpy as np
 
 from algorithms._validation import check_count
 from algorithms.errors import AlgorithmInputError
-from algorithms.matroids.base import IndependenceTracker, Matroid
+from algorithms.matroids.base import ElementsOnlyTracker, IndependenceTracker, Matroid
 
 __all__ = ["UniformMatroid", "PartitionMatroid"]
 
 
-class _CountTracker(IndependenceTracker):
-    def __init__(self, matroid: UniformMatroid):
-        super().__init__(matroid)
-
+class _CountTracker(ElementsOnlyTracker):
     def _can_add(self, e: int) -> bool:
         return len(self.elements) < self.matroid.k
-
-    def _add(self, e: int) -> None:
-        pass
-
-    def _reset(self) -> None:
-        pass
 
 
 class UniformMatroid(Matroid):

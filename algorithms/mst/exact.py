@@ -120,9 +120,17 @@ def exact_tree_distributions(data, weight_matrix, epsilon0: float, sensitivity: 
 
 def exact_tree_distribution(data, epsilon0: float, sensitivity: float = 1.0, weights=None) -> dict:
     """``{tree (sorted tuple of edge indices): probability}`` of Algorithms 1, 2, 3 (Pagh et al. 2025, Thm 3.5)."""
+    return _distribution_at_one_weighting(exact_tree_distributions, data, epsilon0, sensitivity, weights)
+
+
+def _distribution_at_one_weighting(distributions, data, epsilon0, sensitivity, weights) -> dict:
+    """``{tree: probability}`` from ``distributions(g, weight_matrix, epsilon0, sensitivity)`` at one weighting.
+
+    ``weights`` None means the graph's own weights.
+    """
     g = as_graph_arrays(data)
     w = g.weights if weights is None else np.asarray(weights, dtype=np.float64)
-    trees, probs = exact_tree_distributions(g, w[None, :], epsilon0, sensitivity)
+    trees, probs = distributions(g, w[None, :], epsilon0, sensitivity)
     return {t: float(p) for t, p in zip(trees, probs[0])}
 
 
@@ -168,10 +176,7 @@ def exact_pamst_distributions(data, weight_matrix, epsilon0: float, sensitivity:
 
 def exact_pamst_distribution(data, epsilon0: float, sensitivity: float = 1.0, weights=None) -> dict:
     """``{tree: probability}`` of PAMST (:mod:`.pamst`)."""
-    g = as_graph_arrays(data)
-    w = g.weights if weights is None else np.asarray(weights, dtype=np.float64)
-    trees, probs = exact_pamst_distributions(g, w[None, :], epsilon0, sensitivity)
-    return {t: float(p) for t, p in zip(trees, probs[0])}
+    return _distribution_at_one_weighting(exact_pamst_distributions, data, epsilon0, sensitivity, weights)
 
 
 @dataclass(frozen=True)

@@ -44,11 +44,10 @@ from algorithms.graphs import incidence_lists
 from algorithms.random_trees.exact import enumerate_spanning_trees, exact_tree_distribution, total_variation
 from algorithms.random_trees.samplers import (
     _prepare,
-    _seed,
     as_weighted_graph,
     canonical_tree,
     check_usable_edges_span,
-    initial_trees,
+    run_tree_chains,
     validate_tree_weights,
 )
 
@@ -262,30 +261,13 @@ def down_up_spanning_trees(graph, weights=None, *, steps: int, size: int = 1, in
     -------
     ndarray of int64, shape (size, n - 1), rows sorted.
     """
-    topo, w = _prepare(graph, weights)
-    steps = int(steps)
-    if steps < 0:
-        raise ValueError(f"steps must be >= 0, got {steps}")
-    rng = np.random.default_rng(rng)
-    start_rng, walk_rng = rng.spawn(2)
-    initial = initial_trees(topo, w, initial, size, start_rng)
+    return run_tree_chains(_down_up_batch, _all_edges_adjacency, graph, weights, steps, size, initial, rng)
+
+
+def _all_edges_adjacency(topo, w):
+    """``(indptr, nbr, eid)`` over every edge (the down-up walk's adjacency)."""
     indptr, nbr, local = incidence_lists(topo)
-    eid = np.ascontiguousarray(local, dtype=np.int64)
-    out = _down_up_batch(
-        topo.n,
-        topo.m,
-        topo.edges[:, 0].copy(),
-        topo.edges[:, 1].copy(),
-        w,
-        indptr,
-        nbr,
-        eid,
-        np.ascontiguousarray(initial),
-        steps,
-        _seed(walk_rng),
-    )
-    out.sort(axis=1)
-    return out
+    return indptr, nbr, np.ascontiguousarray(local, dtype=np.int64)
 
 
 class DownUpSampler:

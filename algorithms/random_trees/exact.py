@@ -33,6 +33,7 @@ __all__ = [
     "tree_incidence",
     "matrix_tree_total_weight",
     "spanning_tree_count",
+    "bareiss_determinant",
     "tree_weight_products",
     "exact_tree_distribution",
     "chain_transition_matrix",
@@ -112,21 +113,29 @@ def matrix_tree_total_weight(graph, weights=None) -> float:
 def spanning_tree_count(graph) -> int:
     """Exact number of spanning trees: the reduced Laplacian's determinant by fraction-free Bareiss elimination."""
     topo = as_weighted_graph(graph)
-    a = [[int(round(x)) for x in row] for row in _reduced_laplacian(topo, np.ones(topo.m))]
-    size = len(a)
-    sign, prev = 1, 1
-    for k in range(size - 1):
+    return bareiss_determinant([[int(round(x)) for x in row] for row in _reduced_laplacian(topo, np.ones(topo.m))])
+
+
+def bareiss_determinant(matrix) -> int:
+    """Exact determinant of a square integer matrix (Bareiss fraction-free elimination, Python ints)."""
+    a = [list(map(int, row)) for row in matrix]
+    n = len(a)
+    if n == 0:
+        return 1
+    sign, previous = 1, 1
+    for k in range(n - 1):
         if a[k][k] == 0:
-            swap = next((r for r in range(k + 1, size) if a[r][k] != 0), None)
+            swap = next((r for r in range(k + 1, n) if a[r][k] != 0), None)
             if swap is None:
                 return 0
             a[k], a[swap] = a[swap], a[k]
             sign = -sign
-        for i in range(k + 1, size):
-            for j in range(k + 1, size):
-                a[i][j] = (a[i][j] * a[k][k] - a[i][k] * a[k][j]) // prev
-        prev = a[k][k]
-    return sign * a[-1][-1] if size else 1
+        pivot = a[k][k]
+        for i in range(k + 1, n):
+            for j in range(k + 1, n):
+                a[i][j] = (a[i][j] * pivot - a[i][k] * a[k][j]) // previous
+        previous = pivot
+    return sign * a[n - 1][n - 1]
 
 
 def tree_weight_products(incidence: np.ndarray, weight_vectors: np.ndarray) -> np.ndarray:

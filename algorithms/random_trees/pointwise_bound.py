@@ -17,8 +17,9 @@ bits (each of the ``l m`` bits flips independently with probability ``1 - t``):
 
 Tree measures are exact rationals: the normaliser ``Z(w) = det`` of a reduced weighted Laplacian
 (Kirchhoff's matrix-tree theorem) is an integer for integer weights, computed by fraction-free
-(Bareiss) elimination in Python integers. Every quantity that involves ``t`` is evaluated in mpmath
-interval arithmetic, so a reported ``upper < bound`` is a proof, not a floating-point accident.
+(Bareiss) elimination in Python integers (:func:`algorithms.random_trees.exact.bareiss_determinant`).
+Every quantity that involves ``t`` is evaluated in mpmath interval arithmetic, so a reported
+``upper < bound`` is a proof, not a floating-point accident.
 
 Needs mpmath (in the ``test`` extra, ``pip install 'dpverify[test]'``); nothing else in the package
 imports this module.
@@ -31,35 +32,14 @@ from fractions import Fraction
 
 import mpmath
 
+from algorithms.random_trees.exact import bareiss_determinant
+
 __all__ = [
     "PointwiseBoundCheck",
-    "bareiss_determinant",
     "tree_measure",
     "complete_graph_path_instance",
     "pointwise_upper_bound",
 ]
-
-
-def bareiss_determinant(matrix) -> int:
-    """Exact determinant of a square integer matrix (Bareiss fraction-free elimination, Python ints)."""
-    a = [list(map(int, row)) for row in matrix]
-    n = len(a)
-    if n == 0:
-        return 1
-    sign, previous = 1, 1
-    for k in range(n - 1):
-        if a[k][k] == 0:
-            swap = next((r for r in range(k + 1, n) if a[r][k] != 0), None)
-            if swap is None:
-                return 0
-            a[k], a[swap] = a[swap], a[k]
-            sign = -sign
-        pivot = a[k][k]
-        for i in range(k + 1, n):
-            for j in range(k + 1, n):
-                a[i][j] = (a[i][j] * pivot - a[i][k] * a[k][j]) // previous
-        previous = pivot
-    return sign * a[n - 1][n - 1]
 
 
 def _tree_normaliser(n: int, edges, weights) -> int:

@@ -244,6 +244,23 @@ def exchange_chain_spanning_trees(
     .. [1] Anonymous, "Differentially Private Random Spanning Tree Generation" (DP-RST), manuscript
        under double-blind review, 2025. Algorithm 3.
     """
+    return run_tree_chains(_kernels.exchange_chain_batch, _usable_adjacency, graph, weights, steps, size, initial, rng)
+
+
+def _usable_adjacency(topo: GraphArrays, w: np.ndarray):
+    """``(indptr, nbr, eid)`` over the usable edges (the exchange chain's adjacency)."""
+    indptr, nbr, eid, _ = usable_csr(topo, w)
+    return indptr, nbr, eid
+
+
+def run_tree_chains(kernel, adjacency, graph, weights, steps, size: int, initial, rng) -> np.ndarray:
+    """Run ``size`` Markov chains on spanning trees for ``steps`` steps each; rows of the result sorted.
+
+    The start trees come from :func:`initial_trees` (a stream spawned first from ``rng``), the
+    chains' own randomness from a second one. ``kernel(n, m, eu, ev, w, indptr, nbr, eid,
+    initial, steps, seed)`` runs the chains (the exchange chain of DP-RST 2025, Algorithm 3, or
+    the down-up walk) on the adjacency ``adjacency(topo, w) -> (indptr, nbr, eid)``.
+    """
     topo, w = _prepare(graph, weights)
     steps = int(steps)
     if steps < 0:
@@ -251,20 +268,9 @@ def exchange_chain_spanning_trees(
     rng = np.random.default_rng(rng)
     start_rng, chain_rng = rng.spawn(2)
     initial = initial_trees(topo, w, initial, size, start_rng)
-    indptr, nbr, eid, _ = usable_csr(topo, w)
-    out = _kernels.exchange_chain_batch(
-        topo.n,
-        topo.m,
-        topo.edges[:, 0].copy(),
-        topo.edges[:, 1].copy(),
-        w,
-        indptr,
-        nbr,
-        eid,
-        initial,
-        steps,
-        _seed(chain_rng),
-    )
+    indptr, nbr, eid = adjacency(topo, w)
+    eu, ev = topo.edges[:, 0].copy(), topo.edges[:, 1].copy()
+    out = kernel(topo.n, topo.m, eu, ev, w, indptr, nbr, eid, np.ascontiguousarray(initial), steps, _seed(chain_rng))
     out.sort(axis=1)
     return out
 

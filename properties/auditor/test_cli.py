@@ -61,43 +61,21 @@ def run(*args):
     return main([str(a) for a in args])
 
 
+def audit_zero_one(mechanism, epsilon, *options):
+    """``dpverify audit`` of ``mechanism`` (a name in cli_mechanisms, or MODULE:CALLABLE) on inputs 0 and 1."""
+    target = mechanism if ":" in mechanism else f"cli_mechanisms:{mechanism}"
+    return run("audit", target, "--x", "0", "--x-prime", "1", "--epsilon", epsilon, *options)
+
+
 def test_no_violation_exits_zero(mechanisms, capsys):
-    code = run(
-        "audit",
-        "cli_mechanisms:Laplace",
-        "--x",
-        "0",
-        "--x-prime",
-        "1",
-        "--epsilon",
-        "1",
-        "--samples",
-        "20000",
-        "--seed",
-        "1",
-        "--quiet",
-    )
+    code = audit_zero_one("Laplace", "1", "--samples", "20000", "--seed", "1", "--quiet")
     out = capsys.readouterr().out
     assert code == 0
     assert "no violation found" in out and "seed 1" in out
 
 
 def test_violation_exits_one_and_json_is_machine_readable(mechanisms, capsys):
-    code = run(
-        "audit",
-        "cli_mechanisms:leaky",
-        "--x",
-        "0",
-        "--x-prime",
-        "1",
-        "--epsilon",
-        "1",
-        "--samples",
-        "20000",
-        "--seed",
-        "2",
-        "--json",
-    )
+    code = audit_zero_one("leaky", "1", "--samples", "20000", "--seed", "2", "--json")
     payload = json.loads(capsys.readouterr().out)
     assert code == 1
     assert payload["violation"] is True and payload["epsilon_lower_bound"] > 1
@@ -134,7 +112,7 @@ def test_usage_errors_exit_two_with_a_message(mechanisms, capsys, args, message)
     ],
 )
 def test_mechanism_failures_exit_three_without_a_traceback(mechanisms, capsys, mechanism, message):
-    code = run("audit", mechanism, "--x", "0", "--x-prime", "1", "--epsilon", "1", "--quiet")
+    code = audit_zero_one(mechanism, "1", "--quiet")
     err = capsys.readouterr().err
     assert code == 3, err
     assert message in err and "Traceback" not in err
@@ -145,11 +123,10 @@ def test_internal_errors_exit_three_and_debug_shows_the_traceback(mechanisms, ca
         raise ZeroDivisionError("a bug in dpverify")
 
     monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", crash)
-    args = ["audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1", "--quiet"]
-    assert run(*args) == 3
+    assert audit_zero_one("Laplace", "1", "--quiet") == 3
     err = capsys.readouterr().err
     assert "internal error: ZeroDivisionError: a bug in dpverify" in err and "Traceback" not in err
-    assert run(*args, "--debug") == 3
+    assert audit_zero_one("Laplace", "1", "--quiet", "--debug") == 3
     assert "Traceback" in capsys.readouterr().err
 
 
@@ -158,7 +135,7 @@ def test_interrupt_exits_130_with_a_short_message(mechanisms, capsys, monkeypatc
         raise KeyboardInterrupt
 
     monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", interrupted)
-    assert run("audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1", "--epsilon", "1") == 130
+    assert audit_zero_one("Laplace", "1") == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and "Traceback" not in err
 
@@ -316,20 +293,7 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
             return "no violation found"
 
     monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", lambda *a, **k: Result())
-    code = run(
-        "audit",
-        "cli_mechanisms:leaky",
-        "--x",
-        "0",
-        "--x-prime",
-        "1",
-        "--epsilon",
-        "1",
-        "--samples",
-        10**10,
-        "--seed",
-        "1",
-    )
+    code = audit_zero_one("leaky", "1", "--samples", 10**10, "--seed", "1")
     assert code == 0
     err = capsys.readouterr().err
     assert "will take roughly" in err and ("h" in err or "days" in err)
@@ -428,23 +392,8 @@ def test_audit_samples_reads_npy_files_and_reports_both_verdicts(tmp_path, capsy
 
 
 def test_no_float_events_and_n_selection_reach_the_audit(mechanisms, capsys):
-    code = run(
-        "audit",
-        "cli_mechanisms:leaky",
-        "--x",
-        "0",
-        "--x-prime",
-        "1",
-        "--epsilon",
-        "4.5",
-        "--samples",
-        "20000",
-        "--seed",
-        "2",
-        "--json",
-        "--no-float-events",
-        "--n-selection",
-        "5000",
+    code = audit_zero_one(
+        "leaky", "4.5", "--samples", "20000", "--seed", "2", "--json", "--no-float-events", "--n-selection", "5000"
     )
     payload = json.loads(capsys.readouterr().out)
     assert code == 0 and payload["n_selection"] == 5000

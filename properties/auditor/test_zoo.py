@@ -82,18 +82,10 @@ def test_sparse_vector_exact_loss_is_within_the_claim():
     ],
     ids=["rnm-laplace", "rnm-exponential", "svt"],
 )
-def test_samplers_match_their_exact_pmf(mechanism, data, suite_alpha):
+def test_samplers_match_their_exact_pmf(mechanism, data, suite_alpha, at_input):
     """Goodness of fit, 2e5 samples: false alarm <= 1e-6; a sampler off by 0.01 in any cell would be
     detected (chi-square noncentrality ~ 2e5 * 0.01^2 / 0.2 = 100)."""
-
-    class Sampler:
-        def sample(self, size, rng):
-            return mechanism.sample(data, size, rng)
-
-        def __call__(self, rng):
-            return mechanism(data, rng)
-
-    result = dpverify.goodness_of_fit(Sampler(), mechanism.pmf(data), n_samples=200_000, seed=43)
+    result = dpverify.goodness_of_fit(at_input(mechanism, data), mechanism.pmf(data), n_samples=200_000, seed=43)
     assert result.pvalue > suite_alpha
 
 

@@ -336,7 +336,7 @@ def test_local_randomizers_at_several_eps(name, eps, K, suite_alpha):
     assert dpverify.goodness_of_fit(Binned(), law(x, scale), n_samples=n, seed=seed).pvalue > suite_alpha / 6
 
 
-def test_kernel_greedy_and_tie_breaking_against_the_matroid_package(suite_alpha):
+def test_kernel_greedy_and_tie_breaking_against_the_matroid_package(suite_alpha, at_input):
     """The kernel's greedy with uniformly random tie-breaking, against the reference greedy of
     ``algorithms.matroids`` on uniformly random orders, by distribution: OMM on the graphic
     matroid of K4 with a constant reward table; round 1 has six tied +inf indices, round 2 has
@@ -360,13 +360,6 @@ def test_kernel_greedy_and_tie_breaking_against_the_matroid_package(suite_alpha)
     mech = PlayedSuperArms(matroid, P.omm(), 2)
     table = np.full((2, 6), 0.5)
 
-    class Kernel:
-        def sample(self, size, rng):
-            return mech.sample(table, size, rng)
-
-        def __call__(self, rng):
-            return self.sample(1, rng)[0]
-
     def mask(basis):
         return int(sum(1 << int(e) for e in basis))
 
@@ -383,5 +376,5 @@ def test_kernel_greedy_and_tie_breaking_against_the_matroid_package(suite_alpha)
         def __call__(self, rng):
             return self.sample(1, rng)[0]
 
-    res = dpverify.equal_distributions(Kernel(), Reference(), n_samples=20_000, seed=71)
+    res = dpverify.equal_distributions(at_input(mech, table), Reference(), n_samples=20_000, seed=71)
     assert res.pvalue > suite_alpha

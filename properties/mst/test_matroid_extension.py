@@ -20,17 +20,6 @@ from algorithms.mst.ppsacr import ppsacr_set_distribution
 from algorithms.mst.strategies import graphs
 
 
-class _BasisSampler:
-    def __init__(self, mechanism, weights):
-        self.mechanism, self.weights = mechanism, weights
-
-    def __call__(self, rng):
-        return self.mechanism(self.weights, rng)
-
-    def sample(self, size, rng):
-        return self.mechanism.sample(self.weights, size, rng)
-
-
 @given(graphs(), st.integers(0, 2**63 - 1), st.sampled_from([0.1, 1.0, 10.0]))
 def test_graphic_matroid_extension_returns_spanning_forests_and_is_seeded(g, seed, epsilon0):
     if g.m == 0:
@@ -57,7 +46,7 @@ def test_bases_of_other_matroids_are_independent_and_of_full_rank(seed):
             assert M.is_independent(b) and len(b) == M.rank
 
 
-def test_graphic_extension_fits_the_exact_tree_distribution(suite_alpha):
+def test_graphic_extension_fits_the_exact_tree_distribution(suite_alpha, at_input):
     """Minimum-weight graphic version == Algorithm 1's exact distribution (K4, 50k samples).
 
     False alarm <= suite_alpha; power > 0.999 against epsilon0 -> 1.5 epsilon0 (asserted).
@@ -66,20 +55,20 @@ def test_graphic_extension_fits_the_exact_tree_distribution(suite_alpha):
     M = GraphicMatroid.from_edges(entry.graph.n, entry.graph.edges)
     mech = PerturbedMatroidBasisMechanism(M, entry.epsilon0, maximize=False)
     pmf = exact_tree_distribution(entry.graph, entry.epsilon0)
-    res = dpverify.goodness_of_fit(_BasisSampler(mech, entry.graph.weights), pmf, n_samples=50_000, seed=5)
+    res = dpverify.goodness_of_fit(at_input(mech, entry.graph.weights), pmf, n_samples=50_000, seed=5)
     assert res.pvalue > suite_alpha
     bug = exact_tree_distribution(entry.graph, 1.5 * entry.epsilon0)
     assert dpverify.chi_square_power(pmf, bug, 50_000, suite_alpha) > 0.999
 
 
-def test_uniform_extension_is_top_k_ppsacr(suite_alpha):
+def test_uniform_extension_is_top_k_ppsacr(suite_alpha, at_input):
     """U(6, 3), max-weight: the basis is PPSACR(sizes exp(epsilon0 w / 2), k = 3, no removals); 50k
     samples. False alarm <= suite_alpha; power > 0.999 against epsilon0 -> 1.5 epsilon0 (asserted)."""
     w = np.array([0.0, 0.5, 1.0, 2.0, 3.0, 3.5])
     M = UniformMatroid(6, 3)
     mech = PerturbedMatroidBasisMechanism(M, 1.0, maximize=True)
     pmf = ppsacr_set_distribution(1.0 * w / 2.0, 3, None)
-    res = dpverify.goodness_of_fit(_BasisSampler(mech, w), pmf, n_samples=50_000, seed=6)
+    res = dpverify.goodness_of_fit(at_input(mech, w), pmf, n_samples=50_000, seed=6)
     assert res.pvalue > suite_alpha
     bug = ppsacr_set_distribution(1.5 * w / 2.0, 3, None)
     assert dpverify.chi_square_power(pmf, bug, 50_000, suite_alpha) > 0.999

@@ -271,7 +271,7 @@ def test_tree_release_of_one_edge_loses_exactly_eps0():
     assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(epsilon0, rel=1e-9)
 
 
-def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha):
+def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha, at_input):
     """DPRandomSpanningTree (Wilson) follows the exact DP-RST law, 'no tree' outcome included (K4, k = 4).
 
     False alarm <= suite_alpha. Power: skipping the noise (Wilson on the true
@@ -282,18 +282,7 @@ def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha):
     pmf = exact.exact_dp_rst_distribution(entry.graph, k=entry.k, epsilon0=1.0)
     assert pmf[pipeline.NO_SPANNING_TREE] > 0.01
     mechanism = pipeline.DPRandomSpanningTree(entry.graph, k=entry.k, epsilon0=1.0)
-
-    class Sampler:
-        def __init__(self, mech, data):
-            self.mech, self.data = mech, data
-
-        def __call__(self, rng):
-            return self.mech(self.data, rng)
-
-        def sample(self, size, rng):
-            return self.mech.sample(self.data, size, rng)
-
-    fit = dpverify.goodness_of_fit(Sampler(mechanism, entry.weights), pmf, n_samples=60_000, seed=303)
+    fit = dpverify.goodness_of_fit(at_input(mechanism, entry.weights), pmf, n_samples=60_000, seed=303)
     assert fit.pvalue > suite_alpha
     from algorithms.random_trees.samplers import WilsonSampler
 

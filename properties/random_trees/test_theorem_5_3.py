@@ -34,8 +34,8 @@ from hypothesis import strategies as st
 from algorithms.graphs import as_graph_arrays
 from algorithms.random_trees import bits, exact
 from algorithms.random_trees.catalogue import catalogue
+from algorithms.random_trees.exact import bareiss_determinant
 from algorithms.random_trees.pointwise_bound import (
-    bareiss_determinant,
     complete_graph_path_instance,
     pointwise_upper_bound,
     tree_measure,

@@ -31,10 +31,13 @@ from typing import NamedTuple
 
 import numba
 import numpy as np
+from numba import literal_unroll
 
 __all__ = [
     "PolicyKernel",
     "state_class",
+    "policy_state",
+    "zero_arrays",
     "SUM_FIELDS",
     "sum_arrays",
     "reset_sums",
@@ -73,6 +76,13 @@ class PolicyKernel(NamedTuple):
     resamples: bool
 
 
+@numba.njit(cache=True, nogil=True)
+def zero_arrays(arrays):
+    """Set every array of the tuple ``arrays`` (any dtypes and shapes) to 0: a policy's ``reset``."""
+    for a in literal_unroll(arrays):
+        a[:] = 0
+
+
 #: Arrays of a policy that keeps counts and sums: ``counts`` (T_e) and ``sums`` of observations or reports.
 SUM_FIELDS = ("counts", "sums")
 
@@ -85,8 +95,7 @@ def sum_arrays(m: int) -> dict:
 @numba.njit(cache=True, nogil=True)
 def reset_sums(s):
     """No observation yet."""
-    s.counts[:] = 0
-    s.sums[:] = 0.0
+    zero_arrays((s.counts, s.sums))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -110,6 +119,20 @@ def state_class(name: str, arrays, module: str) -> type:
     return namedtuple(name, [*arrays, *SCALAR_FIELDS], module=module)
 
 
+def policy_state(name: str, fields, arrays: Callable[[int], dict], module: str) -> tuple[type, Callable]:
+    """A policy's state class (:func:`state_class`) and its ``new_state(m, rank, eps_arm, horizon)``.
+
+    ``arrays(m)`` maps each of ``fields`` to a fresh array of ``m`` arms (values are set by the
+    policy's ``reset``); the scalar parameters follow.
+    """
+    state_type = state_class(name, fields, module)
+
+    def new_state(m, rank, eps_arm, horizon):
+        return state_type(**arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+
+    return state_type, new_state
+
+
 def mean_arrays(m: int) -> dict:
     """Fresh arrays for :data:`MEAN_FIELDS` (values are set by :func:`reset_means`)."""
     return {
@@ -124,10 +147,7 @@ def mean_arrays(m: int) -> dict:
 @numba.njit(cache=True, nogil=True)
 def reset_means(s):
     """No observation yet: ``T_e = 0``, ``mean_n = +inf`` (an unplayed arm's index is +inf)."""
-    s.counts[:] = 0
-    s.sums[:] = 0.0
-    s.inv_n[:] = 0.0
-    s.isq_n[:] = 0.0
+    zero_arrays((s.counts, s.sums, s.inv_n, s.isq_n))
     s.mean_n[:] = np.inf
 
 

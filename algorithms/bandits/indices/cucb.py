@@ -26,9 +26,11 @@ from algorithms.bandits.indices.common import (
     SUM_FIELDS,
     PolicyKernel,
     observe_sum,
+    policy_state,
     reset_sums,
     state_class,
     sum_arrays,
+    zero_arrays,
 )
 from algorithms.counters.compiled import binary_step
 
@@ -43,11 +45,7 @@ def clipped(v):
 
 # ---- CUCB (Chen et al. 2013) -------------------------------------------------------------------
 
-CUCBState = state_class("CUCBState", SUM_FIELDS, __name__)
-
-
-def cucb_state(m, rank, eps_arm, horizon):
-    return CUCBState(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+CUCBState, cucb_state = policy_state("CUCBState", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -85,11 +83,7 @@ def cucb_ldp_index(s, t, J, rng_pol):
         J[e] = 1.0 if n == 0 else clipped(s.sums[e] / n + 4.0 * np.sqrt(2.0 * ln_T / (eps_arm * eps_arm * n)))
 
 
-CUCBLDP1State = state_class("CUCBLDP1State", SUM_FIELDS, __name__)
-
-
-def cucb_ldp1_state(m, rank, eps_arm, horizon):
-    return CUCBLDP1State(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+CUCBLDP1State, cucb_ldp1_state = policy_state("CUCBLDP1State", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -104,11 +98,7 @@ CUCB_LDP1_KERNEL = PolicyKernel(
     "CUCB-LDP1", CUCBLDP1State, cucb_ldp1_state, reset_sums, cucb_ldp_index, cucb_ldp1_update, False
 )
 
-CUCBLDP2State = state_class("CUCBLDP2State", SUM_FIELDS, __name__)
-
-
-def cucb_ldp2_state(m, rank, eps_arm, horizon):
-    return CUCBLDP2State(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+CUCBLDP2State, cucb_ldp2_state = policy_state("CUCBLDP2State", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -152,11 +142,7 @@ def cucb_dp_state(m, rank, eps_arm, horizon):
 
 @numba.njit(cache=True, nogil=True)
 def cucb_dp_reset(s):
-    s.counts[:] = 0
-    s.xvec[:] = 0.0
-    s.tree_alpha[:] = 0.0
-    s.tree_alpha_hat[:] = 0.0
-    s.tree_sum[:] = 0.0
+    zero_arrays((s.counts, s.xvec, s.tree_alpha, s.tree_alpha_hat, s.tree_sum))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

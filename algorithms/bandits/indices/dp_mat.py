@@ -25,9 +25,10 @@ from algorithms.bandits.indices.common import (
     SUM_FIELDS,
     PolicyKernel,
     observe_sum,
+    policy_state,
     reset_sums,
-    state_class,
     sum_arrays,
+    zero_arrays,
 )
 
 __all__ = ["DPUCB_MAT_KERNEL", "DPTS_MAT_KERNEL", "CTS_KERNEL"]
@@ -51,11 +52,7 @@ def _batch_arrays(m):
 
 @numba.njit(cache=True, nogil=True)
 def reset_batches(s):
-    s.counts[:] = 0
-    s.buf_sum[:] = 0.0
-    s.buf_n[:] = 0
-    s.batch[:] = 0
-    s.est[:] = 0.0
+    zero_arrays((s.counts, s.buf_sum, s.buf_n, s.batch, s.est))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -76,26 +73,34 @@ def update_batches(s, t, basis, xs, k_taken, rng_pol):
             s.buf_n[e] = 0
 
 
-# ---- DPUCB-MAT (Chandak 2023, Algorithm 2) -----------------------------------------------------
+@numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
+def batch_index(s, t, J, rng_pol, thompson):
+    """The index of DPUCB-MAT (``thompson`` False) or DPTS-MAT (True) from the released batches.
 
-DPUCBMATState = state_class("DPUCBMATState", BATCH_FIELDS, __name__)
-
-
-def dpucb_mat_state(m, rank, eps_arm, horizon):
-    return DPUCBMATState(**_batch_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
-
-
-@numba.njit(cache=True, nogil=True, _nrt=False)
-def dpucb_mat_index(s, t, J, rng_pol):
-    """DPUCB-MAT: ``J = w~_e + sqrt(3 ln(K t) / T_e) + 3 ln(K t) / (epsilon0 T_e)``; +inf while ``T_e = 0``."""
+    Both add the bias ``3 ln(K t) / (epsilon0 T_e)`` to ``w~_e``; DPUCB-MAT adds the radius
+    ``sqrt(3 ln(K t) / T_e)``, DPTS-MAT samples ``N(w~_e + bias, 1 / T_e)``. +inf while ``T_e = 0``.
+    """
     est, eps_arm = s.est, s.eps_arm
     lk = np.log(s.rank * t)
     for e in range(J.shape[0]):
         te = s.batch[e]
         if te == 0:
             J[e] = np.inf
+        elif thompson:
+            J[e] = rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))
         else:
             J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)
+
+
+# ---- DPUCB-MAT (Chandak 2023, Algorithm 2) -----------------------------------------------------
+
+DPUCBMATState, dpucb_mat_state = policy_state("DPUCBMATState", BATCH_FIELDS, _batch_arrays, __name__)
+
+
+@numba.njit(cache=True, nogil=True, _nrt=False)
+def dpucb_mat_index(s, t, J, rng_pol):
+    """DPUCB-MAT: ``J = w~_e + sqrt(3 ln(K t) / T_e) + 3 ln(K t) / (epsilon0 T_e)``; +inf while ``T_e = 0``."""
+    batch_index(s, t, J, rng_pol, False)
 
 
 DPUCB_MAT_KERNEL = PolicyKernel(
@@ -104,24 +109,13 @@ DPUCB_MAT_KERNEL = PolicyKernel(
 
 # ---- DPTS-MAT (Chandak 2023, Algorithm 5) ------------------------------------------------------
 
-DPTSMATState = state_class("DPTSMATState", BATCH_FIELDS, __name__)
-
-
-def dpts_mat_state(m, rank, eps_arm, horizon):
-    return DPTSMATState(**_batch_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+DPTSMATState, dpts_mat_state = policy_state("DPTSMATState", BATCH_FIELDS, _batch_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
 def dpts_mat_index(s, t, J, rng_pol):
     """DPTS-MAT: ``J ~ N(w~_e + 3 ln(K t) / (epsilon0 T_e), 1 / T_e)``; +inf while ``T_e = 0``."""
-    est, eps_arm = s.est, s.eps_arm
-    lk = np.log(s.rank * t)
-    for e in range(J.shape[0]):
-        te = s.batch[e]
-        if te == 0:
-            J[e] = np.inf
-        else:
-            J[e] = rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))
+    batch_index(s, t, J, rng_pol, True)
 
 
 DPTS_MAT_KERNEL = PolicyKernel(
@@ -130,11 +124,7 @@ DPTS_MAT_KERNEL = PolicyKernel(
 
 # ---- CTS (Wang & Chen 2018; Chandak 2023, Section 6.1) -----------------------------------------
 
-CTSState = state_class("CTSState", SUM_FIELDS, __name__)
-
-
-def cts_state(m, rank, eps_arm, horizon):
-    return CTSState(**sum_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+CTSState, cts_state = policy_state("CTSState", SUM_FIELDS, sum_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)

@@ -32,8 +32,10 @@ from algorithms.bandits.indices.common import (
     PolicyKernel,
     mean_arrays,
     observe_mean,
+    policy_state,
     reset_means,
     state_class,
+    zero_arrays,
 )
 from algorithms.counters.compiled import (
     HYBRID_STATE_WIDTH,
@@ -62,11 +64,7 @@ MAX_LEVELS = 48
 
 # ---- OMM (Kveton et al. 2014) ------------------------------------------------------------------
 
-OMMState = state_class("OMMState", MEAN_FIELDS, __name__)
-
-
-def omm_state(m, rank, eps_arm, horizon):
-    return OMMState(**mean_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+OMMState, omm_state = policy_state("OMMState", MEAN_FIELDS, mean_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
@@ -113,14 +111,7 @@ def dp_omm_state(m, rank, eps_arm, horizon):
 
 @numba.njit(cache=True, nogil=True)
 def dp_omm_reset(s):
-    s.counts[:] = 0
-    s.hybrid[:] = 0.0
-    s.alpha[:] = 0.0
-    s.alpha_hat[:] = 0.0
-    s.noisy_sum[:] = 0.0
-    s.bound[:] = 0.0
-    s.inv_n[:] = 0.0
-    s.isq_n[:] = 0.0
+    zero_arrays((s.counts, s.hybrid, s.alpha, s.alpha_hat, s.noisy_sum, s.bound, s.inv_n, s.isq_n))
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False, inline="always")
@@ -212,11 +203,7 @@ def hybrid_counter_batch(stream, eps_arm, size, rng):
 
 # ---- LDP-OMM (Tao et al. 2025, Algorithm 2) ----------------------------------------------------
 
-LDPOMMState = state_class("LDPOMMState", MEAN_FIELDS, __name__)
-
-
-def ldp_omm_state(m, rank, eps_arm, horizon):
-    return LDPOMMState(**mean_arrays(m), eps_arm=float(eps_arm), horizon=float(horizon), rank=int(rank))
+LDPOMMState, ldp_omm_state = policy_state("LDPOMMState", MEAN_FIELDS, mean_arrays, __name__)
 
 
 @numba.njit(cache=True, nogil=True, _nrt=False)
