@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .claims import PrivacyClaim
+from .errors import InvalidParameterError
 
 __all__ = ["Verification", "VerificationOutcome", "VerificationRecord", "jsonable"]
 
@@ -55,26 +56,34 @@ class Verification:
     ----------
     name : str
         Unique, slash-separated name, e.g. ``"textbook/laplace"``.
-    claim : str
+    statement : str
         What is verified, in words, e.g. ``"eps = 1 (pure DP)"`` or ``"the tree spans"``.
     run : callable
         ``run(seed) -> VerificationOutcome``; must be deterministic given the seed.
-    privacy : dpverify.PrivacyClaim or None
+    claim : dpverify.PrivacyClaim or None
         The privacy claim the check is about, as data, where it is about one.
+
+    Raises
+    ------
+    InvalidParameterError
+        ``claim`` that is not a :class:`~dpverify.PrivacyClaim` (the words go in ``statement``).
     """
 
     name: str
-    claim: str
+    statement: str
     run: Callable[[int], VerificationOutcome] = field(repr=False, compare=False)
-    privacy: PrivacyClaim | None = None
+    claim: PrivacyClaim | None = None
+
+    def __post_init__(self):
+        _check_claim(self.claim)
 
 
 @dataclass(frozen=True)
 class VerificationRecord:
-    """A row of the suite report: a verification, its outcome and its time."""
+    """A row of the suite report: a verification (its statement and claim), its outcome and its time."""
 
     name: str
-    claim: str
+    statement: str
     passed: bool
     certified_lower_bound: float | None
     exact_loss: float | None
@@ -82,12 +91,21 @@ class VerificationRecord:
     seconds: float
     error: str | None = None
     compile_seconds: float = 0.0
-    privacy: PrivacyClaim | None = None
+    claim: PrivacyClaim | None = None
 
     def to_dict(self) -> dict:
+        """The fields as JSON-serialisable plain data (non-finite numbers as strings, the claim as a dict)."""
         data = jsonable(dataclasses.asdict(self))
-        data["privacy"] = None if self.privacy is None else self.privacy.to_dict()
+        data["claim"] = None if self.claim is None else self.claim.to_dict()
         return data
+
+
+def _check_claim(claim) -> None:
+    if claim is not None and not isinstance(claim, PrivacyClaim):
+        raise InvalidParameterError(
+            f"a verification's claim must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
+            "what the check verifies, in words, is its statement"
+        )
 
 
 def jsonable(obj):

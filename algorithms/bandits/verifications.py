@@ -29,6 +29,8 @@ __all__ = ["verifications", "ALPHA"]
 
 ALPHA = 1e-6
 EPS = 4.0
+#: The LDP-OMM report's exact loss is computed at this epsilon.
+LDP_EXACT_EPS = 2.0
 
 
 def _audit(policy, claim, n, seed):
@@ -95,7 +97,7 @@ def _ldp_exact(seed: int):
     from algorithms.bandits.audits import LaplaceLocalRandomizer, discretized_report_pmf
     from dpverify.verification import VerificationOutcome
 
-    rank, eps = 3, 2.0
+    rank, eps = 3, LDP_EXACT_EPS
     edges = np.linspace(-4.0, 5.0, 10)
     rnd = LaplaceLocalRandomizer(P.ldp_omm(eps), rank)
     loss = dpverify.exact_privacy_loss(
@@ -132,17 +134,36 @@ def verifications():
     from dpverify.verification import Verification
 
     return [
-        Verification("matroid-bandits/dpucb-mat-audit", f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)", _dpucb),
         Verification(
-            "matroid-bandits/full-eps-per-arm-is-caught", "auditor flags eps per arm instead of eps/K", _broken
+            "matroid-bandits/dpucb-mat-audit",
+            f"DPUCB-MAT eps={EPS:g}-DP (Chandak 2023, Alg. 2)",
+            _dpucb,
+            claim=P.dpucb_mat(EPS).claim,
         ),
         Verification(
-            "matroid-bandits/ldp-omm-audit", f"LDP-OMM eps={EPS:g} (Tao et al. 2025, Thm 2)", _policy_audit(P.ldp_omm)
+            "matroid-bandits/full-eps-per-arm-is-caught",
+            "auditor flags eps per arm instead of eps/K",
+            _broken,
+            claim=P.dpucb_mat(EPS).claim,
         ),
         Verification(
-            "matroid-bandits/dp-omm-audit", f"DP-OMM eps={EPS:g}-DP (Tao et al. 2025, Thm 1)", _policy_audit(P.dp_omm)
+            "matroid-bandits/ldp-omm-audit",
+            f"LDP-OMM eps={EPS:g} (Tao et al. 2025, Thm 2)",
+            _policy_audit(P.ldp_omm),
+            claim=P.ldp_omm(EPS).claim,
         ),
-        Verification("matroid-bandits/ldp-randomizer-exact-loss", "LDP-OMM report is exactly eps-LDP", _ldp_exact),
+        Verification(
+            "matroid-bandits/dp-omm-audit",
+            f"DP-OMM eps={EPS:g}-DP (Tao et al. 2025, Thm 1)",
+            _policy_audit(P.dp_omm),
+            claim=P.dp_omm(EPS).claim,
+        ),
+        Verification(
+            "matroid-bandits/ldp-randomizer-exact-loss",
+            "LDP-OMM report is exactly eps-LDP",
+            _ldp_exact,
+            claim=P.ldp_omm(LDP_EXACT_EPS).claim,
+        ),
         Verification(
             "matroid-bandits/dp-omm-bound-equals-counter-bound",
             "simulator's DP-OMM confidence term = HybridCounterBank bound (Tao et al. 2025, Lemma 1)",

@@ -405,7 +405,7 @@ def _cmd_suite(args) -> int:
     items = registered_verifications()
     if args.list:
         for item in items:
-            print(f"{item.name}: {item.claim}")
+            print(f"{item.name}: {item.statement}")
         return EXIT_OK
     selected = select_verifications(items, args.select)
     if not selected:

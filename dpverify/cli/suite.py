@@ -2,7 +2,8 @@
 
 A *verification* is a named, self-contained check (a privacy audit, an exact
 privacy-loss computation, a distribution-equality test) with a human-readable
-claim. Packages register verifications through the entry-point group
+statement and, where it is about privacy, the claim it checks as a
+:class:`~dpverify.PrivacyClaim`. Packages register verifications through the entry-point group
 ``dpverify.verifications``: each entry point names a callable that returns an
 iterable of :class:`Verification`. dpverify registers its own textbook
 mechanisms the same way, so the runner knows nothing about any algorithm family.
@@ -50,7 +51,7 @@ def registered_verifications() -> list[Verification]:
             items = [
                 Verification(
                     name=f"{ep.name}/<registration>",
-                    claim="entry point loads",
+                    statement="entry point loads",
                     run=_failing(message),
                 )
             ]
@@ -174,7 +175,7 @@ def run_suite(
 
 
 def _same(a: Verification | None, b: Verification) -> bool:
-    """Same name, claim and function: the registered verification ``b`` was taken from."""
+    """Same name, statement, claim and function: the registered verification ``b`` was taken from."""
     if a is None or a != b:
         return False
     return all(getattr(a.run, k, None) == getattr(b.run, k, None) for k in ("__module__", "__qualname__"))
@@ -207,7 +208,7 @@ def _run_one(item: Verification, seed: int, progress) -> VerificationRecord:
             outcome = VerificationOutcome(passed=False, details=error)
     return VerificationRecord(
         name=item.name,
-        claim=item.claim,
+        statement=item.statement,
         passed=bool(outcome.passed),
         certified_lower_bound=outcome.certified_lower_bound,
         exact_loss=outcome.exact_loss,
@@ -215,7 +216,7 @@ def _run_one(item: Verification, seed: int, progress) -> VerificationRecord:
         seconds=time.perf_counter() - start,
         error=error,
         compile_seconds=watch.seconds,
-        privacy=item.privacy,
+        claim=item.claim,
     )
 
 
@@ -277,12 +278,12 @@ def format_table(records: list[VerificationRecord]) -> str:
     def num(v):
         return "-" if v is None else f"{v:.4g}"
 
-    rows = [("verification", "claim", "lower bound", "exact", "verdict", "time")]
+    rows = [("verification", "statement", "lower bound", "exact", "verdict", "time")]
     for r in records:
         rows.append(
             (
                 r.name,
-                r.claim,
+                r.statement,
                 num(r.certified_lower_bound),
                 num(r.exact_loss),
                 "pass" if r.passed else "FAIL",

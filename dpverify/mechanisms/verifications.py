@@ -49,9 +49,9 @@ def _audit_verification(name, mechanism, x, x_prime, expect_violation=False):
     verb = "is caught" if expect_violation else "keeps its claim"
     return Verification(
         name=f"textbook/{name}",
-        claim=f"eps={mechanism.epsilon:g} ({verb}; audit, alpha={SUITE_ALPHA:g})",
+        statement=f"eps={mechanism.epsilon:g} ({verb}; audit, alpha={SUITE_ALPHA:g})",
         run=run,
-        privacy=mechanism.claim,
+        claim=mechanism.claim,
     )
 
 
@@ -64,7 +64,10 @@ def _exact_verification(name, mechanism, x, x_prime):
         )
 
     return Verification(
-        name=f"textbook/{name}-exact", claim=f"eps={mechanism.epsilon:g} (exact pmf)", run=run, privacy=mechanism.claim
+        name=f"textbook/{name}-exact",
+        statement=f"eps={mechanism.epsilon:g} (exact pmf)",
+        run=run,
+        claim=mechanism.claim,
     )
 
 

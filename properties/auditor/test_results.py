@@ -112,7 +112,7 @@ def results():
     pairs = audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=6)
     search = dpverify.search_audit(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=7)
     outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
-    records = run_suite([Verification("test/inf", "claim", lambda seed: outcome)], seed=0)
+    records = run_suite([Verification("test/inf", "statement", lambda seed: outcome, claim=rr.claim)], seed=0)
     return {
         "AuditResult": audit,
         "ValueVerdict": audit.value_verdict,
@@ -208,3 +208,21 @@ def test_specific_conversions(results):
     assert results["VerificationRecord"].to_dict()["certified_lower_bound"] == "inf"
     assert results["VerificationOutcome"].to_dict()["certified_lower_bound"] == "inf"
     assert len(results["ExactPrivacyLoss"].to_dict()["p"]) == 2
+
+
+def test_a_verification_carries_its_claim_as_data():
+    """A verification states its privacy claim as a PrivacyClaim, and the suite report carries it.
+
+    Detects: a claim given as words (the old ``claim="eps = 1"``) accepted silently, or a report
+    row that drops the claim or mixes it up with the statement.
+    """
+    from dpverify.errors import InvalidParameterError
+
+    claim = dpverify.PrivacyClaim(1.0, neighbouring="|x - x'| <= 1", source="a test")
+    with pytest.raises(InvalidParameterError, match="statement"):
+        Verification("test/words", "statement", lambda seed: VerificationOutcome(True), claim="eps = 1")
+    (record,) = run_suite(
+        [Verification("test/claim", "eps = 1", lambda seed: VerificationOutcome(True), claim)], seed=0
+    )
+    data = json.loads(json.dumps(record.to_dict()))
+    assert data["statement"] == "eps = 1" and dpverify.PrivacyClaim(**data["claim"]) == claim
