@@ -33,6 +33,7 @@ from __future__ import annotations
 import csv
 import dataclasses
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -268,105 +269,149 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
     import matplotlib
 
     matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
 
     out_dir = Path(out_dir)
     out_dir.mkdir(parents=True, exist_ok=True)
-    inst = thesis_table61_instance()
-    n = 1000 if quick else 10_000
-    runs = 5 if quick else 50
-    n_long = 10_000 if quick else 1_000_000
-    runs_long = 3 if quick else 20
-    eps_grid = np.linspace(0.5, 50, 6 if quick else 50)
-    ck = _checkpoints(n)
-    ss = iter(np.random.SeedSequence(seed).spawn(10_000))
-    rows, timing = [], []
-    # Every simulation is declared first (taking the seeds in the same order as
-    # ever), then all their runs go to the executor at once.
+    sizes = _ThesisSizes.of(quick)
+    jobs, meta = _thesis_jobs(thesis_table61_instance(), sizes, iter(np.random.SeedSequence(seed).spawn(10_000)))
+    simulated = _simulate_jobs(
+        jobs, executor=executor, progress=progress, desc=f"thesis-synthetic ({len(jobs)} simulations)"
+    )
+    timing = [
+        (
+            figure,
+            res.policy.name,
+            "" if res.policy.epsilon is None else res.policy.epsilon,
+            res.n_runs,
+            res.horizon,
+            round(res.seconds, 3),
+        )
+        for (figure, _), res in zip(meta, simulated)
+    ]
+    figures = _thesis_figures(meta, simulated, sizes)
+    fig = _plot_thesis(figures, sizes)
+    return _save_figure_and_tables(fig, out_dir / "thesis_synthetic", 110, _THESIS_COLUMNS, figures.rows, timing)
+
+
+@dataclass(frozen=True)
+class _ThesisSizes:
+    """Horizons, run counts and the eps grid of the thesis figures (quick: small sizes)."""
+
+    n: int
+    runs: int
+    n_long: int
+    runs_long: int
+    eps_grid: np.ndarray
+
+    @classmethod
+    def of(cls, quick: bool) -> _ThesisSizes:
+        if quick:
+            return cls(1000, 5, 10_000, 3, np.linspace(0.5, 50, 6))
+        return cls(10_000, 50, 1_000_000, 20, np.linspace(0.5, 50, 50))
+
+    @property
+    def checkpoints_long(self) -> np.ndarray:
+        return np.unique(np.geomspace(10, self.n_long, 200).round().astype(np.int64))
+
+
+def _thesis_jobs(inst, sizes: _ThesisSizes, ss):
+    """Every simulation of the figures, declared in the order that takes the seeds, with its (figure, eps)."""
     jobs, meta = [], []
 
     def job(policy, horizon, n_runs, checkpoints, figure, key):
         jobs.append((inst, policy, horizon, n_runs, checkpoints, next(ss)))
         meta.append((figure, key))
 
+    ck = _checkpoints(sizes.n)
     for fig_id, eps_list in (("6.1", (2.0,)), ("6.2", (1e5, 2.0, 1e-4))):
         for base, private in ((P.omm, P.dpucb_mat), (P.cts, P.dpts_mat)):
-            job(base(), n, runs, ck, fig_id, "")
+            job(base(), sizes.n, sizes.runs, ck, fig_id, "")
             for eps in eps_list:
-                job(private(eps), n, runs, ck, fig_id, eps)
-    ck_long = np.unique(np.geomspace(10, n_long, 200).round().astype(np.int64))
+                job(private(eps), sizes.n, sizes.runs, ck, fig_id, eps)
     for private in (P.dpucb_mat, P.dpts_mat):
-        job(private(2.0), n_long, runs_long, ck_long, "6.3a", 2.0)
+        job(private(2.0), sizes.n_long, sizes.runs_long, sizes.checkpoints_long, "6.3a", 2.0)
     for private in (P.dpucb_mat, P.dpts_mat):
-        for eps in eps_grid:
-            job(private(float(eps)), n, runs_long, [n], "6.3b", float(eps))
-    simulated = _simulate_jobs(
-        jobs, executor=executor, progress=progress, desc=f"thesis-synthetic ({len(jobs)} simulations)"
-    )
-    for (figure, _), res in zip(meta, simulated):
-        policy = res.policy
-        timing.append(
-            (
-                figure,
-                policy.name,
-                "" if policy.epsilon is None else policy.epsilon,
-                res.n_runs,
-                res.horizon,
-                round(res.seconds, 3),
-            )
-        )
-    opt = float(simulated[0].means[simulated[0].optimal_basis].sum())
+        for eps in sizes.eps_grid:
+            job(private(float(eps)), sizes.n, sizes.runs_long, [sizes.n], "6.3b", float(eps))
+    return jobs, meta
 
-    curves = {}
-    long = {}
-    sweep_vals: dict[str, list] = {}
+
+@dataclass
+class _ThesisFigures:
+    """What the figures plot: the return curves (6.1, 6.2), R_n / ln n (6.3a), the eps sweep (6.3b), the rows."""
+
+    optimum: float
+    curves: dict = field(default_factory=dict)
+    long: dict = field(default_factory=dict)
+    sweep: dict = field(default_factory=dict)
+    rows: list = field(default_factory=list)
+
+
+def _thesis_figures(meta, simulated, sizes: _ThesisSizes) -> _ThesisFigures:
+    figures = _ThesisFigures(float(simulated[0].means[simulated[0].optimal_basis].sum()))
+    rows, sweep_vals = [], {}
     for (fig_id, eps), res in zip(meta, simulated):
         if fig_id in ("6.1", "6.2"):
-            curves[(fig_id, res.policy.name, eps)] = res
+            figures.curves[(fig_id, res.policy.name, eps)] = res
         elif fig_id == "6.3a":
             ratio = res.cumulative_regret / np.log(res.checkpoints)[None, :]
-            long[res.policy.name] = ratio
-            lo = ratio.mean(0) - 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
-            hi = ratio.mean(0) + 1.96 * ratio.std(0, ddof=1) / np.sqrt(runs_long)
-            for j, t in enumerate(ck_long):
-                rows.append(
-                    (
-                        "6.3a",
-                        res.policy.name,
-                        2.0,
-                        "regret_over_ln_n",
-                        int(t),
-                        ratio.mean(0)[j],
-                        lo[j],
-                        hi[j],
-                        runs_long,
-                    )
+            figures.long[res.policy.name] = ratio
+            half = 1.96 * ratio.std(0, ddof=1) / np.sqrt(sizes.runs_long)
+            mean = ratio.mean(0)
+            rows.extend(
+                (
+                    "6.3a",
+                    res.policy.name,
+                    2.0,
+                    "regret_over_ln_n",
+                    int(t),
+                    mean[j],
+                    (mean - half)[j],
+                    (mean + half)[j],
+                    sizes.runs_long,
                 )
+                for j, t in enumerate(sizes.checkpoints_long)
+            )
         else:
             r = res.cumulative_regret[:, -1]
             half = 1.96 * r.std(ddof=1) / np.sqrt(r.size)
             sweep_vals.setdefault(res.policy.name, []).append((1.0 / eps, r.mean(), r.mean() - half, r.mean() + half))
             rows.append(
-                ("6.3b", res.policy.name, eps, "regret_at_n", n, r.mean(), r.mean() - half, r.mean() + half, runs_long)
+                (
+                    "6.3b",
+                    res.policy.name,
+                    eps,
+                    "regret_at_n",
+                    sizes.n,
+                    r.mean(),
+                    r.mean() - half,
+                    r.mean() + half,
+                    sizes.runs_long,
+                )
             )
-    rows_6x = []
-    for (fig_id, name, eps), res in curves.items():
-        ret = opt - res.cumulative_regret / res.checkpoints[None, :]
+    for (fig_id, name, eps), res in figures.curves.items():
+        ret = figures.optimum - res.cumulative_regret / res.checkpoints[None, :]
         mean = ret.mean(axis=0)
         lo, hi = res.regret_band(0.95)
-        lo_ret, hi_ret = opt - hi / res.checkpoints, opt - lo / res.checkpoints
-        for j, t in enumerate(res.checkpoints):
-            rows_6x.append(
-                (fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j], res.n_runs)
-            )
-    rows = rows_6x + rows
-    sweep = {name: np.array(vals) for name, vals in sweep_vals.items()}
+        lo_ret, hi_ret = figures.optimum - hi / res.checkpoints, figures.optimum - lo / res.checkpoints
+        figures.rows.extend(
+            (fig_id, name, eps, "expected_per_round_return", int(t), mean[j], lo_ret[j], hi_ret[j], res.n_runs)
+            for j, t in enumerate(res.checkpoints)
+        )
+    figures.rows.extend(rows)
+    figures.sweep.update({name: np.array(vals) for name, vals in sweep_vals.items()})
+    return figures
 
+
+def _plot_thesis(figures: _ThesisFigures, sizes: _ThesisSizes):
+    import matplotlib.pyplot as plt
+
+    opt = figures.optimum
     fig, axes = plt.subplots(3, 2, figsize=(11, 12))
     for col, (base, private) in enumerate((("OMM", "DPUCB-MAT"), ("CTS", "DPTS-MAT"))):
         for row, fig_id in enumerate(("6.1", "6.2")):
             ax = axes[row][col]
-            for (fid, name, eps), res in curves.items():
+            for (fid, name, eps), res in figures.curves.items():
                 if fid != fig_id or name not in (base, private):
                     continue
                 ret = (opt - res.cumulative_regret / res.checkpoints[None, :]).mean(0)
@@ -378,22 +423,22 @@ def run_thesis_synthetic(out_dir: Path, *, quick: bool, seed: int, progress: boo
             ax.set_ylabel("expected per-round return")
             ax.legend(fontsize=7)
     ax = axes[2][0]
-    for name, ratio in long.items():
-        ax.plot(ck_long, ratio.mean(0), label=name)
+    for name, ratio in figures.long.items():
+        ax.plot(sizes.checkpoints_long, ratio.mean(0), label=name)
     ax.set_xscale("log")
     ax.set_title("Figure 6.3a: R_n / ln n (eps = 2)", fontsize=9)
     ax.set_xlabel("n")
     ax.legend(fontsize=7)
     ax = axes[2][1]
-    for name, vals in sweep.items():
+    for name, vals in figures.sweep.items():
         ax.errorbar(
             vals[:, 0], vals[:, 1], yerr=[vals[:, 1] - vals[:, 2], vals[:, 3] - vals[:, 1]], fmt="o-", ms=3, label=name
         )
-    ax.set_title(f"Figure 6.3b: R_n at n = {n} vs 1/eps", fontsize=9)
+    ax.set_title(f"Figure 6.3b: R_n at n = {sizes.n} vs 1/eps", fontsize=9)
     ax.set_xlabel("1 / eps")
     ax.set_ylabel("cumulative regret")
     ax.legend(fontsize=7)
-    return _save_figure_and_tables(fig, out_dir / "thesis_synthetic", 110, _THESIS_COLUMNS, rows, timing)
+    return fig
 
 
 def reproductions():
