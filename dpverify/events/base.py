@@ -396,7 +396,9 @@ def _label_text(labels, codes, limit: int = 6) -> str:
 def _counts(group, k: int) -> np.ndarray:
     """Counts of codes 0..k-1 in ``group`` (code -1 is not counted)."""
     group = np.asarray(group, dtype=np.int64)
-    return np.bincount(group[group >= 0], minlength=k)[:k]
+    if group.size and group.min() < 0:
+        group = group[group >= 0]
+    return np.bincount(group, minlength=k)[:k]
 
 
 def singleton_events(sel_x, sel_x_prime, outputs) -> Candidates:
@@ -494,16 +496,110 @@ def _grids(values: np.ndarray, *points: int) -> list[np.ndarray]:
     ]
 
 
+def _finite_part(sorted_values: np.ndarray) -> np.ndarray:
+    """The finite values of a sorted array without NaN (``-inf`` sorts first, ``inf`` last): a view."""
+    low = np.searchsorted(sorted_values, -np.inf, side="right")
+    high = np.searchsorted(sorted_values, np.inf, side="left")
+    return sorted_values[low:high]
+
+
+def signed_zeros_mixed(*values: np.ndarray) -> bool:
+    """Whether ``-0.0`` and ``0.0`` both occur among ``values`` (unsorted: numpy's sort may turn one into the other).
+
+    Elsewhere values that compare equal have the same bits, so every order statistic and
+    every distinct value is the same double whichever sort or selection algorithm found it.
+    """
+    negative = positive = False
+    for part in values:
+        bits = np.asarray(part, dtype=np.float64).view(np.uint64)
+        negative = negative or bool(np.any(bits == np.uint64(1 << 63)))
+        positive = positive or bool(np.any(bits == np.uint64(0)))
+    return negative and positive
+
+
+def _distinct_up_to(sorted_values: np.ndarray, limit: int) -> np.ndarray | None:
+    """The distinct values of a sorted array, or None when there are more than ``limit``."""
+    if sorted_values.size == 0:
+        return sorted_values
+    new = sorted_values[1:] != sorted_values[:-1]
+    if np.count_nonzero(new) + 1 > limit:
+        return None
+    return sorted_values[np.concatenate([[True], new])]
+
+
+def order_statistics(a: np.ndarray, b: np.ndarray, ranks) -> np.ndarray:
+    """``sort(concatenate([a, b]))[ranks]`` from sorted ``a`` and ``b`` (no NaN), without merging them.
+
+    A binary search per rank on how many of the smallest ``rank + 1`` values come from ``a``.
+    """
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if len(a) == 0 or len(b) == 0:
+        return (b if len(a) == 0 else a)[ranks]
+    na, nb = len(a), len(b)
+    low = np.maximum(0, ranks + 1 - nb)  # values taken from a
+    high = np.minimum(ranks + 1, na)
+    while np.any(low < high):
+        # the smallest i with a[i] >= b[j - 1] (j = rank + 1 - i values from b), or i = na, or j = 0
+        mid = (low + high) // 2
+        j = ranks + 1 - mid
+        enough = (mid >= na) | (j <= 0) | (a[np.minimum(mid, na - 1)] >= b[np.maximum(j - 1, 0)])
+        searching = low < high
+        high = np.where(searching & enough, mid, high)
+        low = np.where(searching & ~enough, mid + 1, low)
+    j = ranks + 1 - low
+    from_a = np.where(low > 0, a[np.maximum(low - 1, 0)], -np.inf)
+    from_b = np.where(j > 0, b[np.maximum(j - 1, 0)], -np.inf)
+    return np.where(from_b > from_a, from_b, from_a)
+
+
+def nearest_quantiles(x: np.ndarray, x_prime: np.ndarray, sorted_x, sorted_x_prime, quantiles) -> np.ndarray:
+    """``np.quantile(concatenate([x, x_prime]), quantiles, method="nearest")``, given both groups sorted.
+
+    The same doubles without copying and partitioning the pooled values (numpy's ``nearest``
+    rank is ``round((n - 1) q)``, half to even), except where the result could depend on
+    numpy's algorithms (a NaN, or both signed zeros): numpy computes those.
+    """
+    n = len(sorted_x) + len(sorted_x_prime)
+    nan = any(len(s) and np.isnan(s[-1]) for s in (sorted_x, sorted_x_prime))
+    if n == 0 or nan or signed_zeros_mixed(x, x_prime):
+        return np.quantile(np.concatenate([x, x_prime]), quantiles, method="nearest")
+    return order_statistics(sorted_x, sorted_x_prime, _nearest_ranks(n, quantiles))
+
+
+def _nearest_ranks(n: int, quantiles) -> np.ndarray:
+    """The ranks numpy's ``quantile(method="nearest")`` reads among ``n`` sorted values."""
+    return np.around((n - 1) * np.asarray(quantiles, dtype=np.float64)).astype(np.intp)
+
+
+def _sorted_grids(px, pxp, sx, sxp, *points: int) -> list[np.ndarray]:
+    """:func:`_grids` of the pooled values ``concatenate([px, pxp])``, from each group sorted without NaN.
+
+    The same doubles (:func:`nearest_quantiles`); numpy computes them where both signed zeros occur.
+    """
+    fx, fxp = _finite_part(sx), _finite_part(sxp)
+    if fx.size + fxp.size == 0:
+        return [np.zeros(0) for _ in points]
+    if signed_zeros_mixed(px, pxp):
+        return _grids(np.concatenate([px, pxp]), *points)
+    few = [_distinct_up_to(f, max(points)) for f in (fx, fxp)]
+    unique = None if any(f is None for f in few) else np.unique(np.concatenate(few))
+    return [
+        unique
+        if unique is not None and unique.size <= k
+        else np.unique(order_statistics(fx, fxp, _nearest_ranks(fx.size + fxp.size, np.linspace(0, 1, k + 2)[1:-1])))
+        for k in points
+    ]
+
+
 def _fmt(t: float) -> str:
     return f"{t:.6g}"
 
 
 def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
-    pooled = np.concatenate([px, pxp])
-    thresholds, ends = _grids(pooled, THRESHOLD_POINTS, INTERVAL_POINTS)
     # NaN projections (unseen codes, inf - inf) belong to no threshold event
     sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
+    thresholds, ends = _sorted_grids(px, pxp, sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
     events, cx, cxp = [], [], []
 
     def below(sorted_values, t):
@@ -573,6 +669,11 @@ def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     return _concat(parts)
 
 
+#: Outputs of M(x) whose distinct values :func:`real_value_events` counts first: continuous outputs
+#: show more than MAX_DISCRETE_VALUES among them, and the sort of all selection outputs is skipped.
+DISTINCT_PROBE = 4 * MAX_DISCRETE_VALUES
+
+
 @dataclass(frozen=True, eq=False)
 class ExactValue:
     """Code of a scalar real output among ``values`` (sorted), -1 when it is none of them."""
@@ -597,10 +698,13 @@ def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Discrete events on exact values, for scalar real outputs with few distinct values."""
     if sel_x.shape[1] != 1:
         return Candidates.empty()
+    many = f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat"
+    if np.unique(sel_x[:DISTINCT_PROBE, 0]).size > MAX_DISCRETE_VALUES:  # a subset has too many already
+        return Candidates.empty(many)
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
     values = np.unique(pooled)
     if values.size > MAX_DISCRETE_VALUES or values.size == pooled.size:
-        return Candidates.empty(f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat")
+        return Candidates.empty(many)
     encode = ExactValue(values)
     view = CodeBook([float(v) for v in values])
     parts = [family(encode(sel_x), encode(sel_x_prime), view) for family in (singleton_events, level_set_events)]
