@@ -110,10 +110,20 @@ def mantissa_codes(values: np.ndarray, top_binade: int) -> np.ndarray:
     by two table lookups: the sign and exponent fields (12 bits) give the first part of the
     code, the last :data:`MAX_TRAILING_ZEROS` bits the trailing-zero class.
     """
+    return _codes_of_fields(*_bit_fields(values), top_binade, np.int64)
+
+
+def _bit_fields(values) -> tuple[np.ndarray, np.ndarray]:
+    """The sign and exponent fields (uint16) and the last MAX_TRAILING_ZEROS bits (uint8) of float64 values."""
     bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
-    head = (bits >> np.uint64(52)).astype(np.uint16)  # sign and biased exponent
+    head = (bits >> np.uint64(52)).astype(np.uint16)
     low = (bits & np.uint64((1 << MAX_TRAILING_ZEROS) - 1)).astype(np.uint8)
-    return _head_codes(top_binade)[head] + _LOW_BITS_CODES[low]
+    return head, low
+
+
+def _codes_of_fields(head, low, top_binade: int, dtype) -> np.ndarray:
+    """:func:`mantissa_codes` from :func:`_bit_fields`, as integers of ``dtype``."""
+    return _head_codes(top_binade).astype(dtype)[head] + _LOW_BITS_CODES.astype(dtype)[low]
 
 
 def _head_codes(top_binade: int) -> np.ndarray:
@@ -204,13 +214,13 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """
     if not _scalar_real(outputs, sel_x) or _integers(outputs):
         return Candidates.empty("needs scalar floating-point outputs")
-    pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
-    exponent = binade(pooled)
+    head, low = _bit_fields(np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]]))  # both groups at once
+    exponent = head & np.uint16(0x7FF)
     finite = exponent != 0x7FF  # not inf (nor NaN)
     if not finite.any():
         return Candidates.empty()
     top = int(np.max(exponent, where=finite, initial=0))  # the binade of the largest finite |value|
-    codes = mantissa_codes(pooled, top)  # once for both groups: the costliest step
+    codes = _codes_of_fields(head, low, top, np.int16)  # mantissa_codes (at most 2 * 66 * 4 codes)
     seen = np.flatnonzero(np.bincount(codes[finite], minlength=1))  # the distinct codes, sorted
     if seen.size < 2:
         return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
