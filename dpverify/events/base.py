@@ -597,8 +597,10 @@ def _fmt(t: float) -> str:
 
 def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
-    # NaN projections (unseen codes, inf - inf) belong to no threshold event
-    sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
+    # NaN projections (unseen codes, inf - inf) belong to no threshold event; the selected copies are sorted in place
+    sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
+    sx.sort()
+    sxp.sort()
     thresholds, ends = _sorted_grids(px, pxp, sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
     events, cx, cxp = [], [], []
 

@@ -285,9 +285,19 @@ def _lookup_sorted(keys: np.ndarray, values: np.ndarray) -> np.ndarray:
     """Index of each value in the sorted ``keys`` array, -1 where absent."""
     if keys.size == 0:
         return np.full(len(values), -1, dtype=np.int64)
+    if _within_consecutive_keys(keys, values):  # the index is the offset from the first key
+        return (values - keys[0]).astype(np.int64, copy=False)
     pos = np.searchsorted(keys, values)
     pos = np.minimum(pos, keys.size - 1)
     return np.where(keys[pos] == values, pos, -1).astype(np.int64, copy=False)
+
+
+def _within_consecutive_keys(keys: np.ndarray, values: np.ndarray) -> bool:
+    """Whether the sorted integer ``keys`` are consecutive and hold every one of ``values`` (same dtype)."""
+    if keys.dtype.kind not in "iu" or values.dtype != keys.dtype or values.ndim != 1 or values.size == 0:
+        return False
+    low, high = keys[0], keys[-1]
+    return int(high) - int(low) == keys.size - 1 and values.min() >= low and values.max() <= high
 
 
 @dataclass(frozen=True, eq=False)

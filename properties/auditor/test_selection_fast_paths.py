@@ -140,6 +140,37 @@ def test_integer_keys_are_numpys_unique(groups):
     np.testing.assert_array_equal(keys, expected)
 
 
+@settings(max_examples=150)
+@given(
+    st.sampled_from(["int8", "uint8", "int64", "uint64"]),
+    st.lists(st.integers(0, 255), min_size=1, max_size=6, unique=True),
+    st.lists(st.integers(0, 255), max_size=40),
+    st.integers(0, 2),
+)
+@example("int64", [0, 1], [0, 1, 1, 0], 0)
+@example("uint64", [2**64 - 2, 2**64 - 1], [2**64 - 1, 2**64 - 2], 0)
+@example("int8", [-128, -127], [-127, -128], 0)
+@example("int64", [3, 4, 5], [3, 6, 5], 0)
+@example("int64", [0, 2], [0, 2, 1], 0)
+def test_codes_of_consecutive_integer_keys_are_numpys_search(dtype, keys, values, shift):
+    """Encoding by the offset from the first key (consecutive keys, every value a key) equals the sorted search.
+
+    Detects the offset read where a value lies outside the keys, or keys with a gap taken as consecutive.
+    """
+    info = np.iinfo(dtype)
+    if keys == [2**64 - 2, 2**64 - 1] or keys == [-128, -127]:
+        keys_array, values_array = np.array(keys, dtype=dtype), np.array(values, dtype=dtype)
+    else:
+        offset = info.min if info.min < 0 else 0
+        keys_array = np.sort(np.array([k + offset for k in keys], dtype=dtype))
+        values_array = np.array([v + offset + shift for v in values if v + offset + shift <= info.max], dtype=dtype)
+    pos = np.minimum(np.searchsorted(keys_array, values_array), keys_array.size - 1)
+    expected = np.where(keys_array[pos] == values_array, pos, -1).astype(np.int64)
+    codes = outputs._lookup_sorted(keys_array, values_array)
+    assert codes.dtype == np.int64
+    np.testing.assert_array_equal(codes, expected)
+
+
 def test_scores_are_kept_per_shrinkage_and_direction(monkeypatch):
     """The verdict and value picks score each candidate once, and pick as when every score is recomputed."""
     from dpverify.mechanisms import FloatLaplaceMechanism
