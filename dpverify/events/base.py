@@ -473,7 +473,15 @@ def numeric_discrete_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if outputs.numeric is None:
         return Candidates.empty("the outputs are not numbers")
     project = CodeValue.of(outputs.numeric)
-    return _threshold_candidates(project(sel_x), project(sel_x_prime), project, "output")
+    values = project.table[:-1]
+    counts = [_counts(group, len(values)) for group in (sel_x, sel_x_prime)]
+    if signed_zeros_mixed(values[(counts[0] + counts[1]) > 0]):
+        return _threshold_candidates(project(sel_x), project(sel_x_prime), project, "output")
+    # each group's values sorted, from its code counts: what sorting project(group) without NaN gives
+    order = np.argsort(values, kind="stable")
+    order = order[~np.isnan(values[order])]
+    sx, sxp = (np.repeat(values[order], c[order]) for c in counts)
+    return _threshold_events(sx, sxp, _sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS), project, "output")
 
 
 # --------------------------------------------------------------------------
@@ -571,16 +579,15 @@ def _nearest_ranks(n: int, quantiles) -> np.ndarray:
     return np.around((n - 1) * np.asarray(quantiles, dtype=np.float64)).astype(np.intp)
 
 
-def _sorted_grids(px, pxp, sx, sxp, *points: int) -> list[np.ndarray]:
-    """:func:`_grids` of the pooled values ``concatenate([px, pxp])``, from each group sorted without NaN.
+def _sorted_grids(sx, sxp, *points: int) -> list[np.ndarray]:
+    """:func:`_grids` of the pooled values, from each group sorted without NaN.
 
-    The same doubles (:func:`nearest_quantiles`); numpy computes them where both signed zeros occur.
+    The same doubles (:func:`nearest_quantiles`) where the values do not hold both signed zeros
+    (:func:`signed_zeros_mixed`, which callers check on the unsorted values).
     """
     fx, fxp = _finite_part(sx), _finite_part(sxp)
     if fx.size + fxp.size == 0:
         return [np.zeros(0) for _ in points]
-    if signed_zeros_mixed(px, pxp):
-        return _grids(np.concatenate([px, pxp]), *points)
     few = [_distinct_up_to(f, max(points)) for f in (fx, fxp)]
     unique = None if any(f is None for f in few) else np.unique(np.concatenate(few))
     return [
@@ -601,7 +608,16 @@ def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
     sx.sort()
     sxp.sort()
-    thresholds, ends = _sorted_grids(px, pxp, sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
+    if signed_zeros_mixed(px, pxp):  # numpy's own expression: its sort may return one sign for both zeros
+        grids = _grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
+    else:
+        grids = _sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
+    return _threshold_events(sx, sxp, grids, project, name)
+
+
+def _threshold_events(sx, sxp, grids, project, name: str) -> Candidates:
+    """The threshold and interval events at ``grids`` (thresholds, interval ends), counted in the sorted groups."""
+    thresholds, ends = grids
     events, cx, cxp = [], [], []
 
     def below(sorted_values, t):
