@@ -168,9 +168,18 @@ def test_numeric_code_thresholds_from_code_counts_are_the_projected_ones(support
         return
     codes_x = codes_x.copy()
     codes_x[::5] = -1
-    project = base.CodeValue.of(codec.numeric)
+    _check_numeric_code_thresholds(codes_x, codes_x_prime, codec)
+    # a code book whose codes are not in the order of their values (codes in order of appearance)
+    shuffled = np.random.default_rng(len(support)).permutation(codec.n_codes)
+    book = base.CodeBook([codec.labels[i] for i in shuffled], numeric=codec.numeric[shuffled])
+    recode = np.append(np.argsort(shuffled), -1)  # old code -> new code, -1 stays -1
+    _check_numeric_code_thresholds(recode[codes_x], recode[codes_x_prime], book)
+
+
+def _check_numeric_code_thresholds(codes_x, codes_x_prime, book) -> None:
+    project = base.CodeValue.of(book.numeric)
     plain = base._threshold_candidates(project(codes_x), project(codes_x_prime), project, "output")
-    fast = base.numeric_discrete_events(codes_x, codes_x_prime, codec)
+    fast = base.numeric_discrete_events(codes_x, codes_x_prime, book)
     assert [e.description for e in fast.events] == [e.description for e in plain.events]
     np.testing.assert_array_equal(fast.counts_x, plain.counts_x)
     np.testing.assert_array_equal(fast.counts_x_prime, plain.counts_x_prime)
