@@ -396,7 +396,9 @@ def _label_text(labels, codes, limit: int = 6) -> str:
 def _counts(group, k: int) -> np.ndarray:
     """Counts of codes 0..k-1 in ``group`` (code -1 is not counted)."""
     group = np.asarray(group, dtype=np.int64)
-    return np.bincount(group[group >= 0], minlength=k)[:k]
+    if group.size and group.min() < 0:
+        group = group[group >= 0]
+    return np.bincount(group, minlength=k)[:k]
 
 
 def singleton_events(sel_x, sel_x_prime, outputs) -> Candidates:
@@ -471,7 +473,15 @@ def numeric_discrete_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if outputs.numeric is None:
         return Candidates.empty("the outputs are not numbers")
     project = CodeValue.of(outputs.numeric)
-    return _threshold_candidates(project(sel_x), project(sel_x_prime), project, "output")
+    values = project.table[:-1]
+    counts = [_counts(group, len(values)) for group in (sel_x, sel_x_prime)]
+    if signed_zeros_mixed(values[(counts[0] + counts[1]) > 0]):
+        return _threshold_candidates(project(sel_x), project(sel_x_prime), project, "output")
+    # each group's values sorted, from its code counts: what sorting project(group) without NaN gives
+    order = np.argsort(values, kind="stable")
+    order = order[~np.isnan(values[order])]
+    sx, sxp = (np.repeat(values[order], c[order]) for c in counts)
+    return _threshold_events(sx, sxp, _sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS), project, "output")
 
 
 # --------------------------------------------------------------------------
@@ -494,16 +504,120 @@ def _grids(values: np.ndarray, *points: int) -> list[np.ndarray]:
     ]
 
 
+def _finite_part(sorted_values: np.ndarray) -> np.ndarray:
+    """The finite values of a sorted array without NaN (``-inf`` sorts first, ``inf`` last): a view."""
+    low = np.searchsorted(sorted_values, -np.inf, side="right")
+    high = np.searchsorted(sorted_values, np.inf, side="left")
+    return sorted_values[low:high]
+
+
+def signed_zeros_mixed(*values: np.ndarray) -> bool:
+    """Whether ``-0.0`` and ``0.0`` both occur among ``values`` (unsorted: numpy's sort may turn one into the other).
+
+    Elsewhere values that compare equal have the same bits, so every order statistic and
+    every distinct value is the same double whichever sort or selection algorithm found it.
+    """
+    negative = positive = False
+    for part in values:
+        bits = np.asarray(part, dtype=np.float64).view(np.uint64)
+        negative = negative or bool(np.any(bits == np.uint64(1 << 63)))
+        positive = positive or bool(np.any(bits == np.uint64(0)))
+    return negative and positive
+
+
+def _distinct_up_to(sorted_values: np.ndarray, limit: int) -> np.ndarray | None:
+    """The distinct values of a sorted array, or None when there are more than ``limit``."""
+    if sorted_values.size == 0:
+        return sorted_values
+    new = sorted_values[1:] != sorted_values[:-1]
+    if np.count_nonzero(new) + 1 > limit:
+        return None
+    return sorted_values[np.concatenate([[True], new])]
+
+
+def order_statistics(a: np.ndarray, b: np.ndarray, ranks) -> np.ndarray:
+    """``sort(concatenate([a, b]))[ranks]`` from sorted ``a`` and ``b`` (no NaN), without merging them.
+
+    A binary search per rank on how many of the smallest ``rank + 1`` values come from ``a``.
+    """
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if len(a) == 0 or len(b) == 0:
+        return (b if len(a) == 0 else a)[ranks]
+    na, nb = len(a), len(b)
+    low = np.maximum(0, ranks + 1 - nb)  # values taken from a
+    high = np.minimum(ranks + 1, na)
+    while np.any(low < high):
+        # the smallest i with a[i] >= b[j - 1] (j = rank + 1 - i values from b), or i = na, or j = 0
+        mid = (low + high) // 2
+        j = ranks + 1 - mid
+        enough = (mid >= na) | (j <= 0) | (a[np.minimum(mid, na - 1)] >= b[np.maximum(j - 1, 0)])
+        searching = low < high
+        high = np.where(searching & enough, mid, high)
+        low = np.where(searching & ~enough, mid + 1, low)
+    j = ranks + 1 - low
+    from_a = np.where(low > 0, a[np.maximum(low - 1, 0)], -np.inf)
+    from_b = np.where(j > 0, b[np.maximum(j - 1, 0)], -np.inf)
+    return np.where(from_b > from_a, from_b, from_a)
+
+
+def nearest_quantiles(x: np.ndarray, x_prime: np.ndarray, sorted_x, sorted_x_prime, quantiles) -> np.ndarray:
+    """``np.quantile(concatenate([x, x_prime]), quantiles, method="nearest")``, given both groups sorted.
+
+    The same doubles without copying and partitioning the pooled values (numpy's ``nearest``
+    rank is ``round((n - 1) q)``, half to even), except where the result could depend on
+    numpy's algorithms (a NaN, or both signed zeros): numpy computes those.
+    """
+    n = len(sorted_x) + len(sorted_x_prime)
+    nan = any(len(s) and np.isnan(s[-1]) for s in (sorted_x, sorted_x_prime))
+    if n == 0 or nan or signed_zeros_mixed(x, x_prime):
+        return np.quantile(np.concatenate([x, x_prime]), quantiles, method="nearest")
+    return order_statistics(sorted_x, sorted_x_prime, _nearest_ranks(n, quantiles))
+
+
+def _nearest_ranks(n: int, quantiles) -> np.ndarray:
+    """The ranks numpy's ``quantile(method="nearest")`` reads among ``n`` sorted values."""
+    return np.around((n - 1) * np.asarray(quantiles, dtype=np.float64)).astype(np.intp)
+
+
+def _sorted_grids(sx, sxp, *points: int) -> list[np.ndarray]:
+    """:func:`_grids` of the pooled values, from each group sorted without NaN.
+
+    The same doubles (:func:`nearest_quantiles`) where the values do not hold both signed zeros
+    (:func:`signed_zeros_mixed`, which callers check on the unsorted values).
+    """
+    fx, fxp = _finite_part(sx), _finite_part(sxp)
+    if fx.size + fxp.size == 0:
+        return [np.zeros(0) for _ in points]
+    few = [_distinct_up_to(f, max(points)) for f in (fx, fxp)]
+    unique = None if any(f is None for f in few) else np.unique(np.concatenate(few))
+    return [
+        unique
+        if unique is not None and unique.size <= k
+        else np.unique(order_statistics(fx, fxp, _nearest_ranks(fx.size + fxp.size, np.linspace(0, 1, k + 2)[1:-1])))
+        for k in points
+    ]
+
+
 def _fmt(t: float) -> str:
     return f"{t:.6g}"
 
 
 def _threshold_candidates(px, pxp, project, name: str) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
-    pooled = np.concatenate([px, pxp])
-    thresholds, ends = _grids(pooled, THRESHOLD_POINTS, INTERVAL_POINTS)
-    # NaN projections (unseen codes, inf - inf) belong to no threshold event
-    sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
+    # NaN projections (unseen codes, inf - inf) belong to no threshold event; the selected copies are sorted in place
+    sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
+    sx.sort()
+    sxp.sort()
+    if signed_zeros_mixed(px, pxp):  # numpy's own expression: its sort may return one sign for both zeros
+        grids = _grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
+    else:
+        grids = _sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
+    return _threshold_events(sx, sxp, grids, project, name)
+
+
+def _threshold_events(sx, sxp, grids, project, name: str) -> Candidates:
+    """The threshold and interval events at ``grids`` (thresholds, interval ends), counted in the sorted groups."""
+    thresholds, ends = grids
     events, cx, cxp = [], [], []
 
     def below(sorted_values, t):
@@ -573,6 +687,11 @@ def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     return _concat(parts)
 
 
+#: Outputs of M(x) whose distinct values :func:`real_value_events` counts first: continuous outputs
+#: show more than MAX_DISCRETE_VALUES among them, and the sort of all selection outputs is skipped.
+DISTINCT_PROBE = 4 * MAX_DISCRETE_VALUES
+
+
 @dataclass(frozen=True, eq=False)
 class ExactValue:
     """Code of a scalar real output among ``values`` (sorted), -1 when it is none of them."""
@@ -597,10 +716,13 @@ def real_value_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Discrete events on exact values, for scalar real outputs with few distinct values."""
     if sel_x.shape[1] != 1:
         return Candidates.empty()
+    many = f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat"
+    if np.unique(sel_x[:DISTINCT_PROBE, 0]).size > MAX_DISCRETE_VALUES:  # a subset has too many already
+        return Candidates.empty(many)
     pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
     values = np.unique(pooled)
     if values.size > MAX_DISCRETE_VALUES or values.size == pooled.size:
-        return Candidates.empty(f"the outputs take more than {MAX_DISCRETE_VALUES} values or never repeat")
+        return Candidates.empty(many)
     encode = ExactValue(values)
     view = CodeBook([float(v) for v in values])
     parts = [family(encode(sel_x), encode(sel_x_prime), view) for family in (singleton_events, level_set_events)]

@@ -50,7 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..extras import arrays
-from .base import AtLeast, Below, Candidates, Event, register_event_family
+from .base import AtLeast, Below, Candidates, Event, nearest_quantiles, register_event_family
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -386,11 +386,9 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if not np.any(model.weights):
         return Candidates.empty()
     score = ClassifierScore(model, table, width)
-    sx, sxp = score(sel_x), score(sel_x_prime)
-    pooled = np.concatenate([sx, sxp])
-    thresholds = np.unique(np.quantile(pooled, THRESHOLD_QUANTILES, method="nearest"))
-    sx.sort()
-    sxp.sort()
+    scores_x, scores_xp = score(sel_x), score(sel_x_prime)
+    sx, sxp = np.sort(scores_x), np.sort(scores_xp)
+    thresholds = np.unique(nearest_quantiles(scores_x, scores_xp, sx, sxp, THRESHOLD_QUANTILES))
     below_x = np.searchsorted(sx, thresholds, side="left")
     below_xp = np.searchsorted(sxp, thresholds, side="left")
     events = []

@@ -106,13 +106,38 @@ def difference_is_exact(y: np.ndarray, o) -> np.ndarray:
 def mantissa_codes(values: np.ndarray, top_binade: int) -> np.ndarray:
     """Integer code of (sign, binade, min(trailing zeros, MAX_TRAILING_ZEROS)) per value.
 
-    Binades below ``top_binade - BINADE_SPAN`` are pooled into one.
+    Binades below ``top_binade - BINADE_SPAN`` are pooled into one. Read from the bit pattern
+    by two table lookups: the sign and exponent fields (12 bits) give the first part of the
+    code, the last :data:`MAX_TRAILING_ZEROS` bits the trailing-zero class.
     """
-    values = np.asarray(values, dtype=np.float64)
-    sign = (np.signbit(values)).astype(np.int64)
-    e = np.clip(binade(values) - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1)
-    tz = np.minimum(trailing_zero_bits(values), MAX_TRAILING_ZEROS)
-    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1) + tz
+    return _codes_of_fields(*_bit_fields(values), top_binade, np.int64)
+
+
+def _bit_fields(values) -> tuple[np.ndarray, np.ndarray]:
+    """The sign and exponent fields (uint16) and the last MAX_TRAILING_ZEROS bits (uint8) of float64 values."""
+    bits = np.ascontiguousarray(values, dtype=np.float64).view(np.uint64)
+    head = (bits >> np.uint64(52)).astype(np.uint16)
+    low = (bits & np.uint64((1 << MAX_TRAILING_ZEROS) - 1)).astype(np.uint8)
+    return head, low
+
+
+def _codes_of_fields(head, low, top_binade: int, dtype) -> np.ndarray:
+    """:func:`mantissa_codes` from :func:`_bit_fields`, as integers of ``dtype``."""
+    return _head_codes(top_binade).astype(dtype)[head] + _LOW_BITS_CODES.astype(dtype)[low]
+
+
+def _head_codes(top_binade: int) -> np.ndarray:
+    """``(sign * (BINADE_SPAN + 2) + binade class) * (MAX_TRAILING_ZEROS + 1)`` per sign and exponent field."""
+    field = np.arange(1 << 12, dtype=np.int64)
+    sign, exponent = field >> 11, field & 0x7FF
+    e = np.clip(exponent - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1)
+    return (sign * (BINADE_SPAN + 2) + e) * (MAX_TRAILING_ZEROS + 1)
+
+
+#: min(trailing zero bits, MAX_TRAILING_ZEROS) of a mantissa by its last MAX_TRAILING_ZEROS bits (all zero: the cap).
+_LOW_BITS_CODES = np.minimum(
+    trailing_zero_bits(np.arange(1 << MAX_TRAILING_ZEROS, dtype=np.uint64).view(np.float64)), MAX_TRAILING_ZEROS
+)
 
 
 def mantissa_codes_on(values, top_binade: int, xp):
@@ -189,13 +214,14 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """
     if not _scalar_real(outputs, sel_x) or _integers(outputs):
         return Candidates.empty("needs scalar floating-point outputs")
-    pooled = np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]])
-    finite = np.isfinite(pooled)
+    head, low = _bit_fields(np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]]))  # both groups at once
+    exponent = head & np.uint16(0x7FF)
+    finite = exponent != 0x7FF  # not inf (nor NaN)
     if not finite.any():
         return Candidates.empty()
-    top = int(binade(np.array([np.abs(pooled[finite]).max()]))[0])
-    codes = mantissa_codes(pooled, top)  # once for both groups: the costliest step
-    seen = np.unique(codes[finite])
+    top = int(np.max(exponent, where=finite, initial=0))  # the binade of the largest finite |value|
+    codes = _codes_of_fields(head, low, top, np.int16)  # mantissa_codes (at most 2 * 66 * 4 codes)
+    seen = np.flatnonzero(np.bincount(codes[finite], minlength=1))  # the distinct codes, sorted
     if seen.size < 2:
         return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
 

@@ -56,6 +56,9 @@ __all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
 MIN_COMPILED_OUTPUTS = 1 << 23
 #: Integer code books spanning at most this many values are read by direct lookup, not binary search.
 MAX_LOOKUP_SPAN = 1 << 16
+#: Code books of at most this many integers are counted by one numpy comparison per code (about
+#: 0.3 ns per output each, against 0.75 ns for :func:`count_codes`): numba is never loaded for them.
+MAX_COMPARED_CODES = 3
 
 # projections: what each output is reduced to (a real value, or a code)
 _COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
@@ -118,6 +121,18 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
     n, d = values.shape
     n_projections = projections.shape[0]
     reals = np.zeros((n_projections, TILE))
+    # a mantissa code is the sum of a part read from the sign and exponent bits and one read from
+    # the last 3 bits: two lookups in tables made by _mantissa_code itself (its arithmetic per output
+    # costs several times more)
+    heads = np.zeros((n_projections, 1 << 12), dtype=np.int64)
+    tails = np.zeros((n_projections, 1 << _KERNEL_TRAILING_ZEROS), dtype=np.int64)
+    for p in range(n_projections):
+        if projections[p, 0] == _MANTISSA:
+            argument, length = projections[p, 1], projections[p, 3]
+            for field in range(1 << 12):
+                heads[p, field] = _mantissa_code((np.uint64(field) << np.uint64(52)) | np.uint64(1), argument, length)
+            for last in range(1 << _KERNEL_TRAILING_ZEROS):
+                tails[p, last] = _mantissa_code(np.uint64(last), argument, length) - heads[p, 0]
     # LANES histograms per projection, row r adding to lane r % LANES: consecutive equal codes do not
     # wait on each other's increment
     lanes = np.zeros((n_projections, LANES, histograms.shape[1]), dtype=np.int64)
@@ -155,8 +170,11 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     code = lo - offset if lo < offset + length and numbers[lo] == v else -1
                     histogram[r & (LANES - 1), code + 1] += 1
             elif kind == _MANTISSA:
+                head, tail = heads[p], tails[p]
                 for r in range(start, stop):
-                    histogram[r & (LANES - 1), _mantissa_code(bits[r, 0], argument, length)] += 1
+                    pattern = bits[r, 0]
+                    code = head[np.int64(pattern >> np.uint64(52))] + tail[np.int64(pattern & np.uint64(len(tail) - 1))]
+                    histogram[r & (LANES - 1), code] += 1
             else:  # reachability: x at offset, x' at length
                 for r in range(start, stop):
                     exact_x, exact_x_prime = True, True
@@ -210,6 +228,16 @@ def count_codes(values, keys, lookup, low, high, histogram):
         lanes[r & (LANES - 1), code + 1] += 1
     for lane in range(LANES):
         histogram += lanes[lane]
+
+
+def count_by_comparison(values, keys, histogram) -> None:
+    """:func:`count_codes` for a few sorted distinct ``keys``: one comparison of the block per key."""
+    seen = 0
+    for code, key in enumerate(keys):
+        found = int(np.count_nonzero(values == key))
+        histogram[code + 1] += found
+        seen += found
+    histogram[0] += len(values) - seen  # code -1: values not in keys
 
 
 class _Program:
@@ -392,7 +420,10 @@ class CompiledCounter:
             counts[list(self.tested)] += tested
         else:
             values = raw.view(np.uint8) if raw.dtype == np.bool_ else raw
-            count_codes(values, p["keys"], p["lookup"], p["low"], p["high"], histograms[0])
+            if len(p["keys"]) <= MAX_COMPARED_CODES:
+                count_by_comparison(values, p["keys"], histograms[0])
+            else:
+                count_codes(values, p["keys"], p["lookup"], p["low"], p["high"], histograms[0])
         for index, projection, weights in self.coded:
             counts[index] += int(histograms[projection, : len(weights)] @ weights)
 

@@ -126,6 +126,7 @@ def select_event(
     alpha: float,
     mask=None,
     shrinkage_se=None,
+    scores=None,
 ):
     """Index and direction of the candidate predicted to certify the largest bound.
 
@@ -137,7 +138,9 @@ def select_event(
     is preferred to a near-certain one. Events containing every selection
     sample, or none, are never chosen; nor are those where ``mask`` is False.
     Selection only affects power: certification on fresh samples keeps the
-    audit valid whatever is chosen.
+    audit valid whatever is chosen. ``scores``, a dict, keeps the scores of
+    every candidate between calls on the same candidates (they do not depend
+    on ``mask``).
     """
     a, b = candidates.counts_x, candidates.counts_x_prime
     excluded = ((a == 0) & (b == 0)) | ((a == n_selection) & (b == n_selection))
@@ -148,13 +151,12 @@ def select_event(
     for options in passes:
         best = None
         for direction, p, q in (("x", a, b), ("x_prime", b, a)):
-            with np.errstate(divide="ignore", invalid="ignore"):
-                fallback = np.log(p + 0.5) - np.log(q + 0.5)
-            if options is None:
-                score = fallback
-            else:
-                score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, **options)
-                score = np.where(np.isfinite(score), score, -1e6 + fallback)
+            key = (direction, None if options is None else tuple(sorted(options.items())))
+            score = None if scores is None else scores.get(key)
+            if score is None:
+                score = _score(p, q, n_selection, n_certification, options, delta=delta, alpha=alpha)
+                if scores is not None:
+                    scores[key] = score
             score = np.where(excluded, -np.inf, score)
             i = int(np.argmax(score))
             if best is None or score[i] > best[0]:
@@ -164,6 +166,16 @@ def select_event(
     if not np.isfinite(best[0]):
         return None
     return best[1], best[2]
+
+
+def _score(p, q, n_selection, n_certification, options, *, delta, alpha) -> np.ndarray:
+    """Each candidate's predicted bound (``options``: the shrinkage), or with None the smoothed log ratio."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fallback = np.log(p + 0.5) - np.log(q + 0.5)
+    if options is None:
+        return fallback
+    score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, **options)
+    return np.where(np.isfinite(score), score, -1e6 + fallback)
 
 
 @dataclass(frozen=True)
@@ -270,7 +282,7 @@ def select(
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)
         notes.append(note)
-    options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
+    options = dict(epsilon=epsilon, delta=delta, alpha=alpha, scores={})  # scores: computed once for both picks
     verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
     if not verdict:
         if len(enc_x) + len(enc_xp) < 4:

@@ -161,6 +161,28 @@ def test_boolean_events_count_identically():
     _check_all_candidates(sel_x, sel_xp, [rng.random(20_000) < 0.5])
 
 
+@pytest.mark.parametrize("compared", [0, counting.MAX_COMPARED_CODES], ids=["kernel", "comparison"])
+@pytest.mark.parametrize("n_keys", [1, 2, 3])
+def test_small_code_books_count_identically_by_comparison_and_kernel(monkeypatch, compared, n_keys):
+    """Code books of at most MAX_COMPARED_CODES integers are counted by numpy comparisons, not the kernel.
+
+    Both ways give numpy's counts, unseen values (code -1) included; a comparison path that drops the
+    unseen values, or counts a key twice, fails here.
+    """
+    monkeypatch.setattr(counting, "MAX_COMPARED_CODES", compared)
+    rng = np.random.default_rng(14)
+    keys = np.array([-7, 0, 3][:n_keys], dtype=np.int64)
+    sel_x, sel_xp = rng.choice(keys, 2_000), rng.choice(keys, 2_000)
+    block = np.concatenate([rng.choice(keys, 30_000), [5, 2**62, -(2**63)]]).astype(np.int64)
+    if n_keys > 1:
+        _check_all_candidates(sel_x, sel_xp, [block])
+    histogram_kernel, histogram_compared = np.zeros(n_keys + 1, np.int64), np.zeros(n_keys + 1, np.int64)
+    counting.count_codes(block, keys, np.zeros(0, np.int64), 0, -1, histogram_kernel)
+    counting.count_by_comparison(block, keys, histogram_compared)
+    np.testing.assert_array_equal(histogram_compared, histogram_kernel)
+    assert histogram_kernel[0] == 3
+
+
 @settings(max_examples=40)
 @given(
     hnp.arrays(np.float64, st.integers(40, 200), elements=st.floats(allow_nan=False, width=64)),
