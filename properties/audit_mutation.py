@@ -49,7 +49,11 @@ mutation = _mutation_module()
 Mutant = mutation.Mutant
 
 CT = "properties/counters/test_counters.py"
-A_COUNTERS = [CT + "::test_audit_counters_at_claimed_epsilon", CT + "::test_audit_catches_under_noised_counter"]
+A_COUNTERS = [
+    CT + "::test_audit_counters_at_claimed_epsilon",
+    CT + "::test_searched_audit_of_the_hybrid_counters_binary_part",
+    CT + "::test_audit_catches_under_noised_counter",
+]
 MT = "properties/mst/test_privacy.py"
 A_MST = [
     MT + "::test_searched_audit_of_algorithm1_agrees_with_the_exact_loss",
