@@ -58,6 +58,7 @@ MT = "properties/mst/test_privacy.py"
 A_MST = [
     MT + "::test_searched_audit_of_algorithm1_agrees_with_the_exact_loss",
     MT + "::test_half_noise_variant_is_caught",
+    MT + "::test_searched_audit_of_private_kruskal_and_pamst_holds_the_exact_loss",
 ]
 PA = "properties/bandits/test_privacy_audits.py"
 A_BANDITS = [
