@@ -229,16 +229,9 @@ def main(argv=None):
         "plain audit on oracle's pair | time search / plain |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    settings = dict(n_candidates=args.candidates, screening=args.screening, refining=args.refining, seed=args.seed)
     for name in names:
-        r = compare(
-            name,
-            n,
-            n_candidates=args.candidates,
-            screening=args.screening,
-            refining=args.refining,
-            alpha=args.alpha,
-            seed=args.seed,
-        )
+        r = compare(name, n, alpha=args.alpha, **settings)
         print(
             f"| {name} | {r['candidates']} | {_fmt(r['oracle'])} | {_fmt(r['search'])} | {_fmt(r['ratio'], 3)} | "
             f"{_short(r['chosen_pair'])} | {_fmt(r['chosen_oracle'])} | {_fmt(r['plain'])} | "
