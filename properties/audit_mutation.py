@@ -113,6 +113,7 @@ LDP2 = "sums[e] += xs[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
 DPOMM = "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)"
 TREE = "tree_scale = 2.0 * tree_levels / s.eps_arm"
 KEEP = "return 1.0 / (1.0 + math.exp(-epsilon0))"
+PAMST_LOGW = "logw = selection_log_weights(g.weights, epsilon0, sensitivity)"
 
 # the scale token of a noise expression, then its value times 1.5 and divided by 1.5
 LAPLACE_UNIT = ("1.0 /", "1.5 /", "(1 / 1.5) /")
@@ -150,6 +151,15 @@ AUDIT_MUTANTS = [
         "    scaled = g.weights / (beta / 1.5)\n",
         A_MST,
         note="the batched sampler only (the exact distributions keep the right scale)",
+    ),
+    *_pair(
+        "mst-pamst-scale",
+        "algorithms/mst/pamst.py",
+        PAMST_LOGW,
+        PAMST_LOGW.replace("epsilon0,", "epsilon0 / 1.5,"),
+        PAMST_LOGW.replace("epsilon0,", "1.5 * epsilon0,"),
+        A_MST,
+        note="PAMST's selection weights (x1.5: epsilon0 / 1.5, more noise)",
     ),
     *_pair(
         "bandits-split",
