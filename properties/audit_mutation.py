@@ -59,6 +59,7 @@ A_MST = [
     MT + "::test_searched_audit_of_algorithm1_agrees_with_the_exact_loss",
     MT + "::test_half_noise_variant_is_caught",
     MT + "::test_searched_audit_of_private_kruskal_and_pamst_holds_the_exact_loss",
+    MT + "::test_searched_audit_of_sealfon_privatization_holds_the_exact_loss",
 ]
 PA = "properties/bandits/test_privacy_audits.py"
 A_BANDITS = [
@@ -114,6 +115,7 @@ DPOMM = "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)"
 TREE = "tree_scale = 2.0 * tree_levels / s.eps_arm"
 KEEP = "return 1.0 / (1.0 + math.exp(-epsilon0))"
 PAMST_LOGW = "logw = selection_log_weights(g.weights, epsilon0, sensitivity)"
+SEALFON = 'return (m * d if _check_relation(neighbouring) == "linf" else d) / eps'
 
 # the scale token of a noise expression, then its value times 1.5 and divided by 1.5
 LAPLACE_UNIT = ("1.0 /", "1.5 /", "(1 / 1.5) /")
@@ -160,6 +162,15 @@ AUDIT_MUTANTS = [
         PAMST_LOGW.replace("epsilon0,", "1.5 * epsilon0,"),
         A_MST,
         note="PAMST's selection weights (x1.5: epsilon0 / 1.5, more noise)",
+    ),
+    *_pair(
+        "mst-sealfon-scale",
+        "algorithms/mst/privatization.py",
+        SEALFON,
+        SEALFON + " * 1.5",
+        SEALFON + " / 1.5",
+        A_MST,
+        note="Sealfon's Laplace input privatization",
     ),
     *_pair(
         "bandits-split",
