@@ -423,8 +423,9 @@ def search_audit(
         Seed of the whole search (candidates, screening, certification from
         separate spawned children); the value recorded replays it.
     n_candidates : int, optional
-        Pairs drawn from a generator, callable or strategy (default 64: a
-        generator's fixed patterns, then random draws); a sequence is used whole.
+        Pairs drawn from a generator, callable or strategy (default 16, and
+        at least every fixed pattern of a generator: its fixed patterns, then
+        random draws); a sequence is used whole.
     n_screening : int, optional
         Screening samples per input over all candidates and rounds (default
         :func:`default_screening_size`: ``n_samples``, at most 8,000,000). Each
