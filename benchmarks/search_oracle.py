@@ -18,9 +18,9 @@ response, exponential mechanism, geometric, sparse vector Alg. 5), quadrature
 (binary counter with geometric noise), one changed count (geometric histogram).
 
 As an asv benchmark, ``SearchOracleRatio.track_ratio_to_oracle`` per case at
-2e5 samples per input and 16 candidates. As a script::
+2e5 samples per input and the default candidates. As a script::
 
-    python benchmarks/search_oracle.py --samples 1e7 [--cases noisy] [--candidates 64] [--screening 1.0]
+    python benchmarks/search_oracle.py --samples 1e7 [--cases noisy] [--candidates 64] [--screening 1] [--refining 0.25]
 
 prints a Markdown table.
 """
@@ -52,7 +52,7 @@ ALPHA = 0.05
 SEED = 20261124
 EPS = 0.1
 ASV_SAMPLES = 200_000
-ASV_CANDIDATES = 16
+ASV_CANDIDATES = None  # search_audit's default
 
 
 @dataclass(frozen=True)
@@ -124,10 +124,15 @@ def search_oracle(name: str, pairs, n: int, alpha: float = ALPHA) -> tuple[float
     return bounds[best], best
 
 
-def compare(name: str, n_samples: int, *, n_candidates=None, screening=None, alpha=ALPHA, seed=SEED) -> dict:
-    """One row: search bound, search oracle, ratio, the plain audit on the oracle's pair, times."""
+def compare(
+    name: str, n_samples: int, *, n_candidates=None, screening=None, refining=0.0, alpha=ALPHA, seed=SEED
+) -> dict:
+    """One row: search bound, search oracle, ratio, the plain audit on the oracle's pair, times.
+
+    ``screening`` and ``refining`` are multiples of ``n_samples`` (None: the default screening)."""
     case = CASES[name]
     n_screening = None if screening is None else int(screening * n_samples)
+    n_refining = int(refining * (n_screening or dpverify.audits.search.default_screening_size(n_samples)))
     start = time.perf_counter()
     result = dpverify.search_audit(
         case.mechanism,
@@ -136,6 +141,7 @@ def compare(name: str, n_samples: int, *, n_candidates=None, screening=None, alp
         n_samples=n_samples,
         n_candidates=n_candidates,
         n_screening=n_screening,
+        n_refining=n_refining,
         alpha=alpha,
         seed=seed,
     )
@@ -164,7 +170,7 @@ def compare(name: str, n_samples: int, *, n_candidates=None, screening=None, alp
 
 
 class SearchOracleRatio:
-    """search_audit's bound over the search oracle per case, at 2e5 samples per input and 16 candidates."""
+    """search_audit's bound over the search oracle per case, at 2e5 samples per input and the default candidates."""
 
     params = [list(CASES)]
     param_names = ["case"]
@@ -204,6 +210,9 @@ def main(argv=None):
     parser.add_argument(
         "--screening", type=float, default=None, help="screening budget as a multiple of --samples (default 1)"
     )
+    parser.add_argument(
+        "--refining", type=float, default=0.0, help="share of the screening budget refining the winner (default 0)"
+    )
     parser.add_argument("--cases", nargs="*", default=None, help="substrings of case names (default: all)")
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--seed", type=int, default=SEED)
@@ -212,15 +221,17 @@ def main(argv=None):
     n = int(args.samples)
     print(
         f"{n:.0e} samples per input, alpha = {args.alpha}, seed {args.seed}, candidates "
-        f"{args.candidates or 'default'}, screening {args.screening or 'default'} x samples\n"
+        f"{args.candidates or 'default'}, screening {args.screening or 'default'} x samples, refining "
+        f"{args.refining} of it\n"
     )
     print(
         "| case | pairs | search oracle | search bound | ratio | chosen pair | its oracle | "
         "plain audit on oracle's pair | time search / plain |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
+    settings = dict(n_candidates=args.candidates, screening=args.screening, refining=args.refining, seed=args.seed)
     for name in names:
-        r = compare(name, n, n_candidates=args.candidates, screening=args.screening, alpha=args.alpha, seed=args.seed)
+        r = compare(name, n, alpha=args.alpha, **settings)
         print(
             f"| {name} | {r['candidates']} | {_fmt(r['oracle'])} | {_fmt(r['search'])} | {_fmt(r['ratio'], 3)} | "
             f"{_short(r['chosen_pair'])} | {_fmt(r['chosen_oracle'])} | {_fmt(r['plain'])} | "

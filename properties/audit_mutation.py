@@ -49,11 +49,17 @@ mutation = _mutation_module()
 Mutant = mutation.Mutant
 
 CT = "properties/counters/test_counters.py"
-A_COUNTERS = [CT + "::test_audit_counters_at_claimed_epsilon", CT + "::test_audit_catches_under_noised_counter"]
+A_COUNTERS = [
+    CT + "::test_audit_counters_at_claimed_epsilon",
+    CT + "::test_searched_audit_of_the_hybrid_counters_binary_part",
+    CT + "::test_audit_catches_under_noised_counter",
+]
 MT = "properties/mst/test_privacy.py"
 A_MST = [
     MT + "::test_searched_audit_of_algorithm1_agrees_with_the_exact_loss",
     MT + "::test_half_noise_variant_is_caught",
+    MT + "::test_searched_audit_of_private_kruskal_and_pamst_holds_the_exact_loss",
+    MT + "::test_searched_audit_of_sealfon_privatization_holds_the_exact_loss",
 ]
 PA = "properties/bandits/test_privacy_audits.py"
 A_BANDITS = [
@@ -108,6 +114,8 @@ LDP2 = "sums[e] += xs[least] + rng_pol.laplace(0.0, 1.0 / eps_arm)"
 DPOMM = "xs[q], rng_pol.laplace(0.0, 1.0), eps_arm)"
 TREE = "tree_scale = 2.0 * tree_levels / s.eps_arm"
 KEEP = "return 1.0 / (1.0 + math.exp(-epsilon0))"
+PAMST_LOGW = "logw = selection_log_weights(g.weights, epsilon0, sensitivity)"
+SEALFON = 'return (m * d if _check_relation(neighbouring) == "linf" else d) / eps'
 
 # the scale token of a noise expression, then its value times 1.5 and divided by 1.5
 LAPLACE_UNIT = ("1.0 /", "1.5 /", "(1 / 1.5) /")
@@ -145,6 +153,24 @@ AUDIT_MUTANTS = [
         "    scaled = g.weights / (beta / 1.5)\n",
         A_MST,
         note="the batched sampler only (the exact distributions keep the right scale)",
+    ),
+    *_pair(
+        "mst-pamst-scale",
+        "algorithms/mst/pamst.py",
+        PAMST_LOGW,
+        PAMST_LOGW.replace("epsilon0,", "epsilon0 / 1.5,"),
+        PAMST_LOGW.replace("epsilon0,", "1.5 * epsilon0,"),
+        A_MST,
+        note="PAMST's selection weights (x1.5: epsilon0 / 1.5, more noise)",
+    ),
+    *_pair(
+        "mst-sealfon-scale",
+        "algorithms/mst/privatization.py",
+        SEALFON,
+        SEALFON + " * 1.5",
+        SEALFON + " / 1.5",
+        A_MST,
+        note="Sealfon's Laplace input privatization",
     ),
     *_pair(
         "bandits-split",

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["NodeThresholds", "position_event_loss"]
+__all__ = ["NodeThresholds", "position_event_loss", "nodes_loss", "hybrid_binary_nodes"]
 
 
 class NodeThresholds:
@@ -47,6 +47,13 @@ class NodeThresholds:
         and hybrid counters).
     threshold : float, default 1.0
         ``tau``; the same for every node and every input.
+    nodes : array_like of int, optional
+        Look at these nodes only (indices of the structure's nodes, all used):
+        coordinate ``i`` then says that every one of *these* nodes containing ``i``
+        is at or above ``tau`` (always 1 where none contains ``i``). Default: every
+        used node. A subset is still a post-processing of the output; its exact
+        loss is :func:`nodes_loss` (e.g. the binary part of the hybrid counter,
+        :func:`hybrid_binary_nodes`, whose loss its own noise scale alone sets).
 
     Notes
     -----
@@ -55,11 +62,12 @@ class NodeThresholds:
     event of the module docstring). ``epsilon`` is the counter's.
     """
 
-    def __init__(self, mechanism, structure, threshold: float = 1.0):
+    def __init__(self, mechanism, structure, threshold: float = 1.0, nodes=None):
         self.mechanism = mechanism
         used = structure.used_nodes()
-        self.recover = np.linalg.pinv(structure.output_map[:, used]).T
-        self.contains = structure.incidence[used].astype(np.int64)  # (used nodes, positions)
+        kept = _kept_nodes(structure, nodes)
+        self.recover = np.linalg.pinv(structure.output_map[:, used]).T[:, np.isin(used, kept)]
+        self.contains = structure.incidence[kept].astype(np.int64)  # (kept nodes, positions)
         self.threshold = float(threshold)
         self.epsilon = mechanism.epsilon
 
@@ -72,7 +80,40 @@ class NodeThresholds:
         return self.sample(stream, 1, rng)[0]
 
 
-def position_event_loss(structure, position: int) -> float:
-    """Log ratio ``sum_{used k containing position} 1 / b_k`` of the event of the module docstring."""
+def _kept_nodes(structure, nodes) -> np.ndarray:
+    """The used nodes ``nodes`` names (default: every used node), sorted; a node not used is an error."""
     used = structure.used_nodes()
-    return float((structure.incidence[used, position] / structure.scales[used]).sum())
+    if nodes is None:
+        return used
+    kept = np.unique(np.asarray(nodes, dtype=np.int64))
+    if kept.size == 0 or not np.isin(kept, used).all():
+        raise ValueError(f"nodes must be a non-empty subset of the used nodes {used.tolist()}, got {kept.tolist()}")
+    return kept
+
+
+def position_event_loss(structure, position: int, nodes=None) -> float:
+    """Log ratio ``sum_{k containing position} 1 / b_k`` of the event of the module docstring,
+    over the used nodes (or over ``nodes``, as :class:`NodeThresholds` takes them)."""
+    kept = _kept_nodes(structure, nodes)
+    return float((structure.incidence[kept, position] / structure.scales[kept]).sum())
+
+
+def nodes_loss(structure, nodes=None) -> float:
+    """Exact loss of :class:`NodeThresholds` (over ``nodes``) for streams over [0, 1] that differ in one item.
+
+    At most ``max_i sum_{k in nodes containing i} 1 / b_k`` (the loss of those
+    Laplace nodes, each moved by at most 1); attained by the event "coordinate
+    ``i`` is 1" on the all-zeros stream against a 1 at the worst ``i``
+    (:func:`position_event_loss`), so the maximum is the exact loss.
+    """
+    return max(position_event_loss(structure, i, nodes) for i in range(structure.incidence.shape[1]))
+
+
+def hybrid_binary_nodes(structure) -> np.ndarray:
+    """The used nodes of the binary part of :func:`~algorithms.counters.structure.hybrid_structure`
+    (those after its logarithmic nodes, which come first; their number does not depend on epsilon)."""
+    from .structure import logarithmic_structure
+
+    n_log = logarithmic_structure(structure.incidence.shape[1], 1.0).incidence.shape[0]
+    used = structure.used_nodes()
+    return used[used >= n_log]

@@ -26,7 +26,7 @@ import numpy as np
 from algorithms.graphs import as_graph_arrays
 from dpverify.neighbours import graph_weights
 
-__all__ = ["TreeOfWeights", "weight_neighbours"]
+__all__ = ["TreeOfWeights", "weight_neighbours", "PrivatizedWeightBits", "privatized_bits_loss"]
 
 
 class TreeOfWeights:
@@ -76,3 +76,64 @@ def weight_neighbours(graph, sensitivity: float = 1.0) -> list:
     ]
     edges = [tuple(int(v) for v in e) for e in np.asarray(g.edges)]
     return pairs + graph_weights(edges, sensitivity, "linf").fixed_pairs()
+
+
+class PrivatizedWeightBits:
+    """Sealfon's Laplace input privatization, its noisy weights post-processed into per-edge bits.
+
+    ``weights -> [w~_e >= threshold_e]_e`` with ``w~`` the noisy weights that
+    :func:`~algorithms.mst.privatization.laplace_privatized_mst` releases
+    (``return_noisy_weights=True``), one call per sample. ``threshold`` is fixed and
+    the same for every input, so this is a post-processing of the privatization and
+    its loss is at most the privatization's; :func:`privatized_bits_loss` gives it
+    exactly. With ``threshold = w + D`` and the pair ``(w, w + D s)`` the event "every
+    bit is 1" has log ratio ``m D / b = epsilon`` (each noisy weight sits in a Laplace
+    tail on both inputs), the privatization's whole budget.
+
+    Parameters
+    ----------
+    epsilon : float
+        The privatization's budget (Laplace scale ``m D / epsilon`` per edge, l_inf).
+    graph : graph data
+        Its vertex count and edge list are the fixed topology.
+    threshold : array_like
+        One threshold per edge.
+    sensitivity : float, default 1
+    """
+
+    def __init__(self, epsilon: float, graph, threshold, sensitivity: float = 1.0):
+        g = as_graph_arrays(graph)
+        self.epsilon, self.sensitivity = float(epsilon), float(sensitivity)
+        self.n, self.edges = int(g.n), np.asarray(g.edges)
+        self.threshold = np.asarray(threshold, dtype=np.float64)
+
+    def sample(self, weights, size, rng=None):
+        from .privatization import laplace_privatized_mst
+
+        rng = np.random.default_rng(rng)
+        data = (self.n, self.edges, np.asarray(weights, dtype=np.float64))
+        noisy = np.array(
+            [
+                laplace_privatized_mst(
+                    data, self.epsilon, rng, sensitivity=self.sensitivity, return_noisy_weights=True, backend="prim"
+                )[1]
+                for _ in range(int(size))
+            ]
+        ).reshape(int(size), len(self.edges))
+        return (noisy >= self.threshold).astype(np.int64)
+
+    def __call__(self, weights, rng=None):
+        return self.sample(weights, 1, rng)[0]
+
+
+def privatized_bits_loss(weights, weights_prime, threshold, scale: float) -> float:
+    """Exact loss of :class:`PrivatizedWeightBits` on one pair: independent bits, ``P[bit_e = 1] =
+    P[Lap(scale) >= threshold_e - w_e]``, so the largest log ratio of an output is the sum over
+    edges of each bit's larger log ratio, in the worse direction."""
+    from scipy import stats
+
+    p = stats.laplace.sf(np.asarray(threshold) - np.asarray(weights, dtype=float), scale=scale)
+    q = stats.laplace.sf(np.asarray(threshold) - np.asarray(weights_prime, dtype=float), scale=scale)
+    up = np.maximum(np.log(p / q), np.log((1 - p) / (1 - q))).sum()
+    down = np.maximum(np.log(q / p), np.log((1 - q) / (1 - p))).sum()
+    return float(max(up, down))

@@ -114,6 +114,10 @@ class MechanismOnGraph:
     def __call__(self, data, rng=None) -> tuple:
         return tree_of(self.algorithm, data, self.epsilon0, rng, sensitivity=self.sensitivity)
 
+    def sample(self, data, size: int, rng=None) -> list:
+        """``size`` trees on ``data`` (:meth:`TreeSampler.sample`: batched where a batched sampler exists)."""
+        return TreeSampler(self.algorithm, data, self.epsilon0, sensitivity=self.sensitivity).sample(size, rng)
+
     def privacy_claim(self, data, delta: float, *, conversion: str = "generic"):
         """:func:`algorithms.mst.accounting.spanning_forest_claim` on ``data``'s topology."""
         return spanning_forest_claim(data, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity)

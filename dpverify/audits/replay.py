@@ -78,6 +78,7 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
             n_samples=result.n_samples,
             n_candidates=result.n_pairs_requested,
             n_screening=result.n_screening,
+            n_refining=result.n_refining,
             **claim,
         )
     x, x_prime = inputs

@@ -62,7 +62,8 @@ from ..claims import resolve_claim
 from ..errors import InvalidParameterError
 from ..events import candidate_events, families_of_role, registered_families
 from ..extras.progress import progress_bar
-from ..neighbours import candidate_pairs
+from ..neighbours import NeighbourGenerator, candidate_pairs
+from ..neighbours._base import pair_key
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
@@ -89,6 +90,9 @@ RANKING_SHRINKAGE_SE = 1.0
 SCREENING_EXCLUDED_FAMILIES = ("classifier",)
 #: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
 MIN_ROUND_SAMPLES = 500
+#: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
+#: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
+REFINEMENTS = 8
 
 
 def default_screening_size(n_samples: int) -> int:
@@ -164,6 +168,8 @@ class SearchAuditResult(AuditResult):
         Index of the chosen pair in ``candidates``.
     n_screening : int
         Screening budget per input (all candidates and rounds).
+    n_refining : int
+        Of it, the samples per input spent refining the winner (0: none).
     n_candidates : int or None
         Candidates asked of a generator, callable or strategy (None: the default;
         a list is used whole).
@@ -176,6 +182,7 @@ class SearchAuditResult(AuditResult):
     candidates: tuple = ()
     chosen: int = 0
     n_screening: int = 0
+    n_refining: int = 0
     n_pairs_requested: int | None = None
     neighbours: str = ""
 
@@ -306,13 +313,14 @@ def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool =
                 pair.score, pair.event = _rank(pair, context)
 
 
-def _successive_halving(pairs, n_screening, mechanism, context, progress: bool):
-    """Screen ``pairs`` by successive halving; returns the winner (the others keep their last scores)."""
+def _successive_halving(pairs, n_screening, mechanism, context, progress: bool, first_round: int = 0):
+    """Screen ``pairs`` by successive halving; returns the winner and the rounds run (the others keep
+    their last scores). Round ``r`` of a pair draws from its seed's child ``first_round + r``."""
     sizes = _round_sizes(n_screening, len(pairs))
     alive = list(pairs)
     total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
     with progress_bar(total=total, desc="screening pairs", enabled=progress) as bar:
-        for round_index, size in enumerate(sizes):
+        for round_index, size in enumerate(sizes, start=first_round):
             _screen_round(alive, size, round_index, mechanism, context)
             bar.update(size * len(alive))
             # ties keep the earlier candidate (the fixed patterns come first)
@@ -323,7 +331,43 @@ def _successive_halving(pairs, n_screening, mechanism, context, progress: bool):
             alive = ranked[:keep]
             if len(alive) == 1:
                 break
-    return alive[0], len(sizes)
+    return alive[0], first_round + len(sizes)
+
+
+def _refines(neighbours) -> bool:
+    """Whether ``neighbours`` is a generator that proposes local moves of a pair."""
+    return isinstance(neighbours, NeighbourGenerator) and (
+        type(neighbours).refinements is not NeighbourGenerator.refinements
+    )
+
+
+def _refine(winner, screened, neighbours, seed, n_screening, n_rounds, mechanism, context, progress: bool):
+    """Local refinement: screen up to :data:`REFINEMENTS` moves of ``winner`` against it (successive
+    halving on ``n_screening`` more samples per input; the winner keeps its samples). The moves not
+    tried before are appended to ``screened``; returns the new winner and the rounds run so far."""
+    seed_moves, seed_screen = children(seed, 2)
+    moves = neighbours.refinements(winner.x, winner.x_prime, REFINEMENTS, np.random.default_rng(seed_moves))
+    seen = {pair_key((p.x, p.x_prime)) for p in screened}
+    new = []
+    for x, x_prime in moves:
+        key = pair_key((x, x_prime))
+        if key not in seen:
+            seen.add(key)
+            new.append((x, x_prime))
+    if not new:
+        return winner, n_rounds
+    seeds = children(seed_screen, len(new))
+    pairs = [_Pair(len(screened) + j, x, xp, s) for j, ((x, xp), s) in enumerate(zip(new, seeds))]
+    screened.extend(pairs)
+    return _successive_halving([winner, *pairs], n_screening, mechanism, context, progress, first_round=n_rounds)
+
+
+def _check_refining(n_refining, n_screening: int) -> int:
+    if isinstance(n_refining, bool) or not isinstance(n_refining, (int, np.integer)) or not 0 <= n_refining:
+        raise InvalidParameterError(f"n_refining must be an integer >= 0, got {n_refining!r}")
+    if n_refining >= n_screening:
+        raise InvalidParameterError(f"n_refining={n_refining} must be smaller than n_screening={n_screening}")
+    return int(n_refining)
 
 
 def _screening_families(families, float_events: bool) -> list:
@@ -352,6 +396,7 @@ def search_audit(
     seed=None,
     n_candidates: int | None = None,
     n_screening: int | None = None,
+    n_refining: int = 0,
     options: AuditOptions | None = None,
     **option_fields,
 ) -> SearchAuditResult:
@@ -378,13 +423,24 @@ def search_audit(
         Seed of the whole search (candidates, screening, certification from
         separate spawned children); the value recorded replays it.
     n_candidates : int, optional
-        Pairs drawn from a generator, callable or strategy (default 64: a
-        generator's fixed patterns, then random draws); a sequence is used whole.
+        Pairs drawn from a generator, callable or strategy (default 16, and
+        at least every fixed pattern of a generator: its fixed patterns, then
+        random draws); a sequence is used whole.
     n_screening : int, optional
         Screening samples per input over all candidates and rounds (default
         :func:`default_screening_size`: ``n_samples``, at most 8,000,000). Each
         pair draws at least 500 per input per round it takes part in, and the
         chosen pair is topped up to a plain audit's selection size.
+    n_refining : int, default 0
+        Of ``n_screening``, the samples per input spent refining the screened
+        winner: with a generator that proposes local moves (``query_vectors``:
+        shift, push one answer, flip or move the difference), up to 8 moves of the
+        winner are screened against it by successive halving, and the final pair's
+        events are selected on at least as many samples as the first winner had.
+        Default 0 (off): measured at 1e7 samples with a quarter of the budget, it
+        did not raise the certified bounds (sparse vector Lyu Alg. 1, 8 seeds: mean
+        0.0768 against 0.0781; noisy max returning its value: 0.229 against 0.237;
+        the other noisy max cases within 0.3%).
     options : AuditOptions, optional
         As for :func:`dpverify.audit`; ``alpha`` is the false-alarm rate of the
         verdict however many candidates were screened.
@@ -415,9 +471,7 @@ def search_audit(
     >>> import dpverify
     >>> from dpverify.mechanisms import NoisyMaxValue
     >>> from dpverify.neighbours import query_vectors
-    >>> r = dpverify.search_audit(
-    ...     NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=1_000_000, n_candidates=16, seed=1
-    ... )
+    >>> r = dpverify.search_audit(NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=1_000_000, seed=1)
     >>> r.violation, r.x_prime
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
@@ -434,7 +488,9 @@ def search_audit(
     n_screening = int(n_screening)
 
     sequence, entropy = resolve_seed(seed)
-    seed_pairs, seed_screen, seed_cert_x, seed_cert_xp = children(sequence, 4)
+    seed_pairs, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)
+    n_refining = _check_refining(n_refining, n_screening) * _refines(neighbours)  # 0 where nothing refines
+    n_selection_final = n_selection
     pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
     # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
@@ -450,8 +506,13 @@ def search_audit(
             final_families=options.families,
             float_events=options.float_events,
         )
-        winner, n_rounds = _successive_halving(screened, n_screening, mechanism, context, options.progress)
-        _top_up(winner, n_selection, n_rounds, mechanism, context)
+        winner, n_rounds = _successive_halving(screened, n_screening - n_refining, mechanism, context, options.progress)
+        if n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
+            n_selection_final = max(n_selection, winner.n)
+            winner, n_rounds = _refine(
+                winner, screened, neighbours, seed_refine, n_refining, n_rounds, mechanism, context, options.progress
+            )
+        _top_up(winner, n_selection_final, n_rounds, mechanism, context)
         selection = winner.selection
         # the sampler check every driver makes, on the chosen pair and a stream of its own, before certifying
         check_sampler_agreement(
@@ -481,6 +542,7 @@ def search_audit(
             candidates=candidates,
             chosen=winner.index,
             n_screening=n_screening,
+            n_refining=n_refining,
             n_pairs_requested=n_candidates,
             neighbours=source,
         )

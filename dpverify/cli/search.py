@@ -37,7 +37,12 @@ def add_search_options(p, positive_int, finite_float) -> None:
     group.add_argument("--norm", choices=("l1", "linf"), default=None, help="vectors: linf (default); graphs: l1")
     group.add_argument("--patterns", nargs="+", default=None, metavar="NAME", help="vectors: StatDP pattern names")
     group.add_argument("--values", default=None, metavar="JSON", help="streams/datasets: the element domain")
-    group.add_argument("--candidates", type=positive_int, default=None, help="pairs drawn from a relation (default 64)")
+    group.add_argument(
+        "--candidates",
+        type=positive_int,
+        default=None,
+        help="pairs drawn from a relation (default 16, and every fixed pair of the relation)",
+    )
     group.add_argument(
         "--screening",
         type=positive_int,

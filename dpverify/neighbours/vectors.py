@@ -152,6 +152,40 @@ class QueryVectors(NeighbourGenerator):
         """Every pattern on the all-``sensitivity`` base, in :data:`PATTERNS` order."""
         return [self._pair(p) for p in self.patterns]
 
+    def refinements(self, x, x_prime, n: int, rng: np.random.Generator) -> list:
+        """Up to ``n`` local moves of ``(x, x_prime)``, drawn at random from every move of four kinds.
+
+        Each keeps the difference's size, so the pair stays in the relation: *shift*
+        both vectors by the sensitivity either way; *push* one answer of both by the
+        sensitivity either way (towards or away from a threshold); *flip* the
+        difference's sign on one answer (swap ``x_i`` and ``x'_i``); *move* the
+        difference by swapping two neighbouring answers in both vectors.
+        """
+        a, b = np.atleast_1d(np.asarray(x, dtype=float)), np.atleast_1d(np.asarray(x_prime, dtype=float))
+        s, moves = self.sensitivity, []
+        for c in (s, -s):
+            moves.append((a + c, b + c))
+            for i in range(a.size):
+                push = np.zeros(a.size)
+                push[i] = c
+                moves.append((a + push, b + push))
+        for i in range(a.size):
+            if a[i] != b[i]:
+                fa, fb = a.copy(), b.copy()
+                fa[i], fb[i] = b[i], a[i]
+                moves.append((fa, fb))
+        for i in range(a.size - 1):
+            swap = np.arange(a.size)
+            swap[[i, i + 1]] = swap[[i + 1, i]]
+            moves.append((a[swap], b[swap]))
+        # distinct moves (for scalars a push is a shift)
+        distinct = list(dict.fromkeys((tuple(a.tolist()), tuple(b.tolist())) for a, b in moves))
+        picked = rng.permutation(len(distinct))[: max(0, int(n))]
+        return [self._as_pair(*distinct[k]) for k in picked]
+
+    def _as_pair(self, a: tuple, b: tuple) -> tuple:
+        return (a[0], b[0]) if self.length is None else (a, b)
+
     def draw(self, rng: np.random.Generator) -> tuple:
         """A random pattern on a random integer base (times the sensitivity), coordinates permuted.
 

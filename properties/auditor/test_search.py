@@ -37,6 +37,8 @@ import json
 
 import numpy as np
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from scipy import stats
 
 import dpverify
@@ -106,9 +108,13 @@ class _TurnsAdversarial:
         return int(self.sample(data, 1, rng)[0])
 
 
-def test_certification_cannot_change_the_choice(monkeypatch):
+@pytest.mark.parametrize("n_refining", [0, 4_000])
+def test_certification_cannot_change_the_choice(monkeypatch, n_refining):
+    """Structural: the mechanism turns adversarial when certification starts; the chosen pair, every
+    candidate (refinements included) and the event must not change. Detects: certification samples
+    that feed the choice of the pair, of its refinements or of its events."""
     mechanism = _TurnsAdversarial()
-    kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=16, seed=5)
+    kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=16, seed=5, n_refining=n_refining)
     honest = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
     original = search_module.certified_result
 
@@ -133,6 +139,48 @@ def test_result_round_trips_through_json_and_replays():
     assert "chosen pair" in result.summary()
 
 
+def test_refinement_tries_moves_of_the_winner_and_replays():
+    """With n_refining, local moves of the first winner join the candidates; the result replays.
+
+    Detects: refinement that never runs, moves that are not of the winner, a result that does not
+    record n_refining (its replay would differ)."""
+    mechanism = GridLaplace(1.0)
+    kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=7, seed=8)
+    plain = dpverify.search_audit(mechanism, query_vectors(3), **kwargs)
+    refined = dpverify.search_audit(mechanism, query_vectors(3), n_refining=6_000, **kwargs)
+    assert len(plain.candidates) == 7 and len(refined.candidates) > 7
+    assert refined.n_refining == 6_000 and plain.n_refining == 0
+    assert dpverify.replay(refined, mechanism, query_vectors(3)) == refined
+    again = dpverify.SearchAuditResult.from_dict(json.loads(json.dumps(refined.to_dict())))
+    assert again == refined
+    first = max(refined.candidates[:7], key=lambda c: (c.rounds, c.n_screened))  # the first screening's winner
+    gaps = sorted(np.abs(np.subtract(first.x_prime, first.x)))
+    for move in refined.candidates[7:]:
+        assert np.allclose(sorted(np.abs(np.subtract(move.x_prime, move.x))), gaps, rtol=0, atol=1e-12)
+    with pytest.raises(dpverify.InvalidParameterError):
+        dpverify.search_audit(mechanism, query_vectors(3), n_refining=20_000, **kwargs)
+
+
+@given(
+    st.sampled_from([None, 1, 2, 6]),
+    st.sampled_from(["l1", "linf"]),
+    st.sampled_from([0.5, 1.0, 3.0]),
+    st.integers(0, 2**32 - 1),
+)
+def test_refinements_stay_in_the_relation(length, norm, sensitivity, seed):
+    """Every local move keeps the difference's absolute entries (up to order), so its l1 and l_inf
+    size; and moves are distinct pairs of differing inputs. Detects: a move that leaves the relation."""
+    generator = query_vectors(length, sensitivity, norm)
+    rng = np.random.default_rng(seed)
+    x, x_prime = generator.draw(rng)
+    gaps = sorted(np.abs(np.subtract(x_prime, x)).ravel())
+    moves = generator.refinements(x, x_prime, 100, rng)
+    assert moves and len({json.dumps(m) for m in moves}) == len(moves)
+    for a, b in moves:
+        assert np.allclose(sorted(np.abs(np.subtract(b, a)).ravel()), gaps, rtol=0, atol=1e-12)
+        assert isinstance(a, float) if length is None else len(a) == length
+
+
 def test_same_seed_same_result_on_a_process_pool():
     mechanism = GridLaplace(1.0)
     kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=3, seed=11)
@@ -142,8 +190,6 @@ def test_same_seed_same_result_on_a_process_pool():
 
 
 def test_neighbours_as_callable_list_and_hypothesis_strategy():
-    from hypothesis import strategies as st
-
     mechanism = GeometricMechanism(1.0)
     kwargs = dict(epsilon=0.5, n_samples=20_000, n_candidates=8, seed=2, alpha=1e-6)
     as_list = dpverify.search_audit(mechanism, [(0, 1), (3, 4)], **kwargs)

@@ -39,7 +39,7 @@ from algorithms.counters import (
     logarithmic_structure,
     tree_aggregation_outputs,
 )
-from algorithms.counters.audits import NodeThresholds, position_event_loss
+from algorithms.counters.audits import NodeThresholds, hybrid_binary_nodes, nodes_loss, position_event_loss
 from algorithms.counters.broken import BrokenBinaryMechanism
 from algorithms.errors import (
     AlgorithmInputError,
@@ -178,11 +178,11 @@ SEARCH_SAMPLES = {"binary": 200_000, "logarithmic": 60_000, "hybrid": 200_000}
 SEARCH_SEEDS = {"binary": 111, "logarithmic": 112, "hybrid": 113}
 
 
-def _search_counter(mechanism, structure, claim, n_samples, seed, alpha, thorough=False):
+def _search_counter(mechanism, structure, claim, n_samples, seed, alpha, thorough=False, nodes=None):
     """Search audit over streams(AUDIT_T): its 18 fixed pairs; under the thorough profile also random
     streams (64 candidates) and twice the samples (measured: bounds 0.92, 0.94, 0.77 of 1, 1, 0.83)."""
     return dpverify.search_audit(
-        NodeThresholds(mechanism, structure),
+        NodeThresholds(mechanism, structure, nodes=nodes),
         streams(AUDIT_T),
         epsilon=claim,
         n_samples=2 * n_samples if thorough else n_samples,
@@ -217,6 +217,36 @@ def test_audit_counters_at_claimed_epsilon(kind, suite_alpha, thorough):
         f"{kind}: exact loss {exact:.4f}; raw bound {raw.epsilon_lower_bound:.3f}; searched bound "
         f"{res.epsilon_lower_bound:.3f} on {res.x} ~ {res.x_prime} (claim {EPS})"
     )
+    assert not res.violation
+    assert res.epsilon_lower_bound > 0.75 * exact
+
+
+HYBRID_BINARY_SAMPLES = 200_000
+
+
+def test_searched_audit_of_the_hybrid_counters_binary_part(suite_alpha, thorough):
+    """Search audit of the hybrid counter's binary nodes alone, held to their exact loss.
+
+    ``NodeThresholds`` over the binary part's nodes (:func:`hybrid_binary_nodes`) is a
+    post-processing whose exact loss (:func:`nodes_loss`: 1/3 at T = 8, eps = 1, item 5, first of the
+    block after 4) is set by the binary part's noise scale alone, so a binary scale 1.5x too large
+    gives 2/9 (below the power floor 0.75 x 1/3 = 0.25) and one 1.5x too small gives 1/2 (a
+    violation). On the whole output the same errors move the loss only from 0.83 to 0.72 or 1.0,
+    too little for the whole-output audit's floor. False alarm: "no violation" <= suite_alpha
+    (search_audit's guarantee); the power floor fails on correct code only if the search misses
+    item 5 or the bound falls > 25% below 1/3 (measured 0.278-0.290 at seeds 114-119). Power:
+    the 1.5x too-large mutant certifies at most its true 2/9 < 0.25 with probability >= 1 - suite_alpha
+    (measured 0.18); the 1.5x too-small one certified 0.45 > 1/3 (a violation).
+    Detects: the hybrid counter's binary-part noise scale off by 1.5x in either direction.
+    """
+    S = hybrid_structure(AUDIT_T, EPS)
+    nodes = hybrid_binary_nodes(S)
+    exact = nodes_loss(S, nodes)
+    assert exact == pytest.approx(1 / 3)
+    res = _search_counter(
+        HybridMechanism(EPS), S, exact, HYBRID_BINARY_SAMPLES, 114, suite_alpha, thorough, nodes=nodes
+    )
+    print(f"hybrid binary part: exact {exact:.4f}, searched bound {res.epsilon_lower_bound:.3f} on {res.x_prime}")
     assert not res.violation
     assert res.epsilon_lower_bound > 0.75 * exact
 
@@ -416,5 +446,10 @@ def test_node_thresholds_report_the_nodes_above_the_threshold(kind, T, data):
     sums = S.incidence[used] @ x
     expected = np.array([all(sums[k] >= 1 for k in np.flatnonzero(S.incidence[used, i])) for i in range(T)])
     assert np.array_equal(bits, np.vstack([expected, expected]).astype(np.int64))
+    kept = used[::2]  # a subset of the nodes: only those decide the bits
+    bits = NodeThresholds(make_eps(1e12), S, nodes=kept).sample(x, 1, rng=3)[0]
+    sums = S.incidence[kept] @ x
+    assert np.array_equal(bits, [all(sums[S.incidence[kept, i] > 0] >= 1) for i in range(T)])
     S1 = structure(T, EPS)
     assert position_event_loss(S1, S1.worst_position()) == pytest.approx(S1.exact_epsilon(), rel=1e-12)
+    assert nodes_loss(S1) == pytest.approx(S1.exact_epsilon(), rel=1e-12)
