@@ -32,10 +32,10 @@ References
 
 from algorithms.mst.accounting import (
     ZCDPAccounting,
-    claim_from_epsilon0,
-    claim_from_epsilon_delta,
-    claim_from_rho,
-    spanning_forest_claim,
+    accounting_from_epsilon0,
+    accounting_from_epsilon_delta,
+    accounting_from_rho,
+    spanning_forest_accounting,
 )
 from algorithms.mst.kruskal import one_pass_kruskal, private_kruskal
 from algorithms.mst.matroid_extension import private_matroid_basis
@@ -46,10 +46,10 @@ from algorithms.mst.privatization import gaussian_privatized_mst, laplace_privat
 
 __all__ = [
     "ZCDPAccounting",
-    "claim_from_epsilon0",
-    "claim_from_rho",
-    "claim_from_epsilon_delta",
-    "spanning_forest_claim",
+    "accounting_from_epsilon0",
+    "accounting_from_rho",
+    "accounting_from_epsilon_delta",
+    "spanning_forest_accounting",
     "private_kruskal",
     "one_pass_kruskal",
     "private_matroid_basis",

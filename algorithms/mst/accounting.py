@@ -39,10 +39,10 @@ __all__ = [
     "rho_from_epsilon",
     "epsilon0_from_rho",
     "rho_from_epsilon0",
-    "claim_from_epsilon0",
-    "claim_from_rho",
-    "claim_from_epsilon_delta",
-    "spanning_forest_claim",
+    "accounting_from_epsilon0",
+    "accounting_from_rho",
+    "accounting_from_epsilon_delta",
+    "spanning_forest_accounting",
 ]
 
 #: Where the spanning-tree claims are stated.
@@ -197,7 +197,7 @@ def rho_from_epsilon0(epsilon0: float, steps: int, conversion: str = "generic") 
 # ----------------------------------------------------------------------------- claims
 
 
-def claim_from_epsilon0(
+def accounting_from_epsilon0(
     epsilon0: float,
     steps: int,
     delta: float,
@@ -205,12 +205,12 @@ def claim_from_epsilon0(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> ZCDPAccounting:
-    """The claim of ``steps`` exponential-mechanism selections of budget epsilon0 each, at ``delta``."""
+    """The accounting of ``steps`` exponential-mechanism selections of epsilon0 each; its claim at ``delta``."""
     rho = rho_from_epsilon0(epsilon0, steps, conversion)
-    return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
+    return _accounting_of(epsilon0, steps, rho, delta, conversion, sensitivity)
 
 
-def claim_from_rho(
+def accounting_from_rho(
     rho: float,
     steps: int,
     delta: float,
@@ -218,12 +218,12 @@ def claim_from_rho(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> ZCDPAccounting:
-    """Calibrate epsilon0 for a total rho over ``steps`` selections; the claim at ``delta``."""
+    """Calibrate epsilon0 for a total rho over ``steps`` selections: the accounting, with its claim at ``delta``."""
     epsilon0 = epsilon0_from_rho(rho, steps, conversion)
-    return _claim(epsilon0, steps, rho, delta, conversion, sensitivity)
+    return _accounting_of(epsilon0, steps, rho, delta, conversion, sensitivity)
 
 
-def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> ZCDPAccounting:
+def _accounting_of(epsilon0, steps, rho, delta, conversion, sensitivity) -> ZCDPAccounting:
     return accounting(
         epsilon0=epsilon0,
         steps=steps,
@@ -235,7 +235,7 @@ def _claim(epsilon0, steps, rho, delta, conversion, sensitivity) -> ZCDPAccounti
     )
 
 
-def claim_from_epsilon_delta(
+def accounting_from_epsilon_delta(
     epsilon: float,
     delta: float,
     steps: int,
@@ -245,10 +245,10 @@ def claim_from_epsilon_delta(
 ) -> ZCDPAccounting:
     """Calibrate epsilon0 so that ``steps`` selections are (epsilon, delta)-DP via zCDP."""
     rho = rho_from_epsilon(epsilon, delta)
-    return claim_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
+    return accounting_from_rho(rho, steps, delta, conversion=conversion, sensitivity=sensitivity)
 
 
-def spanning_forest_claim(
+def spanning_forest_accounting(
     data,
     epsilon0: float,
     delta: float,
@@ -256,7 +256,7 @@ def spanning_forest_claim(
     conversion: str = "generic",
     sensitivity: float = 1.0,
 ) -> ZCDPAccounting:
-    """The claim of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
+    """The accounting (and claim) of Algorithms 1, 2, 3 and PAMST on ``data``'s (public) topology.
 
     ``n - c`` exponential-mechanism selections (c = number of connected components; ``n - 1``
     for a connected graph), each epsilon0-DP, composed by zCDP (Pagh et al. 2025, Theorem 3.2).
@@ -265,4 +265,4 @@ def spanning_forest_claim(
 
     g = as_graph_arrays(data)
     steps = max(g.n - number_of_components(g), 1)
-    return claim_from_epsilon0(epsilon0, steps, delta, conversion=conversion, sensitivity=sensitivity)
+    return accounting_from_epsilon0(epsilon0, steps, delta, conversion=conversion, sensitivity=sensitivity)

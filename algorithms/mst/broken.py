@@ -25,7 +25,7 @@ class BrokenGumbelPerturbationMechanism(GumbelPerturbationMechanism):
 
     The noise scale is ``noise_multiplier`` times the one Algorithm 1 uses for ``epsilon0``, so the
     trees are released as if with ``epsilon0 / noise_multiplier`` per step, while
-    :meth:`privacy_claim` still reports the guarantee of ``epsilon0``: for ``noise_multiplier < 1``
+    :meth:`privacy_accounting` still reports the guarantee of ``epsilon0``: for ``noise_multiplier < 1``
     the claim is false.
 
     Parameters

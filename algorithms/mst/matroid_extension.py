@@ -20,10 +20,10 @@ from __future__ import annotations
 import numpy as np
 
 from algorithms.errors import InvalidWeightsError
-from algorithms.mst.accounting import ZCDPAccounting, check_delta, claim_from_epsilon0
+from algorithms.mst.accounting import ZCDPAccounting, accounting_from_epsilon0, check_delta
 from algorithms.mst.exponential import gumbel_scale
 
-__all__ = ["private_matroid_basis", "matroid_basis_claim", "PerturbedMatroidBasisMechanism"]
+__all__ = ["private_matroid_basis", "matroid_basis_accounting", "PerturbedMatroidBasisMechanism"]
 
 
 def _weights(matroid, weights) -> np.ndarray:
@@ -75,11 +75,11 @@ def private_matroid_basis(
     return np.sort(np.asarray(basis, dtype=np.int64))
 
 
-def matroid_basis_claim(
+def matroid_basis_accounting(
     matroid, epsilon0: float, delta: float, *, conversion: str = "generic", sensitivity: float = 1.0
 ) -> ZCDPAccounting:
     """The claim of :func:`private_matroid_basis`: ``rank`` epsilon0-DP steps composed by zCDP."""
-    return claim_from_epsilon0(
+    return accounting_from_epsilon0(
         epsilon0, int(matroid.rank), check_delta(delta), conversion=conversion, sensitivity=sensitivity
     )
 
@@ -114,7 +114,7 @@ class PerturbedMatroidBasisMechanism:
             bases = self.matroid.greedy_min_basis_batch(w - beta * g)
         return list(map(tuple, np.sort(bases, axis=1).tolist()))
 
-    def privacy_claim(self, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
-        return matroid_basis_claim(
+    def privacy_accounting(self, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
+        return matroid_basis_accounting(
             self.matroid, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity
         )

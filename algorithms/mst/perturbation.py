@@ -7,7 +7,7 @@ Noisy weights (Pagh et al. 2025, Algorithm 1 line 2)
 and the output is MST(w~) from any backend of :func:`algorithms.graphs.minimum_spanning_tree`.
 Ties among noisy weights have probability 0. The output distribution equals that of Algorithm 2
 (private Kruskal) and Algorithm 3 (Theorem 3.5), so each of the ``n - c`` selected edges costs
-one epsilon0-DP exponential-mechanism step; :meth:`GumbelPerturbationMechanism.privacy_claim`
+one epsilon0-DP exponential-mechanism step; :meth:`GumbelPerturbationMechanism.privacy_accounting`
 composes them with :mod:`algorithms.mst.accounting`.
 
 For audits, :class:`GumbelPerturbationMechanism` draws many trees of one small graph at once
@@ -25,7 +25,7 @@ import numpy as np
 
 from algorithms.graphs import as_graph_arrays, minimum_spanning_tree, number_of_components
 from algorithms.graphs.union_find import reset, union
-from algorithms.mst.accounting import ZCDPAccounting, check_delta, spanning_forest_claim
+from algorithms.mst.accounting import ZCDPAccounting, check_delta, spanning_forest_accounting
 from algorithms.mst.exponential import gumbel_scale
 
 __all__ = [
@@ -240,9 +240,9 @@ class GumbelPerturbationMechanism:
     def __call__(self, data, rng=None) -> tuple:
         return self.sample(data, 1, rng)[0]
 
-    def privacy_claim(self, data, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
+    def privacy_accounting(self, data, delta: float, *, conversion: str = "generic") -> ZCDPAccounting:
         """The claimed guarantee on ``data``'s topology: ``n - c`` epsilon0-DP steps, zCDP-composed
-        (:func:`algorithms.mst.accounting.spanning_forest_claim`)."""
-        return spanning_forest_claim(
+        (:func:`algorithms.mst.accounting.spanning_forest_accounting`)."""
+        return spanning_forest_accounting(
             data, self.epsilon0, check_delta(delta), conversion=conversion, sensitivity=self.sensitivity
         )

@@ -41,8 +41,8 @@ __all__ = [
     "gaussian_sigma",
     "laplace_privatized_mst",
     "gaussian_privatized_mst",
-    "laplace_claim",
-    "gaussian_claim",
+    "laplace_accounting",
+    "gaussian_accounting",
 ]
 
 NEIGHBOURING_RELATIONS = ("linf", "l1")
@@ -123,7 +123,7 @@ def gaussian_privatized_mst(
     return (tree, noisy) if return_noisy_weights else tree
 
 
-def laplace_claim(epsilon: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> ZCDPAccounting:
+def laplace_accounting(epsilon: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> ZCDPAccounting:
     """Pure eps-DP claim of :func:`laplace_privatized_mst` (rho = eps^2/2 by the generic conversion)."""
     eps = check_epsilon(epsilon)
     return accounting(
@@ -139,7 +139,9 @@ def laplace_claim(epsilon: float, *, sensitivity: float = 1.0, neighbouring: str
     )
 
 
-def gaussian_claim(rho: float, delta: float, *, sensitivity: float = 1.0, neighbouring: str = "linf") -> ZCDPAccounting:
+def gaussian_accounting(
+    rho: float, delta: float, *, sensitivity: float = 1.0, neighbouring: str = "linf"
+) -> ZCDPAccounting:
     """rho-zCDP claim of :func:`gaussian_privatized_mst`, stated as (eps, delta) at ``delta``."""
     rho = check_rho(rho)
     return accounting(

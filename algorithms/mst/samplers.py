@@ -13,7 +13,7 @@ import numpy as np
 
 from algorithms.errors import AlgorithmInputError
 from algorithms.graphs import as_graph_arrays, tree_key
-from algorithms.mst.accounting import spanning_forest_claim
+from algorithms.mst.accounting import spanning_forest_accounting
 from algorithms.mst.exponential import selection_log_weights
 from algorithms.mst.kruskal import one_pass_kruskal, one_pass_kruskal_batch, private_kruskal, private_kruskal_batch
 from algorithms.mst.pamst import pamst_fast, pamst_fast_batch, pamst_naive
@@ -118,6 +118,8 @@ class MechanismOnGraph:
         """``size`` trees on ``data`` (:meth:`TreeSampler.sample`: batched where a batched sampler exists)."""
         return TreeSampler(self.algorithm, data, self.epsilon0, sensitivity=self.sensitivity).sample(size, rng)
 
-    def privacy_claim(self, data, delta: float, *, conversion: str = "generic"):
-        """:func:`algorithms.mst.accounting.spanning_forest_claim` on ``data``'s topology."""
-        return spanning_forest_claim(data, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity)
+    def privacy_accounting(self, data, delta: float, *, conversion: str = "generic"):
+        """:func:`algorithms.mst.accounting.spanning_forest_accounting` on ``data``'s topology."""
+        return spanning_forest_accounting(
+            data, self.epsilon0, delta, conversion=conversion, sensitivity=self.sensitivity
+        )

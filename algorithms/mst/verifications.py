@@ -52,7 +52,7 @@ def _step_loss(seed: int):
 
 
 def _tree_loss(seed: int):
-    from algorithms.mst.accounting import claim_from_epsilon0
+    from algorithms.mst.accounting import accounting_from_epsilon0
     from algorithms.mst.catalogue import catalogue_graph
     from algorithms.mst.exact import worst_case_tree_loss
     from dpverify.verification import VerificationOutcome
@@ -61,8 +61,8 @@ def _tree_loss(seed: int):
     for name in ("K4", "four-cycle-chord", "K5"):
         entry = catalogue_graph(name)
         steps = entry.graph.n - 1
-        gen = claim_from_epsilon0(entry.epsilon0, steps, DELTA, conversion="generic")
-        br = claim_from_epsilon0(entry.epsilon0, steps, DELTA, conversion="bounded-range")
+        gen = accounting_from_epsilon0(entry.epsilon0, steps, DELTA, conversion="generic")
+        br = accounting_from_epsilon0(entry.epsilon0, steps, DELTA, conversion="bounded-range")
         loss = worst_case_tree_loss(entry.graph, entry.epsilon0, epsilons=[gen.epsilon, br.epsilon], deltas=[DELTA])
         exact = loss.epsilon_for_delta[DELTA]
         exact_max = max(exact_max, exact)

@@ -12,10 +12,10 @@ from algorithms.graphs import as_graph_arrays
 from algorithms.matroids import UniformMatroid
 from algorithms.mst.accounting import (
     CONVERSIONS,
+    accounting_from_epsilon0,
+    accounting_from_epsilon_delta,
+    accounting_from_rho,
     check_delta,
-    claim_from_epsilon0,
-    claim_from_epsilon_delta,
-    claim_from_rho,
     epsilon0_from_rho,
     epsilon_from_rho,
     rho_from_epsilon,
@@ -27,10 +27,10 @@ from algorithms.mst.matroid_extension import private_matroid_basis
 from algorithms.mst.pamst import pamst_fast, pamst_naive
 from algorithms.mst.perturbation import GumbelPerturbationMechanism, perturbed_mst
 from algorithms.mst.privatization import (
-    gaussian_claim,
+    gaussian_accounting,
     gaussian_privatized_mst,
     gaussian_sigma,
-    laplace_claim,
+    laplace_accounting,
     laplace_privatized_mst,
     laplace_scale,
 )
@@ -59,11 +59,11 @@ def test_named_conversions_follow_the_notes():
     # epsilon0 = sqrt(2 rho / (n-1)) (generic) and sqrt(8 rho / (n-1)) (bounded range)
     assert epsilon0_from_rho(1.0, 999) == pytest.approx(math.sqrt(2 / 999))
     assert epsilon0_from_rho(1.0, 999, "bounded-range") == pytest.approx(math.sqrt(8 / 999))
-    claim = claim_from_epsilon_delta(1.0, 1e-6, 9)
+    claim = accounting_from_epsilon_delta(1.0, 1e-6, 9)
     assert claim.epsilon == pytest.approx(1.0) and claim.steps == 9 and claim.conversion == "generic"
     assert claim.rho == pytest.approx((math.sqrt(1 + math.log(1e6)) - math.sqrt(math.log(1e6))) ** 2)
-    assert claim_from_rho(claim.rho, 9, 1e-6).epsilon0_per_step == pytest.approx(claim.epsilon0_per_step)
-    assert claim_from_epsilon0(claim.epsilon0_per_step, 9, 1e-6).epsilon == pytest.approx(1.0)
+    assert accounting_from_rho(claim.rho, 9, 1e-6).epsilon0_per_step == pytest.approx(claim.epsilon0_per_step)
+    assert accounting_from_epsilon0(claim.epsilon0_per_step, 9, 1e-6).epsilon == pytest.approx(1.0)
 
 
 BAD_EPS = [0, -1.0, float("nan"), float("inf"), True, "1", None]
@@ -82,7 +82,7 @@ def test_bad_epsilon_raises_named_error_everywhere(bad):
         lambda: laplace_privatized_mst(TRI, bad, 0),
         lambda: gaussian_privatized_mst(TRI, bad, 0),
         lambda: private_matroid_basis(UniformMatroid(3, 2), [1.0, 2.0, 3.0], bad, 0),
-        lambda: claim_from_epsilon_delta(bad, 1e-6, 3),
+        lambda: accounting_from_epsilon_delta(bad, 1e-6, 3),
         lambda: epsilon_from_rho(bad, 1e-6),
     ]
     for call in calls:
@@ -95,9 +95,9 @@ def test_bad_delta_raises_named_error(bad):
     for call in (
         lambda: check_delta(bad),
         lambda: epsilon_from_rho(1.0, bad),
-        lambda: claim_from_epsilon_delta(1.0, bad, 3),
-        lambda: GumbelPerturbationMechanism(1.0).privacy_claim(TRI, bad),
-        lambda: gaussian_claim(1.0, bad),
+        lambda: accounting_from_epsilon_delta(1.0, bad, 3),
+        lambda: GumbelPerturbationMechanism(1.0).privacy_accounting(TRI, bad),
+        lambda: gaussian_accounting(1.0, bad),
     ):
         with pytest.raises(InvalidPrivacyParameterError, match=r"open interval \(0, 1\)"):
             call()
@@ -131,13 +131,13 @@ def test_input_privatization_calibrations():
     assert laplace_scale(10, 2.0, 0.5, "l1") == pytest.approx(0.5 / 2.0)
     assert gaussian_sigma(10, 2.0, 0.5) == pytest.approx(0.5 * math.sqrt(10 / 4.0))
     assert gaussian_sigma(10, 2.0, 0.5, "l1") == pytest.approx(0.5 / 2.0)
-    assert laplace_claim(1.5).epsilon == 1.5 and laplace_claim(1.5).delta == 0.0
-    assert gaussian_claim(1.0, 1e-6).epsilon == pytest.approx(1 + 2 * math.sqrt(math.log(1e6)))
+    assert laplace_accounting(1.5).epsilon == 1.5 and laplace_accounting(1.5).delta == 0.0
+    assert gaussian_accounting(1.0, 1e-6).epsilon == pytest.approx(1 + 2 * math.sqrt(math.log(1e6)))
 
 
 def test_mechanism_claim_counts_one_step_per_forest_edge():
     disconnected = as_graph_arrays((5, [[0, 1], [1, 2], [3, 4]], [0.0, 1.0, 2.0]))
-    claim = GumbelPerturbationMechanism(0.5).privacy_claim(disconnected, 1e-6)
+    claim = GumbelPerturbationMechanism(0.5).privacy_accounting(disconnected, 1e-6)
     assert claim.steps == 3 and claim.epsilon0_per_step == 0.5
     assert claim.rho == pytest.approx(3 * 0.5**2 / 2)
     assert claim.basic_composition_epsilon == pytest.approx(1.5)

@@ -33,16 +33,16 @@ import dpverify
 from algorithms.graphs import as_graph_arrays
 from algorithms.matroids import UniformMatroid
 from algorithms.mst.accounting import (
-    claim_from_epsilon0,
+    accounting_from_epsilon0,
     epsilon_from_rho,
     rho_from_epsilon,
-    spanning_forest_claim,
+    spanning_forest_accounting,
 )
 from algorithms.mst.catalogue import complete_graph
 from algorithms.mst.exponential import exponential_mechanism_step
 from algorithms.mst.matroid_extension import (
     PerturbedMatroidBasisMechanism,
-    matroid_basis_claim,
+    matroid_basis_accounting,
     private_matroid_basis,
 )
 from algorithms.mst.perturbation import GumbelPerturbationMechanism, gumbel_perturbed_weights, perturbed_mst
@@ -183,7 +183,7 @@ def test_matroid_extension_follows_the_stated_law(epsilon0, sens, maximize, suit
     seed = 400 + 10 * int(maximize) + CONFIGS.index((epsilon0, sens))
     assert _fit(single, law, seed) > suite_alpha / N_TESTS
     assert _fit(Batched(), law, seed + 5) > suite_alpha / N_TESTS
-    claim = matroid_basis_claim(matroid, epsilon0, 1e-6, sensitivity=sens)
+    claim = matroid_basis_accounting(matroid, epsilon0, 1e-6, sensitivity=sens)
     assert claim.steps == 3 and claim.rho == pytest.approx(3 * epsilon0**2 / 2)
 
 
@@ -286,7 +286,7 @@ def test_accounting_at_several_values(epsilon0, steps):
     for delta in (1e-3, 1e-9):
         L = math.log(1 / delta)
         for conversion, c in (("generic", 0.5), ("bounded-range", 0.125)):
-            claim = claim_from_epsilon0(epsilon0, steps, delta, conversion=conversion)
+            claim = accounting_from_epsilon0(epsilon0, steps, delta, conversion=conversion)
             rho = steps * c * epsilon0**2
             assert claim.rho == pytest.approx(rho, rel=1e-12)
             assert claim.epsilon == pytest.approx(rho + 2 * math.sqrt(rho * L), rel=1e-12)
@@ -305,8 +305,8 @@ def test_forest_claims_count_one_step_per_forest_edge():
     """
     forest = as_graph_arrays((7, [[0, 1], [1, 2], [0, 2], [3, 4], [4, 5]], [1.0, 2.0, 3.0, 1.0, 2.0]))
     for claim in (
-        spanning_forest_claim(forest, 0.7, 1e-6),
-        GumbelPerturbationMechanism(0.7).privacy_claim(forest, 1e-6),
+        spanning_forest_accounting(forest, 0.7, 1e-6),
+        GumbelPerturbationMechanism(0.7).privacy_accounting(forest, 1e-6),
     ):
         assert claim.steps == 4 and claim.rho == pytest.approx(4 * 0.7**2 / 2)
 

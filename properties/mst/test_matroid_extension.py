@@ -17,7 +17,11 @@ from algorithms.graphs import is_spanning_forest
 from algorithms.matroids import GraphicMatroid, LinearMatroid, PartitionMatroid, UniformMatroid
 from algorithms.mst.catalogue import catalogue_graph
 from algorithms.mst.exact import exact_tree_distribution
-from algorithms.mst.matroid_extension import PerturbedMatroidBasisMechanism, matroid_basis_claim, private_matroid_basis
+from algorithms.mst.matroid_extension import (
+    PerturbedMatroidBasisMechanism,
+    matroid_basis_accounting,
+    private_matroid_basis,
+)
 from algorithms.mst.ppsacr import ppsacr_set_distribution
 from algorithms.mst.strategies import graphs
 
@@ -74,7 +78,7 @@ def test_uniform_extension_is_top_k_ppsacr(suite_alpha, at_input):
     assert res.pvalue > suite_alpha
     bug = ppsacr_set_distribution(1.5 * w / 2.0, 3, None)
     assert dpverify.chi_square_power(pmf, bug, 50_000, suite_alpha) > 0.999
-    assert matroid_basis_claim(M, 1.0, 1e-6).steps == 3
+    assert matroid_basis_accounting(M, 1.0, 1e-6).steps == 3
 
 
 # Searched audit of the extension on U(6, 3), max-weight: every sign pattern w -> w + s, s in {-1, +1}^6

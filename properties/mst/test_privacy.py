@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import dpverify
-from algorithms.mst.accounting import claim_from_epsilon0
+from algorithms.mst.accounting import accounting_from_epsilon0
 from algorithms.mst.audits import PrivatizedWeightBits, TreeOfWeights, privatized_bits_loss, weight_neighbours
 from algorithms.mst.broken import BrokenGumbelPerturbationMechanism
 from algorithms.mst.catalogue import catalogue, catalogue_graph, random_small_graph
@@ -84,7 +84,9 @@ def test_exact_tree_loss_is_within_the_claims(entry):
     Detects: an accounting whose claimed (eps, delta) is below the exact loss (mutants mst-acc-*).
     """
     g, epsilon0 = entry.graph, entry.epsilon0
-    claims = [claim_from_epsilon0(epsilon0, max(g.n - 1, 1), DELTA, conversion=c) for c in ("generic", "bounded-range")]
+    claims = [
+        accounting_from_epsilon0(epsilon0, max(g.n - 1, 1), DELTA, conversion=c) for c in ("generic", "bounded-range")
+    ]
     loss = worst_case_tree_loss(g, epsilon0, epsilons=[c.epsilon for c in claims], deltas=[DELTA])
     assert loss.epsilon <= loss.basic_composition * (1 + 1e-12)
     for claim in claims:
@@ -249,7 +251,7 @@ def test_zcdp_claim_looseness_is_reported_exactly():
     # On K4 (3 steps, epsilon0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the
     # exact worst-case eps at that delta is below 2.6: the claim is > 4x loose on small trees.
     entry = catalogue_graph("K4")
-    claim = claim_from_epsilon0(entry.epsilon0, 3, DELTA)
+    claim = accounting_from_epsilon0(entry.epsilon0, 3, DELTA)
     loss = worst_case_tree_loss(entry.graph, entry.epsilon0, deltas=[DELTA])
     assert claim.epsilon == pytest.approx(3 / 2 + 2 * math.sqrt(3 / 2 * math.log(1e6)))
     assert loss.epsilon_for_delta[DELTA] < loss.epsilon <= 3.0 < claim.epsilon
