@@ -362,11 +362,17 @@ def _refine(winner, screened, neighbours, seed, n_screening, n_rounds, mechanism
     return _successive_halving([winner, *pairs], n_screening, mechanism, context, progress, first_round=n_rounds)
 
 
-def _check_refining(n_refining, n_screening: int) -> int:
+def _check_refining(n_refining, n_screening: int, neighbours) -> int:
     if isinstance(n_refining, bool) or not isinstance(n_refining, (int, np.integer)) or not 0 <= n_refining:
         raise InvalidParameterError(f"n_refining must be an integer >= 0, got {n_refining!r}")
     if n_refining >= n_screening:
         raise InvalidParameterError(f"n_refining={n_refining} must be smaller than n_screening={n_screening}")
+    if n_refining and not _refines(neighbours):
+        raise InvalidParameterError(
+            f"n_refining={n_refining} needs neighbours that propose local moves of a pair (a generator of "
+            f"dpverify.neighbours with refinements, such as query_vectors); {type(neighbours).__name__} does not, "
+            "so leave n_refining at 0"
+        )
     return int(n_refining)
 
 
@@ -455,6 +461,8 @@ def search_audit(
     ------
     InvalidNeighboursError
         No usable pairs (equal inputs, not pairs, bad ``n_candidates``).
+    InvalidParameterError
+        ``n_refining`` not smaller than ``n_screening``, or asked of neighbours that propose no local moves.
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
 
@@ -489,7 +497,7 @@ def search_audit(
 
     sequence, entropy = resolve_seed(seed)
     seed_pairs, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)
-    n_refining = _check_refining(n_refining, n_screening) * _refines(neighbours)  # 0 where nothing refines
+    n_refining = _check_refining(n_refining, n_screening, neighbours)
     n_selection_final = n_selection
     pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]

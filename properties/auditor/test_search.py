@@ -159,6 +159,8 @@ def test_refinement_tries_moves_of_the_winner_and_replays():
         assert np.allclose(sorted(np.abs(np.subtract(move.x_prime, move.x))), gaps, rtol=0, atol=1e-12)
     with pytest.raises(dpverify.InvalidParameterError):
         dpverify.search_audit(mechanism, query_vectors(3), n_refining=20_000, **kwargs)
+    with pytest.raises(dpverify.InvalidParameterError, match="local moves"):  # a list has no moves to try
+        dpverify.search_audit(mechanism, [(0.0, 1.0), (1.0, 0.0)], n_refining=6_000, **kwargs)
 
 
 @given(
