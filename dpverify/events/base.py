@@ -661,14 +661,20 @@ def _finite_mean(group: np.ndarray) -> np.ndarray:
     return total / len(group)
 
 
+def _fixed_projections(d: int) -> list:
+    """The projections of ``d``-vectors that do not depend on the samples: coordinates (up to 16), sum, max."""
+    out = [(f"output[{i}]", Coordinate(i)) for i in range(min(d, 16))]
+    out.append(("sum(output)", Total()))
+    out.append(("max(output)", Largest()))
+    return out
+
+
 def _projections(sel_x, sel_x_prime):
     """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference."""
     d = sel_x.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]
-    out = [(f"output[{i}]", Coordinate(i)) for i in range(min(d, 16))]
-    out.append(("sum(output)", Total()))
-    out.append(("max(output)", Largest()))
+    out = _fixed_projections(d)
     direction = np.nan_to_num(_finite_mean(sel_x) - _finite_mean(sel_x_prime))
     norm = np.linalg.norm(direction)
     if np.isfinite(norm) and norm > 0:
@@ -775,9 +781,7 @@ def _row_projections(table: np.ndarray, codes_x, codes_x_prime):
     d = table.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]
-    out = [(f"output[{i}]", Coordinate(i)) for i in range(min(d, 16))]
-    out.append(("sum(output)", Total()))
-    out.append(("max(output)", Largest()))
+    out = _fixed_projections(d)
     k = len(table)
     share_x = np.bincount(codes_x[codes_x >= 0], minlength=k) / max(1, len(codes_x))
     share_xp = np.bincount(codes_x_prime[codes_x_prime >= 0], minlength=k) / max(1, len(codes_x_prime))
