@@ -29,6 +29,8 @@ from ..pipeline.bounds import (
     clopper_pearson_epsilon_bound,
     minimum_certifying_samples,
 )
+from ..pipeline.memory import output_bytes, pilot_output, require_memory
+from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
@@ -45,6 +47,7 @@ __all__ = [
     "where_counted",
     "count_frozen",
     "certified_result",
+    "check_before_drawing",
 ]
 
 
@@ -336,3 +339,30 @@ def certified_result(
     note = where_counted(counted_x.where | counted_xp.where)
     notes = tuple(claim_notes) + ((note,) if note else ())
     return replace(result, notes=result.notes + notes) if notes else result
+
+
+def check_before_drawing(mechanism, x, x_prime, sequence, n_held: int, output_key=None):
+    """The checks a driver makes before it draws: memory for ``n_held`` selection outputs per input, then
+    the sampler check on the pair, each on a contract stream of ``sequence`` (no audit stream moves).
+
+    Returns the pilot output (:func:`dpverify.pipeline.memory.pilot_output`; None where there is none), so
+    that a driver that grows its selection can check memory again.
+
+    Raises
+    ------
+    InsufficientMemoryError
+        ``n_held`` outputs per input cannot fit.
+    SamplerContractError
+        The vectorized ``sample`` disagrees with the mechanism's call.
+    """
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is not None:
+        require_memory(pilot, n_held)
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        sequence,
+        output_key=output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
+    return pilot

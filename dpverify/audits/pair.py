@@ -28,12 +28,11 @@ from ..claims import resolve_claim
 from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
-from ..pipeline.memory import output_bytes, pilot_output, require_memory
-from ..pipeline.sampler_check import check_sampler_agreement
+from ..pipeline.memory import require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.selection import grown_selection_size, select
 from ..protocols import check_mechanism
-from .certification import certified_result, check_sizes
+from .certification import certified_result, check_before_drawing, check_sizes
 from .results import AuditResult
 
 __all__ = ["audit", "audit_streams", "selection_samples"]
@@ -147,16 +146,7 @@ def audit(
     n_certification = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
-    if pilot is not None:
-        require_memory(pilot, n_selection)
-    check_sampler_agreement(
-        mechanism,
-        [("x", x), ("x_prime", x_prime)],
-        sequence,
-        output_key=output_key,
-        output_bytes=None if pilot is None else output_bytes(pilot),
-    )
+    pilot = check_before_drawing(mechanism, x, x_prime, sequence, n_selection, output_key=output_key)
     streams = audit_streams(sequence)
     seed_cert_x, seed_cert_xp = streams["certification_x"], streams["certification_x_prime"]
     common = dict(executor=executor, output_key=output_key)

@@ -65,12 +65,10 @@ from ..errors import InsufficientSamplesError
 from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
-from ..pipeline.memory import output_bytes, pilot_output, require_memory
-from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size, select
 from ..protocols import check_mechanism, check_replayable, contract_seed
-from .certification import audit_result
+from .certification import audit_result, check_before_drawing
 from .results import AuditResult
 
 __all__ = [
@@ -248,16 +246,7 @@ def _run_looks(
     selection_sample = _GrowingSelection(mechanism, x, x_prime, seed_sel_x, seed_sel_xp, len(schedule), options)
     cert_batches = [c - (splits[j - 1][1] if j else 0) for j, (_, c) in enumerate(splits)]
     certification = _BatchCounts(mechanism, x, x_prime, cert_batches, seed_cert_x, seed_cert_xp, options)
-    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
-    if pilot is not None:
-        require_memory(pilot, max(s for s, _ in splits))
-    check_sampler_agreement(
-        mechanism,
-        [("x", x), ("x_prime", x_prime)],
-        sequence,
-        output_key=output_key,
-        output_bytes=None if pilot is None else output_bytes(pilot),
-    )
+    check_before_drawing(mechanism, x, x_prime, sequence, max(s for s, _ in splits), output_key=output_key)
     replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
     looks: list[Look] = []
     adjusted = 1.0
