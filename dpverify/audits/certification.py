@@ -19,23 +19,30 @@ Case of the Binomial", Biometrika 26(4), 1934.
 
 from __future__ import annotations
 
+import math
 from dataclasses import replace
 
+import numpy as np
+
 from .. import _validation as check
+from ..claims import PrivacyClaim
 from ..errors import InsufficientSamplesError, InvalidParameterError
 from ..pipeline.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
     clopper_pearson_epsilon_bound,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
     minimum_certifying_samples,
 )
+from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
 from .findings import classify_finding
-from .results import AuditResult, EventEstimate, ValueVerdict
+from .results import AuditResult, EventEstimate, PartitionEstimate, ValueVerdict
 
 __all__ = [
     "check_sizes",
@@ -48,6 +55,8 @@ __all__ = [
     "count_frozen",
     "certified_result",
     "check_before_drawing",
+    "claim_result",
+    "event_claim_pvalue",
 ]
 
 
@@ -215,14 +224,33 @@ def audit_result(
     replayable: bool = True,
     replay_note: str | None = None,
     cls=None,
+    claim: PrivacyClaim | None = None,
     **extra,
 ) -> AuditResult:
     """Assemble an :class:`AuditResult` from a selection and the certification counts.
 
     ``counts_*`` hold one count per event of ``selection.choices`` (the
     verdict's events, then the value verdict's); ``replay_note`` is the
-    note of :func:`dpverify.protocols.check_replayable`, if any.
+    note of :func:`dpverify.protocols.check_replayable`, if any. A ``claim`` of
+    another kind than (epsilon, delta)-DP is certified in its own form
+    (:func:`claim_result`).
     """
+    if claim is not None and claim.kind != "dp":
+        return claim_result(
+            selection,
+            counts_x,
+            counts_x_prime,
+            n_x,
+            n_x_prime,
+            claim=claim,
+            alpha=alpha,
+            n_selection=n_selection,
+            seed=seed,
+            replayable=replayable,
+            replay_note=replay_note,
+            cls=cls,
+            **extra,
+        )
     k = len(selection.verdict_choices)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
     eps_lb, delta_lb, pvalue, estimate = certify_best(
@@ -259,8 +287,214 @@ def audit_result(
         notes=selection.notes + _replay_note(replayable, replay_note),
         replayable=replayable,
         finding=finding,
+        claim=PrivacyClaim(epsilon, delta),
+        claim_lower_bound=eps_lb,
         **extra,
     )
+
+
+# --------------------------------------------------------------------------
+# claims of the other kinds (zCDP, Rényi, Gaussian DP, trade-off curves)
+# --------------------------------------------------------------------------
+
+
+def _oriented(choice, count_x, count_x_prime, n_x, n_x_prime):
+    if choice.direction == "x":
+        return count_x, n_x, count_x_prime, n_x_prime
+    return count_x_prime, n_x_prime, count_x, n_x
+
+
+def _event_claim_bound(claim, p, n_p, q, n_q, alpha):
+    p_lo = clopper_pearson_lower(p, n_p, alpha)
+    q_hi = clopper_pearson_upper(q, n_q, alpha)
+    return float(claim.kind_record.event_bound(claim, p_lo, q_hi)), float(
+        clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha)
+    )
+
+
+def event_claim_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 80) -> float:
+    """P-value of the claim on one pre-selected event: the smallest level at which the event's
+    bound on the claim's parameter exceeds it (bisection on ``log(alpha)``; the boxes, hence the
+    rejection regions, are nested in the level)."""
+    claimed = claim.parameter
+
+    def rejects(log_alpha: float) -> bool:
+        return _event_claim_bound(claim, count_p, n_p, count_q, n_q, math.exp(log_alpha))[0] > claimed
+
+    high = math.log(1.0 - 1e-12)
+    if not rejects(high):
+        return 1.0
+    low = -745.0
+    if rejects(low):
+        return 0.0
+    for _ in range(iterations):
+        mid = 0.5 * (low + high)
+        if rejects(mid):
+            high = mid
+        else:
+            low = mid
+    return math.exp(high)
+
+
+def _certify_claim_best(choices, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
+    """``m`` frozen events of a claim that reads events, with Bonferroni: the largest bound on the claim's
+    parameter, the largest pure-epsilon bound, the p-value and the estimate of the event with the largest bound."""
+    m = len(choices)
+    if m == 0:
+        return 0.0, 0.0, 1.0, certify_best((), (), (), n_x, n_x_prime, epsilon=1.0, delta=0.0, alpha=alpha)[3]
+    rows = []
+    for j, choice in enumerate(choices):
+        oriented = _oriented(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime)
+        bound, eps_lb = _event_claim_bound(claim, *oriented, alpha / m)
+        pvalue = event_claim_pvalue(claim, *oriented)
+        estimate = certify(
+            choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=1.0, delta=0.0, alpha=alpha / m
+        )[3]
+        rows.append((bound, eps_lb, pvalue, estimate))
+    best = max(range(m), key=lambda j: (rows[j][0], rows[j][1]))
+    return (
+        rows[best][0],
+        max(r[1] for r in rows),
+        min(1.0, m * min(r[2] for r in rows)),
+        rows[best][3],
+    )
+
+
+def claim_result(
+    selection,
+    counts_x,
+    counts_x_prime,
+    n_x: int,
+    n_x_prime: int,
+    *,
+    claim: PrivacyClaim,
+    alpha: float,
+    n_selection: int,
+    seed=None,
+    replayable: bool = True,
+    replay_note: str | None = None,
+    cls=None,
+    **extra,
+) -> AuditResult:
+    """The :class:`AuditResult` of a claim of another kind than (epsilon, delta)-DP.
+
+    ``selection`` is a :class:`~dpverify.pipeline.selection.Selection` (kinds that read events:
+    the verdict's events and the value verdict's, certified as in :func:`audit_result` with the
+    kind's bound) or a :class:`~dpverify.pipeline.partition.Partition` (kinds that read cells:
+    ``counts_*`` count every cell but the last, which is the rest). The result's
+    ``claim_lower_bound`` is the certified bound on the claim's parameter, ``violation`` says
+    whether it exceeds the claim, and ``epsilon_lower_bound`` is the pure-epsilon bound that
+    the same confidence region certifies.
+    """
+    kind = claim.kind_record
+    extra.pop("epsilon", None)
+    extra.pop("delta", None)
+    common = dict(
+        claimed_epsilon=None,
+        claimed_delta=None,
+        alpha=alpha,
+        n_samples=n_selection + max(n_x, n_x_prime),
+        n_selection=n_selection,
+        n_candidates=selection.n_candidates,
+        seed=seed,
+        notes=selection.notes + _replay_note(replayable, replay_note),
+        replayable=replayable,
+        claim=claim,
+        **extra,
+    )
+    claimed = claim.parameter
+    if kind.reads == "cells":
+        cells_x = _all_cells(counts_x, n_x)
+        cells_xp = _all_cells(counts_x_prime, n_x_prime)
+        bound, order, direction, region = cells_statistic(claim, cells_x, cells_xp, n_x, n_x_prime, alpha)
+        bound = max(bound, 0.0)
+        violation = bool(bound > claimed)
+        pvalue = cells_pvalue(claim, cells_x, cells_xp, n_x, n_x_prime) if violation or bound > 0 else 1.0
+        violation = violation and pvalue <= alpha
+        eps_lb = _cells_epsilon(region)
+        partition = PartitionEstimate(
+            description=getattr(selection, "description", "no cells"),
+            edges=tuple(getattr(selection, "edges", ())),
+            counts_x=tuple(int(c) for c in cells_x),
+            counts_x_prime=tuple(int(c) for c in cells_xp),
+            n_certification=int(n_x),
+            order=order,
+            direction=direction,
+            n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+        )
+        event = EventEstimate(
+            partition.description,
+            "cells",
+            direction,
+            0.0,
+            0.0,
+            0,
+            0,
+            int(n_x),
+            None if n_x == n_x_prime else int(n_x_prime),
+        )
+        return (cls or AuditResult)(
+            epsilon_lower_bound=eps_lb,
+            delta_lower_bound=0.0,
+            pvalue=pvalue,
+            violation=violation,
+            event=event,
+            finding="value" if violation else "none",
+            claim_lower_bound=bound,
+            partition=partition,
+            **common,
+        )
+    k = len(selection.verdict_choices)
+    options = dict(claim=claim, alpha=alpha)
+    bound, eps_lb, pvalue, estimate = _certify_claim_best(
+        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
+    )
+    value_verdict = None
+    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
+    if selection.value_choices and roles.get(estimate.family) == "implementation":
+        v_bound, v_eps, v_p, v_event = _certify_claim_best(
+            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
+        )
+        value_verdict = ValueVerdict(
+            v_eps, 0.0, v_p, bool(v_p <= alpha), v_event, alpha=alpha, claim_lower_bound=v_bound
+        )
+    violation = bool(pvalue <= alpha)
+    finding = classify_finding(
+        violation=violation,
+        family=estimate.family,
+        epsilon_lower_bound=bound,
+        claimed_epsilon=claimed,
+        value_verdict=value_verdict,
+    )
+    return (cls or AuditResult)(
+        epsilon_lower_bound=eps_lb,
+        delta_lower_bound=0.0,
+        pvalue=pvalue,
+        violation=violation,
+        event=estimate,
+        value_verdict=value_verdict,
+        finding=finding,
+        claim_lower_bound=bound,
+        **common,
+    )
+
+
+def _all_cells(counts, n: int) -> np.ndarray:
+    """Every cell's count: the counted cells, then the rest."""
+    counts = np.asarray(counts, dtype=np.int64)
+    return np.append(counts, n - counts.sum())
+
+
+def _cells_epsilon(region) -> float:
+    """The pure-epsilon bound of the cells' simultaneous region: ``max ln(lo / hi)`` over cells, both ways."""
+    with np.errstate(divide="ignore"):
+        ratios = np.concatenate(
+            [
+                np.log(region.lo_x) - np.log(region.hi_x_prime),
+                np.log(region.lo_x_prime) - np.log(region.hi_x),
+            ]
+        )
+    return float(max(0.0, np.nan_to_num(ratios, nan=0.0, neginf=0.0, posinf=0.0).max(initial=0.0)))
 
 
 def where_counted(where) -> str | None:

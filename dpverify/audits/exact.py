@@ -7,6 +7,21 @@ For pmfs P = M(x) and Q = M(x') over a finite (or truncated) output space:
 
 ``delta(e)`` is the hockey-stick divergence in the worse direction: M is
 (e, delta(e))-DP on this pair and on no smaller delta (Balle and Wang 2018).
+
+The other forms of a claim are exact on the pair too: the Rényi divergence
+``D_a(P || Q) = ln(sum_o P(o)^a Q(o)^(1-a)) / (a - 1)`` at any order and its curve
+(Mironov 2017), the zCDP parameter ``rho = sup_a max(D_a(P||Q), D_a(Q||P)) / a``
+(Bun and Steinke 2016), the trade-off curve of the Neyman-Pearson tests and the
+least mu of Gaussian DP (Dong, Roth and Su 2022): the trade-off curve is piecewise
+linear between the likelihood-ratio level sets and the Gaussian curve is convex, so
+mu is attained at a level set, ``mu = max_S Phi^-1(P(S)) - Phi^-1(Q(S))``.
+
+References
+----------
+B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy", ICML 2018.
+I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+M. Bun and T. Steinke, "Concentrated Differential Privacy", TCC 2016.
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
 """
 
 from __future__ import annotations
@@ -15,11 +30,15 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import optimize, special
 
 from .._results import PlainData
 from ..errors import InvalidDistributionError
 
-__all__ = ["exact_privacy_loss", "ExactPrivacyLoss"]
+__all__ = ["exact_privacy_loss", "ExactPrivacyLoss", "RHO_GRID"]
+
+#: Orders at which :attr:`ExactPrivacyLoss.rho` starts its search (then refined by a bounded scalar search).
+RHO_GRID = 1.0 + np.geomspace(1e-6, 1e4, 801)
 
 #: Tolerance on the total mass of a pmf.
 MASS_TOLERANCE = 1e-9
@@ -84,6 +103,60 @@ class ExactPrivacyLoss(PlainData):
         out = np.maximum(forward, backward)
         return float(out) if out.ndim == 0 else out
 
+    def renyi(self, orders, *, direction: str = "both"):
+        """The exact Rényi divergence at each order ``a > 1`` (``a = 1``: Kullback-Leibler).
+
+        ``direction``: ``"forward"`` (``D_a(P || Q)``), ``"backward"`` (``D_a(Q || P)``) or
+        ``"both"`` (the larger; what a claim for the pair must cover). ``inf`` where the
+        support of the first is not inside the second's.
+        """
+        orders = np.asarray(orders, dtype=float)
+        if direction == "forward":
+            out = _renyi(self.p, self.q, orders)
+        elif direction == "backward":
+            out = _renyi(self.q, self.p, orders)
+        elif direction == "both":
+            out = np.maximum(_renyi(self.p, self.q, orders), _renyi(self.q, self.p, orders))
+        else:
+            raise InvalidDistributionError(f"direction must be 'forward', 'backward' or 'both', got {direction!r}")
+        return float(out) if out.ndim == 0 else out
+
+    @property
+    def rho(self) -> float:
+        """The least rho of rho-zCDP on this pair: ``sup_a D_a / a`` over ``a >= 1``, both directions."""
+        ratio = self.renyi(RHO_GRID) / RHO_GRID
+        if not np.all(np.isfinite(ratio)):
+            return math.inf
+        i = int(np.argmax(ratio))
+        lo, hi = RHO_GRID[max(i - 1, 0)], RHO_GRID[min(i + 1, len(RHO_GRID) - 1)]
+        best = float(ratio[i])
+        if hi > lo:
+            found = optimize.minimize_scalar(
+                lambda a: -self.renyi(a) / a, bounds=(lo, hi), method="bounded", options={"xatol": 1e-10}
+            )
+            best = max(best, -float(found.fun))
+        return max(best, float(self.renyi(1.0)))
+
+    def tradeoff(self, type_one):
+        """The trade-off curve ``T(a)``: the least type II error of a test of M(x') against M(x) at
+        type I error ``a`` (the worse of the two orders), by Neyman-Pearson with randomisation."""
+        a = np.asarray(type_one, dtype=float)
+        out = np.minimum(_tradeoff(self.p, self.q, a), _tradeoff(self.q, self.p, a))
+        return float(out) if out.ndim == 0 else out
+
+    @property
+    def mu(self) -> float:
+        """The least mu of mu-Gaussian DP on this pair (``inf`` where supports differ)."""
+        best = 0.0
+        for p, q in ((self.p, self.q), (self.q, self.p)):
+            prob_p, prob_q = _level_sets(p, q)
+            with np.errstate(invalid="ignore"):
+                values = special.ndtri(np.clip(prob_p, 0.0, 1.0)) - special.ndtri(np.clip(prob_q, 0.0, 1.0))
+            values = values[~np.isnan(values)]
+            if values.size:
+                best = max(best, float(values.max()))
+        return best
+
     def delta_curve(self, epsilons) -> np.ndarray:
         """``delta(e)`` on an array of epsilons."""
         return np.atleast_1d(self.delta(np.asarray(epsilons, dtype=float)))
@@ -112,6 +185,41 @@ class ExactPrivacyLoss(PlainData):
             else:
                 lo = mid
         return hi
+
+
+def _renyi(p, q, orders):
+    """``D_a(p || q)`` at each order (a = 1: KL), computed in logs."""
+    orders = np.asarray(orders, dtype=float)
+    flat = np.atleast_1d(orders)
+    out = np.empty(flat.shape)
+    if np.any((p > 0) & (q == 0)):
+        out[:] = math.inf
+        return out.reshape(orders.shape)
+    keep = p > 0
+    lp, lq = np.log(p[keep]), np.log(q[keep])
+    for i, a in enumerate(flat):
+        if a == 1.0:
+            out[i] = float(np.sum(p[keep] * (lp - lq)))
+        else:
+            out[i] = special.logsumexp(a * lp + (1.0 - a) * lq) / (a - 1.0)
+    return np.maximum(out, 0.0).reshape(orders.shape)
+
+
+def _level_sets(p, q):
+    """``P(S_j)``, ``Q(S_j)`` of the likelihood-ratio level sets (most in favour of p first), from the empty set."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q > 0, np.log(p) - np.log(q), np.inf)
+    ratio = np.where((p == 0) & (q == 0), -np.inf, ratio)
+    order = np.argsort(-ratio, kind="stable")
+    return np.concatenate([[0.0], np.cumsum(p[order])]), np.concatenate([[0.0], np.cumsum(q[order])])
+
+
+def _tradeoff(p, q, a):
+    """Least type II error ``1 - P(S)`` at type I error ``Q(S) = a`` (tests that reject when p is likely)."""
+    prob_p, prob_q = _level_sets(p, q)
+    values, first_reversed = np.unique(prob_q[::-1], return_index=True)
+    power = prob_p[len(prob_p) - 1 - first_reversed]  # the most powerful test at each type I error: its last level set
+    return 1.0 - np.interp(a, values, power)
 
 
 def exact_privacy_loss(pmf_x, pmf_x_prime) -> ExactPrivacyLoss:

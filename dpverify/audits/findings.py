@@ -66,7 +66,8 @@ def classify_finding(
     family : str
         The event family of the certified event.
     epsilon_lower_bound, claimed_epsilon : float
-        The certified bound and the claim.
+        The certified bound and the claim (for a claim of another kind, its parameter's
+        bound and value: rho, mu...).
     value_verdict : ValueVerdict or None
         The verdict of the value events on the same samples (None when none was certified).
 
@@ -83,7 +84,8 @@ def classify_finding(
     if not value_verdict.violation:
         return "rounding"
     float_excess = epsilon_lower_bound - claimed_epsilon
-    value_excess = value_verdict.epsilon_lower_bound - claimed_epsilon
+    value_bound = getattr(value_verdict, "claim_lower_bound", None)  # set for claims of other kinds than DP
+    value_excess = (value_verdict.epsilon_lower_bound if value_bound is None else value_bound) - claimed_epsilon
     return "rounding" if value_excess < ROUNDING_SHARE * float_excess else "value"
 
 
@@ -96,6 +98,9 @@ def finding_lines(result) -> list[str]:
     if family not in families_of_role("implementation"):
         return []
     v = result.value_verdict
+    claim = getattr(result, "claim", None)
+    other_kind = claim is not None and claim.kind != "dp"
+    bound = result.claim_lower_bound if other_kind else result.epsilon_lower_bound
     finding = getattr(result, "finding", None) or classify_finding(
         violation=result.violation,
         family=family,
@@ -107,12 +112,12 @@ def finding_lines(result) -> list[str]:
         values = (
             "the value events on the same samples certify no violation"
             if v is None or not v.violation
-            else f"the value events on the same samples only {v.epsilon_lower_bound:.4g} (the values violate "
+            else f"the value events on the same samples only {_value_bound(v, other_kind):.4g} (the values violate "
             "the claim too)"
         )
         lines = [
             f"the implementation leaks through its rounding: a floating-point event ({family!r}) certifies "
-            f"{result.epsilon_lower_bound:.4g}; {values}"
+            f"{bound:.4g}; {values}"
         ]
     elif finding == "floating-point":
         lines = [
@@ -124,7 +129,14 @@ def finding_lines(result) -> list[str]:
     if v is not None:
         verdict = "VIOLATION" if v.violation else "no violation found"
         lines.append(
-            f"value events only (same samples): {verdict}, certified bound {v.epsilon_lower_bound:.4g} "
+            f"value events only (same samples): {verdict}, certified bound {_value_bound(v, other_kind):.4g} "
             f"(p-value {v.pvalue:.3g}); event: {v.event}"
         )
     return lines
+
+
+def _value_bound(verdict, other_kind: bool) -> float:
+    """The value verdict's bound on the audited parameter (epsilon, or the claim's own)."""
+    if other_kind and getattr(verdict, "claim_lower_bound", None) is not None:
+        return verdict.claim_lower_bound
+    return verdict.epsilon_lower_bound

@@ -29,6 +29,7 @@ from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import require_memory
+from ..pipeline.partition import select_partition
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.selection import grown_selection_size, select
 from ..protocols import check_mechanism
@@ -38,6 +39,34 @@ from .results import AuditResult
 __all__ = ["audit", "audit_streams", "selection_samples"]
 
 
+def sizing_claim(claim) -> tuple[float, float]:
+    """The (epsilon, delta) that sizes the certification sample of an audit of ``claim``: the claim's own
+    for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
+    the sizes of an eps = 1 claim."""
+    return (claim.epsilon, claim.delta) if claim.kind == "dp" else (1.0, 0.0)
+
+
+def select_for_claim(sel_x, sel_x_prime, *, claim, n_certification, alpha, options, inputs):
+    """The frozen events (or cells) that certify ``claim``, chosen on the selection samples alone:
+    :func:`dpverify.pipeline.selection.select` for kinds that read events, ranked by the kind's
+    bound, and :func:`dpverify.pipeline.partition.select_partition` for kinds that read cells."""
+    if claim.kind_record.reads == "cells":
+        return select_partition(sel_x, sel_x_prime, claim=claim, n_certification=n_certification, alpha=alpha)
+    epsilon, delta = sizing_claim(claim)
+    return select(
+        sel_x,
+        sel_x_prime,
+        n_certification=n_certification,
+        epsilon=epsilon,
+        delta=delta,
+        alpha=alpha,
+        event_families=options.families,
+        float_events=options.float_events,
+        inputs=inputs,
+        claim=claim,
+    )
+
+
 def audit(
     mechanism,
     x,
@@ -45,12 +74,13 @@ def audit(
     *,
     epsilon=None,
     delta=None,
+    claim=None,
     n_samples: int = DEFAULT_SAMPLES,
     seed=None,
     options: AuditOptions | None = None,
     **option_fields,
 ) -> AuditResult:
-    """Test whether ``mechanism`` keeps an (epsilon, delta)-DP claim on ``x ~ x_prime``.
+    """Test whether ``mechanism`` keeps its privacy claim on ``x ~ x_prime``, in the form the claim is stated.
 
     Parameters
     ----------
@@ -94,11 +124,15 @@ def audit(
     Returns
     -------
     AuditResult
+        ``claim`` is the claim audited and ``claim_lower_bound`` the certified
+        ``1 - alpha`` lower bound on its parameter (epsilon, rho, mu, the Rényi
+        epsilon...); ``violation`` says whether it exceeds the claim.
 
     Raises
     ------
     InvalidClaimError
-        epsilon <= 0 or not finite, delta outside [0, 1).
+        epsilon <= 0 or not finite, delta outside [0, 1); ``claim`` beside
+        ``epsilon``/``delta``; a claim parameter out of its domain.
     InvalidParameterError
         Bad alpha, sizes, chunk counts or executor.
     InsufficientSamplesError
@@ -137,8 +171,8 @@ def audit(
     """
     check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
-    epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
+    (epsilon, delta), alpha = sizing_claim(claim), options.alpha
     output_key, executor = options.output_key, options.executor
     fixed_selection = options.n_selection
     n_samples, n_selection = check_sizes(n_samples, fixed_selection, epsilon=epsilon, delta=delta, alpha=alpha)
@@ -163,15 +197,13 @@ def audit(
             used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
             n_selection = grown
             n_certification = n_samples - n_selection
-    selection = select(
+    selection = select_for_claim(
         sel_x,
         sel_xp,
+        claim=claim,
         n_certification=n_certification,
-        epsilon=epsilon,
-        delta=delta,
         alpha=alpha,
-        event_families=options.families,
-        float_events=options.float_events,
+        options=options,
         inputs=(x, x_prime),
     )
     del sel_x, sel_xp
@@ -189,6 +221,7 @@ def audit(
         claim_notes=claim_notes,
         epsilon=epsilon,
         delta=delta,
+        claim=claim,
         alpha=alpha,
         n_selection=n_selection,
         seed=entropy,
@@ -236,13 +269,10 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
     if result.seed is None or result.options is None:
         raise InvalidParameterError("the result records no seed or no options: its selection cannot be re-drawn")
     streams = audit_streams(resolve_seed(result.seed)[0])
-    first = check_sizes(
-        result.n_samples,
-        result.options.n_selection,
-        epsilon=result.claimed_epsilon,
-        delta=result.claimed_delta,
-        alpha=result.alpha,
-    )[1]
+    epsilon, delta = sizing_claim(result.audited_claim)
+    first = check_sizes(result.n_samples, result.options.n_selection, epsilon=epsilon, delta=delta, alpha=result.alpha)[
+        1
+    ]
     common = dict(executor=executor, output_key=result.options.output_key)
     (sel_x, sel_xp), _, _ = _draw_selection(mechanism, x, x_prime, streams, first, 0, **common)
     if result.n_selection > first:

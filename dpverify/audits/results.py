@@ -13,10 +13,11 @@ import json
 from dataclasses import dataclass, field
 
 from .._results import PlainData
+from ..claims import PrivacyClaim
 from ..options import AuditOptions
 from .findings import classify_finding, finding_lines
 
-__all__ = ["AuditResult", "EventEstimate", "ValueVerdict"]
+__all__ = ["AuditResult", "EventEstimate", "ValueVerdict", "PartitionEstimate"]
 
 
 @dataclass(frozen=True)
@@ -91,6 +92,43 @@ class ValueVerdict(PlainData):
     violation: bool
     event: EventEstimate
     alpha: float | None = None
+    claim_lower_bound: float | None = None
+
+
+@dataclass(frozen=True)
+class PartitionEstimate(PlainData):
+    """The frozen partition an audit of a claim that reads cells (zCDP, Rényi) certified.
+
+    Attributes
+    ----------
+    description : str
+        The cells in words: the score they cut and where.
+    edges : tuple of float
+        The cut points of the score (``k - 1`` for ``k`` cells).
+    counts_x, counts_x_prime : tuple of int
+        Certification counts of each cell under x and x'.
+    n_certification : int
+        Certification samples of M(x).
+    order : float
+        The Rényi order at which the certified bound is attained.
+    direction : {"x", "x_prime"}
+        ``"x"``: the bound is on ``D(M(x) || M(x'))``; ``"x_prime"``: on ``D(M(x') || M(x))``.
+    n_certification_x_prime : int or None
+        Certification samples of M(x') where they differ from those of M(x).
+    """
+
+    description: str
+    edges: tuple
+    counts_x: tuple
+    counts_x_prime: tuple
+    n_certification: int
+    order: float
+    direction: str
+    n_certification_x_prime: int | None = None
+
+    def __str__(self) -> str:
+        dist = "D(M(x) || M(x'))" if self.direction == "x" else "D(M(x') || M(x))"
+        return f"{self.description}; bound on {dist} at order {self.order:.4g}"
 
 
 @dataclass(frozen=True)
@@ -166,10 +204,20 @@ class AuditResult(PlainData):
     replayable: bool = True
     finding: str = "none"
     options: AuditOptions | None = None
+    claim: PrivacyClaim | None = None
+    claim_lower_bound: float | None = None
+    partition: PartitionEstimate | None = None
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
         data = dict(data)
+        if data.get("claim") is not None:
+            data["claim"] = PrivacyClaim.from_dict(data["claim"])
+        if data.get("partition") is not None:
+            part = dict(data["partition"])
+            for name in ("edges", "counts_x", "counts_x_prime"):
+                part[name] = tuple(part[name])
+            data["partition"] = PartitionEstimate(**part)
         data["event"] = EventEstimate(**data["event"])
         verdict = data.get("value_verdict")
         if verdict is not None:
@@ -200,8 +248,17 @@ class AuditResult(PlainData):
     def from_json(cls, text: str) -> AuditResult:
         return cls.from_dict(json.loads(text))
 
+    @property
+    def audited_claim(self) -> PrivacyClaim:
+        """The claim audited (for results saved before claims were recorded, from the claimed epsilon and delta)."""
+        if self.claim is not None:
+            return self.claim
+        return PrivacyClaim(self.claimed_epsilon, self.claimed_delta)
+
     def summary(self) -> str:
         """A few readable lines: verdict, bound, event, replay seed."""
+        if self.claim is not None and self.claim.kind != "dp":
+            return self._claim_summary()
         verdict = "VIOLATION" if self.violation else "no violation found"
         claim = f"eps={self.claimed_epsilon:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
         lines = [
@@ -216,6 +273,30 @@ class AuditResult(PlainData):
         lines.append(
             f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
             f"among {self.n_candidates}, {self.event.n_certification} to certify it); {seed}"
+        )
+        lines += [f"note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def _claim_summary(self) -> str:
+        """The summary of an audit of a claim of another kind than (epsilon, delta)-DP."""
+        kind = self.claim.kind_record
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        lines = [
+            f"verdict: {verdict} of the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
+            f"certified lower bound on {kind.parameter}: {self.claim_lower_bound:.4g} against the claimed "
+            f"{self.claim.parameter:g} ({100 * (1 - self.alpha):g}% confidence); on pure epsilon from the same "
+            f"evidence: {self.epsilon_lower_bound:.4g}",
+        ]
+        if self.partition is not None:
+            lines.append(f"cells: {self.partition}")
+        else:
+            lines.append(f"event: {self.event}")
+        lines += finding_lines(self)
+        seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
+        what = "the cells" if self.partition is not None else "the event"
+        lines.append(
+            f"samples: {self.n_samples} per input ({self.n_selection} to choose {what} "
+            f"among {self.n_candidates}, {self.event.n_certification} to certify); {seed}"
         )
         lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)

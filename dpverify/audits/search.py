@@ -72,6 +72,7 @@ from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
 from ..protocols import check_mechanism
 from .certification import certified_result, check_sizes
+from .pair import select_for_claim, sizing_claim
 from .results import AuditResult
 
 __all__ = ["search_audit", "SearchAuditResult", "ScreenedCandidate", "default_screening_size"]
@@ -264,6 +265,9 @@ def _rank(pair, context) -> tuple[float, str]:
     else:
         shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
     options = dict(delta=context["delta"], alpha=context["alpha"], **shrinkage)
+    claim = context.get("claim")
+    if claim is not None and claim.kind_record.reads == "events" and claim.kind != "dp":
+        options["claim"] = claim  # ranked by the bound on the claim's own parameter
     for direction, p, q in (("x", a, b), ("x_prime", b, a)):
         score = predicted_bounds(p, q, n, context["n_certification"], **options)
         score = np.where(excluded | ~np.isfinite(score), -np.inf, score)
@@ -297,7 +301,17 @@ def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool =
     for pair in pairs:
         with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
             warnings.simplefilter("ignore", UserWarning)
-            if final:
+            if final and context["claim"].kind != "dp":
+                pair.selection = select_for_claim(
+                    pair.samples_x,
+                    pair.samples_x_prime,
+                    claim=context["claim"],
+                    n_certification=context["n_certification"],
+                    alpha=context["alpha"],
+                    options=context["options"],
+                    inputs=(pair.x, pair.x_prime),
+                )
+            elif final:
                 pair.selection = select(
                     pair.samples_x,
                     pair.samples_x_prime,
@@ -398,6 +412,7 @@ def search_audit(
     *,
     epsilon=None,
     delta=None,
+    claim=None,
     n_samples: int = DEFAULT_SAMPLES,
     seed=None,
     n_candidates: int | None = None,
@@ -420,6 +435,12 @@ def search_audit(
         strategy of pairs (:func:`dpverify.neighbours.candidate_pairs`).
     epsilon, delta : float, optional
         The claim; omitted, the mechanism's stated claim (as for :func:`dpverify.audit`).
+    claim : PrivacyClaim, optional
+        A claim of any kind instead of ``epsilon`` and ``delta`` (as for
+        :func:`dpverify.audit`). Pairs are ranked by the bound on the claim's own
+        parameter for the kinds that read events (Gaussian DP, trade-off curves), and
+        by the epsilon bound for those that read cells (zCDP, Rényi); the chosen pair
+        is certified in the claim's form.
     n_samples : int, default 100_000
         Samples per input of the *chosen* pair's audit: ``n_samples - n_selection``
         fresh samples per input certify it, ``n_selection`` being a plain audit's
@@ -485,8 +506,8 @@ def search_audit(
     """
     check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="search_audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
-    epsilon, delta, alpha = claim.epsilon, claim.delta, options.alpha
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
+    (epsilon, delta), alpha = sizing_claim(claim), options.alpha
     n_samples, n_selection = check_sizes(n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
     n_certification = n_samples - n_selection
     if n_screening is None:
@@ -513,6 +534,8 @@ def search_audit(
             families=_screening_families(options.families, options.float_events),
             final_families=options.families,
             float_events=options.float_events,
+            claim=claim,
+            options=options,
         )
         winner, n_rounds = _successive_halving(screened, n_screening - n_refining, mechanism, context, options.progress)
         if n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
@@ -541,6 +564,7 @@ def search_audit(
             claim_notes=claim_notes,
             epsilon=epsilon,
             delta=delta,
+            claim=claim,
             alpha=alpha,
             n_selection=winner.n,
             seed=entropy,

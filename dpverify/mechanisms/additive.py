@@ -161,6 +161,12 @@ class GaussianMechanism(StatesClaim):
     claim_neighbouring = "||x - x'||_2 <= {sensitivity:g}"
     claim_source = "Balle and Wang 2018, analytic Gaussian mechanism"
 
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _gaussian_claims
+
+        return _gaussian_claims(self)
+
     def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = check_delta(delta)

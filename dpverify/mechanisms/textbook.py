@@ -37,6 +37,12 @@ class RandomizedResponse(PmfPairLoss, StatesClaim):
     claim_neighbouring = "x, x' in {{0, 1}}"
     claim_source = "Warner 1965; Dwork and Roth 2014, Section 3.2"
 
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _randomized_response_claims
+
+        return _randomized_response_claims(self)
+
     def __init__(self, epsilon: float):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
@@ -78,6 +84,12 @@ class LaplaceMechanism(StatesClaim):
 
     claim_neighbouring = "|x - x'| <= {sensitivity:g}"
     claim_source = "Dwork and Roth 2014, Theorem 3.6"
+
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _laplace_claims
+
+        return _laplace_claims(self)
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0, snap: float | None = 2.0**-20):
         self.epsilon = check_epsilon(epsilon)
@@ -139,6 +151,12 @@ class ExponentialMechanism(PmfPairLoss, StatesClaim):
 
     claim_neighbouring = "utility vectors differ by at most {sensitivity:g} in each coordinate"
     claim_source = "Dwork and Roth 2014, Theorem 3.10"
+
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _exponential_claims
+
+        return _exponential_claims(self)
 
     def __init__(self, epsilon: float, sensitivity: float = 1.0):
         self.epsilon = check_epsilon(epsilon)

@@ -92,9 +92,10 @@ def grown_selection_size(sel_x, sel_x_prime, n_samples: int, n_selection: int) -
 
 
 def predicted_bounds(
-    count_p, count_q, n_selection, n_certification, *, delta, alpha, n_candidates=None, shrinkage_se=None
+    count_p, count_q, n_selection, n_certification, *, delta, alpha, n_candidates=None, shrinkage_se=None, claim=None
 ):
-    """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify.
+    """The lower bound on ``ln((P - delta)/Q)`` each candidate is predicted to certify
+    (with ``claim`` of another kind that reads events: the bound on its parameter).
 
     The selection estimates are first shrunk towards "no difference" by
     ``max(1, sqrt(2 ln M))`` standard errors, M the number of candidates
@@ -112,6 +113,9 @@ def predicted_bounds(
     q_sel = clopper_pearson_upper(count_q, n_selection, shrinkage_alpha)
     p_lo = clopper_pearson_lower(p_sel * n_certification, n_certification, alpha)
     q_hi = clopper_pearson_upper(q_sel * n_certification, n_certification, alpha)
+    if claim is not None:
+        bound = claim.kind_record.event_bound(claim, p_lo, q_hi)
+        return np.where(bound > 0, bound, -np.inf)
     with np.errstate(divide="ignore", invalid="ignore"):
         return np.log(np.maximum(p_lo - delta, 0)) - np.log(q_hi)
 
@@ -127,6 +131,7 @@ def select_event(
     mask=None,
     shrinkage_se=None,
     scores=None,
+    claim=None,
 ):
     """Index and direction of the candidate predicted to certify the largest bound.
 
@@ -154,7 +159,7 @@ def select_event(
             key = (direction, None if options is None else tuple(sorted(options.items())))
             score = None if scores is None else scores.get(key)
             if score is None:
-                score = _score(p, q, n_selection, n_certification, options, delta=delta, alpha=alpha)
+                score = _score(p, q, n_selection, n_certification, options, delta=delta, alpha=alpha, claim=claim)
                 if scores is not None:
                     scores[key] = score
             score = np.where(excluded, -np.inf, score)
@@ -168,13 +173,13 @@ def select_event(
     return best[1], best[2]
 
 
-def _score(p, q, n_selection, n_certification, options, *, delta, alpha) -> np.ndarray:
+def _score(p, q, n_selection, n_certification, options, *, delta, alpha, claim=None) -> np.ndarray:
     """Each candidate's predicted bound (``options``: the shrinkage), or with None the smoothed log ratio."""
     with np.errstate(divide="ignore", invalid="ignore"):
         fallback = np.log(p + 0.5) - np.log(q + 0.5)
     if options is None:
         return fallback
-    score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, **options)
+    score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, claim=claim, **options)
     return np.where(np.isfinite(score), score, -1e6 + fallback)
 
 
@@ -247,6 +252,7 @@ def select(
     event_families=None,
     float_events: bool = True,
     inputs=None,
+    claim=None,
 ) -> Selection:
     """Build the code book and choose the event(s) to certify, from selection samples only.
 
@@ -264,6 +270,10 @@ def select(
         With False, the floating-point families are left out.
     inputs : tuple, optional
         ``(x, x_prime)`` for input-aware families.
+    claim : PrivacyClaim, optional
+        A claim of another kind than (epsilon, delta)-DP that reads events (Gaussian DP, a
+        trade-off curve): candidates are ranked by the bound on its parameter they are
+        predicted to certify. None ranks by the epsilon bound at ``delta``.
 
     Raises
     ------
@@ -283,6 +293,8 @@ def select(
         warnings.warn(note, UserWarning, stacklevel=3)
         notes.append(note)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha, scores={})  # scores: computed once for both picks
+    if claim is not None and claim.kind != "dp":
+        options["claim"] = claim
     verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
     if not verdict:
         if len(enc_x) + len(enc_xp) < 4:

@@ -54,6 +54,9 @@ DEFAULT_TEST_ALPHA = 1e-6
 def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
     """The assertion message of :func:`assert_dp`: event, both probabilities, bound, replay seed."""
     ev = result.event
+    stated = getattr(result, "claim", None)
+    if stated is not None and stated.kind != "dp":
+        return _claim_violation_message(result, stated, x, x_prime)
     claim = f"epsilon={result.claimed_epsilon:g}" + (
         f", delta={result.claimed_delta:g}" if result.claimed_delta else ""
     )
@@ -77,6 +80,25 @@ def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
     )
 
 
+def _claim_violation_message(result: AuditResult, claim, x=None, x_prime=None) -> str:
+    """The assertion message for a claim of another kind: the event or cells, the bound on its parameter."""
+    on = ""
+    if x is not None or x_prime is not None:
+        on = f" on x={short_repr(x)}, x'={short_repr(x_prime)}"
+    kind = claim.kind_record
+    where = f"  cells: {result.partition}" if result.partition is not None else f"  event S: {result.event}"
+    return "\n".join(
+        [
+            f"mechanism violates its {kind.title} claim ({claim}){on}",
+            where,
+            f"  certified: {kind.parameter} >= {result.claim_lower_bound:.6g} > claimed {claim.parameter:g}",
+            f"  confidence {1 - result.alpha:.10g} (alpha={result.alpha:g}, p-value {result.pvalue:.3g}); "
+            f"{result.n_samples} samples per input",
+            f"  replay: seed={result.seed!r}",
+        ]
+    )
+
+
 def assert_dp(
     mechanism,
     x=None,
@@ -85,6 +107,7 @@ def assert_dp(
     neighbours=None,
     epsilon=None,
     delta=None,
+    claim=None,
     n_samples: int = DEFAULT_SAMPLES,
     seed=None,
     sequential: bool = False,
@@ -106,8 +129,8 @@ def assert_dp(
 
     Parameters
     ----------
-    mechanism, x, x_prime, epsilon, delta, n_samples
-        As for :func:`dpverify.audit`.
+    mechanism, x, x_prime, epsilon, delta, claim, n_samples
+        As for :func:`dpverify.audit` (``claim``: a claim of any kind, audited in its form).
     neighbours : optional
         A neighbouring relation to search (as for :func:`dpverify.search_audit`:
         a :mod:`dpverify.neighbours` generator, a list of pairs, a callable or a
@@ -153,14 +176,31 @@ def assert_dp(
         from ..audits.search import search_audit
 
         result = search_audit(
-            mechanism, neighbours, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options
+            mechanism,
+            neighbours,
+            epsilon=epsilon,
+            delta=delta,
+            claim=claim,
+            n_samples=n_samples,
+            seed=seed,
+            options=options,
         )
         if result.violation:
             raise AssertionError(violation_message(result, result.x, result.x_prime))
         return result
     if x is None or x_prime is None:
         raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
-    result = run(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=seed, options=options)
+    result = run(
+        mechanism,
+        x,
+        x_prime,
+        epsilon=epsilon,
+        delta=delta,
+        claim=claim,
+        n_samples=n_samples,
+        seed=seed,
+        options=options,
+    )
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))
     return result

@@ -1,0 +1,26 @@
+"""Privacy claims as data, in the form their source states them.
+
+- :class:`PrivacyClaim`: the one claim type (``PrivacyClaim(epsilon, delta)``,
+  ``PrivacyClaim.zcdp(rho)``, ``.renyi(alpha, epsilon)``, ``.gdp(mu)``, ``.tradeoff(f)``);
+- :mod:`dpverify.claims.kinds`: a claim kind as a declared record, one module per kind
+  (:mod:`~dpverify.claims.approximate`, :mod:`~dpverify.claims.zcdp`,
+  :mod:`~dpverify.claims.renyi`, :mod:`~dpverify.claims.gaussian`,
+  :mod:`~dpverify.claims.tradeoff`);
+- :func:`claim_of`, :func:`resolve_claim`: what a mechanism states, and what an audit audits.
+"""
+
+from .claim import BUILTIN_KINDS, MODELS, PrivacyClaim, StatesClaim, claim_of, resolve_claim
+from .kinds import ClaimKind, claim_kind, claim_kinds, register_claim_kind
+
+__all__ = [
+    "PrivacyClaim",
+    "StatesClaim",
+    "claim_of",
+    "resolve_claim",
+    "MODELS",
+    "BUILTIN_KINDS",
+    "ClaimKind",
+    "claim_kind",
+    "claim_kinds",
+    "register_claim_kind",
+]

@@ -1,0 +1,57 @@
+"""(epsilon, delta)-differential privacy, the kind every audit has read since the start.
+
+A claim ``P[M(x) in S] <= e^epsilon P[M(x') in S] + delta`` for every event ``S`` and
+neighbours ``x ~ x'`` (Dwork and Roth 2014, Definition 2.4). One frozen event certifies
+``ln((p_lo - delta) / q_hi)`` (Bichsel et al. 2021), the bound the drivers have always
+reported as ``epsilon_lower_bound``.
+
+References
+----------
+C. Dwork and A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014.
+B. Bichsel, S. Steffen, I. Bogunovic and M. Vechev, "DP-Sniper: Black-Box Discovery of
+Differential Privacy Violations using Classifiers", IEEE S&P 2021.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import _validation as check
+from .kinds import ClaimKind
+
+__all__ = ["APPROXIMATE_DP"]
+
+
+def _check(claim) -> dict:
+    if claim.epsilon is None:
+        from ..errors import InvalidClaimError
+
+        raise InvalidClaimError(
+            "an (epsilon, delta) claim needs epsilon: PrivacyClaim(epsilon, delta); for another kind use "
+            "PrivacyClaim.zcdp(rho), .renyi(alpha, epsilon), .gdp(mu) or .tradeoff(f)"
+        )
+    epsilon = check.check_claimed_epsilon(claim.epsilon)
+    return {"epsilon": epsilon, "delta": check.check_delta(claim.delta)}
+
+
+def _describe(claim) -> str:
+    return f"eps={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
+
+
+def _event_bound(claim, p_lo, q_hi):
+    with np.errstate(divide="ignore", invalid="ignore"):
+        value = np.log(np.maximum(np.asarray(p_lo, dtype=float) - claim.delta, 0.0)) - np.log(q_hi)
+    return np.maximum(np.nan_to_num(value, nan=0.0, neginf=0.0), 0.0)
+
+
+APPROXIMATE_DP = ClaimKind(
+    name="dp",
+    title="(epsilon, delta)-DP",
+    parameter="epsilon",
+    reads="events",
+    fields=("epsilon", "delta"),
+    check=_check,
+    claimed_value=lambda claim: claim.epsilon,
+    describe=_describe,
+    event_bound=_event_bound,
+)

@@ -1,0 +1,347 @@
+"""A privacy claim as data: what a mechanism promises, in which form, for which neighbours, on whose word.
+
+One claim type serves the auditor and every algorithm family (cf. OpenDP, where a
+measurement carries its privacy map, and DP-Auditorium's ``PureDp``, ``ApproximateDp``
+and ``RenyiDp`` configs). A claim has a *kind* (:mod:`dpverify.claims.kinds`):
+(epsilon, delta)-DP, rho-zCDP, Rényi DP, mu-Gaussian DP or a trade-off curve, each
+audited in its own form. A mechanism states its claim as a ``claim`` attribute holding
+a :class:`PrivacyClaim`; :func:`claim_of` reads it, and the audit drivers use it when
+they are not given one. The families' own accounting (a zCDP ``rho``, an ``epsilon0``
+per step, per-arm budgets) derives from, or leads to, such a claim and lives beside it
+in the family.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields, replace
+
+from .. import _validation as check
+from .._results import PlainData, to_plain
+from ..errors import InvalidClaimError
+from .approximate import APPROXIMATE_DP
+from .gaussian import GAUSSIAN_DP
+from .kinds import ClaimKind, claim_kind, register_claim_kind
+from .renyi import RENYI
+from .tradeoff import TRADEOFF, TRADEOFF_GRID, tradeoff_lower
+from .zcdp import ZCDP
+
+__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS", "BUILTIN_KINDS"]
+
+#: Where the privacy holds: on the mechanism's whole output (central) or on each report a
+#: user sends (local).
+MODELS = ("central", "local")
+
+#: The built-in claim kinds, in the order they are listed.
+BUILTIN_KINDS = (APPROXIMATE_DP, ZCDP, RENYI, GAUSSIAN_DP, TRADEOFF)
+for _kind in BUILTIN_KINDS:
+    register_claim_kind(_kind)
+
+#: The fields of the kinds' parameters, written to plain data only where set.
+_KIND_FIELDS = ("kind", "rho", "mu", "orders", "renyi_epsilons", "tradeoff_curve")
+
+
+@dataclass(frozen=True)
+class PrivacyClaim(PlainData):
+    """A privacy guarantee in the form its source states it, and where it comes from.
+
+    ``PrivacyClaim(epsilon, delta)`` is an (epsilon, delta)-DP claim; the other kinds
+    have constructors: :meth:`zcdp`, :meth:`renyi`, :meth:`gdp`, :meth:`tradeoff`.
+    ``PrivacyClaim.from_dict(claim.to_dict())`` reloads any of them (a trade-off
+    callable as its values on :data:`~dpverify.claims.tradeoff.TRADEOFF_GRID`, read as
+    a step function: never more than the callable states).
+
+    Attributes
+    ----------
+    epsilon : float or None
+        (epsilon, delta)-DP: the claimed epsilon, finite and >= 0 (0 claims that no
+        output reveals anything, as where no two inputs are neighbours). An audit
+        needs epsilon > 0 and checks its own domain when it reads the claim. None
+        for the other kinds.
+    delta : float, default 0
+        Claimed delta, in [0, 1) ((epsilon, delta)-DP only).
+    neighbouring : str
+        The neighbouring relation the claim is for, in words (``"add/remove one
+        record"``, ``"one weight moves by at most 1"``...).
+    source : str
+        Where the claim is stated (paper and theorem, library accounting, ...).
+    model : {"central", "local"}
+        Whether the claim covers the whole output or each user's report.
+    stated_epsilon : float or None
+        The epsilon the source states, where it differs from ``epsilon`` (a
+        paper that states ``2 eps`` for what its proof gives as ``eps``).
+    kind : str, default "dp"
+        The claim's kind (:func:`dpverify.claims.kinds.claim_kinds`): ``"dp"``,
+        ``"zcdp"``, ``"renyi"``, ``"gdp"`` or ``"tradeoff"``.
+    rho : float or None
+        rho-zCDP: ``D_alpha(M(x) || M(x')) <= rho * alpha`` for every ``alpha > 1``.
+    mu : float or None
+        mu-Gaussian DP.
+    orders, renyi_epsilons : tuple of float or None
+        Rényi DP: ``D_alpha <= renyi_epsilons[i]`` at ``alpha = orders[i]``.
+    tradeoff_curve : callable or tuple of (float, float) or None
+        f-DP: the trade-off function, or points on it.
+
+    Examples
+    --------
+    >>> from dpverify.claims import PrivacyClaim
+    >>> PrivacyClaim(1.0, source="Dwork and Roth 2014, Theorem 3.6")
+    PrivacyClaim(epsilon=1.0, source='Dwork and Roth 2014, Theorem 3.6')
+    >>> print(PrivacyClaim.zcdp(0.5, source="Bun and Steinke 2016, Proposition 1.6"))
+    rho=0.5 (zCDP) (Bun and Steinke 2016, Proposition 1.6)
+    """
+
+    epsilon: float | None = None
+    delta: float = 0.0
+    neighbouring: str = ""
+    source: str = ""
+    model: str = "central"
+    stated_epsilon: float | None = None
+    kind: str = "dp"
+    rho: float | None = None
+    mu: float | None = None
+    orders: tuple | None = None
+    renyi_epsilons: tuple | None = None
+    tradeoff_curve: object = None
+
+    def __post_init__(self):
+        kind = self.kind_record
+        others = [f for f in _KIND_FIELDS[1:] + ("epsilon",) if f not in kind.fields and getattr(self, f) is not None]
+        if others:
+            raise InvalidClaimError(f"a {kind.title} claim states {list(kind.fields)}; it cannot also state {others}")
+        if kind.name != "dp" and self.delta:
+            raise InvalidClaimError(f"a {kind.title} claim has no delta (got delta={self.delta!r})")
+        for name, value in kind.check(self).items():
+            object.__setattr__(self, name, value)
+        if self.model not in MODELS:
+            raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
+        if self.stated_epsilon is not None:
+            object.__setattr__(
+                self, "stated_epsilon", check.check_claimed_epsilon(self.stated_epsilon, "stated_epsilon")
+            )
+
+    # -- constructors of the other kinds --------------------------------------------------
+
+    @classmethod
+    def zcdp(cls, rho, **meta) -> PrivacyClaim:
+        """A rho-zCDP claim (Bun and Steinke 2016); ``meta``: neighbouring, source, model."""
+        return cls(kind="zcdp", rho=rho, **meta)
+
+    @classmethod
+    def renyi(cls, alpha, epsilon, **meta) -> PrivacyClaim:
+        """An (alpha, epsilon)-Rényi DP claim (Mironov 2017): one order, or a curve
+        (``alpha`` a sequence of orders and ``epsilon`` one value per order, or a callable
+        of the order)."""
+        return cls(kind="renyi", orders=alpha, renyi_epsilons=epsilon, **meta)
+
+    @classmethod
+    def gdp(cls, mu, **meta) -> PrivacyClaim:
+        """A mu-Gaussian DP claim (Dong, Roth and Su 2022)."""
+        return cls(kind="gdp", mu=mu, **meta)
+
+    @classmethod
+    def tradeoff(cls, f, **meta) -> PrivacyClaim:
+        """An f-DP claim (Dong, Roth and Su 2022): ``f`` a trade-off function (callable on
+        arrays of type I errors) or points ``[(type I, type II), ...]`` on it."""
+        return cls(kind="tradeoff", tradeoff_curve=f, **meta)
+
+    # -- reading the claim -----------------------------------------------------------------
+
+    @property
+    def kind_record(self) -> ClaimKind:
+        """The :class:`~dpverify.claims.kinds.ClaimKind` this claim is of."""
+        return claim_kind(self.kind)
+
+    @property
+    def parameter(self) -> float:
+        """The value an audit's ``claim_lower_bound`` is compared with (epsilon, rho, mu, the
+        Rényi epsilon at one order, 1 for a Rényi curve's scale, 0 for a trade-off depth)."""
+        return float(self.kind_record.claimed_value(self))
+
+    @property
+    def is_pure(self) -> bool:
+        """True for a pure (epsilon, 0)-DP claim."""
+        return self.kind == "dp" and self.delta == 0.0
+
+    def __str__(self) -> str:
+        text = self.kind_record.describe(self)
+        return text + (f" ({self.source})" if self.source else "")
+
+    def __repr__(self) -> str:
+        shown = [
+            f"{f.name}={getattr(self, f.name)!r}"
+            for f in fields(self)
+            if getattr(self, f.name) != f.default or (f.name == "epsilon" and self.kind == "dp")
+        ]
+        return f"PrivacyClaim({', '.join(shown)})"
+
+    def __eq__(self, other):
+        if not isinstance(other, PrivacyClaim):
+            return NotImplemented
+        return self.to_dict() == other.to_dict()
+
+    def __hash__(self):
+        return hash(repr(self.to_dict()))
+
+    def to_dict(self) -> dict:
+        """Plain data; the fields of other kinds are left out (an (epsilon, delta) claim's
+        dict is the one saved before there were kinds)."""
+        data = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name in _KIND_FIELDS and (f.name == "kind" and value == "dp" or f.name != "kind" and value is None):
+                continue
+            if f.name == "tradeoff_curve" and callable(value):
+                value = tuple(zip(TRADEOFF_GRID.tolist(), tradeoff_lower(value, TRADEOFF_GRID).tolist()))
+            data[f.name] = to_plain(value)
+        return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> PrivacyClaim:
+        data = dict(data)
+        for name in ("orders", "renyi_epsilons"):
+            if data.get(name) is not None:
+                data[name] = tuple(data[name])
+        if data.get("tradeoff_curve") is not None:
+            data["tradeoff_curve"] = tuple(tuple(p) for p in data["tradeoff_curve"])
+        return cls(**data)
+
+    def with_meta(self, **meta) -> PrivacyClaim:
+        """The same claim with other neighbouring, source or model."""
+        return replace(self, **meta)
+
+
+def claim_of(mechanism) -> PrivacyClaim | None:
+    """The claim ``mechanism`` states (its ``claim`` attribute), or None when it states none.
+
+    Raises
+    ------
+    InvalidClaimError
+        A ``claim`` attribute that is not a :class:`PrivacyClaim`.
+    """
+    claim = getattr(mechanism, "claim", None)
+    if claim is None or isinstance(claim, PrivacyClaim):
+        return claim
+    raise InvalidClaimError(
+        f"{type(mechanism).__name__}.claim must be a dpverify.claims.PrivacyClaim (or None), got {claim!r}"
+    )
+
+
+def _epsilon_attribute(mechanism) -> float | None:
+    """A real ``epsilon`` attribute of a mechanism without a ``claim`` (None otherwise)."""
+    value = getattr(mechanism, "epsilon", None)
+    if value is None or isinstance(value, bool) or not isinstance(value, (int, float)):
+        return None
+    return float(value)
+
+
+def resolve_claim(mechanism, epsilon=None, delta=None, claim=None) -> tuple[PrivacyClaim, tuple]:
+    """The claim to audit: ``claim``, or ``epsilon`` and ``delta``, or what the mechanism states.
+
+    The rule every entry point follows (Python drivers, :func:`dpverify.testing.assert_dp`
+    and the command line):
+
+    1. ``claim=`` (a :class:`PrivacyClaim` of any kind) is audited as given;
+    2. else ``epsilon=`` (and ``delta=``) make an (epsilon, delta)-DP claim; an omitted
+       delta is the stated one when the epsilon is the stated one, else 0;
+    3. else the claim the mechanism states: its ``claim`` attribute, in its own kind, or,
+       failing that, a real ``epsilon`` attribute (with ``delta``, if any).
+
+    Returns the claim and the notes an audit result should carry: a note when the
+    audited claim differs from the one the mechanism states (its ``claim``, or its
+    ``epsilon`` attribute), so that a mistyped or forgotten value is never silent.
+
+    Raises
+    ------
+    InvalidClaimError
+        Both ``claim`` and ``epsilon``/``delta``; none of them and nothing stated; values
+        out of the audit's domain (epsilon, rho, mu must be > 0).
+    """
+    stated = claim_of(mechanism)
+    from_attribute = stated is None and _epsilon_attribute(mechanism) is not None
+    if from_attribute:
+        stated_delta = getattr(mechanism, "delta", 0.0)
+        stated = PrivacyClaim(_epsilon_attribute(mechanism), stated_delta if stated_delta is not None else 0.0)
+    if claim is not None:
+        if epsilon is not None or delta is not None:
+            raise InvalidClaimError("pass the claim either as claim= or as epsilon= and delta=, not both")
+        if not isinstance(claim, PrivacyClaim):
+            raise InvalidClaimError(
+                f"claim must be a dpverify.PrivacyClaim (PrivacyClaim(eps, delta), PrivacyClaim.zcdp(rho), "
+                f".renyi(alpha, eps), .gdp(mu), .tradeoff(f)), got {claim!r}"
+            )
+        audited = _audit_domain(claim)
+    else:
+        if epsilon is None:
+            if stated is None:
+                raise InvalidClaimError(
+                    "no claim given, and the mechanism states no claim (a dpverify.claims.PrivacyClaim as its `claim` "
+                    "attribute, or a real `epsilon` attribute): pass epsilon= (and delta= for an approximate "
+                    "claim), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, eps) / .gdp(mu) / .tradeoff(f)"
+                )
+            if stated.kind != "dp":
+                return _audit_domain(stated), ()
+            epsilon = stated.epsilon
+        epsilon = check.check_epsilon(epsilon)  # the audit's domain: > 0 and finite
+        if delta is None:
+            delta = stated.delta if stated is not None and stated.kind == "dp" and epsilon == stated.epsilon else 0.0
+        audited = PrivacyClaim(epsilon, delta)
+    if stated is None or _same_claim(audited, stated):
+        return audited, ()
+    what = "its `epsilon` attribute" if from_attribute else "the one the mechanism states"
+    return audited, (
+        f"the audited claim ({audited}) differs from {what} ({stated}); omit the claim to audit the stated one",
+    )
+
+
+def _same_claim(a: PrivacyClaim, b: PrivacyClaim) -> bool:
+    meta = dict(neighbouring="", source="", model="central", stated_epsilon=None)
+    return replace(a, **meta) == replace(b, **meta)
+
+
+def _audit_domain(claim: PrivacyClaim) -> PrivacyClaim:
+    """``claim`` if an audit can test it: epsilon (at the stated delta), rho and mu > 0, every
+    Rényi epsilon > 0."""
+    if claim.kind == "dp":
+        check.check_epsilon(claim.epsilon)
+    for name in ("rho", "mu"):
+        value = getattr(claim, name)
+        if value is not None and not value > 0:
+            raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
+    if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
+        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
+    return claim
+
+
+class StatesClaim:
+    """Mixin for a mechanism whose privacy parameters are its claim: ``claim`` from ``epsilon`` and ``delta``.
+
+    A class sets :attr:`claim_neighbouring` (its relation, a template formatted
+    with the instance's attributes, e.g. ``"|x - x'| <= {sensitivity:g}"``) and
+    :attr:`claim_source`. A deliberately broken subclass states the claim its
+    parameters make, which is false; that is what an audit must catch.
+    """
+
+    #: The neighbouring relation, formatted with the instance's attributes.
+    claim_neighbouring: str = ""
+    #: Where the claim is stated.
+    claim_source: str = ""
+
+    @property
+    def claim(self) -> PrivacyClaim:
+        """The claim this mechanism states (:class:`PrivacyClaim`)."""
+        return PrivacyClaim(
+            self.epsilon,
+            getattr(self, "delta", 0.0),
+            neighbouring=self.claim_neighbouring.format(**vars(self)),
+            source=self.claim_source,
+        )
+
+    @property
+    def claims(self) -> tuple:
+        """Every claim the mechanism states, one per kind it has: :attr:`claim` first, then
+        :meth:`other_claims` (zCDP, Rényi, Gaussian DP...)."""
+        return (self.claim, *self.other_claims())
+
+    def other_claims(self) -> tuple:
+        """The mechanism's claims in the other kinds (none unless a class states them)."""
+        return ()

@@ -1,0 +1,50 @@
+"""mu-Gaussian differential privacy (Dong, Roth and Su 2022, Definition 2.6).
+
+Distinguishing ``M(x)`` from ``M(x')`` is at least as hard as telling ``N(0, 1)`` from
+``N(mu, 1)``: every test with type I error ``a`` has type II error at least
+``Phi(Phi^-1(1 - a) - mu)``. A test rejecting on a frozen event ``S`` has type I error
+``q = P[M(x') in S]`` and type II error ``1 - p`` with ``p = P[M(x) in S]``; at the least
+favourable corner of the confidence box the claim must satisfy
+``mu >= Phi^-1(p_lo) - Phi^-1(q_hi)``, the bound this kind certifies (Nasr et al. 2023
+audit DP-SGD this way). For ``N(0, 1)`` against ``N(mu, 1)`` every threshold event is
+optimal, so one event certifies mu in full.
+
+References
+----------
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
+M. Nasr et al., "Tight Auditing of Differentially Private Machine Learning", USENIX Security 2023.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from .. import _validation as check
+from .kinds import ClaimKind
+
+__all__ = ["GAUSSIAN_DP", "probit_bound"]
+
+
+def probit_bound(p_lo, q_hi):
+    """``max(0, Phi^-1(p_lo) - Phi^-1(q_hi))``, 0 where either end is degenerate (vectorised)."""
+    with np.errstate(invalid="ignore"):
+        value = special.ndtri(np.asarray(p_lo, dtype=float)) - special.ndtri(np.asarray(q_hi, dtype=float))
+    return np.maximum(np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+
+
+def _check(claim) -> dict:
+    return {"mu": check.check_claimed_epsilon(claim.mu, "mu")}
+
+
+GAUSSIAN_DP = ClaimKind(
+    name="gdp",
+    title="mu-Gaussian DP",
+    parameter="mu",
+    reads="events",
+    fields=("mu",),
+    check=_check,
+    claimed_value=lambda claim: claim.mu,
+    describe=lambda claim: f"mu={claim.mu:g} (Gaussian DP)",
+    event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi),
+)

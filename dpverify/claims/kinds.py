@@ -1,0 +1,150 @@
+"""Claim kinds as declared records: how each form of a privacy claim is read, certified and printed.
+
+A claim kind is one :class:`ClaimKind` record in one module of :mod:`dpverify.claims`
+(cf. DP-Auditorium's ``configs``, where ``PureDp``, ``ApproximateDp`` and ``RenyiDp`` are
+small claim records a tester reads). The record says which confidence region the kind
+reads and how it turns that region into a lower bound on the claim's own parameter:
+
+- ``reads = "events"``: one frozen event ``S`` and the least favourable corner of its
+  confidence box, a lower bound ``p_lo`` on the probability of ``S`` under the input that
+  favours it and an upper bound ``q_hi`` under the other. (epsilon, delta)-DP reads
+  ``ln((p_lo - delta) / q_hi)``; mu-Gaussian DP reads ``Phi^-1(p_lo) - Phi^-1(q_hi)``;
+  a trade-off curve reads how far the box lies below it.
+- ``reads = "cells"``: a partition of the output space into a few frozen cells and a
+  simultaneous confidence region on the cell probabilities under both inputs. By the
+  data-processing inequality the Rényi divergence of the cell distributions, minimised
+  over the region, lower-bounds the mechanism's for every order at once
+  (:mod:`dpverify.pipeline.divergence`); rho-zCDP and Rényi DP read those bounds.
+
+The built-in kinds are the explicit tuple :data:`BUILTIN_KINDS`; a third party adds a
+kind with :func:`register_claim_kind` or through the ``dpverify.claim_kinds`` entry-point
+group (each entry point names a :class:`ClaimKind`).
+
+References
+----------
+M. Bun and T. Steinke, "Concentrated Differential Privacy: Simplifications, Extensions,
+and Lower Bounds", TCC 2016.
+I. Mironov, "Rényi Differential Privacy", CSF 2017.
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from importlib import metadata
+
+from ..errors import InvalidClaimError
+
+__all__ = ["ClaimKind", "register_claim_kind", "claim_kind", "claim_kinds", "READS", "ENTRY_POINT_GROUP"]
+
+#: What a kind reads: one event's confidence box, or a partition's simultaneous region.
+READS = ("events", "cells")
+#: The entry-point group through which other packages declare claim kinds.
+ENTRY_POINT_GROUP = "dpverify.claim_kinds"
+
+
+@dataclass(frozen=True)
+class ClaimKind:
+    """One form of privacy claim.
+
+    Attributes
+    ----------
+    name : str
+        The kind's name, as :attr:`dpverify.PrivacyClaim.kind` holds it (``"dp"``,
+        ``"zcdp"``, ``"renyi"``, ``"gdp"``, ``"tradeoff"``).
+    title : str
+        How the kind is called in prose (``"rho-zCDP"``).
+    parameter : str
+        The name of the parameter whose lower bound an audit certifies
+        (``claim_lower_bound``), e.g. ``"rho"``.
+    reads : {"events", "cells"}
+        The confidence region the kind reads (see the module docstring).
+    fields : tuple of str
+        The :class:`~dpverify.PrivacyClaim` fields that hold the kind's parameters.
+    check : callable
+        ``check(claim) -> dict`` validates the parameters and returns them normalised
+        (field name to value); raises :class:`~dpverify.InvalidClaimError`.
+    claimed_value : callable
+        ``claimed_value(claim) -> float``: the value the certified bound is compared with
+        (a violation is a bound strictly above it).
+    describe : callable
+        ``describe(claim) -> str``: the claim in a few words (``"rho=0.5 (zCDP)"``).
+    event_bound : callable or None
+        Kinds reading events: ``event_bound(claim, p_lo, q_hi) -> array``, the lower bound
+        on the parameter certified by boxes ``[p_lo, 1] x [0, q_hi]`` (vectorised).
+    orders : callable or None
+        Kinds reading cells: ``orders(claim) -> array`` of Rényi orders > 1 to evaluate
+        (fixed before any sample is drawn).
+    cells_bound : callable or None
+        Kinds reading cells: ``cells_bound(claim, orders, divergence_lower_bounds) ->
+        (bound, order)``: the certified parameter bound from the Rényi lower bounds at
+        ``orders``, and the order that gives it.
+    """
+
+    name: str
+    title: str
+    parameter: str
+    reads: str
+    fields: tuple
+    check: Callable
+    claimed_value: Callable
+    describe: Callable
+    event_bound: Callable | None = None
+    orders: Callable | None = None
+    cells_bound: Callable | None = None
+
+    def __post_init__(self):
+        if self.reads not in READS:
+            raise InvalidClaimError(f"a claim kind reads one of {READS}, got {self.reads!r}")
+        needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
+        missing = [n for n in needed if getattr(self, n) is None]
+        if missing:
+            raise InvalidClaimError(f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
+
+
+_KINDS: dict[str, ClaimKind] = {}
+_LOADED_ENTRY_POINTS = False
+
+
+def register_claim_kind(kind: ClaimKind) -> ClaimKind:
+    """Register ``kind`` under its name (a built-in name cannot be replaced); returns it."""
+    if not isinstance(kind, ClaimKind):
+        raise InvalidClaimError(f"register_claim_kind takes a dpverify.claims.ClaimKind, got {kind!r}")
+    existing = _KINDS.get(kind.name)
+    if existing is not None and existing is not kind:
+        raise InvalidClaimError(f"a claim kind named {kind.name!r} is already registered")
+    _KINDS[kind.name] = kind
+    return kind
+
+
+def _load_entry_points() -> None:
+    global _LOADED_ENTRY_POINTS
+    if _LOADED_ENTRY_POINTS:
+        return
+    _LOADED_ENTRY_POINTS = True
+    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
+        register_claim_kind(entry.load())
+
+
+def claim_kinds() -> tuple[str, ...]:
+    """The names of every registered claim kind (the built-ins first)."""
+    _load_entry_points()
+    return tuple(_KINDS)
+
+
+def claim_kind(name: str) -> ClaimKind:
+    """The registered :class:`ClaimKind` called ``name``.
+
+    Raises
+    ------
+    InvalidClaimError
+        No kind of that name (the message lists the registered ones).
+    """
+    kind = _KINDS.get(name)
+    if kind is None:
+        _load_entry_points()
+        kind = _KINDS.get(name)
+    if kind is None:
+        raise InvalidClaimError(f"unknown claim kind {name!r}; registered kinds: {list(_KINDS)}")
+    return kind

@@ -1,0 +1,80 @@
+"""(alpha, epsilon)-Rényi differential privacy, at one order or on a curve of orders (Mironov 2017).
+
+``D_alpha(M(x) || M(x')) <= epsilon(alpha)`` at each stated order ``alpha > 1``, both
+orders of every neighbouring pair. At one order the audit certifies a lower bound on
+``D_alpha`` itself (``claim_lower_bound`` is the Rényi epsilon at that order). On a curve it
+certifies ``max_i D_lb(alpha_i) / epsilon_i``, the least factor by which the stated curve
+must be scaled to hold: a bound above 1 is a violation at some order. The Rényi lower
+bounds hold for every order at once, so the curve's orders cost nothing.
+
+References
+----------
+I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .. import _validation as check
+from ..errors import InvalidClaimError
+from .kinds import ClaimKind
+
+__all__ = ["RENYI"]
+
+
+def _check(claim) -> dict:
+    orders = np.atleast_1d(np.asarray(claim.orders, dtype=float)) if claim.orders is not None else None
+    epsilons = claim.renyi_epsilons
+    if orders is None or epsilons is None:
+        raise InvalidClaimError("a Rényi claim needs its orders and epsilons: PrivacyClaim.renyi(alpha, epsilon)")
+    if callable(epsilons):
+        epsilons = [epsilons(float(a)) for a in orders]
+    epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
+    if orders.ndim != 1 or orders.size == 0 or orders.shape != epsilons.shape:
+        raise InvalidClaimError(
+            f"a Rényi claim states one epsilon per order: got {orders.size} orders and {epsilons.size} epsilons"
+        )
+    if not all(math.isfinite(a) and a > 1 for a in orders):
+        raise InvalidClaimError(f"Rényi orders must be finite and > 1, got {orders.tolist()}")
+    if len(set(orders.tolist())) != orders.size:
+        raise InvalidClaimError(f"Rényi orders must be distinct, got {orders.tolist()}")
+    values = tuple(check.check_claimed_epsilon(float(e), "Rényi epsilon") for e in epsilons)
+    return {"orders": tuple(float(a) for a in orders), "renyi_epsilons": values}
+
+
+def _claimed(claim) -> float:
+    return claim.renyi_epsilons[0] if len(claim.orders) == 1 else 1.0
+
+
+def _describe(claim) -> str:
+    if len(claim.orders) == 1:
+        return f"Rényi eps={claim.renyi_epsilons[0]:g} at order {claim.orders[0]:g}"
+    pairs = ", ".join(f"{a:g}: {e:g}" for a, e in list(zip(claim.orders, claim.renyi_epsilons))[:4])
+    more = ", ..." if len(claim.orders) > 4 else ""
+    return f"Rényi curve {{{pairs}{more}}} ({len(claim.orders)} orders)"
+
+
+def _cells_bound(claim, orders, divergences):
+    divergences = np.maximum(np.asarray(divergences, dtype=float), 0.0)
+    if len(claim.orders) == 1:
+        return float(divergences[0]), float(orders[0])
+    ratio = divergences / np.maximum(np.asarray(claim.renyi_epsilons), 1e-300)
+    best = int(np.argmax(ratio))
+    return float(ratio[best]), float(orders[best])
+
+
+RENYI = ClaimKind(
+    name="renyi",
+    title="Rényi DP",
+    parameter="Rényi epsilon (one order) or curve scale (a curve)",
+    reads="cells",
+    fields=("orders", "renyi_epsilons"),
+    check=_check,
+    claimed_value=_claimed,
+    describe=_describe,
+    orders=lambda claim: np.asarray(claim.orders, dtype=float),
+    cells_bound=_cells_bound,
+)

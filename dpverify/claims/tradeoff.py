@@ -1,0 +1,110 @@
+"""f-differential privacy: a trade-off curve (Dong, Roth and Su 2022, Definition 2.3).
+
+The claim is a trade-off function ``f``: every test between ``M(x')`` and ``M(x)`` with
+type I error ``a`` has type II error at least ``f(a)``. It is given as a callable (applied
+to arrays of type I errors) or as points ``(a_i, f(a_i))``. A trade-off function is
+non-increasing, so between points the audit reads the points as the step function
+``f(a) >= f(a_j)`` for the smallest ``a_j >= a`` (and 0 beyond the last): never more
+than the points state.
+
+A frozen event ``S`` with ``p = P[M(x) in S]``, ``q = P[M(x') in S]`` is a test of type I
+error ``q`` and type II error ``1 - p``. Its confidence box lies wholly below the curve
+when ``1 - p_lo < f(q_hi)``; the audit certifies the depth ``f(q_hi) - (1 - p_lo)``
+(0 when the box touches the curve), and a positive depth is a violation.
+
+References
+----------
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..errors import InvalidClaimError
+from .kinds import ClaimKind
+
+__all__ = ["TRADEOFF", "tradeoff_lower", "TRADEOFF_GRID"]
+
+#: Type I errors at which a callable trade-off function is checked (in [0, 1], non-increasing).
+TRADEOFF_GRID = np.linspace(0.0, 1.0, 101)
+
+
+def _points(points) -> tuple:
+    try:
+        pairs = np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidClaimError(f"trade-off points must be pairs (type I, type II), got {points!r}") from error
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
+        raise InvalidClaimError(f"trade-off points must be a non-empty list of (type I, type II) pairs, got {points!r}")
+    if not np.all(np.isfinite(pairs)) or np.any(pairs < 0) or np.any(pairs > 1):
+        raise InvalidClaimError("trade-off points must lie in [0, 1] x [0, 1]")
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    if np.any(np.diff(pairs[:, 1]) > 0):
+        raise InvalidClaimError("a trade-off function is non-increasing: the type II errors must not grow with type I")
+    return tuple((float(a), float(b)) for a, b in pairs)
+
+
+def _evaluate_callable(f, a):
+    a = np.asarray(a, dtype=float)
+    try:
+        values = np.asarray(f(a), dtype=float)
+        if values.shape != a.shape:
+            raise ValueError
+    except Exception:  # a scalar function: apply it per value
+        values = np.array([float(f(float(v))) for v in a.ravel()]).reshape(a.shape)
+    return values
+
+
+def _check(claim) -> dict:
+    f = claim.tradeoff_curve
+    if f is None:
+        raise InvalidClaimError("a trade-off claim needs its function: PrivacyClaim.tradeoff(f)")
+    if not callable(f):
+        return {"tradeoff_curve": _points(f)}
+    try:
+        values = _evaluate_callable(f, TRADEOFF_GRID)
+    except Exception as error:
+        raise InvalidClaimError(f"the trade-off function raised on type I errors in [0, 1]: {error!r}") from error
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+        raise InvalidClaimError("a trade-off function maps [0, 1] into [0, 1]")
+    if np.any(np.diff(values) > 1e-12):
+        raise InvalidClaimError("a trade-off function is non-increasing; the one given grows somewhere on [0, 1]")
+    return {"tradeoff_curve": f}
+
+
+def tradeoff_lower(f, a):
+    """A lower bound on ``f(a)`` for the claim's function (vectorised): exact for a callable,
+    the step function of the points otherwise."""
+    a = np.asarray(a, dtype=float)
+    if callable(f):
+        return np.clip(_evaluate_callable(f, a), 0.0, 1.0)
+    pairs = np.asarray(f, dtype=float)
+    index = np.searchsorted(pairs[:, 0], a, side="left")  # the smallest a_j >= a
+    padded = np.append(pairs[:, 1], 0.0)
+    return padded[np.minimum(index, len(pairs))]
+
+
+def _event_bound(claim, p_lo, q_hi):
+    depth = tradeoff_lower(claim.tradeoff_curve, q_hi) - (1.0 - np.asarray(p_lo, dtype=float))
+    return np.maximum(depth, 0.0)
+
+
+def _describe(claim) -> str:
+    f = claim.tradeoff_curve
+    if callable(f):
+        return f"trade-off curve {getattr(f, '__name__', repr(f))} (f-DP)"
+    return f"trade-off curve through {len(f)} points (f-DP)"
+
+
+TRADEOFF = ClaimKind(
+    name="tradeoff",
+    title="f-DP (trade-off curve)",
+    parameter="depth below the trade-off curve",
+    reads="events",
+    fields=("tradeoff_curve",),
+    check=_check,
+    claimed_value=lambda claim: 0.0,
+    describe=_describe,
+    event_bound=_event_bound,
+)
