@@ -19,13 +19,15 @@ from dataclasses import replace
 import numpy as np
 
 from .. import _validation as check
-from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..claims import PrivacyClaim, resolve_claim
+from ..errors import InsufficientSamplesError, InvalidClaimError, InvalidParameterError
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.outputs import apply_output_key
 from ..pipeline.sampling import concatenate_outputs
-from ..pipeline.selection import MIN_SELECTION, default_selection_size, select
+from ..pipeline.selection import MIN_SELECTION, default_selection_size
 from .certification import audit_result
+from .pair import select_for_claim, sizing_claim
 from .results import AuditResult
 
 __all__ = ["audit_samples"]
@@ -90,13 +92,21 @@ def audit_samples(
     samples_x,
     samples_x_prime,
     *,
-    epsilon,
-    delta=0.0,
+    epsilon=None,
+    delta=None,
+    claim=None,
     inputs=None,
     options: AuditOptions | None = None,
     **option_fields,
 ) -> AuditResult:
-    """Audit an (epsilon, delta) claim on given samples of M(x) and M(x').
+    """Audit a privacy claim on given samples of M(x) and M(x'), in the form the claim is stated.
+
+    Scores that an auditor of a training run already computes (a canary's loss or
+    membership score when it was included, ``samples_x``, and when it was not,
+    ``samples_x_prime``) are outputs like any other: with ``claim=PrivacyClaim.gdp(mu)``
+    the threshold is chosen on the first ``n_selection`` scores and certified on the rest,
+    so the Gaussian DP lower bound stays valid on null scores (identical distributions
+    flag a violation with probability at most ``alpha``).
 
     Parameters
     ----------
@@ -105,8 +115,9 @@ def audit_samples(
         array (first axis indexes samples), a list of outputs, a path to a
         ``.npy`` file (memory-mapped), or any other iterable, read as a stream
         of *chunks* (each an array or a list of outputs).
-    epsilon, delta
-        The claim, as for :func:`dpverify.audit` (there is no mechanism to state one).
+    epsilon, delta, claim
+        The claim, as for :func:`dpverify.audit` (there is no mechanism to state one):
+        ``epsilon`` (and ``delta``, default 0), or ``claim`` of any kind.
     inputs : tuple, optional
         ``(x, x_prime)``, the inputs the samples came from, for the
         input-aware event families (floating-point reachability).
@@ -145,8 +156,15 @@ def audit_samples(
         raise InvalidParameterError(
             "audit_samples draws no samples, so executor and n_chunks do not apply; leave them unset"
         )
-    epsilon = check.check_epsilon(epsilon)
-    delta = check.check_delta(delta)
+    if claim is None and epsilon is None:
+        raise InvalidClaimError(
+            "audit_samples needs the claim: epsilon= (and delta=), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, "
+            "eps) / .gdp(mu) / .tradeoff(f)"
+        )
+    if claim is None:
+        claim = PrivacyClaim(check.check_epsilon(epsilon), check.check_delta(0.0 if delta is None else delta))
+    claim = resolve_claim(None, claim=claim)[0] if epsilon is None and delta is None else claim
+    epsilon, delta = sizing_claim(claim)
     alpha, n_selection, output_key = options.alpha, options.n_selection, options.output_key
     if inputs is not None:
         check.check_inputs_differ(*inputs)
@@ -167,15 +185,13 @@ def audit_samples(
     sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
     known = [n - n_selection for n in (len_x, len_xp) if n is not None]
     expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
-    selection = select(
+    selection = select_for_claim(
         sel_x,
         sel_xp,
+        claim=claim,
         n_certification=max(1, expected),
-        epsilon=epsilon,
-        delta=delta,
         alpha=alpha,
-        event_families=options.families,
-        float_events=options.float_events,
+        options=options,
         inputs=inputs,
     )
     del sel_x, sel_xp
@@ -198,6 +214,7 @@ def audit_samples(
         n_xp,
         epsilon=epsilon,
         delta=delta,
+        claim=claim,
         alpha=alpha,
         n_selection=n_selection,
         seed=None,

@@ -61,7 +61,7 @@ import numpy as np
 from .. import _validation as check
 from .._results import PlainData
 from ..claims import resolve_claim
-from ..errors import InsufficientSamplesError
+from ..errors import InsufficientSamplesError, InvalidClaimError
 from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
@@ -397,6 +397,7 @@ def sequential_audit(
     *,
     epsilon=None,
     delta=None,
+    claim=None,
     n_samples: int = DEFAULT_BUDGET,
     seed=None,
     first_look: int = DEFAULT_FIRST_LOOK,
@@ -415,6 +416,9 @@ def sequential_audit(
     ----------
     mechanism, x, x_prime, epsilon, delta
         As for :func:`dpverify.audit` (the claim defaults to the mechanism's own).
+    claim : PrivacyClaim, optional
+        An (epsilon, delta)-DP claim as a :class:`~dpverify.PrivacyClaim`; a claim of
+        another kind is refused by name (:func:`dpverify.audit` certifies those).
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the audit (every look); the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
@@ -463,7 +467,12 @@ def sequential_audit(
     """
     check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="sequential_audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta)
+    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
+    if claim.kind != "dp":
+        raise InvalidClaimError(
+            f"sequential_audit certifies (epsilon, delta)-DP claims; this claim is {claim.kind_record.title} "
+            f"({claim}): audit it with dpverify.audit(..., claim=...), which certifies it in its own form"
+        )
     epsilon, delta, alpha, n_selection = claim.epsilon, claim.delta, options.alpha, options.n_selection
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
     check.check_inputs_differ(x, x_prime)

@@ -305,11 +305,39 @@ def _cmd_search_audit(args, mechanism, neighbours) -> int:
     return EXIT_FOUND if result.violation else EXIT_OK
 
 
+def _claim_of_flags(args):
+    """The claim of ``--rho``, ``--mu`` or ``--renyi`` (None without them).
+
+    Raises
+    ------
+    InvalidClaimError
+        More than one claim flag, or one beside ``--epsilon``/``--delta``.
+    """
+    from ..claims import PrivacyClaim
+    from ..errors import InvalidClaimError
+
+    given = {
+        "--rho": None if args.rho is None else PrivacyClaim.zcdp(args.rho),
+        "--mu": None if args.mu is None else PrivacyClaim.gdp(args.mu),
+        "--renyi": None if args.renyi is None else PrivacyClaim.renyi(args.renyi[0], args.renyi[1]),
+    }
+    named = [flag for flag, claim in given.items() if claim is not None]
+    if args.epsilon is not None or args.delta is not None:
+        named += ["--epsilon/--delta"] if named else []
+    if len(named) > 1:
+        raise InvalidClaimError(f"give one claim: {' or '.join(named)} were all given")
+    return next((claim for claim in given.values() if claim is not None), None)
+
+
 def _claim_arguments(args) -> dict:
-    """The claim and the options that ``audit``, ``search_audit`` and ``audit_samples`` share."""
+    """The claim and the options that ``audit``, ``search_audit`` and ``audit_samples`` share.
+
+    With no claim flag the mechanism's stated claim is audited (as from Python,
+    :func:`dpverify.claims.resolve_claim`)."""
     return dict(
         epsilon=args.epsilon,
         delta=args.delta,
+        claim=_claim_of_flags(args),
         alpha=args.alpha,
         n_selection=args.n_selection,
         float_events=not args.no_float_events,
@@ -519,8 +547,28 @@ def _add_selection_options(p) -> None:
 
 
 def _add_claim_options(p, *, epsilon_help: str) -> None:
-    p.add_argument("--epsilon", type=_epsilon, required=True, help=epsilon_help)
-    p.add_argument("--delta", type=_finite_float, default=0.0, help="claimed delta in [0, 1) (default 0)")
+    p.add_argument(
+        "--epsilon",
+        type=_epsilon,
+        default=None,
+        help=epsilon_help + "; omitted (with no --rho/--mu/--renyi), the claim the mechanism states",
+    )
+    p.add_argument(
+        "--delta",
+        type=_finite_float,
+        default=None,
+        help="claimed delta in [0, 1) (default: the stated delta at the stated epsilon, else 0)",
+    )
+    p.add_argument("--rho", type=_finite_float, default=None, help="audit a rho-zCDP claim instead (rho > 0)")
+    p.add_argument("--mu", type=_finite_float, default=None, help="audit a mu-Gaussian DP claim instead (mu > 0)")
+    p.add_argument(
+        "--renyi",
+        type=_finite_float,
+        nargs=2,
+        metavar=("ALPHA", "EPS"),
+        default=None,
+        help="audit an (ALPHA, EPS)-Rényi DP claim instead (order ALPHA > 1, EPS > 0)",
+    )
     p.add_argument("--alpha", type=_finite_float, default=0.05, help="test level / 1 - confidence (default 0.05)")
 
 
