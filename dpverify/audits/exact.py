@@ -150,8 +150,9 @@ class ExactPrivacyLoss(PlainData):
         best = 0.0
         for p, q in ((self.p, self.q), (self.q, self.p)):
             prob_p, prob_q = _level_sets(p, q)
-            with np.errstate(invalid="ignore"):
-                values = special.ndtri(np.clip(prob_p, 0.0, 1.0)) - special.ndtri(np.clip(prob_q, 0.0, 1.0))
+            rest_p, rest_q = _level_sets(p, q, complement=True)
+            with np.errstate(invalid="ignore", divide="ignore"):
+                values = _probit(prob_p, rest_p) - _probit(prob_q, rest_q)
             values = values[~np.isnan(values)]
             if values.size:
                 best = max(best, float(values.max()))
@@ -205,13 +206,24 @@ def _renyi(p, q, orders):
     return np.maximum(out, 0.0).reshape(orders.shape)
 
 
-def _level_sets(p, q):
-    """``P(S_j)``, ``Q(S_j)`` of the likelihood-ratio level sets (most in favour of p first), from the empty set."""
+def _level_sets(p, q, complement: bool = False):
+    """``P(S_j)``, ``Q(S_j)`` of the likelihood-ratio level sets (most in favour of p first), from the empty set;
+    with ``complement``, ``P`` and ``Q`` of their complements, summed from the other end (no cancellation near 1)."""
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(q > 0, np.log(p) - np.log(q), np.inf)
     ratio = np.where((p == 0) & (q == 0), -np.inf, ratio)
     order = np.argsort(-ratio, kind="stable")
+    if complement:
+        rest_p = np.concatenate([np.cumsum(p[order][::-1])[::-1], [0.0]])
+        rest_q = np.concatenate([np.cumsum(q[order][::-1])[::-1], [0.0]])
+        return rest_p, rest_q
     return np.concatenate([[0.0], np.cumsum(p[order])]), np.concatenate([[0.0], np.cumsum(q[order])])
+
+
+def _probit(prob, rest):
+    """``Phi^-1(prob)`` with ``rest = 1 - prob`` summed separately: ``-Phi^-1(rest)`` above one half."""
+    prob, rest = np.clip(prob, 0.0, 1.0), np.clip(rest, 0.0, 1.0)
+    return np.where(prob <= 0.5, special.ndtri(prob), -special.ndtri(rest))
 
 
 def _tradeoff(p, q, a):

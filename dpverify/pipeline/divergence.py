@@ -82,6 +82,11 @@ def cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha: float) -> CellR
 def _proportional_fit(w, lo, hi):
     """``clip(s w, lo, hi)`` with ``s`` such that it sums to 1 (``lo.sum() <= 1 <= hi.sum()``)."""
     w = np.maximum(w, FLOOR)
+    with np.errstate(over="ignore"):
+        return _fit(w, lo, hi)
+
+
+def _fit(w, lo, hi):
     low, high = -800.0, 800.0
     for _ in range(80):  # bisection on log s: 1600 / 2^80 is far below double precision
         mid = 0.5 * (low + high)

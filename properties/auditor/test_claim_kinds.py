@@ -1,0 +1,392 @@
+"""Claims audited in the form they are stated: zCDP, Rényi DP, Gaussian DP and trade-off curves.
+
+What each test detects is in its docstring. The statistical checks use fixed seeds: their
+outcome is fixed, and where they are repeated audits (the validity checks) the count of
+violations is held to a binomial quantile at level 1e-6 of the nominal rate, so correct code
+fails them with probability below 1e-6 each.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from scipy import stats
+
+import dpverify
+from dpverify import InvalidClaimError, PrivacyClaim
+from dpverify.claims import BUILTIN_KINDS, ClaimKind, claim_kind, claim_kinds, register_claim_kind
+from dpverify.cli.commands import main
+from dpverify.mechanisms import ExponentialMechanism, GaussianMechanism, LaplaceMechanism, RandomizedResponse
+from dpverify.mechanisms.concentrated import (
+    BoundedRangePermuteAndFlip,
+    PermuteAndFlip,
+    ZCDPGaussian,
+    broken_zcdp_gaussian,
+    laplace_renyi,
+    laplace_rho,
+)
+from dpverify.pipeline.divergence import CellRegion, cell_region, renyi_lower_bounds
+
+pytestmark = pytest.mark.privacy_audit
+
+# --------------------------------------------------------------------------
+# the claim type and its kinds
+# --------------------------------------------------------------------------
+
+
+def test_builtin_kinds_are_an_explicit_tuple_in_order():
+    """Detects: a kind registered by import side effect, or one missing from the registry."""
+    assert [k.name for k in BUILTIN_KINDS] == ["dp", "zcdp", "renyi", "gdp", "tradeoff"]
+    assert claim_kinds()[:5] == ("dp", "zcdp", "renyi", "gdp", "tradeoff")
+    with pytest.raises(InvalidClaimError, match="unknown claim kind"):
+        claim_kind("pure-magic")
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        PrivacyClaim(1.0, 1e-6, source="s"),
+        PrivacyClaim.zcdp(0.5, neighbouring="|x - x'| <= 1"),
+        PrivacyClaim.renyi(2.0, 1.0),
+        PrivacyClaim.renyi([2.0, 4.0, 8.0], [0.5, 1.0, 1.5]),
+        PrivacyClaim.gdp(1.0),
+        PrivacyClaim.tradeoff([(0.0, 0.9), (0.5, 0.3), (1.0, 0.0)]),
+    ],
+)
+def test_every_kind_reloads_from_plain_data(claim):
+    """Detects: a kind whose parameters are lost or changed in JSON (a report that reloads another claim)."""
+    assert PrivacyClaim.from_dict(claim.to_dict()) == claim
+    assert str(claim)
+
+
+def test_an_epsilon_delta_claim_saves_the_fields_it_saved_before_kinds():
+    """Detects: the (eps, delta) claim's JSON gaining the other kinds' fields (old reports would differ)."""
+    assert set(PrivacyClaim(1.0).to_dict()) == {
+        "epsilon",
+        "delta",
+        "neighbouring",
+        "source",
+        "model",
+        "stated_epsilon",
+    }
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda: PrivacyClaim.zcdp(-1.0), "rho"),
+        (lambda: PrivacyClaim.zcdp(float("inf")), "rho"),
+        (lambda: PrivacyClaim.gdp("one"), "mu"),
+        (lambda: PrivacyClaim.renyi(1.0, 1.0), "> 1"),
+        (lambda: PrivacyClaim.renyi([2.0, 3.0], [1.0]), "one epsilon per order"),
+        (lambda: PrivacyClaim.renyi([2.0, 2.0], [1.0, 1.0]), "distinct"),
+        (lambda: PrivacyClaim.tradeoff([(0.0, 0.2), (0.5, 0.4)]), "non-increasing"),
+        (lambda: PrivacyClaim.tradeoff(lambda a: a), "non-increasing"),
+        (lambda: PrivacyClaim.tradeoff([(0.0, 1.5)]), r"\[0, 1\]"),
+        (lambda: PrivacyClaim(kind="zcdp", rho=0.5, mu=1.0), "cannot also state"),
+        (lambda: PrivacyClaim.zcdp(0.5, delta=1e-6), "no delta"),
+        (lambda: PrivacyClaim(), "needs epsilon"),
+    ],
+)
+def test_claims_out_of_their_domain_are_named_errors(make, message):
+    """Detects: a malformed claim accepted in silence (an audit of a claim nobody made)."""
+    with pytest.raises(InvalidClaimError, match=message):
+        make()
+
+
+def test_a_new_kind_is_one_record():
+    """Detects: a claim kind that needs edits outside its own record (the extension point is the record)."""
+    kind = ClaimKind(
+        name="twice-gdp",
+        title="mu-GDP with mu doubled",
+        parameter="mu/2",
+        reads="events",
+        fields=("mu",),
+        check=lambda claim: {"mu": float(claim.mu)},
+        claimed_value=lambda claim: claim.mu,
+        describe=lambda claim: f"twice mu={claim.mu:g}",
+        event_bound=lambda claim, p_lo, q_hi: dpverify.claims.gaussian.probit_bound(p_lo, q_hi) / 2,
+    )
+    register_claim_kind(kind)
+    claim = PrivacyClaim(kind="twice-gdp", mu=0.6)
+    result = dpverify.audit(RandomizedResponse(1.0), 0, 1, claim=claim, n_samples=100_000, seed=1)
+    assert result.claim == claim and result.violation  # mu of RR(1) is 1.23: half of it exceeds 0.6
+    with pytest.raises(InvalidClaimError, match="already registered"):
+        register_claim_kind(ClaimKind(**{**kind.__dict__, "title": "other"}))
+
+
+def test_claim_and_epsilon_together_are_refused():
+    """Detects: a claim given twice where one silently wins."""
+    with pytest.raises(InvalidClaimError, match="not both"):
+        dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, claim=PrivacyClaim.zcdp(0.5), n_samples=10_000)
+
+
+def test_a_mechanism_is_audited_in_the_kind_it_states():
+    """Detects: a zCDP-stating mechanism audited as (eps, delta) (OpenDP #2911 would pass unseen)."""
+    result = dpverify.audit(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0), n_samples=200_000, seed=1)
+    assert result.claim.kind == "zcdp" and result.violation
+    assert "rho" in result.summary()
+
+
+def test_an_epsilon_attribute_is_read_as_the_stated_claim_and_a_differing_one_noted():
+    """Detects: the README's first example mechanism (epsilon as an attribute) audited at another epsilon in
+    silence, and a mechanism with only an epsilon attribute refused when no epsilon is passed."""
+
+    class Noisy:
+        epsilon = 1.0
+
+        def __call__(self, x, rng):
+            return int(x) + int(rng.geometric(0.632) - rng.geometric(0.632))
+
+    stated = dpverify.audit(Noisy(), 0, 1, n_samples=20_000, seed=1)
+    assert stated.claim == PrivacyClaim(1.0) and not any("differs" in n for n in stated.notes)
+    other = dpverify.audit(Noisy(), 0, 1, epsilon=2.0, n_samples=20_000, seed=1)
+    assert any("epsilon` attribute" in n for n in other.notes)
+
+
+# --------------------------------------------------------------------------
+# exact values
+# --------------------------------------------------------------------------
+
+
+def _discretised_gaussian(shift):
+    xs = np.linspace(-14, 15, 40_001)
+    p, q = stats.norm.pdf(xs), stats.norm.pdf(xs - shift)
+    return dict(enumerate(p / p.sum())), dict(enumerate(q / q.sum()))
+
+
+@pytest.mark.parametrize("shift", [0.5, 1.0, 2.0])
+def test_exact_rho_mu_and_tradeoff_of_a_gaussian(shift):
+    """Detects: a wrong Rényi sum, a rho taken in one direction or at one order, a mu or trade-off curve off
+    the Gaussian's (rho = D^2/2, mu = D, T(a) = Phi(Phi^-1(1 - a) - D)), at three shifts."""
+    loss = dpverify.exact_privacy_loss(*_discretised_gaussian(shift))
+    assert loss.rho == pytest.approx(shift**2 / 2, rel=1e-4)
+    assert loss.mu == pytest.approx(shift, rel=1e-4)
+    assert loss.renyi(3.0) == pytest.approx(3.0 * shift**2 / 2, rel=1e-4)
+    a = np.array([0.01, 0.1, 0.5])
+    assert np.allclose(loss.tradeoff(a), stats.norm.cdf(stats.norm.ppf(1 - a) - shift), atol=1e-4)
+
+
+@pytest.mark.parametrize("epsilon", [0.3, 1.0, 3.0])
+def test_laplace_renyi_closed_form_matches_the_discretised_sum(epsilon):
+    """Detects: a wrong closed form of the Laplace Rényi curve (Mironov 2017, Prop. 6) at three epsilons."""
+    xs = np.linspace(-60 / epsilon, 60 / epsilon, 100_001)
+    p, q = np.exp(-np.abs(xs) * epsilon), np.exp(-np.abs(xs - 1) * epsilon)
+    loss = dpverify.exact_privacy_loss(dict(enumerate(p / p.sum())), dict(enumerate(q / q.sum())))
+    orders = np.array([1.5, 2.0, 8.0])
+    assert np.allclose(laplace_renyi(orders, epsilon), loss.renyi(orders, direction="forward"), rtol=2e-3)
+    assert laplace_rho(epsilon) == pytest.approx(loss.rho, rel=2e-3)
+
+
+def test_exponential_mechanism_keeps_and_permute_and_flip_breaks_the_bounded_range_rho():
+    """Detects: a zoo that states a rho its mechanism does not keep (EM at eps^2/8 holds; PF at eps^2/8 fails)."""
+    for eps in (0.5, 1.0, 2.0):
+        em = ExponentialMechanism(eps)
+        em_loss = dpverify.exact_privacy_loss(em.pmf(np.array([0.0, 1.0])), em.pmf(np.array([1.0, 0.0])))
+        assert em_loss.rho <= eps**2 / 8 * (1 + 1e-9)
+        pf = PermuteAndFlip(eps)
+        pf_loss = dpverify.exact_privacy_loss(pf.pmf((0, 1)), pf.pmf((1, 0)))
+        assert pf_loss.rho > 1.8 * eps**2 / 8
+
+
+# --------------------------------------------------------------------------
+# the certified Rényi bound
+# --------------------------------------------------------------------------
+
+
+@st.composite
+def _boxes(draw):
+    k = draw(st.integers(2, 8))
+    weights = draw(st.lists(st.floats(0.01, 1.0), min_size=2 * k, max_size=2 * k))
+    p = np.array(weights[:k]) / sum(weights[:k])
+    q = np.array(weights[k:]) / sum(weights[k:])
+    widths = draw(st.lists(st.floats(0.0, 0.2), min_size=4 * k, max_size=4 * k))
+    w = np.array(widths).reshape(4, k)
+    return (
+        p,
+        q,
+        CellRegion(
+            np.clip(p - w[0] * p, 0, 1), np.clip(p + w[1], 0, 1), np.clip(q - w[2] * q, 0, 1), np.clip(q + w[3], 0, 1)
+        ),
+    )
+
+
+@given(_boxes())
+def test_the_renyi_bound_never_exceeds_the_divergence_of_any_pair_in_the_region(box):
+    """Validity of the minimisation: for true cell probabilities inside the region the certified bound is at
+    most their Rényi divergence, at every order and both directions. Detects a bound computed at a point of
+    the region (the estimates, the box midpoint) instead of below its minimum."""
+    p, q, region = box
+    orders = np.array([1.001, 1.5, 2.0, 5.0, 20.0])
+    forward = dpverify.exact_privacy_loss(dict(enumerate(p)), dict(enumerate(q))).renyi(orders, direction="forward")
+    backward = dpverify.exact_privacy_loss(dict(enumerate(p)), dict(enumerate(q))).renyi(orders, direction="backward")
+    assert np.all(renyi_lower_bounds(region, orders) <= forward + 1e-9)
+    assert np.all(renyi_lower_bounds(region, orders, reverse=True) <= backward + 1e-9)
+
+
+def test_the_renyi_bound_is_tight_on_a_narrow_region():
+    """Detects: a bound that throws away most of the divergence (the box corners without the simplex)."""
+    p, q = np.array([0.2, 0.3, 0.5]), np.array([0.5, 0.3, 0.2])
+    region = cell_region(p * 1e9, q * 1e9, 1e9, 1e9, 0.05)
+    exact = dpverify.exact_privacy_loss(dict(enumerate(p)), dict(enumerate(q))).renyi([2.0], direction="forward")
+    assert renyi_lower_bounds(region, [2.0])[0] == pytest.approx(exact[0], rel=1e-3)
+
+
+# --------------------------------------------------------------------------
+# power against the exact values, and the broken claims
+# --------------------------------------------------------------------------
+
+
+def test_gaussian_rho_and_mu_are_certified_close_to_their_true_values():
+    """Power floors at 1e6 samples per input (seeded): rho >= 0.9 of 1/2, mu >= 0.97 of 1. Detects a cell
+    choice or region that loses power (e.g. Rényi bounds from the box corners alone reach 0.89)."""
+    rho = dpverify.audit(ZCDPGaussian(0.5), 0.0, 1.0, n_samples=10**6, seed=1)
+    assert not rho.violation and rho.claim_lower_bound >= 0.9 * 0.5
+    mu = dpverify.audit(
+        ZCDPGaussian(0.5), 0.0, 1.0, claim=PrivacyClaim.gdp(1.0), n_samples=10**6, seed=1, float_events=False
+    )
+    assert not mu.violation and mu.claim_lower_bound >= 0.97
+
+
+@pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
+def test_bounded_range_overclaim_of_permute_and_flip_is_flagged(epsilon):
+    """Detects OpenDP #2911's mistake at three epsilons: permute-and-flip stating eps^2/8-zCDP (true rho
+    1.9-3.2x that); the exponential mechanism's same claim on the same pair holds (no false alarm)."""
+    broken = dpverify.audit(BoundedRangePermuteAndFlip(epsilon), (0, 1), (1, 0), n_samples=300_000, seed=2)
+    assert broken.violation
+    em = ExponentialMechanism(epsilon)
+    kept = dpverify.audit(em, np.array([0.0, 1.0]), np.array([1.0, 0.0]), claim=em.claims[1], n_samples=300_000, seed=2)
+    assert not kept.violation and kept.claim_lower_bound >= 0.8 * em.claims[1].rho
+
+
+@pytest.mark.parametrize("rho", [0.125, 0.5, 2.0])
+def test_a_gaussian_noise_or_claim_1_25x_off_fails_its_zcdp_audit(rho):
+    """Detects a Gaussian stating 1.25x too little rho, and one adding the noise of 1.25x more rho than it
+    states (sigma 1.25^(1/2) x too small), at three rhos; the correct one passes."""
+    n = 2 * 10**6
+    assert dpverify.audit(broken_zcdp_gaussian(rho, 1.25), 0.0, 1.0, n_samples=n, seed=3).violation
+    assert dpverify.audit(ZCDPGaussian(rho * 1.25, claim_factor=1.25), 0.0, 1.0, n_samples=n, seed=3).violation
+    assert not dpverify.audit(ZCDPGaussian(rho), 0.0, 1.0, n_samples=n, seed=3).violation
+
+
+def test_every_zoo_claim_of_another_kind_holds_and_is_certified_near_its_value():
+    """The zoo's stated claims in each kind (Gaussian rho and mu, Laplace rho and Rényi curve, exponential
+    mechanism eps^2/8, randomized response's exact rho and mu) hold on their audit pairs, with a power floor.
+    Detects a zoo claim stated too small (a violation) or too large (below the floor)."""
+    cases = [
+        (GaussianMechanism(1.0, 1e-5), 0.0, 1.0, 0.8),
+        (LaplaceMechanism(1.0), 0.0, 1.0, 0.85),
+        (RandomizedResponse(1.0), 0, 1, 0.9),
+    ]
+    for mechanism, x, x_prime, floor in cases:
+        for claim in mechanism.claims[1:]:
+            result = dpverify.audit(mechanism, x, x_prime, claim=claim, n_samples=10**6, seed=4, float_events=False)
+            assert not result.violation, (type(mechanism).__name__, str(claim))
+            assert result.claim_lower_bound >= floor * claim.parameter, (type(mechanism).__name__, str(claim))
+
+
+# --------------------------------------------------------------------------
+# validity at the exact claim
+# --------------------------------------------------------------------------
+
+
+def _false_alarms(run, n_audits: int) -> int:
+    return sum(bool(run(seed).violation) for seed in range(n_audits))
+
+
+def _limit(n_audits: int, alpha: float) -> int:
+    return int(stats.binom.ppf(1 - 1e-6, n_audits, alpha))
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["randomized response at its exact rho", "Gaussian at its exact rho", "Gaussian at its exact mu", "null scores"],
+)
+def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
+    """Pooled binomial check of the false-alarm rate at the exact claim (alpha = 0.2; 100 audits of randomized
+    response and 20 of the others, 200 each under the thorough profile), held to the 1 - 1e-6 binomial
+    quantile. On randomized response the two cells are the whole output, so the partition loses nothing:
+    a region without its confidence (the Bonferroni split dropped, level 2k alpha per interval) raised 55
+    false alarms in 100 (limit 41); correct code raised 0. On continuous outputs the cells lose a little
+    of the divergence, which makes those cases conservative; they guard against gross errors (certifying
+    on the selection samples, a bound above the plug-in divergence)."""
+    alpha = 0.2
+    n_audits = 200 if thorough else (100 if case.startswith("randomized") else 20)
+    rr = RandomizedResponse(1.0)
+    rr_rho = rr.claims[1]
+    gauss = ZCDPGaussian(0.5)
+    runs = {
+        "randomized response at its exact rho": lambda s: dpverify.audit(
+            rr, 0, 1, claim=rr_rho, n_samples=10_000, seed=s, alpha=alpha
+        ),
+        "Gaussian at its exact rho": lambda s: dpverify.audit(gauss, 0.0, 1.0, n_samples=100_000, seed=s, alpha=alpha),
+        "Gaussian at its exact mu": lambda s: dpverify.audit(
+            gauss,
+            0.0,
+            1.0,
+            claim=PrivacyClaim.gdp(gauss.mu),
+            n_samples=100_000,
+            seed=s,
+            alpha=alpha,
+            float_events=False,
+        ),
+        "null scores": lambda s: dpverify.audit_samples(
+            *np.random.default_rng(s).normal(size=(2, 60_000)), claim=PrivacyClaim.gdp(0.01), alpha=alpha
+        ),
+    }
+    assert _false_alarms(runs[case], n_audits) <= _limit(n_audits, alpha)
+
+
+# --------------------------------------------------------------------------
+# results, replay and the command line
+# --------------------------------------------------------------------------
+
+
+def test_a_claim_result_round_trips_through_json_and_replays():
+    """Detects: a kind's result that does not reload (claim, partition) or does not replay from its seed."""
+    result = dpverify.audit(ZCDPGaussian(0.5), 0.0, 1.0, n_samples=100_000, seed=5)
+    again = dpverify.AuditResult.from_json(result.to_json())
+    assert again == result and again.partition == result.partition
+    assert dpverify.audit(ZCDPGaussian(0.5), 0.0, 1.0, n_samples=100_000, seed=5) == result
+
+
+def test_assert_dp_names_the_kind_and_its_parameter():
+    """Detects: an assertion message that reports epsilon for a zCDP violation."""
+    from dpverify.testing import assert_dp
+
+    with pytest.raises(AssertionError, match=r"rho-zCDP claim .*\n.*\n.*rho >= "):
+        assert_dp(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0), n_samples=200_000, seed=1)
+
+
+def test_sequential_audit_refuses_other_kinds_by_name():
+    """Detects: a sequential audit that reads a zCDP claim as an (eps, delta) one."""
+    with pytest.raises(InvalidClaimError, match="dpverify.audit"):
+        dpverify.sequential_audit(RandomizedResponse(1.0), 0, 1, claim=PrivacyClaim.zcdp(0.5), n_samples=10_000)
+
+
+def test_cli_audits_rho_mu_and_renyi_claims(tmp_path, monkeypatch, capsys):
+    """Detects: --rho/--mu/--renyi ignored or read as epsilon, and two claims accepted at once."""
+    (tmp_path / "claim_mechanisms.py").write_text(
+        "from dpverify.mechanisms.concentrated import ZCDPGaussian\ngauss = ZCDPGaussian(0.5)\n"
+    )
+    monkeypatch.syspath_prepend(str(tmp_path))
+    common = ["audit", "claim_mechanisms:gauss", "--x", "0", "--x-prime", "1", "--samples", "200000", "--seed", "1"]
+    assert main([*common, "--rho", "0.3", "--quiet"]) == 1
+    assert "rho" in capsys.readouterr().out
+    assert main([*common, "--mu", "2", "--quiet"]) == 0
+    assert main([*common, "--renyi", "2", "0.5", "--quiet"]) == 1
+    assert main([*common, "--quiet"]) == 0  # the stated claim, rho = 0.5
+    assert main([*common, "--rho", "0.3", "--mu", "1", "--quiet"]) == 2
+    assert "give one claim" in capsys.readouterr().err
+
+
+def test_math_of_the_probit_bound():
+    """Detects: the Gaussian DP bound read with the ends swapped (Phi^-1(q_hi) - Phi^-1(p_lo))."""
+    from dpverify.claims.gaussian import probit_bound
+
+    assert probit_bound(stats.norm.cdf(1.0), stats.norm.cdf(0.0)) == pytest.approx(1.0)
+    assert probit_bound(0.3, 0.6) == 0.0 and math.isfinite(probit_bound(1.0, 0.5))
