@@ -343,5 +343,15 @@ class StatesClaim:
         return (self.claim, *self.other_claims())
 
     def other_claims(self) -> tuple:
-        """The mechanism's claims in the other kinds (none unless a class states them)."""
-        return ()
+        """The mechanism's claims in the other kinds: for a pure epsilon-DP claim, the
+        ``epsilon^2 / 2``-zCDP it implies (Bun and Steinke 2016, Proposition 1.4); classes
+        with tighter claims state them."""
+        if getattr(self, "delta", 0.0):
+            return ()
+        return (
+            PrivacyClaim.zcdp(
+                self.epsilon**2 / 2,
+                neighbouring=self.claim_neighbouring.format(**vars(self)),
+                source="Bun and Steinke 2016, Proposition 1.4 (epsilon-DP implies epsilon^2/2-zCDP)",
+            ),
+        )

@@ -58,6 +58,12 @@ class GridLaplace(StatesClaim):
     claim_neighbouring = "|x - x'| <= {sensitivity:g}"
     claim_source = "Dwork and Roth 2014, Theorem 3.6 (floating-point safe grid rounding)"
 
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds: the Laplace mechanism's (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _laplace_claims
+
+        return _laplace_claims(self)
+
     def __init__(self, epsilon, sensitivity=1.0, bound=None, grid_bits=10):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0

@@ -36,6 +36,12 @@ class NoisyHistogram(StatesClaim):
     claim_neighbouring = "one count changes by at most 1"
     claim_source = "Dwork and Roth 2014, Example 3.2"
 
+    def other_claims(self) -> tuple:
+        """Its claims in the other kinds: the Laplace mechanism's (:mod:`dpverify.mechanisms.concentrated`)."""
+        from .concentrated import _laplace_claims
+
+        return _laplace_claims(self)
+
     def __init__(self, epsilon):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0

@@ -80,21 +80,25 @@ def cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha: float) -> CellR
 
 
 def _proportional_fit(w, lo, hi):
-    """``clip(s w, lo, hi)`` with ``s`` such that it sums to 1 (``lo.sum() <= 1 <= hi.sum()``)."""
+    """``clip(s w, lo, hi)`` with ``s`` such that it sums to 1 (``lo.sum() <= 1 <= hi.sum()``).
+
+    The sum is piecewise linear and non-decreasing in ``s`` with breakpoints ``lo / w`` and
+    ``hi / w``: evaluated at every breakpoint, it crosses 1 on one segment, where ``s`` is
+    interpolated exactly.
+    """
     w = np.maximum(w, FLOOR)
-    with np.errstate(over="ignore"):
-        return _fit(w, lo, hi)
-
-
-def _fit(w, lo, hi):
-    low, high = -800.0, 800.0
-    for _ in range(80):  # bisection on log s: 1600 / 2^80 is far below double precision
-        mid = 0.5 * (low + high)
-        if np.clip(np.exp(mid) * w, lo, hi).sum() > 1.0:
-            high = mid
-        else:
-            low = mid
-    return np.clip(np.exp(0.5 * (low + high)) * w, lo, hi)
+    breaks = np.unique(np.concatenate([lo / w, hi / w]))
+    sums = np.clip(breaks[:, None] * w, lo, hi).sum(axis=1)
+    j = int(np.searchsorted(sums, 1.0, side="left"))
+    if j == 0:
+        scale = breaks[0]
+    elif j >= breaks.size:
+        scale = breaks[-1]
+    else:
+        low, high = sums[j - 1], sums[j]
+        share = 0.0 if high <= low else (1.0 - low) / (high - low)
+        scale = breaks[j - 1] + share * (breaks[j] - breaks[j - 1])
+    return np.clip(scale * w, lo, hi)
 
 
 def least_favourable_pair(lo_p, hi_p, lo_q, hi_q, steps: int = MAX_STEPS):

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..events.base import CodeValue, Event, Within, _projections
+from ..events.base import CodeValue, Event, Within, _finite_part, _nearest_ranks, _projections, order_statistics
 from .divergence import cells_statistic
 from .outputs import OutputCodec, fit_codec
 from .selection import Choice
@@ -104,12 +104,19 @@ def _scores(enc_x, enc_xp, codec) -> list:
     return out
 
 
-def _edges(values_x, values_xp, k: int) -> np.ndarray:
-    pooled = np.concatenate([values_x, values_xp])
-    finite = pooled[np.isfinite(pooled)]
-    if finite.size == 0:
+def _edges(finite_x, finite_xp, k: int) -> np.ndarray:
+    """The distinct ``nearest`` quantiles at ``1/k, ..., (k-1)/k`` of the pooled finite scores (each group sorted)."""
+    n = finite_x.size + finite_xp.size
+    if n == 0:
         return np.zeros(0)
-    return np.unique(np.quantile(finite, np.linspace(0.0, 1.0, k + 1)[1:-1], method="nearest"))
+    ranks = _nearest_ranks(n, np.linspace(0.0, 1.0, k + 1)[1:-1])
+    return np.unique(order_statistics(finite_x, finite_xp, ranks))
+
+
+def _cell_counts(sorted_values, edges) -> np.ndarray:
+    """Counts of each cell (:func:`cell_index`) in sorted scores (NaN last): differences of ``searchsorted``."""
+    below = np.searchsorted(sorted_values, edges, side="left")
+    return np.diff(np.concatenate([[0], below, [sorted_values.size]]))
 
 
 def select_partition(sel_x, sel_x_prime, *, claim, n_certification: int, alpha: float) -> Partition:
@@ -130,17 +137,16 @@ def select_partition(sel_x, sel_x_prime, *, claim, n_certification: int, alpha: 
     n_x, n_xp = len(enc_x), len(enc_xp)
     best, tried = None, 0
     for name, projection in _scores(enc_x, enc_xp, codec):
-        values_x, values_xp = projection(enc_x), projection(enc_xp)
+        sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
+        finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
         seen = set()
         for k in CELL_COUNTS:
-            edges = _edges(values_x, values_xp, k)
+            edges = _edges(finite_x, finite_xp, k)
             if edges.size == 0 or edges.tobytes() in seen:
                 continue
             seen.add(edges.tobytes())
             tried += 1
-            cells = edges.size + 1
-            counts_x = np.bincount(cell_index(values_x, edges), minlength=cells)
-            counts_xp = np.bincount(cell_index(values_xp, edges), minlength=cells)
+            counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
             scale_x, scale_xp = n_certification / n_x, n_certification / n_xp
             predicted = cells_statistic(
                 claim, counts_x * scale_x, counts_xp * scale_xp, n_certification, n_certification, alpha
