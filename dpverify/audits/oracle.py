@@ -30,7 +30,7 @@ from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
 
-__all__ = ["oracle_epsilon_bound", "OracleBound"]
+__all__ = ["oracle_epsilon_bound", "OracleBound", "oracle_claim_bound", "OracleClaimBound"]
 
 
 @dataclass(frozen=True)
@@ -194,3 +194,92 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
         alpha=alpha,
         delta=delta,
     )
+
+
+@dataclass(frozen=True)
+class OracleClaimBound(PlainData):
+    """Result of :func:`oracle_claim_bound`.
+
+    Attributes
+    ----------
+    claim_lower_bound : float
+        The best bound on the claim's parameter certifiable on ``n_certification`` samples per
+        input with the event (or cells) chosen from the exact distributions.
+    claim : PrivacyClaim
+        The claim whose parameter is bounded.
+    n_cells : int
+        Cells of the best partition (kinds that read cells); 1 for an event.
+    n_certification : int
+        Certification samples per input.
+    alpha : float
+        The level.
+    """
+
+    claim_lower_bound: float
+    claim: object
+    n_cells: int
+    n_certification: int
+    alpha: float
+
+
+def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -> OracleClaimBound:
+    """Best bound on a claim's parameter that one event, or one partition, could certify on ``n`` samples.
+
+    The claim of any kind (:class:`dpverify.PrivacyClaim`). For kinds that read events (Gaussian
+    DP, trade-off curves, (eps, delta)) the candidates are the likelihood-ratio level sets, as
+    in :func:`oracle_epsilon_bound`, scored by the kind's bound at the expected counts. For
+    kinds that read cells (zCDP, Rényi) the outputs sorted by likelihood ratio are cut into
+    ``k`` groups of equal pooled mass for each ``k`` the audit tries
+    (:data:`dpverify.pipeline.partition.CELL_COUNTS`) and into one cell per output; the
+    simultaneous region of the expected cell counts gives the bound
+    (:func:`dpverify.pipeline.divergence.cells_statistic`). The ratio ``audit / oracle``
+    measures what choosing the cells from samples costs.
+
+    Raises
+    ------
+    InvalidDistributionError, InvalidParameterError
+        As :func:`oracle_epsilon_bound`.
+    """
+    from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+    from ..pipeline.divergence import cells_statistic
+    from ..pipeline.partition import CELL_COUNTS
+
+    n = check.check_positive_int(n_certification, "n_certification")
+    alpha = check.check_alpha(alpha)
+    pmf_x = _as_pmf(pmf_x, "pmf_x")
+    pmf_x_prime = _as_pmf(pmf_x_prime, "pmf_x_prime")
+    outputs = list(dict.fromkeys([*pmf_x, *pmf_x_prime]))
+    p = np.array([float(pmf_x.get(o, 0.0)) for o in outputs])
+    q = np.array([float(pmf_x_prime.get(o, 0.0)) for o in outputs])
+    kind = claim.kind_record
+    if kind.reads == "events":
+        best = 0.0
+        for a, b in ((p, q), (q, p)):
+            with np.errstate(divide="ignore", invalid="ignore"):
+                ratio = np.where(b > 0, np.log(a) - np.log(b), np.inf)
+            order = np.argsort(-ratio, kind="stable")
+            cum_a, cum_b = np.minimum(np.cumsum(a[order]), 1.0), np.minimum(np.cumsum(b[order]), 1.0)
+            bound = kind.event_bound(
+                claim, clopper_pearson_lower(n * cum_a, n, alpha), clopper_pearson_upper(n * cum_b, n, alpha)
+            )
+            best = max(best, float(np.max(bound)))
+        return OracleClaimBound(best, claim, 1, n, alpha)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        ratio = np.where(q > 0, np.log(p) - np.log(q), np.inf)
+    ratio = np.where((p == 0) & (q == 0), 0.0, ratio)
+    order = np.argsort(-ratio, kind="stable")
+    pooled = np.cumsum((p + q)[order]) / 2
+    best = (0.0, 1)
+    for k in (*CELL_COUNTS, len(outputs)):
+        cuts = np.searchsorted(pooled, np.linspace(0.0, 1.0, k + 1)[1:-1], side="left")
+        groups = (
+            np.split(order, np.unique(np.clip(cuts + 1, 1, len(order) - 1)))
+            if k < len(outputs)
+            else [order[i : i + 1] for i in range(len(order))]
+        )
+        cells_p = np.array([p[g].sum() for g in groups])
+        cells_q = np.array([q[g].sum() for g in groups])
+        value = cells_statistic(claim, n * cells_p, n * cells_q, n, n, alpha)[0]
+        if value > best[0]:
+            best = (float(value), len(groups))
+    return OracleClaimBound(best[0], claim, best[1], n, alpha)
