@@ -430,3 +430,32 @@ def test_the_claim_oracle_is_below_the_exact_value_and_the_audit_reaches_most_of
         assert oracle.claim_lower_bound <= claim.parameter
         audited = dpverify.audit(mechanism, x, x_prime, claim=claim, n_samples=10**6, seed=8)
         assert audited.claim_lower_bound >= 0.9 * oracle.claim_lower_bound
+
+
+def test_trade_off_claims_as_callables_and_points():
+    """Detects: a trade-off claim read above its points (the step reading must never claim more), or a box
+    compared at the wrong corner. Randomized response keeps its exact curve (as points on it, and as the
+    curve of a Gaussian DP bound that holds, mu = 1.3 > 1.23); the Gaussian curve of mu = 1 (below its true
+    mu) is violated."""
+    rr = RandomizedResponse(1.0)
+    exact = dpverify.exact_privacy_loss(rr.pmf(0), rr.pmf(1))
+    grid = np.linspace(0.0, 1.0, 21)
+    points = list(zip(grid, exact.tradeoff(grid)))
+
+    def gaussian_curve(mu):
+        return lambda a: stats.norm.cdf(stats.norm.ppf(1 - np.asarray(a)) - mu)
+
+    common = dict(n_samples=300_000, seed=9, alpha=1e-6)
+    assert not dpverify.audit(rr, 0, 1, claim=PrivacyClaim.tradeoff(points), **common).violation
+    assert not dpverify.audit(rr, 0, 1, claim=PrivacyClaim.tradeoff(gaussian_curve(1.3)), **common).violation
+    broken = dpverify.audit(rr, 0, 1, claim=PrivacyClaim.tradeoff(gaussian_curve(1.0)), **common)
+    assert broken.violation and broken.claim_lower_bound > 0
+
+
+def test_search_audit_certifies_the_worst_pair_in_the_claims_form():
+    """Detects: a search that screens for a zCDP claim but certifies an (eps, delta) one (or none): permute-and-
+    flip's bounded-range claim is violated on its worst pair of utility vectors."""
+    pairs = [((0.0, 0.0), (1.0, 0.0)), ((0.0, 1.0), (1.0, 0.0)), ((0.0, 0.0), (0.0, 1.0))]
+    result = dpverify.search_audit(BoundedRangePermuteAndFlip(1.0), pairs, n_samples=200_000, seed=10)
+    assert result.claim.kind == "zcdp" and result.violation
+    assert (tuple(result.x), tuple(result.x_prime)) == pairs[1]
