@@ -31,6 +31,7 @@ __all__ = [
     "check_positive_int",
     "check_fraction",
     "check_positive_real",
+    "check_choice",
 ]
 
 
@@ -182,6 +183,19 @@ def check_positive_real(value, name: str, lower: float = 0.0) -> float:
     if not _is_real(value) or not math.isfinite(float(value)) or not float(value) > lower:
         raise InvalidParameterError(f"{name} must be a finite real number > {lower:g}, got {value!r}")
     return float(value)
+
+
+def check_choice(value, name: str, allowed: tuple, error: type = InvalidParameterError):
+    """One of the strings (or other hashable values) ``allowed``: a norm, a role, a kind.
+
+    Raises
+    ------
+    InvalidParameterError
+        (or ``error``) ``value`` is none of ``allowed``.
+    """
+    if not any(value == choice and type(value) is type(choice) for choice in allowed):
+        raise error(f"{name} must be one of {allowed}, got {value!r}")
+    return value
 
 
 def _inputs_equal(x, x_prime) -> bool:
