@@ -15,7 +15,7 @@ import argparse
 import json
 from pathlib import Path
 
-from ..neighbours.relations import SEARCH_FLAGS, relations
+from ..neighbours.relations import SEARCH_FLAGS, registered_relations
 
 __all__ = ["RELATIONS", "cli_relations", "add_search_options", "as_hashable", "search_neighbours"]
 
@@ -25,7 +25,7 @@ RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
 
 def cli_relations() -> dict:
     """The registered relations offered on the command line, by name."""
-    return {r.name: r for r in relations() if r.from_flags is not None}
+    return {r.name: r for r in registered_relations() if r.from_flags is not None}
 
 
 def _flags() -> list:

@@ -25,9 +25,9 @@ from .relations import (
     RelationFlag,
     domain_neighbours,
     register_relation,
+    registered_relations,
     relation,
     relation_names,
-    relations,
     unregister_relation,
 )
 from .streams import Streams, position_classes, streams
@@ -55,7 +55,7 @@ __all__ = [
     "register_relation",
     "unregister_relation",
     "relation",
-    "relations",
+    "registered_relations",
     "relation_names",
     "domain_neighbours",
 ]

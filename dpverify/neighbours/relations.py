@@ -55,7 +55,7 @@ __all__ = [
     "register_relation",
     "unregister_relation",
     "relation",
-    "relations",
+    "registered_relations",
     "relation_names",
     "domain_neighbours",
     "bit_pairs",
@@ -320,7 +320,7 @@ def relation(name: str) -> NeighbourRelation:
         raise InvalidNeighboursError(f"unknown relation {name!r}; registered: {relation_names()}") from None
 
 
-def relations() -> tuple[NeighbourRelation, ...]:
+def registered_relations() -> tuple[NeighbourRelation, ...]:
     """The registered relations, in registration order."""
     return tuple(_registry().values())
 
@@ -353,7 +353,7 @@ def domain_neighbours(x, x_prime, name: str | None = None, **parameters):
         if found is None:
             raise InvalidNeighboursError(f"the pair ({x!r}, {x_prime!r}) is not in the input domain of {name!r}")
         return found
-    for record in relations():
+    for record in registered_relations():
         found = record.neighbours_of(x, x_prime, **parameters) if record.inferred else None
         if found is not None:
             return found
