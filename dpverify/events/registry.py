@@ -43,7 +43,7 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from .._validation import check_choice, check_positive_int
+from .._validation import check_callable, check_choice, check_name, check_positive_int
 from ..errors import InvalidParameterError
 from .candidates import Candidates
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
@@ -137,12 +137,10 @@ class EventFamily:
     memory: FamilyMemory = field(default_factory=FamilyMemory)
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name:
-            raise InvalidParameterError(f"an event family's name must be a non-empty string, got {self.name!r}")
+        check_name(self.name, "an event family")
         check_choice(self.kind, "kind", KINDS)
         check_choice(self.role, "role", ROLES)
-        if not callable(self.build):
-            raise InvalidParameterError(f"event family {self.name!r}: build must be callable, got {self.build!r}")
+        check_callable(self.build, f"event family {self.name!r}: build")
         if not isinstance(self.memory, FamilyMemory):
             raise InvalidParameterError(f"event family {self.name!r}: memory must be a FamilyMemory")
 

@@ -38,13 +38,12 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from .._validation import check_choice
+from .._validation import check_callable, check_choice, check_name
 from ..errors import InvalidNeighboursError
-from ._checks import NORMS
 from .datasets import add_remove_one
 from .graphs import graph_weights
 from .streams import streams
-from .vectors import query_vectors
+from .vectors import NORMS, query_vectors
 
 __all__ = [
     "NeighbourRelation",
@@ -150,10 +149,8 @@ class NeighbourRelation:
     inferred: bool = True
 
     def __post_init__(self):
-        if not isinstance(self.name, str) or not self.name:
-            raise InvalidNeighboursError(f"a relation's name must be a non-empty string, got {self.name!r}")
-        if not callable(self.build):
-            raise InvalidNeighboursError(f"relation {self.name!r}: build must be callable, got {self.build!r}")
+        check_name(self.name, "a relation", error=InvalidNeighboursError)
+        check_callable(self.build, f"relation {self.name!r}: build", error=InvalidNeighboursError)
         if any(not isinstance(f, RelationFlag) for f in self.flags) or not set(self.required) <= set(self.flags):
             raise InvalidNeighboursError(
                 f"relation {self.name!r}: flags must be RelationFlag records, and required ones among them"

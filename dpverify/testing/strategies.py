@@ -56,8 +56,8 @@ from hypothesis import strategies as st
 
 from .._validation import check_choice, check_positive_int, check_positive_real
 from ..errors import InvalidParameterError
-from ..neighbours._checks import NORMS
 from ..neighbours.relations import relation as registered_relation
+from ..neighbours.vectors import NORMS
 
 __all__ = [
     "weighted_graphs",
