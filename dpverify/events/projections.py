@@ -114,19 +114,23 @@ def _fixed_projections(d: int) -> list:
     return out
 
 
+def _direction(direction: np.ndarray) -> list:
+    """The projection on the unit vector of the mean difference ``direction`` (none when it is 0 or not finite)."""
+    norm = np.linalg.norm(direction)
+    if not (np.isfinite(norm) and norm > 0):
+        return []
+    w = direction / norm
+    text = "(" + ", ".join(f"{v:.3g}" for v in w[:4]) + (", ..." if len(w) > 4 else "") + ")"
+    return [(f"<output, {text}>", Linear(w))]
+
+
 def vector_projections(sel_x, sel_x_prime):
     """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference."""
     d = sel_x.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]
-    out = _fixed_projections(d)
     direction = np.nan_to_num(_finite_mean(sel_x) - _finite_mean(sel_x_prime))
-    norm = np.linalg.norm(direction)
-    if np.isfinite(norm) and norm > 0:
-        w = direction / norm
-        text = "(" + ", ".join(f"{v:.3g}" for v in w[:4]) + (", ..." if d > 4 else "") + ")"
-        out.append((f"<output, {text}>", Linear(w)))
-    return out
+    return _fixed_projections(d) + _direction(direction)
 
 
 def row_projections(table: np.ndarray, codes_x, codes_x_prime):
@@ -138,14 +142,8 @@ def row_projections(table: np.ndarray, codes_x, codes_x_prime):
     d = table.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]
-    out = _fixed_projections(d)
     k = len(table)
     share_x = np.bincount(codes_x[codes_x >= 0], minlength=k) / max(1, len(codes_x))
     share_xp = np.bincount(codes_x_prime[codes_x_prime >= 0], minlength=k) / max(1, len(codes_x_prime))
     direction = np.nan_to_num((share_x - share_xp) @ np.clip(table, -1e150, 1e150))
-    norm = np.linalg.norm(direction)
-    if np.isfinite(norm) and norm > 0:
-        w = direction / norm
-        text = "(" + ", ".join(f"{v:.3g}" for v in w[:4]) + (", ..." if d > 4 else "") + ")"
-        out.append((f"<output, {text}>", Linear(w)))
-    return out
+    return _fixed_projections(d) + _direction(direction)
