@@ -356,7 +356,7 @@ def _label_table(outputs, sel_x):
     if outputs.kind == "real":
         return None
     if outputs.labels is None or len(outputs.labels) <= MIN_DISCRETE_LABELS:
-        return None  # few outputs: the exact level sets of dpverify.events.base cover them
+        return None  # few outputs: the exact level sets of dpverify.events.discrete cover them
     return label_features(outputs.labels)
 
 
