@@ -24,7 +24,7 @@ The package in layers, lowest first; a module imports only its own layer or lowe
   :mod:`dpverify.keys` (ready ``output_key`` functions), :mod:`dpverify.verification`
   (what ``dpverify suite`` runs), :mod:`dpverify.neighbours` (neighbouring relations to
   search);
-- :mod:`dpverify.events`: the event families, each a declared record (:class:`dpverify.events.EventFamily`);
+- :mod:`dpverify.events`: the event families, each declaring its role;
 - :mod:`dpverify.pipeline`: outputs, sampling, the sampler check, selection, bounds;
 - :mod:`dpverify.audits`: the result types, certification, the drivers and replay;
 - :mod:`dpverify.mechanisms` (the textbook zoo, correct and broken, with claims) and
