@@ -31,6 +31,9 @@ __all__ = [
     "check_positive_int",
     "check_fraction",
     "check_positive_real",
+    "check_choice",
+    "check_name",
+    "check_callable",
 ]
 
 
@@ -127,7 +130,7 @@ def check_alpha(alpha) -> float:
     return check_fraction(alpha, "alpha")
 
 
-def check_positive_int(value, name: str, minimum: int = 1) -> int:
+def check_positive_int(value, name: str, minimum: int = 1, error: type = InvalidParameterError) -> int:
     """An integer (Python or numpy) ``>= minimum``: sample sizes, chunk counts, seeds.
 
     Parameters
@@ -138,6 +141,8 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
         Its name, for the message.
     minimum : int, default 1
         The smallest value allowed (0 for a non-negative integer).
+    error : type, default InvalidParameterError
+        The error to raise (the neighbour generators raise InvalidNeighboursError).
 
     Raises
     ------
@@ -145,7 +150,7 @@ def check_positive_int(value, name: str, minimum: int = 1) -> int:
         Not an integer (floats such as ``1e5`` included), or below ``minimum``.
     """
     if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < minimum:
-        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+        raise error(f"{name} must be an integer >= {minimum}, got {value!r}")
     return int(value)
 
 
@@ -162,7 +167,7 @@ def check_fraction(value, name: str) -> float:
     return float(value)
 
 
-def check_positive_real(value, name: str, lower: float = 0.0) -> float:
+def check_positive_real(value, name: str, lower: float = 0.0, error: type = InvalidParameterError) -> float:
     """A finite real number ``> lower`` (a sensitivity, a scale, a growth factor).
 
     Parameters
@@ -173,6 +178,8 @@ def check_positive_real(value, name: str, lower: float = 0.0) -> float:
         Its name, for the message.
     lower : float, default 0
         The value must exceed it strictly.
+    error : type, default InvalidParameterError
+        The error to raise.
 
     Raises
     ------
@@ -180,8 +187,47 @@ def check_positive_real(value, name: str, lower: float = 0.0) -> float:
         Not a real number, not finite, or ``<= lower``.
     """
     if not _is_real(value) or not math.isfinite(float(value)) or not float(value) > lower:
-        raise InvalidParameterError(f"{name} must be a finite real number > {lower:g}, got {value!r}")
+        raise error(f"{name} must be a finite real number > {lower:g}, got {value!r}")
     return float(value)
+
+
+def check_choice(value, name: str, allowed: tuple, error: type = InvalidParameterError):
+    """One of the strings (or other hashable values) ``allowed``: a norm, a role, a kind.
+
+    Raises
+    ------
+    InvalidParameterError
+        (or ``error``) ``value`` is none of ``allowed``.
+    """
+    if value not in allowed:
+        raise error(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
+def check_name(value, what: str, error: type = InvalidParameterError) -> str:
+    """A non-empty string naming ``what`` (an event family, a relation).
+
+    Raises
+    ------
+    InvalidParameterError
+        (or ``error``) Not a string, or empty.
+    """
+    if not isinstance(value, str) or not value:
+        raise error(f"{what}'s name must be a non-empty string, got {value!r}")
+    return value
+
+
+def check_callable(value, name: str, error: type = InvalidParameterError):
+    """A callable (a family's builder, a relation's generator).
+
+    Raises
+    ------
+    InvalidParameterError
+        (or ``error``) Not callable.
+    """
+    if not callable(value):
+        raise error(f"{name} must be callable, got {value!r}")
+    return value
 
 
 def _inputs_equal(x, x_prime) -> bool:

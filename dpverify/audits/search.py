@@ -60,7 +60,7 @@ import numpy as np
 from .._results import PlainData, short_repr
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
-from ..events import candidate_events, families_of_role, registered_families
+from ..events import candidate_events, families_of_role, registered_families, screening_families
 from ..extras.progress import progress_bar
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
@@ -86,9 +86,6 @@ MAX_SCREENING = 8_000_000
 #: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
 #: over every event of every pair compared in the round.
 RANKING_SHRINKAGE_SE = 1.0
-#: Event families left out while pairs are ranked (their fitting cost grows with the sample and is
-#: paid once per pair and round); the chosen pair's events are selected with every family asked for.
-SCREENING_EXCLUDED_FAMILIES = ("classifier",)
 #: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
 MIN_ROUND_SAMPLES = 500
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
@@ -391,12 +388,15 @@ def _check_refining(n_refining, n_screening: int, neighbours) -> int:
 
 
 def _screening_families(families, float_events: bool) -> list:
-    """The event families that rank pairs: those asked for, less :data:`SCREENING_EXCLUDED_FAMILIES`
-    (and less the floating-point families with ``float_events=False``)."""
+    """The event families that rank pairs: those asked for, less those whose records say they do not screen
+    (:attr:`dpverify.events.EventFamily.screening`: their fitting cost grows with the sample and is paid once
+    per pair and round; the chosen pair's events are selected with every family asked for), and less the
+    floating-point families with ``float_events=False``."""
     pool = registered_families() if families is None else list(families)
     if not float_events:
         pool = [f for f in pool if f not in families_of_role("implementation")]
-    kept = [f for f in pool if f not in SCREENING_EXCLUDED_FAMILIES]
+    excluded = set(registered_families()) - set(screening_families())
+    kept = [f for f in pool if f not in excluded]
     return kept or pool
 
 

@@ -1,42 +1,72 @@
 """``dpverify audit ... --search RELATION`` and ``--pairs FILE.json``: a search audit from the command line.
 
-The ready neighbour generators of :mod:`dpverify.neighbours`, by name:
-
-- ``scalars``: real answers moved by ``--sensitivity`` (one above, one below);
-- ``vectors``: ``--length`` query answers, StatDP's patterns (``--patterns``), ``--norm`` l1 or linf;
-- ``streams``: ``--length`` elements from ``--values`` (JSON list; default ``[0, 1]``), one differs;
-- ``graphs``: weights on the complete graph of ``--length`` vertices, one edge (l1) or all (linf) moved;
-- ``datasets``: ``--length`` records from ``--values``, one added or removed.
+The registered neighbouring relations that declare how flags build them
+(:mod:`dpverify.neighbours.relations`), by name: ``scalars``, ``vectors``,
+``streams``, ``graphs``, ``datasets`` and any a package registers; each record
+lists the flags it reads (``--length``, ``--sensitivity``, ``--norm``,
+``--patterns``, ``--values``) and those it needs.
 
 ``--pairs FILE.json``: a JSON list of ``[x, x_prime]`` pairs (arrays become tuples).
 """
 
 from __future__ import annotations
 
+import argparse
 import json
 from pathlib import Path
 
-__all__ = ["RELATIONS", "add_search_options", "as_hashable", "search_neighbours"]
+from ..neighbours.relations import SEARCH_FLAGS, registered_relations
 
+__all__ = ["RELATIONS", "cli_relations", "add_search_options", "as_hashable", "search_neighbours"]
+
+#: The built-in relations offered on the command line (:func:`cli_relations` also has those registered since).
 RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
+
+
+def cli_relations() -> dict:
+    """The registered relations offered on the command line, by name."""
+    return {r.name: r for r in registered_relations() if r.from_flags is not None}
+
+
+def _flags() -> list:
+    """The flags the relations read: the built-in ones in their order, then any other a relation declares."""
+    found = {flag.flag: flag for flag in SEARCH_FLAGS}
+    for r in cli_relations().values():
+        for flag in r.flags:
+            found.setdefault(flag.flag, flag)
+    return list(found.values())
+
+
+def _flag_options(flag, positive_int, finite_float) -> dict:
+    """The argparse keywords of a relation flag."""
+    options = {"default": flag.default, "help": flag.help}
+    if flag.kind == "count":
+        options["type"] = positive_int
+    elif flag.kind == "real":
+        options["type"] = finite_float
+    elif flag.kind == "choice":
+        options["choices"] = flag.choices
+    elif flag.kind == "names":
+        options.update(nargs="+", metavar="NAME")
+    else:
+        options["metavar"] = "JSON"
+    return options
 
 
 def add_search_options(p, positive_int, finite_float) -> None:
     """The search flags of ``dpverify audit``."""
+    names = list(cli_relations())
     group = p.add_argument_group(
         "search audit (instead of --x/--x-prime)",
         "search the neighbouring inputs for the worst pair on a screening budget, then certify the chosen "
         "pair on fresh samples at the full alpha (dpverify.search_audit)",
     )
     group.add_argument(
-        "--search", choices=RELATIONS, metavar="RELATION", help=f"a ready neighbouring relation: {', '.join(RELATIONS)}"
+        "--search", choices=names, metavar="RELATION", help=f"a ready neighbouring relation: {', '.join(names)}"
     )
     group.add_argument("--pairs", metavar="FILE.json", help="a JSON list of [x, x_prime] pairs to search")
-    group.add_argument("--length", type=positive_int, default=None, help="vector/stream length, vertices, records")
-    group.add_argument("--sensitivity", type=finite_float, default=1.0, help="largest move (default 1)")
-    group.add_argument("--norm", choices=("l1", "linf"), default=None, help="vectors: linf (default); graphs: l1")
-    group.add_argument("--patterns", nargs="+", default=None, metavar="NAME", help="vectors: StatDP pattern names")
-    group.add_argument("--values", default=None, metavar="JSON", help="streams/datasets: the element domain")
+    for flag in _flags():
+        group.add_argument(flag.flag, **_flag_options(flag, positive_int, finite_float))
     group.add_argument(
         "--candidates",
         type=positive_int,
@@ -91,24 +121,18 @@ def search_neighbours(args, usage_error):
         if not isinstance(pairs, list):
             raise usage_error("--pairs must hold a JSON list of [x, x_prime] pairs")
         return [as_hashable(pair) for pair in pairs]
-    values = None
-    if args.values is not None:
-        try:
-            values = as_hashable(json.loads(args.values))
-        except json.JSONDecodeError as exc:
-            raise usage_error(f"--values must be a JSON list: {exc}") from exc
-    length = args.length
-    if args.search != "scalars" and length is None:
-        raise usage_error(f"--search {args.search} needs --length")
+    relation = cli_relations()[args.search]
+    flags = vars(args).copy()
+    for flag in _flags():
+        if flag.kind == "json" and flags.get(flag.dest) is not None:
+            try:
+                flags[flag.dest] = as_hashable(json.loads(flags[flag.dest]))
+            except json.JSONDecodeError as exc:
+                raise usage_error(f"{flag.flag} must be a JSON list: {exc}") from exc
+    for flag in relation.required:
+        if flags.get(flag.dest) is None:
+            raise usage_error(f"--search {args.search} needs {flag.flag}")
     try:
-        if args.search == "scalars":
-            return nb.query_vectors(None, args.sensitivity)
-        if args.search == "vectors":
-            return nb.query_vectors(length, args.sensitivity, args.norm or "linf", args.patterns)
-        if args.search == "streams":
-            return nb.streams(length, values or (0, 1))
-        if args.search == "graphs":
-            return nb.graph_weights(length, args.sensitivity, args.norm or "l1")
-        return nb.add_remove_one(values or (0, 1), length)
+        return relation.from_flags(argparse.Namespace(**flags))
     except nb.InvalidNeighboursError as exc:
         raise usage_error(str(exc)) from exc

@@ -50,7 +50,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..extras import arrays
-from .base import AtLeast, Below, Candidates, Event, nearest_quantiles, register_event_family
+from .candidates import Candidates, Event
+from .indicators import AtLeast, Below
+from .thresholds import nearest_quantiles
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -354,7 +356,7 @@ def _label_table(outputs, sel_x):
     if outputs.kind == "real":
         return None
     if outputs.labels is None or len(outputs.labels) <= MIN_DISCRETE_LABELS:
-        return None  # few outputs: the exact level sets of dpverify.events.base cover them
+        return None  # few outputs: the exact level sets of dpverify.events.discrete cover them
     return label_features(outputs.labels)
 
 
@@ -399,6 +401,3 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     counts_x = np.concatenate([len(sx) - below_x, below_x])
     counts_xp = np.concatenate([len(sxp) - below_xp, below_xp])
     return Candidates(events, counts_x, counts_xp)
-
-
-register_event_family("classifier", "any", classifier_events)

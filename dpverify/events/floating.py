@@ -13,7 +13,7 @@ sample size ``n`` because the event has probability 0 under the other input.
     Each scalar output is coded by its sign, binade (exponent) and the number
     of trailing zero bits of its mantissa (capped at :data:`MAX_TRAILING_ZEROS`);
     candidate events are the estimated likelihood-ratio level sets over these
-    codes (the level sets of :mod:`dpverify.events.base`). A rounded sum ``fl(1 + z)``
+    codes (the level sets of :mod:`dpverify.events.discrete`). A rounded sum ``fl(1 + z)``
     landing in [0.25, 0.5) always has an even last bit: its code
     ``(+, [0.25, 0.5), 0 trailing zeros)`` is never produced from input 1.
 ``reachability`` (uses the audited inputs)
@@ -45,7 +45,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..extras import arrays
-from .base import Candidates, CodeBook, level_set_events, register_event_family, relabel
+from .candidates import Candidates, CodeBook, relabel
+from .discrete import level_set_events
 
 __all__ = [
     "FLOATING_FAMILIES",
@@ -252,6 +253,9 @@ class MantissaCoder:
         codes = mantissa_codes_on(group[:, 0], self.top_binade, xp)
         return xp.take(arrays.asarray_like(self.lookup, group, xp), codes)
 
+    def counted_as(self):
+        return ("mantissa", self.lookup, self.top_binade)
+
 
 @dataclass(frozen=True, eq=False)
 class ReachabilityCoder:
@@ -271,6 +275,9 @@ class ReachabilityCoder:
         exact_x = xp.all(_difference_is_exact_on(group, self.x, xp), axis=1)
         exact_xp = xp.all(_difference_is_exact_on(group, self.x_prime, xp), axis=1)
         return arrays.astype(exact_x, xp.int64, xp) * 2 + arrays.astype(exact_xp, xp.int64, xp)
+
+    def counted_as(self):
+        return ("reachability", self.x, self.x_prime)
 
 
 def _difference_is_exact_on(y, o, xp):
@@ -330,7 +337,3 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
     if not found.events:
         return Candidates.empty("every output falls in one reachability cell (no rounding marks)")
     return relabel(found, encode, "reachability", "reachability code")
-
-
-register_event_family("mantissa", "real", mantissa_events, role="implementation")
-register_event_family("reachability", "real", reachability_events, uses_inputs=True, role="implementation")

@@ -34,6 +34,8 @@ class NoisyHistogram(StatesClaim):
     """
 
     claim_neighbouring = "one count changes by at most 1"
+    #: The neighbouring relation of its inputs (:mod:`dpverify.neighbours.relations`) and its parameters.
+    input_relation = ("vectors", {"norm": "l1"})
     claim_source = "Dwork and Roth 2014, Example 3.2"
 
     def other_claims(self) -> tuple:

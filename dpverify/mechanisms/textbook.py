@@ -35,6 +35,8 @@ class RandomizedResponse(PmfPairLoss, StatesClaim):
     """Report a bit truthfully with probability e^eps/(1+e^eps): eps-DP (Dwork-Roth 3.2)."""
 
     claim_neighbouring = "x, x' in {{0, 1}}"
+    #: The neighbouring relation of its inputs (:mod:`dpverify.neighbours.relations`) and its parameters.
+    input_relation = ("bits", {})
     claim_source = "Warner 1965; Dwork and Roth 2014, Section 3.2"
 
     def other_claims(self) -> tuple:

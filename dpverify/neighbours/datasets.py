@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ..errors import InvalidNeighboursError
-from . import _checks
 from ._base import NeighbourGenerator
 
 __all__ = ["AddRemoveOne", "add_remove_one"]
@@ -43,7 +43,7 @@ class AddRemoveOne(NeighbourGenerator):
         self.domain = tuple(domain)
         if not self.domain:
             raise InvalidNeighboursError("domain must hold at least one record")
-        self.size = _checks.positive_int(size, "size", minimum=0)
+        self.size = check_positive_int(size, "size", minimum=0, error=InvalidNeighboursError)
         self.relation = f"datasets of {self.size} records from {len(self.domain)} values, one added or removed"
 
     def fixed_pairs(self) -> list:

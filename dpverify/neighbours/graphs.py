@@ -24,9 +24,10 @@ import itertools
 
 import numpy as np
 
+from .._validation import check_choice, check_positive_int, check_positive_real
 from ..errors import InvalidNeighboursError
-from . import _checks
 from ._base import NeighbourGenerator
+from .vectors import NORMS
 
 __all__ = ["GraphWeights", "graph_weights"]
 
@@ -47,15 +48,19 @@ class GraphWeights(NeighbourGenerator):
 
     def __init__(self, edges, sensitivity=1.0, norm="l1", max_weight=None):
         if isinstance(edges, int) and not isinstance(edges, bool):
-            n = _checks.positive_int(edges, "the vertex count", minimum=2)
+            n = check_positive_int(edges, "the vertex count", minimum=2, error=InvalidNeighboursError)
             edges = list(itertools.combinations(range(n), 2))
         self.edges = tuple(tuple(e) for e in edges)
         if not self.edges or any(len(e) != 2 for e in self.edges):
             raise InvalidNeighboursError(f"edges must be a non-empty list of (u, v) pairs, got {edges!r}")
-        self.sensitivity = _checks.positive_real(sensitivity, "sensitivity")
-        self.norm = _checks.norm(norm)
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity", error=InvalidNeighboursError)
+        self.norm = check_choice(norm, "norm", NORMS, error=InvalidNeighboursError)
         m = len(self.edges)
-        self.max_weight = float(2 * m) if max_weight is None else _checks.positive_real(max_weight, "max_weight")
+        self.max_weight = (
+            float(2 * m)
+            if max_weight is None
+            else check_positive_real(max_weight, "max_weight", error=InvalidNeighboursError)
+        )
         self.relation = f"weights on {m} edges, {self.norm} distance <= {self.sensitivity:g}"
 
     def _bases(self) -> list[np.ndarray]:

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_positive_int
 from ..errors import InvalidNeighboursError
-from . import _checks
 from ._base import NeighbourGenerator
 
 __all__ = ["Streams", "streams", "position_classes"]
@@ -30,7 +30,7 @@ __all__ = ["Streams", "streams", "position_classes"]
 
 def position_classes(length: int) -> list[int]:
     """Positions 0, 1, the middle, the last, and ``2^k - 1``, ``2^k`` for every power of two below ``length``."""
-    n = _checks.positive_int(length, "length")
+    n = check_positive_int(length, "length", error=InvalidNeighboursError)
     positions = {0, 1, n // 2, n - 1}
     k = 1
     while k < n:
@@ -52,7 +52,7 @@ class Streams(NeighbourGenerator):
     """
 
     def __init__(self, length, values=(0, 1)):
-        self.length = _checks.positive_int(length, "length")
+        self.length = check_positive_int(length, "length", error=InvalidNeighboursError)
         self.values = tuple(values)
         if len(set(self.values)) < 2 or len(set(self.values)) != len(self.values):
             raise InvalidNeighboursError(f"values must hold at least two distinct values, got {values!r}")

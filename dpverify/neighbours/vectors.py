@@ -35,11 +35,14 @@ from __future__ import annotations
 
 import numpy as np
 
+from .._validation import check_choice, check_positive_int, check_positive_real
 from ..errors import InvalidNeighboursError
-from . import _checks
 from ._base import NeighbourGenerator
 
-__all__ = ["QueryVectors", "query_vectors", "PATTERNS", "pattern_pair"]
+__all__ = ["QueryVectors", "query_vectors", "PATTERNS", "pattern_pair", "NORMS"]
+
+#: The distances that define neighbouring vectors.
+NORMS = ("l1", "linf")
 
 PATTERNS = (
     "one_above",
@@ -100,9 +103,9 @@ def pattern_pair(pattern: str, length: int, sensitivity: float = 1.0, norm: str 
     >>> pattern_pair("half_half", 4, norm="l1")
     ((1.0, 1.0, 1.0, 1.0), (0.75, 0.75, 1.25, 1.25))
     """
-    n = _checks.positive_int(length, "length")
-    sensitivity = _checks.positive_real(sensitivity, "sensitivity")
-    norm = _checks.norm(norm)
+    n = check_positive_int(length, "length", error=InvalidNeighboursError)
+    sensitivity = check_positive_real(sensitivity, "sensitivity", error=InvalidNeighboursError)
+    norm = check_choice(norm, "norm", NORMS, error=InvalidNeighboursError)
     a, b = _unit_pair(pattern, n)
     scale = sensitivity if norm == "linf" else sensitivity / max(np.abs(b - a).sum(), 1.0)
     base = np.full(n, sensitivity) if base is None else np.asarray(base, dtype=float)
@@ -126,9 +129,9 @@ class QueryVectors(NeighbourGenerator):
     """
 
     def __init__(self, length=None, sensitivity=1.0, norm="linf", patterns=None):
-        self.length = None if length is None else _checks.positive_int(length, "length")
-        self.sensitivity = _checks.positive_real(sensitivity, "sensitivity")
-        self.norm = _checks.norm(norm)
+        self.length = None if length is None else check_positive_int(length, "length", error=InvalidNeighboursError)
+        self.sensitivity = check_positive_real(sensitivity, "sensitivity", error=InvalidNeighboursError)
+        self.norm = check_choice(norm, "norm", NORMS, error=InvalidNeighboursError)
         default = SCALAR_PATTERNS if self.length is None or self.length == 1 else PATTERNS
         self.patterns = tuple(default if patterns is None else patterns)
         for p in self.patterns:

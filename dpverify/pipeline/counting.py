@@ -5,7 +5,8 @@ block with the audit's :class:`~dpverify.pipeline.outputs.OutputCodec` and count
 each frozen event. Done with numpy, every step (the code book lookup, a
 projection, the mantissa code of a double, a table lookup, a comparison)
 makes an array the size of the block, and counting costs as much as the
-mechanism's own sampling. Here the events of the built-in families are
+mechanism's own sampling. Here the events whose indicators declare a
+compiled form (``counted_as``, :mod:`dpverify.events.indicators`) are
 translated into a small *program* that a numba kernel runs row by row:
 
 * every output is reduced once per *projection*: a real value (a coordinate,
@@ -46,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 from numba import njit
 
-from ..events.base import AtLeast, Below, CodeSet, CodeValue, Composed, Coordinate, ExactValue, Largest, Within
-from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS, MantissaCoder, ReachabilityCoder
+from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
+from ..events.indicators import counted_as
 
 __all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
 
@@ -64,7 +65,7 @@ MAX_COMPARED_CODES = 3
 _COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
 # tests of a real value
 _AT_LEAST, _BELOW, _WITHIN = range(3)
-_TESTS = {AtLeast: _AT_LEAST, Below: _BELOW, Within: _WITHIN}
+_TESTS = {"at-least": _AT_LEAST, "below": _BELOW, "within": _WITHIN}
 
 #: The trailing-zero cap the mantissa kernel counts to (floating.MAX_TRAILING_ZEROS must equal it).
 _KERNEL_TRAILING_ZEROS = 3
@@ -289,9 +290,12 @@ class _Program:
 
 def _real_projection(program: _Program, projection, d: int):
     """Index of a real-valued projection of (n, d) outputs, or None when it is not compiled."""
-    if type(projection) is Coordinate and 0 <= projection.index < d:
-        return program.projection(("coordinate", projection.index), _COORDINATE, argument=projection.index)
-    if type(projection) is Largest:
+    form = counted_as(projection)
+    if form is None:
+        return None
+    if form[0] == "coordinate" and 0 <= form[1] < d:
+        return program.projection(("coordinate", form[1]), _COORDINATE, argument=form[1])
+    if form[0] == "largest":
         return program.projection(("largest",), _LARGEST)
     return None
 
@@ -301,27 +305,30 @@ def _code_projection(program: _Program, encoder, d: int, doubles: bool):
 
     ``doubles``: the kernel reads float64 outputs (bit patterns), not int64 ones.
     """
+    form = counted_as(encoder)
+    if form is None:
+        return None
     key = (type(encoder).__name__, id(encoder))
-    if type(encoder) is ExactValue:
-        values = np.asarray(encoder.values)
+    if form[0] == "exact-value":
+        values = np.asarray(form[1])
         if values.dtype != np.float64 or values.ndim != 1 or values.size == 0:
             return None
         n = len(values)
         offset = program.table("numbers", values) if key not in program.by_key else 0
         return program.projection(key, _EXACT_VALUE, n, offset=offset, length=n), n
-    if type(encoder) is MantissaCoder and doubles:
-        lookup = np.asarray(encoder.lookup)
+    if form[0] == "mantissa" and doubles:
+        lookup, top_binade = np.asarray(form[1]), form[2]
         size = 2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1)
         if MAX_TRAILING_ZEROS != _KERNEL_TRAILING_ZEROS or lookup.dtype.kind != "i" or lookup.shape != (size,):
             return None
         n = int(lookup.max()) + 1
-        lowest = int(encoder.top_binade) - BINADE_SPAN
+        lowest = int(top_binade) - BINADE_SPAN
         index = program.projection(key, _MANTISSA, n, argument=lowest, length=BINADE_SPAN + 1)
         program.dense[index] = lookup + 1  # the kernel bins the raw code, which the coder's table reads
         return index, n
-    if type(encoder) is ReachabilityCoder:
-        x = np.broadcast_to(np.asarray(encoder.x, dtype=np.float64), (d,))
-        x_prime = np.broadcast_to(np.asarray(encoder.x_prime, dtype=np.float64), (d,))
+    if form[0] == "reachability":
+        x = np.broadcast_to(np.asarray(form[1], dtype=np.float64), (d,))
+        x_prime = np.broadcast_to(np.asarray(form[2], dtype=np.float64), (d,))
         if key not in program.by_key:
             return program.projection(
                 key, _REACHABILITY, 4, offset=program.table("numbers", x), length=program.table("numbers", x_prime)
@@ -336,16 +343,19 @@ def _code_weights(inner, n_codes: int):
     Code ``c`` reads ``table[c]`` and code -1 the table's last entry, as numpy indexing does; a table
     shorter than the codes would raise in numpy, and is left to it.
     """
-    if type(inner) is CodeSet:
-        table = np.asarray(inner.table)
+    form = counted_as(inner)
+    if form is None:
+        return None
+    if form[0] == "code-set":
+        table = np.asarray(form[1])
         if table.dtype != np.bool_ or table.ndim != 1 or len(table) < max(n_codes, 1):
             return None
         member = table
     else:
-        test = _TESTS.get(type(inner))
-        if test is None or type(inner.projection) is not CodeValue:
+        projection = counted_as(form[1]) if form[0] in _TESTS else None
+        if projection is None or projection[0] != "code-value":
             return None
-        value = np.asarray(inner.projection.table)
+        value = np.asarray(projection[1])
         if value.dtype != np.float64 or value.ndim != 1 or len(value) < max(n_codes, 1):
             return None
         member = inner(np.arange(len(value)))  # the indicator itself, once per code
@@ -353,18 +363,21 @@ def _code_weights(inner, n_codes: int):
 
 
 def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: bool) -> bool:
-    test = _TESTS.get(type(indicator))
+    form = counted_as(indicator)
+    if form is None:
+        return False
+    test = _TESTS.get(form[0])
     if test is not None:
-        projection = _real_projection(program, indicator.projection, d)
+        projection = _real_projection(program, form[1], d)
         if projection is None:
             return False
-        low = indicator.low if test == _WITHIN else indicator.threshold
-        high = indicator.high if test == _WITHIN else np.nan
+        low = form[2]
+        high = form[3] if test == _WITHIN else np.nan
         program.tests.append(((test, projection), (float(low), float(high)), index))
         return True
-    if type(indicator) is Composed:
-        found = _code_projection(program, indicator.encoder, d, doubles)
-        weights = None if found is None else _code_weights(indicator.inner, found[1])
+    if form[0] == "composed":
+        found = _code_projection(program, form[1], d, doubles)
+        weights = None if found is None else _code_weights(form[2], found[1])
         if weights is None:
             return False
         program.code_event(index, found[0], weights)

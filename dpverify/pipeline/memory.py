@@ -5,10 +5,12 @@ Memory model of :func:`dpverify.audit` (client process; each worker holds one bl
 - the **selection samples**: ``2 * n_selection`` outputs, each as the code book holds it
   (8 bytes per coordinate of a real output or per integer output; integer rows in their own
   integer type; other hashable outputs as Python objects);
-- the **event families** on them: a few arrays of ``n_selection`` floats per projection, and the
-  classifier's fit, bounded whatever the output width
-  (:data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements per matrix, three
-  matrices, plus scoring blocks of :data:`dpverify.events.classifier.SCORE_ELEMENTS`);
+- the **event families** on them, as each declares in its record
+  (:class:`dpverify.events.FamilyMemory`): arrays of ``n_selection`` floats per input held at
+  once (projections, sorted copies), and bytes held whatever the sample size (the classifier's
+  fit, bounded whatever the output width by
+  :data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements per matrix). The
+  families build one after another, so the most any of them holds counts;
 - **certification**: one block per worker, at most :data:`dpverify.pipeline.sampling.BLOCK_BYTES` of
   float64 outputs; nothing grows with the number of certification samples.
 
@@ -25,19 +27,24 @@ import sys
 import numpy as np
 
 from ..errors import InsufficientMemoryError
+from ..events.registry import family_records
 from ..extras import arrays
 from ..protocols import contract_seed, draw_outputs
 
 #: Which contract stream of the audit's seed the pilot output comes from.
 PILOT_STREAM = 2
 
-__all__ = ["output_bytes", "audit_memory_bytes", "available_memory_bytes", "require_memory", "pilot_output"]
+__all__ = [
+    "output_bytes",
+    "family_memory",
+    "audit_memory_bytes",
+    "available_memory_bytes",
+    "require_memory",
+    "pilot_output",
+]
 
-#: Fixed costs besides the selection samples: the classifier's three fit matrices and a scoring
-#: block (64 MiB each), and the certification blocks of the client (256 MiB).
-FIXED_BYTES = 4 * (1 << 26) + (1 << 28)
-#: Arrays of n_selection floats the event families hold at once (projections, sorted copies).
-FAMILY_ARRAYS = 8
+#: The certification blocks of the client (:data:`dpverify.pipeline.sampling.BLOCK_BYTES`, 256 MiB).
+CERTIFICATION_BYTES = 1 << 28
 
 
 def output_bytes(output) -> int:
@@ -55,10 +62,25 @@ def output_bytes(output) -> int:
     return 8 + sys.getsizeof(output)  # a pointer in a list and the object
 
 
+def family_memory() -> tuple[int, int]:
+    """The most arrays of ``n_selection`` floats, and the most fixed bytes, a registered event family holds."""
+    records = family_records()
+    return max(r.memory.arrays for r in records), max(r.memory.fixed_bytes for r in records)
+
+
+def _fixed_bytes() -> int:
+    """Bytes an audit holds whatever its sample size: the largest family's, and the certification blocks."""
+    return family_memory()[1] + CERTIFICATION_BYTES
+
+
+def _bytes_per_sample(output) -> int:
+    """Bytes per selection sample of both inputs: the outputs, and the event families' arrays."""
+    return 2 * (output_bytes(output) + 8 * family_memory()[0])
+
+
 def audit_memory_bytes(output, n_selection: int) -> int:
     """Estimated peak memory of an audit whose outputs look like ``output`` (see the module docstring)."""
-    per_output = output_bytes(output)
-    return int(2 * n_selection * (per_output + 8 * FAMILY_ARRAYS) + FIXED_BYTES)
+    return int(n_selection * _bytes_per_sample(output) + _fixed_bytes())
 
 
 def available_memory_bytes() -> int | None:
@@ -100,8 +122,7 @@ def require_memory(output, n_selection: int, *, available: int | None = None) ->
     required = audit_memory_bytes(output, n_selection)
     if required <= available:
         return
-    per_sample = 2 * (output_bytes(output) + 8 * FAMILY_ARRAYS)
-    fits = max(0, (available - FIXED_BYTES) // per_sample)
+    fits = max(0, (available - _fixed_bytes()) // _bytes_per_sample(output))
     raise InsufficientMemoryError(
         f"the audit would need about {_gb(required)} of memory ({n_selection} selection samples per input "
         f"of {output_bytes(output)} bytes each, twice, plus the event families), and {_gb(available)} "

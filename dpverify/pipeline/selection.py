@@ -3,7 +3,7 @@
 The first half of every audit (:func:`dpverify.audit`, the sequential audit,
 the delta curve, :func:`dpverify.audit_samples`): from a bounded sample of
 M(x) and M(x') build the code book (:class:`~dpverify.pipeline.outputs.OutputCodec`),
-propose candidate events (:mod:`dpverify.events.base`), and predict which one
+propose candidate events (:mod:`dpverify.events.registry`), and predict which one
 fresh samples would certify best. The result is a :class:`Selection`: frozen,
 picklable events that certification counts on samples this step never saw.
 

@@ -54,8 +54,10 @@ from typing import NamedTuple
 import numpy as np
 from hypothesis import strategies as st
 
-from .._validation import check_positive_int, check_positive_real
+from .._validation import check_choice, check_positive_int, check_positive_real
 from ..errors import InvalidParameterError
+from ..neighbours.relations import relation as registered_relation
+from ..neighbours.vectors import NORMS
 
 __all__ = [
     "weighted_graphs",
@@ -67,6 +69,7 @@ __all__ = [
     "GraphPair",
     "draw_pairs",
     "vector_distance",
+    "relation_strategy",
 ]
 
 
@@ -77,7 +80,7 @@ def vector_distance(x, x_prime, norm: str) -> float:
         return float(diff.sum())
     if norm == "linf":
         return float(diff.max(initial=0.0))
-    raise InvalidParameterError(f"norm must be 'l1' or 'linf', got {norm!r}")
+    check_choice(norm, "norm", NORMS)
 
 
 def _shrink_into_ball(x, x_prime, norm, distance):
@@ -138,8 +141,7 @@ def neighbouring_vectors(
     ``x + offset`` is corrected by pulling ``x_prime`` back toward ``x`` so the
     distance bound holds exactly as :func:`vector_distance` measures it.
     """
-    if norm not in ("l1", "linf"):
-        raise InvalidParameterError(f"norm must be 'l1' or 'linf', got {norm!r}")
+    check_choice(norm, "norm", NORMS)
     check_positive_real(distance, "distance")
     d = dimension if dimension is not None else draw(st.integers(1, max_dimension))
     if isinstance(d, bool) or not isinstance(d, (int, np.integer)) or d < 1:
@@ -562,8 +564,7 @@ def neighbouring_graphs(
     check_positive_real(max_shift, "max_shift")
     if min_vertices < 2 or max_vertices < min_vertices:
         raise InvalidParameterError(f"need 2 <= min_vertices <= max_vertices, got {min_vertices}, {max_vertices}")
-    if shift not in ("all", "one"):
-        raise InvalidParameterError(f"shift must be 'all' or 'one', got {shift!r}")
+    check_choice(shift, "shift", ("all", "one"))
     n, edges, weights = draw(
         weighted_graphs(
             min_vertices=min_vertices,
@@ -617,8 +618,7 @@ def neighbouring_streams(
     -------
     SearchStrategy of (tuple, tuple)
     """
-    if relation not in ("substitute", "add-remove"):
-        raise InvalidParameterError(f"relation must be 'substitute' or 'add-remove', got {relation!r}")
+    check_choice(relation, "relation", ("substitute", "add-remove"))
     if min_length < (1 if relation == "substitute" else 0) or max_length < min_length:
         raise InvalidParameterError(f"bad length range [{min_length}, {max_length}] for {relation!r}")
     elements = st.integers(0, 1) if elements is None else elements
@@ -686,3 +686,18 @@ def draw_pairs(strategy, n: int, seed: int = 0) -> list:
 
     collect()
     return found
+
+
+def relation_strategy(name: str, **arguments):
+    """The Hypothesis strategy of pairs that the registered relation ``name`` declares.
+
+    The twin of the relation's generator (:mod:`dpverify.neighbours.relations`), e.g.
+    ``relation_strategy("streams", max_length=8)`` is
+    ``neighbouring_streams(relation="substitute", max_length=8)``.
+
+    Raises
+    ------
+    InvalidNeighboursError
+        No relation of that name is registered, or it declares no strategy.
+    """
+    return registered_relation(name).hypothesis_strategy(**arguments)

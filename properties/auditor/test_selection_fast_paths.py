@@ -27,8 +27,10 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
-from dpverify.events import base, floating
-from dpverify.events.base import _grids, _sorted_grids, nearest_quantiles, signed_zeros_mixed
+from dpverify.events import discrete, floating, thresholds
+from dpverify.events.candidates import CodeBook
+from dpverify.events.indicators import CodeValue
+from dpverify.events.thresholds import nearest_quantiles, pooled_grids, signed_zeros_mixed, sorted_grids
 from dpverify.pipeline import outputs
 from dpverify.pipeline.selection import select
 
@@ -43,16 +45,16 @@ def _same_bits(a: np.ndarray, b: np.ndarray) -> bool:
 
 def _check_grids(px: np.ndarray, pxp: np.ndarray) -> None:
     sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
-    plain = _grids(np.concatenate([px, pxp]), base.THRESHOLD_POINTS, base.INTERVAL_POINTS)
+    plain = pooled_grids(np.concatenate([px, pxp]), thresholds.THRESHOLD_POINTS, thresholds.INTERVAL_POINTS)
     if not signed_zeros_mixed(px, pxp):
-        fast = _sorted_grids(sx, sxp, base.THRESHOLD_POINTS, base.INTERVAL_POINTS)
+        fast = sorted_grids(sx, sxp, thresholds.THRESHOLD_POINTS, thresholds.INTERVAL_POINTS)
         assert all(_same_bits(f, p) for f, p in zip(fast, plain))
-    candidates = base._threshold_candidates(px, pxp, None, "v")
+    candidates = thresholds.threshold_candidates(px, pxp, None, "v")
     assert all(e.description in _descriptions(plain) for e in candidates.events if e.family == "threshold")
 
 
 def _descriptions(grids) -> set:
-    return {f"v {op} {base._fmt(t)}" for op in (">=", "<") for t in grids[0]}
+    return {f"v {op} {thresholds.format_threshold(t)}" for op in (">=", "<") for t in grids[0]}
 
 
 @settings(max_examples=200)
@@ -171,15 +173,15 @@ def test_numeric_code_thresholds_from_code_counts_are_the_projected_ones(support
     _check_numeric_code_thresholds(codes_x, codes_x_prime, codec)
     # a code book whose codes are not in the order of their values (codes in order of appearance)
     shuffled = np.random.default_rng(len(support)).permutation(codec.n_codes)
-    book = base.CodeBook([codec.labels[i] for i in shuffled], numeric=codec.numeric[shuffled])
+    book = CodeBook([codec.labels[i] for i in shuffled], numeric=codec.numeric[shuffled])
     recode = np.append(np.argsort(shuffled), -1)  # old code -> new code, -1 stays -1
     _check_numeric_code_thresholds(recode[codes_x], recode[codes_x_prime], book)
 
 
 def _check_numeric_code_thresholds(codes_x, codes_x_prime, book) -> None:
-    project = base.CodeValue.of(book.numeric)
-    plain = base._threshold_candidates(project(codes_x), project(codes_x_prime), project, "output")
-    fast = base.numeric_discrete_events(codes_x, codes_x_prime, book)
+    project = CodeValue.of(book.numeric)
+    plain = thresholds.threshold_candidates(project(codes_x), project(codes_x_prime), project, "output")
+    fast = discrete.numeric_discrete_events(codes_x, codes_x_prime, book)
     assert [e.description for e in fast.events] == [e.description for e in plain.events]
     np.testing.assert_array_equal(fast.counts_x, plain.counts_x)
     np.testing.assert_array_equal(fast.counts_x_prime, plain.counts_x_prime)

@@ -1,0 +1,327 @@
+"""The event families, as declared records: what each is, and the one place they are registered.
+
+An event family proposes the sets S on which an audit compares
+P[M(x) in S] and P[M(x') in S]. Each is an :class:`EventFamily` record that
+says everything the rest of the auditor asks about it:
+
+- ``name`` and ``kind``: the outputs it applies to (``"discrete"``, ``"real"``
+  or ``"any"``);
+- ``build``: how it builds its candidates from the selection samples,
+  ``build(sel_x, sel_x_prime, outputs) -> Candidates`` (:mod:`.candidates`);
+- ``uses_inputs``: whether ``build`` is also passed ``inputs=(x, x_prime)``;
+- ``role``: ``"value"`` for events on the output values (what the mechanism
+  computes in exact arithmetic), ``"implementation"`` for events on artefacts
+  of how the outputs are represented (the low-order bits of floating-point
+  numbers, Mironov 2012): the float/value split of the verdicts and
+  ``float_events=False`` ask for roles, never for names;
+- ``screening``: whether it ranks candidate pairs during a search's screening
+  (:func:`dpverify.search_audit`; a family whose fitting cost is paid once per
+  pair and round says no);
+- ``memory``: what it holds while it builds (:class:`FamilyMemory`), for the
+  memory refusal before drawing (:mod:`dpverify.pipeline.memory`).
+
+The built-in families are :data:`BUILTIN_FAMILIES`, an explicit tuple in the
+order in which candidates are built and reported (the order is part of every
+seeded result). Third parties add theirs after them, in one of two ways:
+
+- an entry point in the group :data:`ENTRY_POINT_GROUP`
+  (``dpverify.event_families``) naming an :class:`EventFamily` record or a
+  sequence of them, loaded by entry-point name on the first use of the registry;
+- :func:`register_event_family` (a record, or the fields of one), at run time.
+
+References
+----------
+I. Mironov, "On significance of the least significant bits for differential
+privacy", CCS 2012.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+from importlib.metadata import entry_points
+
+import numpy as np
+
+from .._validation import check_callable, check_choice, check_name, check_positive_int
+from ..errors import InvalidParameterError
+from .candidates import Candidates
+from .classifier import MAX_FIT_ELEMENTS, classifier_events
+from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
+from .floating import mantissa_events, reachability_events
+from .real import real_threshold_events, real_value_events
+
+__all__ = [
+    "EventFamily",
+    "FamilyMemory",
+    "BUILTIN_FAMILIES",
+    "ENTRY_POINT_GROUP",
+    "ROLES",
+    "KINDS",
+    "register_event_family",
+    "unregister_event_family",
+    "event_family",
+    "family_records",
+    "registered_families",
+    "family_role",
+    "families_of_role",
+    "screening_families",
+    "event_families",
+    "candidate_events",
+]
+
+#: What a family's events look at: the output values, or an artefact of their representation.
+ROLES = ("value", "implementation")
+#: The outputs a family applies to.
+KINDS = ("discrete", "real", "any")
+#: The entry-point group through which installed packages register event families.
+ENTRY_POINT_GROUP = "dpverify.event_families"
+#: Arrays of ``n_selection`` float64 values per input that a family holds at once (projections,
+#: sorted copies): the bound the memory model applies to every built-in family, and the default.
+FAMILY_ARRAYS = 8
+
+
+@dataclass(frozen=True)
+class FamilyMemory:
+    """What an event family holds while it builds its candidates.
+
+    Attributes
+    ----------
+    arrays : int
+        Arrays of ``n_selection`` float64 values per input held at once (they grow with the
+        selection sample).
+    fixed_bytes : int
+        Bytes held whatever the sample size (a fitted model's matrices).
+    """
+
+    arrays: int = FAMILY_ARRAYS
+    fixed_bytes: int = 0
+
+    def __post_init__(self):
+        check_positive_int(self.arrays, "FamilyMemory.arrays", minimum=0)
+        check_positive_int(self.fixed_bytes, "FamilyMemory.fixed_bytes", minimum=0)
+
+
+@dataclass(frozen=True)
+class EventFamily:
+    """An event family and everything the auditor asks about it (see the module docstring).
+
+    Attributes
+    ----------
+    name : str
+        Its name in results and in ``event_families=`` (``Event.family`` of its events may be
+        finer, e.g. ``"interval"`` from the ``"threshold"`` family).
+    kind : {"discrete", "real", "any"}
+        The outputs it applies to.
+    build : callable
+        ``build(sel_x, sel_x_prime, outputs) -> Candidates`` (with ``inputs=`` when
+        ``uses_inputs``); a family with nothing to propose returns ``Candidates.empty(reason)``.
+    role : {"value", "implementation"}
+        What its events look at (module docstring).
+    uses_inputs : bool
+        Whether ``build`` is passed ``inputs=(x, x_prime)`` (None when the caller does not
+        know them); events may depend on the inputs because they are fixed before any sample
+        is drawn.
+    screening : bool
+        Whether it ranks candidate pairs in a search's screening rounds.
+    memory : FamilyMemory
+        What it holds while it builds.
+    """
+
+    name: str
+    kind: str
+    build: Callable = field(repr=False)
+    role: str = "value"
+    uses_inputs: bool = False
+    screening: bool = True
+    memory: FamilyMemory = field(default_factory=FamilyMemory)
+
+    def __post_init__(self):
+        check_name(self.name, "an event family")
+        check_choice(self.kind, "kind", KINDS)
+        check_choice(self.role, "role", ROLES)
+        check_callable(self.build, f"event family {self.name!r}: build")
+        if not isinstance(self.memory, FamilyMemory):
+            raise InvalidParameterError(f"event family {self.name!r}: memory must be a FamilyMemory")
+
+    def candidates(self, sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
+        """The family's candidates on the selection samples (``inputs`` passed when it uses them)."""
+        if self.uses_inputs:
+            return self.build(sel_x, sel_x_prime, outputs, inputs=inputs)
+        return self.build(sel_x, sel_x_prime, outputs)
+
+
+#: The classifier's three fit matrices and a scoring block, each counted at a fit matrix's size
+#: (:data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements).
+CLASSIFIER_MEMORY = FamilyMemory(fixed_bytes=4 * 8 * MAX_FIT_ELEMENTS)
+
+#: The built-in families, in the order in which candidates are built and reported.
+BUILTIN_FAMILIES = (
+    EventFamily("singleton", "discrete", singleton_events),
+    EventFamily("level-set", "discrete", level_set_events),
+    EventFamily("numeric-threshold", "discrete", numeric_discrete_events),
+    EventFamily("row-threshold", "discrete", row_threshold_events),
+    EventFamily("threshold", "real", real_threshold_events),
+    EventFamily("real-value", "real", real_value_events),
+    EventFamily("mantissa", "real", mantissa_events, role="implementation"),
+    EventFamily("reachability", "real", reachability_events, role="implementation", uses_inputs=True),
+    EventFamily("classifier", "any", classifier_events, screening=False, memory=CLASSIFIER_MEMORY),
+)
+
+_REGISTRY: dict[str, EventFamily] = {}
+
+
+def _registry() -> dict[str, EventFamily]:
+    """The registered families by name, in registration order: the built-ins, then the entry points."""
+    if not _REGISTRY:
+        for record in BUILTIN_FAMILIES:
+            _REGISTRY[record.name] = record
+        for record in _entry_point_records():
+            _REGISTRY[record.name] = record
+    return _REGISTRY
+
+
+def _entry_point_records() -> list[EventFamily]:
+    """The records that installed packages declare under :data:`ENTRY_POINT_GROUP`, by entry-point name."""
+    found = []
+    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
+        try:
+            declared = ep.load()
+        except Exception as exc:
+            raise InvalidParameterError(
+                f"the event family entry point {ep.name!r} ({ep.value}) does not load: {type(exc).__name__}: {exc}"
+            ) from exc
+        records = [declared] if isinstance(declared, EventFamily) else list(declared)
+        for record in records:
+            if not isinstance(record, EventFamily):
+                raise InvalidParameterError(
+                    f"the event family entry point {ep.name!r} must name an EventFamily or a sequence of them, "
+                    f"got {type(record).__name__}"
+                )
+        found.extend(records)
+    return found
+
+
+def register_event_family(
+    family: EventFamily | str,
+    kind: str | None = None,
+    build: Callable | None = None,
+    *,
+    uses_inputs: bool = False,
+    role: str = "value",
+    screening: bool = True,
+    memory: FamilyMemory | None = None,
+) -> EventFamily:
+    """Register an event family: an :class:`EventFamily` record, or the fields of one.
+
+    ``register_event_family(EventFamily("mine", "real", build))`` and
+    ``register_event_family("mine", "real", build)`` are the same. A new name is
+    added after the registered families; a registered name is replaced in place
+    (its position, and so the order of candidates, is kept).
+
+    Returns
+    -------
+    EventFamily
+        The registered record.
+    """
+    if isinstance(family, EventFamily):
+        if kind is not None or build is not None:
+            raise InvalidParameterError("pass either an EventFamily record or its fields, not both")
+        record = family
+    else:
+        record = EventFamily(
+            family,
+            kind,
+            build,
+            role=role,
+            uses_inputs=uses_inputs,
+            screening=screening,
+            memory=FamilyMemory() if memory is None else memory,
+        )
+    _registry()[record.name] = record
+    return record
+
+
+def unregister_event_family(name: str) -> None:
+    """Remove a family that :func:`register_event_family` or an entry point added (not a built-in)."""
+    if name in {record.name for record in BUILTIN_FAMILIES}:
+        raise InvalidParameterError(f"{name!r} is a built-in event family; leave it out with event_families=")
+    if _registry().pop(name, None) is None:
+        raise InvalidParameterError(f"no event family {name!r} is registered; registered: {registered_families()}")
+
+
+def event_family(name: str) -> EventFamily:
+    """The record of the registered family ``name``."""
+    try:
+        return _registry()[name]
+    except KeyError:
+        raise InvalidParameterError(f"unknown event family {name!r}; registered: {registered_families()}") from None
+
+
+def family_records() -> tuple[EventFamily, ...]:
+    """The records of all registered families, in registration order."""
+    return tuple(_registry().values())
+
+
+def registered_families() -> list[str]:
+    """The names of all registered families, in registration order."""
+    return list(_registry())
+
+
+def family_role(name: str) -> str:
+    """The role a registered family declared (``"value"`` or ``"implementation"``)."""
+    return _registry()[name].role
+
+
+def families_of_role(role: str) -> tuple[str, ...]:
+    """The registered families of ``role``, in registration order."""
+    return tuple(record.name for record in _registry().values() if record.role == role)
+
+
+def screening_families() -> tuple[str, ...]:
+    """The registered families that rank candidate pairs in a search's screening, in registration order."""
+    return tuple(record.name for record in _registry().values() if record.screening)
+
+
+def event_families(kind: str) -> dict[str, Callable]:
+    """The builders of the registered families that apply to outputs of ``kind``."""
+    return {record.name: record.build for record in _applicable(kind)}
+
+
+def _applicable(kind: str) -> list[EventFamily]:
+    return [record for record in _registry().values() if record.kind in (kind, "any")]
+
+
+def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) -> Candidates:
+    """All candidate events of the applicable families, with their selection counts.
+
+    ``inputs`` is the audited pair ``(x, x_prime)`` (or None), handed to the
+    families that declare ``uses_inputs``.
+    """
+    registry = _registry()
+    chosen = {record.name: record for record in _applicable(outputs.kind)}
+    skipped = {}
+    if families is not None:
+        unknown = set(families) - set(registry)
+        if unknown:
+            raise InvalidParameterError(f"unknown event families {sorted(unknown)}; registered: {sorted(registry)}")
+        skipped = {
+            name: f"applies to {registry[name].kind} outputs, these are {outputs.kind}"
+            for name in families
+            if name not in chosen
+        }
+        chosen = {n: chosen[n] for n in families if n in chosen}
+    events, cx, cxp = [], [], []
+    for name, record in chosen.items():
+        found = record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs)
+        if not found.events:
+            if "_" in found.skipped:  # families say why when the reason helps the reader
+                skipped[name] = found.skipped["_"]
+            continue
+        role = record.role
+        events.extend(e if e.role == role else replace(e, role=role) for e in found.events)
+        cx.append(np.asarray(found.counts_x, dtype=float))
+        cxp.append(np.asarray(found.counts_x_prime, dtype=float))
+    if not events:
+        return Candidates([], np.zeros(0), np.zeros(0), skipped)
+    return Candidates(events, np.concatenate(cx), np.concatenate(cxp), skipped)

@@ -1,0 +1,192 @@
+"""Threshold and interval events on one number per output, and the quantile grids they sit at.
+
+The machinery the threshold families share (:mod:`.real`, :mod:`.discrete`):
+grids of pooled quantiles (``numpy.quantile(method="nearest")``, computed from
+each group sorted without merging them), and the events ``{v >= t}``,
+``{v < t}`` and ``[lo, hi)`` counted in the sorted groups (StatDP's events on
+real outputs).
+
+References
+----------
+Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer, "Detecting Violations of
+Differential Privacy", ACM CCS 2018.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .candidates import Candidates, Event
+from .indicators import AtLeast, Below, Within
+
+__all__ = [
+    "THRESHOLD_POINTS",
+    "INTERVAL_POINTS",
+    "pooled_grids",
+    "sorted_grids",
+    "signed_zeros_mixed",
+    "order_statistics",
+    "nearest_quantiles",
+    "format_threshold",
+    "threshold_candidates",
+    "threshold_events",
+]
+
+#: Quantile points per projection for threshold events, and for interval events.
+THRESHOLD_POINTS = 32
+INTERVAL_POINTS = 12
+
+
+def pooled_grids(values: np.ndarray, *points: int) -> list[np.ndarray]:
+    """For each number of points: the distinct finite values when there are no more, else quantiles.
+
+    The grids of one projection share the sort of its values (``unique``), the costliest step.
+    """
+    finite = values[np.isfinite(values)]
+    if finite.size == 0:
+        return [np.zeros(0) for _ in points]
+    unique = np.unique(finite)
+    return [
+        unique if unique.size <= k else np.unique(np.quantile(finite, np.linspace(0, 1, k + 2)[1:-1], method="nearest"))
+        for k in points
+    ]
+
+
+def _finite_part(sorted_values: np.ndarray) -> np.ndarray:
+    """The finite values of a sorted array without NaN (``-inf`` sorts first, ``inf`` last): a view."""
+    low = np.searchsorted(sorted_values, -np.inf, side="right")
+    high = np.searchsorted(sorted_values, np.inf, side="left")
+    return sorted_values[low:high]
+
+
+def signed_zeros_mixed(*values: np.ndarray) -> bool:
+    """Whether ``-0.0`` and ``0.0`` both occur among ``values`` (unsorted: numpy's sort may turn one into the other).
+
+    Elsewhere values that compare equal have the same bits, so every order statistic and
+    every distinct value is the same double whichever sort or selection algorithm found it.
+    """
+    negative = positive = False
+    for part in values:
+        bits = np.asarray(part, dtype=np.float64).view(np.uint64)
+        negative = negative or bool(np.any(bits == np.uint64(1 << 63)))
+        positive = positive or bool(np.any(bits == np.uint64(0)))
+    return negative and positive
+
+
+def _distinct_up_to(sorted_values: np.ndarray, limit: int) -> np.ndarray | None:
+    """The distinct values of a sorted array, or None when there are more than ``limit``."""
+    if sorted_values.size == 0:
+        return sorted_values
+    new = sorted_values[1:] != sorted_values[:-1]
+    if np.count_nonzero(new) + 1 > limit:
+        return None
+    return sorted_values[np.concatenate([[True], new])]
+
+
+def order_statistics(a: np.ndarray, b: np.ndarray, ranks) -> np.ndarray:
+    """``sort(concatenate([a, b]))[ranks]`` from sorted ``a`` and ``b`` (no NaN), without merging them.
+
+    A binary search per rank on how many of the smallest ``rank + 1`` values come from ``a``.
+    """
+    ranks = np.asarray(ranks, dtype=np.int64)
+    if len(a) == 0 or len(b) == 0:
+        return (b if len(a) == 0 else a)[ranks]
+    na, nb = len(a), len(b)
+    low = np.maximum(0, ranks + 1 - nb)  # values taken from a
+    high = np.minimum(ranks + 1, na)
+    while np.any(low < high):
+        # the smallest i with a[i] >= b[j - 1] (j = rank + 1 - i values from b), or i = na, or j = 0
+        mid = (low + high) // 2
+        j = ranks + 1 - mid
+        enough = (mid >= na) | (j <= 0) | (a[np.minimum(mid, na - 1)] >= b[np.maximum(j - 1, 0)])
+        searching = low < high
+        high = np.where(searching & enough, mid, high)
+        low = np.where(searching & ~enough, mid + 1, low)
+    j = ranks + 1 - low
+    from_a = np.where(low > 0, a[np.maximum(low - 1, 0)], -np.inf)
+    from_b = np.where(j > 0, b[np.maximum(j - 1, 0)], -np.inf)
+    return np.where(from_b > from_a, from_b, from_a)
+
+
+def nearest_quantiles(x: np.ndarray, x_prime: np.ndarray, sorted_x, sorted_x_prime, quantiles) -> np.ndarray:
+    """``np.quantile(concatenate([x, x_prime]), quantiles, method="nearest")``, given both groups sorted.
+
+    The same doubles without copying and partitioning the pooled values (numpy's ``nearest``
+    rank is ``round((n - 1) q)``, half to even), except where the result could depend on
+    numpy's algorithms (a NaN, or both signed zeros): numpy computes those.
+    """
+    n = len(sorted_x) + len(sorted_x_prime)
+    nan = any(len(s) and np.isnan(s[-1]) for s in (sorted_x, sorted_x_prime))
+    if n == 0 or nan or signed_zeros_mixed(x, x_prime):
+        return np.quantile(np.concatenate([x, x_prime]), quantiles, method="nearest")
+    return order_statistics(sorted_x, sorted_x_prime, _nearest_ranks(n, quantiles))
+
+
+def _nearest_ranks(n: int, quantiles) -> np.ndarray:
+    """The ranks numpy's ``quantile(method="nearest")`` reads among ``n`` sorted values."""
+    return np.around((n - 1) * np.asarray(quantiles, dtype=np.float64)).astype(np.intp)
+
+
+def sorted_grids(sx, sxp, *points: int) -> list[np.ndarray]:
+    """:func:`pooled_grids` of the pooled values, from each group sorted without NaN.
+
+    The same doubles (:func:`nearest_quantiles`) where the values do not hold both signed zeros
+    (:func:`signed_zeros_mixed`, which callers check on the unsorted values).
+    """
+    fx, fxp = _finite_part(sx), _finite_part(sxp)
+    if fx.size + fxp.size == 0:
+        return [np.zeros(0) for _ in points]
+    few = [_distinct_up_to(f, max(points)) for f in (fx, fxp)]
+    unique = None if any(f is None for f in few) else np.unique(np.concatenate(few))
+    return [
+        unique
+        if unique is not None and unique.size <= k
+        else np.unique(order_statistics(fx, fxp, _nearest_ranks(fx.size + fxp.size, np.linspace(0, 1, k + 2)[1:-1])))
+        for k in points
+    ]
+
+
+def format_threshold(t: float) -> str:
+    return f"{t:.6g}"
+
+
+def threshold_candidates(px, pxp, project, name: str) -> Candidates:
+    """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
+    # NaN projections (unseen codes, inf - inf) belong to no threshold event; the selected copies are sorted in place
+    sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
+    sx.sort()
+    sxp.sort()
+    if signed_zeros_mixed(px, pxp):  # numpy's own expression: its sort may return one sign for both zeros
+        grids = pooled_grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
+    else:
+        grids = sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
+    return threshold_events(sx, sxp, grids, project, name)
+
+
+def threshold_events(sx, sxp, grids, project, name: str) -> Candidates:
+    """The threshold and interval events at ``grids`` (thresholds, interval ends), counted in the sorted groups."""
+    thresholds, ends = grids
+    events, cx, cxp = [], [], []
+
+    def below(sorted_values, t):
+        return np.searchsorted(sorted_values, t, side="left")
+
+    if thresholds.size:
+        bx, bxp = below(sx, thresholds), below(sxp, thresholds)
+        for t in thresholds:
+            events.append(Event(f"{name} >= {format_threshold(t)}", "threshold", AtLeast(project, float(t))))
+        for t in thresholds:
+            events.append(Event(f"{name} < {format_threshold(t)}", "threshold", Below(project, float(t))))
+        cx += [len(sx) - bx, bx]
+        cxp += [len(sxp) - bxp, bxp]
+    if ends.size >= 3:
+        i, j = np.triu_indices(ends.size, k=2)
+        lo, hi = ends[i], ends[j]
+        cx.append(below(sx, hi) - below(sx, lo))
+        cxp.append(below(sxp, hi) - below(sxp, lo))
+        for a, b in zip(lo, hi):
+            text = f"{name} in [{format_threshold(a)}, {format_threshold(b)})"
+            events.append(Event(text, "interval", Within(project, float(a), float(b))))
+    if not events:
+        return Candidates.empty()
+    return Candidates(events, np.concatenate(cx), np.concatenate(cxp))
