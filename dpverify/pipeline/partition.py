@@ -27,7 +27,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..events.base import CodeValue, Event, Within, _finite_part, _nearest_ranks, _projections, order_statistics
+from ..events.candidates import Event
+from ..events.indicators import CodeValue, Within
+from ..events.projections import vector_projections
+from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
 from .divergence import cells_statistic
 from .outputs import OutputCodec, fit_codec
 from .selection import Choice
@@ -93,7 +96,7 @@ def cell_index(values: np.ndarray, edges: np.ndarray) -> np.ndarray:
 def _scores(enc_x, enc_xp, codec) -> list:
     """``(name, projection)`` candidates for the codec's outputs."""
     if codec.kind == "real":
-        return list(_projections(enc_x, enc_xp))
+        return list(vector_projections(enc_x, enc_xp))
     k = codec.n_codes
     a = np.bincount(enc_x[enc_x >= 0], minlength=k)[:k]
     b = np.bincount(enc_xp[enc_xp >= 0], minlength=k)[:k]
