@@ -1,4 +1,4 @@
-"""``dpverify audit ... --search RELATION`` and ``--pairs FILE.json``: a search audit from the command line.
+"""``dpverify audit MECHANISM --search RELATION`` and ``--pairs FILE.json``: a search audit from the command line.
 
 The ready neighbour generators of :mod:`dpverify.neighbours`, by name:
 
