@@ -181,6 +181,8 @@ sphinx_gallery_conf = {
     "remove_config_comments": True,
     "within_subsection_order": "FileNameSortKey",
     "plot_gallery": "True",
+    # re-run every tutorial on every build, also where its file did not change: the code it calls may have
+    "run_stale_examples": True,
 }
 
 html_theme = "alabaster"
