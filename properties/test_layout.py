@@ -204,7 +204,7 @@ def _layer(module: str) -> int:
 
 
 def test_dpverify_imports_only_its_own_or_lower_layers():
-    """The layers README's Layout section names are true: no import reaches up a layer.
+    """The layers of the manual's layout page (docs/development/layout.md) hold: no import reaches up a layer.
 
     Detects: the pipeline importing a driver, an event family importing the pipeline, the zoo
     importing the command line (the mechanisms' verifications once imported ``cli.suite``).
