@@ -1,4 +1,4 @@
-"""Reference implementations of the algorithms of the five source papers (see the References of README.md).
+"""Reference implementations of the algorithms of the five source papers (see docs/bibliography.md).
 
 Subpackages, grouped by paper family:
 

@@ -94,12 +94,17 @@ def test_dpverify_never_imports_algorithms():
 
 
 def test_the_test_files_the_readme_names_exist():
-    """README's tables point readers at test modules; a renamed module must not leave a dead name."""
+    """README's and the manual's tables point readers at test modules; a renamed module must not leave a dead name.
+
+    The manual's pages (``docs/**/*.md``) are read with README, so a table that moves there stays checked.
+    """
     import re
 
     root = Path(__file__).resolve().parents[1]
-    readme = (root / "README.md").read_text(encoding="utf-8")
-    names = set(re.findall(r"\b(test_[a-z0-9_]+\.py)\b", readme))
+    docs = root / "docs"
+    pages = [root / "README.md"] + sorted(p for p in docs.rglob("*.md") if "_build" not in p.relative_to(docs).parts)
+    text = "\n".join(page.read_text(encoding="utf-8") for page in pages)
+    names = set(re.findall(r"\b(test_[a-z0-9_]+\.py)\b", text))
     existing = {path.name for path in (root / "properties").rglob("test_*.py")}
     assert names and names <= existing, sorted(names - existing)
 
@@ -199,7 +204,7 @@ def _layer(module: str) -> int:
 
 
 def test_dpverify_imports_only_its_own_or_lower_layers():
-    """The layers README's Layout section names are true: no import reaches up a layer.
+    """The layers of the manual's layout page (docs/development/layout.md) hold: no import reaches up a layer.
 
     Detects: the pipeline importing a driver, an event family importing the pipeline, the zoo
     importing the command line (the mechanisms' verifications once imported ``cli.suite``).

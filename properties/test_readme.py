@@ -1,4 +1,5 @@
-"""Every ```python block of README.md runs as written, each on its own (as a reader pastes it).
+"""Every ```python block of README.md and of the manual's pages (``docs/**/*.md``) runs as written,
+each on its own (as a reader pastes it).
 
 Each block runs in a fresh namespace with ``__name__ == "__main__"``; functions it defines whose
 names start with ``test_`` are then called, as pytest would. Blocks are found anew on every run,
@@ -11,7 +12,9 @@ so the test follows whatever blocks the README holds. Exceptions, all reported i
   ``LocalCluster`` instead, and sample counts above ``MAX_SAMPLES`` are lowered to it, so a
   cluster-sized example runs in seconds; each substitution is reported.
 
-The test asserts how many blocks ran: every block found, less the reported skips.
+The test asserts, page by page, how many blocks ran: every block found, less the reported skips;
+README.md must hold at least one block that runs. Sections that move from README to a page of the
+manual keep their blocks tested, since the pages are found anew too.
 """
 
 import re
@@ -19,7 +22,11 @@ import traceback
 import warnings
 from pathlib import Path
 
-README = Path(__file__).resolve().parents[1] / "README.md"
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+
 
 #: Modules of optional extras (``adapters``, ``dask``) and the array libraries of GPU audits,
 #: which are the user's own: a block importing an absent one is skipped, and the skip is reported.
@@ -29,6 +36,16 @@ MAX_SAMPLES = 200_000
 SKIP_MARKER = re.compile(r"#\s*readme-test:\s*skip\b\s*(.*)")
 SCHEDULER = re.compile(r"""Client\(\s*["']tcp://[^"']*["']\s*\)""")
 LARGE_SAMPLES = re.compile(r"n_samples=([0-9_]+)")
+
+#: README's and the manual's python blocks together, at least: a move that drops one fails here.
+MIN_BLOCKS = 7
+
+
+def documentation_pages() -> list[Path]:
+    """README.md and every Markdown page of the manual (generated build output left out)."""
+    docs = ROOT / "docs"
+    pages = sorted(p for p in docs.rglob("*.md") if "_build" not in p.relative_to(docs).parts)
+    return [README, *pages]
 
 
 class ReadmeBlockNotRun(UserWarning):
@@ -46,7 +63,7 @@ def python_blocks(text: str) -> list[tuple[int, str]]:
             current = None
         elif current is not None:
             current.append(line)
-    assert current is None, f"README.md: the ```python block opened at line {start - 1} is not closed"
+    assert current is None, f"the ```python block opened at line {start - 1} is not closed"
     return blocks
 
 
@@ -74,14 +91,16 @@ def _run(source: str, label: str) -> None:
             value()
 
 
-def test_every_python_block_of_the_readme_runs():
-    text = README.read_text(encoding="utf-8")
+@pytest.mark.parametrize("page", documentation_pages(), ids=lambda p: str(p.relative_to(ROOT)))
+def test_every_python_block_of_the_readme_runs(page):
+    text = page.read_text(encoding="utf-8")
+    name = str(page.relative_to(ROOT))
     blocks = python_blocks(text)
     fences = sum(1 for line in text.splitlines() if line.strip() == "```python")
-    assert len(blocks) == fences >= 1
+    assert len(blocks) == fences
     ran, skipped, failures = [], [], []
     for line, source in blocks:
-        label = f"README.md:{line}"
+        label = f"{name}:{line}"
         marker = SKIP_MARKER.search(source)
         if marker:
             skipped.append(f"{label}: marked skip {marker.group(1).strip()}")
@@ -102,10 +121,17 @@ def test_every_python_block_of_the_readme_runs():
             ran.append(label)
     for reason in skipped:
         warnings.warn(reason, ReadmeBlockNotRun, stacklevel=1)
-    print(f"README python blocks: {len(blocks)} found, {len(ran)} ran, {len(skipped)} skipped: {skipped}")
-    assert not failures, "README blocks failed:\n\n" + "\n\n".join(failures)
+    print(f"{name} python blocks: {len(blocks)} found, {len(ran)} ran, {len(skipped)} skipped: {skipped}")
+    assert not failures, f"{name} blocks failed:\n\n" + "\n\n".join(failures)
     assert len(ran) == len(blocks) - len(skipped)
-    assert len(ran) >= 1
+    if page == README:
+        assert len(ran) >= 1, "README.md has no python block that runs (a first audit belongs there)"
+
+
+def test_no_python_block_is_lost_in_a_move():
+    """Detects: a section moved from README to the manual without its examples (or to a non-Markdown file)."""
+    found = sum(len(python_blocks(page.read_text(encoding="utf-8"))) for page in documentation_pages())
+    assert found >= MIN_BLOCKS, f"{found} python blocks in README.md and docs/, expected at least {MIN_BLOCKS}"
 
 
 def test_the_block_parser_and_substitutions():

@@ -1,4 +1,4 @@
-"""``dpverify audit ... --search RELATION`` and ``--pairs FILE.json``: a search audit from the command line.
+"""``dpverify audit MECHANISM --search RELATION`` and ``--pairs FILE.json``: a search audit from the command line.
 
 The registered neighbouring relations that declare how flags build them
 (:mod:`dpverify.neighbours.relations`), by name: ``scalars``, ``vectors``,
