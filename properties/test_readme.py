@@ -83,6 +83,18 @@ def _substitute(source: str) -> tuple[str, list[str]]:
     return LARGE_SAMPLES.sub(lower, source), notes
 
 
+#: A block whose first line names a module file (``# my_events.py``) is that module: it is written to a
+#: folder on ``sys.path`` so that later blocks of the page import it, as a reader would save it.
+MODULE_FILE = re.compile(r"^#\s*(\w+)\.py\s*$")
+
+
+def _save_module(source: str, folder: Path) -> None:
+    first = source.lstrip().splitlines()[0] if source.strip() else ""
+    match = MODULE_FILE.match(first)
+    if match:
+        (folder / f"{match.group(1)}.py").write_text(source, encoding="utf-8")
+
+
 def _run(source: str, label: str) -> None:
     namespace = {"__name__": "__main__"}
     exec(compile(source, label, "exec"), namespace)
@@ -91,8 +103,27 @@ def _run(source: str, label: str) -> None:
             value()
 
 
+@pytest.fixture
+def restored_registries():
+    """Remove the event families, relations and claim kinds a page registers, once it has run: a
+    family left registered would join every later audit of the worker that uses all families."""
+    from dpverify.claims import claim_kinds, unregister_claim_kind
+    from dpverify.events import registered_families, unregister_event_family
+    from dpverify.neighbours import relation_names, unregister_relation
+
+    before = (set(registered_families()), set(relation_names()), set(claim_kinds()))
+    yield
+    for name in set(registered_families()) - before[0]:
+        unregister_event_family(name)
+    for name in set(relation_names()) - before[1]:
+        unregister_relation(name)
+    for name in set(claim_kinds()) - before[2]:
+        unregister_claim_kind(name)
+
+
 @pytest.mark.parametrize("page", documentation_pages(), ids=lambda p: str(p.relative_to(ROOT)))
-def test_every_python_block_of_the_readme_runs(page):
+def test_every_python_block_of_the_readme_runs(page, tmp_path, monkeypatch, restored_registries):
+    monkeypatch.syspath_prepend(str(tmp_path))
     text = page.read_text(encoding="utf-8")
     name = str(page.relative_to(ROOT))
     blocks = python_blocks(text)
@@ -105,6 +136,7 @@ def test_every_python_block_of_the_readme_runs(page):
         if marker:
             skipped.append(f"{label}: marked skip {marker.group(1).strip()}")
             continue
+        _save_module(source, tmp_path)
         source, notes = _substitute(source)
         for note in notes:
             warnings.warn(f"{label}: {note}", ReadmeBlockNotRun, stacklevel=1)

@@ -10,7 +10,7 @@
 """
 
 from .claim import BUILTIN_KINDS, MODELS, PrivacyClaim, StatesClaim, claim_of, resolve_claim
-from .kinds import ClaimKind, claim_kind, claim_kinds, register_claim_kind
+from .kinds import ClaimKind, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
 
 __all__ = [
     "PrivacyClaim",
@@ -23,4 +23,5 @@ __all__ = [
     "claim_kind",
     "claim_kinds",
     "register_claim_kind",
+    "unregister_claim_kind",
 ]

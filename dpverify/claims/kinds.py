@@ -36,7 +36,15 @@ from importlib import metadata
 
 from ..errors import InvalidClaimError
 
-__all__ = ["ClaimKind", "register_claim_kind", "claim_kind", "claim_kinds", "READS", "ENTRY_POINT_GROUP"]
+__all__ = [
+    "ClaimKind",
+    "register_claim_kind",
+    "unregister_claim_kind",
+    "claim_kind",
+    "claim_kinds",
+    "READS",
+    "ENTRY_POINT_GROUP",
+]
 
 #: What a kind reads: one event's confidence box, or a partition's simultaneous region.
 READS = ("events", "cells")
@@ -116,6 +124,18 @@ def register_claim_kind(kind: ClaimKind) -> ClaimKind:
         raise InvalidClaimError(f"a claim kind named {kind.name!r} is already registered")
     _KINDS[kind.name] = kind
     return kind
+
+
+#: The built-in kinds' names, which cannot be removed (set by :mod:`dpverify.claims.claim`).
+_BUILTIN_NAMES: set = set()
+
+
+def unregister_claim_kind(name: str) -> None:
+    """Remove a kind that :func:`register_claim_kind` or an entry point added (not a built-in)."""
+    if name in _BUILTIN_NAMES:
+        raise InvalidClaimError(f"{name!r} is a built-in claim kind and cannot be removed")
+    if _KINDS.pop(name, None) is None:
+        raise InvalidClaimError(f"no claim kind {name!r} is registered; registered: {list(_KINDS)}")
 
 
 def _load_entry_points() -> None:

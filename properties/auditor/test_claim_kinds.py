@@ -18,7 +18,14 @@ from scipy import stats
 
 import dpverify
 from dpverify import InvalidClaimError, PrivacyClaim
-from dpverify.claims import BUILTIN_KINDS, ClaimKind, claim_kind, claim_kinds, register_claim_kind
+from dpverify.claims import (
+    BUILTIN_KINDS,
+    ClaimKind,
+    claim_kind,
+    claim_kinds,
+    register_claim_kind,
+    unregister_claim_kind,
+)
 from dpverify.cli.commands import main
 from dpverify.mechanisms import ExponentialMechanism, GaussianMechanism, LaplaceMechanism, RandomizedResponse
 from dpverify.mechanisms.concentrated import (
@@ -112,11 +119,16 @@ def test_a_new_kind_is_one_record():
         event_bound=lambda claim, p_lo, q_hi: dpverify.claims.gaussian.probit_bound(p_lo, q_hi) / 2,
     )
     register_claim_kind(kind)
-    claim = PrivacyClaim(kind="twice-gdp", mu=0.6)
-    result = dpverify.audit(RandomizedResponse(1.0), 0, 1, claim=claim, n_samples=100_000, seed=1)
-    assert result.claim == claim and result.violation  # mu of RR(1) is 1.23: half of it exceeds 0.6
-    with pytest.raises(InvalidClaimError, match="already registered"):
-        register_claim_kind(ClaimKind(**{**kind.__dict__, "title": "other"}))
+    try:
+        claim = PrivacyClaim(kind="twice-gdp", mu=0.6)
+        result = dpverify.audit(RandomizedResponse(1.0), 0, 1, claim=claim, n_samples=100_000, seed=1)
+        assert result.claim == claim and result.violation  # mu of RR(1) is 1.23: half of it exceeds 0.6
+        with pytest.raises(InvalidClaimError, match="already registered"):
+            register_claim_kind(ClaimKind(**{**kind.__dict__, "title": "other"}))
+    finally:
+        unregister_claim_kind("twice-gdp")
+    with pytest.raises(InvalidClaimError, match="built-in"):
+        unregister_claim_kind("zcdp")
 
 
 def test_claim_and_epsilon_together_are_refused():
