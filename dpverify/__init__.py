@@ -33,9 +33,6 @@ The package in layers, lowest first; a module imports only its own layer or lowe
   (adapters of DP libraries and reports).
 """
 
-from .cli import _startup  # noqa: F401  (first: a Ctrl-C during the command line's imports ends without a traceback)
-
-# isort: split
 from . import keys, neighbours
 from .audits import (
     AuditResult,

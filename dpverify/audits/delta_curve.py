@@ -42,7 +42,6 @@ import math
 from dataclasses import dataclass, field
 
 import numpy as np
-from scipy import stats
 
 from .. import _validation as check
 from .._results import PlainData
@@ -140,6 +139,8 @@ def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):
     a, b = candidates.counts_x, candidates.counts_x_prime
     picks = []
     shrink = max(1.0, math.sqrt(2 * math.log(max(2, 2 * len(a)))))
+    from scipy import stats  # here: scipy.stats costs 0.6 s to import
+
     level = 2 * stats.norm.sf(shrink)
     bounds = {
         "x": (clopper_pearson_lower(a, n_selection, level), clopper_pearson_upper(b, n_selection, level)),

@@ -20,7 +20,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
 from .._results import dataclass_to_dict, short_repr
 from ..errors import InvalidParameterError
@@ -156,6 +155,8 @@ def audit_pairs(
         for (x, x_prime), child in zip(pairs, children)
     )
     pvalues = np.array([r.pvalue for r in results], dtype=float)
+    from statsmodels.stats.multitest import multipletests  # here: statsmodels loads pandas (0.2 s)
+
     reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method=method)
     bounds = [r.epsilon_lower_bound for r in results]
     worst = int(np.argmax(bounds)) if not math.isnan(max(bounds)) else 0

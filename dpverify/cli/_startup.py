@@ -2,12 +2,13 @@
 
 ``dpverify`` imports numpy, scipy and its own modules before the command line's
 ``main`` can catch anything, so an interrupt then reached the interpreter as an
-uncaught ``KeyboardInterrupt`` and printed a traceback. Imported first by the
-package, this module installs an exception hook that does for an uncaught
-``KeyboardInterrupt`` what ``main`` does for one it catches, and only in a
-process that runs the command line (the ``dpverify`` console script or
-``python -m dpverify``); a program that imports dpverify keeps Python's own
-behaviour.
+uncaught ``KeyboardInterrupt`` and printed a traceback. The command line's entry
+point (:func:`dpverify.cli.main`, before it imports the commands and what they
+need) calls :func:`install`, which sets an exception hook that does for an
+uncaught ``KeyboardInterrupt`` what ``main`` does for one it catches, and only in
+a process that runs the command line (the ``dpverify`` console script or
+``python -m dpverify``). ``import dpverify`` installs nothing: a program that
+imports dpverify keeps Python's own behaviour.
 """
 
 from __future__ import annotations
@@ -47,6 +48,3 @@ def install() -> None:
         hook = _hook(sys.excepthook)
         hook._dpverify = True
         sys.excepthook = hook
-
-
-install()
