@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._results import dataclass_to_dict, short_repr
+from .._results import Result, dataclass_to_dict, short_repr
 from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.sampling import children as spawn
@@ -33,7 +33,7 @@ __all__ = ["audit_pairs", "PairAuditResult"]
 
 
 @dataclass(frozen=True)
-class PairAuditResult:
+class PairAuditResult(Result):
     """Outcome of :func:`audit_pairs`.
 
     Attributes
@@ -73,9 +73,35 @@ class PairAuditResult:
     def worst_result(self) -> AuditResult:
         return self.results[self.worst]
 
+    _DERIVED = ("violation",)
+
     def to_dict(self) -> dict:
         """The fields, and the overall ``violation``, as JSON-serialisable plain data."""
         return dataclass_to_dict(self, violation=self.violation)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["results"] = tuple(AuditResult.from_dict(r) for r in data["results"])
+        data["adjusted_pvalues"] = tuple(float(p) for p in data["adjusted_pvalues"])
+        data["violations"] = tuple(bool(v) for v in data["violations"])
+        return data
+
+    def summary(self) -> str:
+        """The family-wise verdict, each pair's adjusted p-value, and the worst pair's audit."""
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        lines = [
+            f"verdict: {verdict} over {len(self.results)} pairs at family-wise alpha={self.alpha:g} "
+            f"({self.method}); seed {self.seed}",
+            *(
+                f"pair {i}: adjusted p-value {p:.3g}, epsilon lower bound {r.epsilon_lower_bound:.4g}"
+                + (" (violation)" if v else "")
+                for i, (r, p, v) in enumerate(zip(self.results, self.adjusted_pvalues, self.violations))
+            ),
+            f"worst pair {self.worst}:",
+            *("  " + line for line in self.worst_result.summary().split("\n")),
+        ]
+        return "\n".join(lines)
 
 
 def audit_pairs(
