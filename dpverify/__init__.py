@@ -17,20 +17,20 @@ with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
 The package in layers, lowest first; a module imports only its own layer or lower ones
 (``properties/test_layout.py`` checks it):
 
-- :mod:`dpverify.errors`, ``_validation`` (the argument checks) and the leaf helpers
-  :mod:`dpverify.extras.arrays` and :mod:`dpverify.extras.progress`;
+- :mod:`dpverify.errors`, ``_validation`` (the argument checks), ``_results`` (the base of
+  every result) and the leaf helpers of :mod:`dpverify.support` (arrays, progress);
 - the vocabulary: :mod:`dpverify.claims` (the privacy claim), :mod:`dpverify.options`
   (the audit options), :mod:`dpverify.protocols` (the mechanism contracts),
   :mod:`dpverify.keys` (ready ``output_key`` functions), :mod:`dpverify.verification`
-  (what ``dpverify suite`` runs), :mod:`dpverify.neighbours` (neighbouring relations to
-  search);
+  (what ``dpverify suite`` runs), :mod:`dpverify.reproduction` (what ``dpverify reproduce``
+  runs, and the executors), :mod:`dpverify.neighbours` (neighbouring relations to search);
 - :mod:`dpverify.events`: the event families, each declaring its role;
 - :mod:`dpverify.pipeline`: outputs, sampling, the sampler check, selection, bounds;
 - :mod:`dpverify.audits`: the result types, certification, the drivers and replay;
 - :mod:`dpverify.mechanisms` (the textbook zoo, correct and broken, with claims) and
   :mod:`dpverify.testing` (pytest assertions and Hypothesis strategies);
-- :mod:`dpverify.cli` (the command line and its registries), :mod:`dpverify.extras`
-  (adapters of DP libraries and reports).
+- :mod:`dpverify.cli` (the command line and the suite's runner), :mod:`dpverify.extras`
+  (what needs an optional dependency: adapters of DP libraries, reports).
 """
 
 from . import keys, neighbours

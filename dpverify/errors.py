@@ -16,6 +16,7 @@ __all__ = [
     "NotReplayableError",
     "MissingExtraError",
     "SchedulerUnreachableError",
+    "RegistrationError",
 ]
 
 
@@ -115,3 +116,8 @@ class MissingExtraError(DPVerifyError, ImportError):
 
 class SchedulerUnreachableError(DPVerifyError, ConnectionError):
     """The Dask scheduler given (``scheduler=``, ``--scheduler``, ``$DASK_SCHEDULER_ADDRESS``) cannot be reached."""
+
+
+class RegistrationError(DPVerifyError, RuntimeError):
+    """An entry point of ``dpverify.verifications`` or ``dpverify.reproductions`` that fails to load,
+    or two registered items with one name (the message names the entry point)."""

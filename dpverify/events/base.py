@@ -30,7 +30,7 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from ..errors import InvalidParameterError
-from ..extras import arrays
+from ..support import arrays
 
 __all__ = [
     "Event",

@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 from .base import AtLeast, Below, Candidates, Event, nearest_quantiles, register_event_family
 
 __all__ = [

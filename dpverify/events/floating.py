@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 from .base import Candidates, CodeBook, level_set_events, register_event_family, relabel
 
 __all__ = [

@@ -25,8 +25,8 @@ import sys
 import numpy as np
 
 from ..errors import InsufficientMemoryError
-from ..extras import arrays
 from ..protocols import contract_seed, draw_outputs
+from ..support import arrays
 
 #: Which contract stream of the audit's seed the pilot output comes from.
 PILOT_STREAM = 2

@@ -223,7 +223,7 @@ def test_suite_out_that_cannot_be_written_fails_before_the_run(tmp_path, capsys,
 def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys, monkeypatch):
     import importlib.util
 
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
@@ -233,14 +233,14 @@ def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys,
     def must_not_run(*args, **kwargs):
         raise AssertionError("the reproduction ran without matplotlib")
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", must_not_run)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", must_not_run)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs") == 3
     assert "pip install 'dpverify[plot]'" in capsys.readouterr().err
 
 
 def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tmp_path, capsys, monkeypatch):
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     seen = []
 
@@ -250,8 +250,8 @@ def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tm
         path.write_text(f"{seed}\n")
         return [path]
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "one", "--workers", "1", "--quiet") == 0
     assert run("reproduce", "fake-figure", "--out", tmp_path / "two", "--workers", "2", "--quiet") == 0
     from concurrent.futures import ThreadPoolExecutor
@@ -481,7 +481,7 @@ def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatc
 
 
 def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_path, capsys, monkeypatch):
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     class DatasetMissing(FileNotFoundError):
         pass
@@ -489,8 +489,8 @@ def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_
     def figure(out_dir, *, quick, seed, progress, executor=None):
         raise DatasetMissing("the maps are not in ./data; set DATA_DIR")
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs", "--quiet") == 3
     err = capsys.readouterr().err
     assert "DatasetMissing: the maps are not in ./data" in err and "internal error" not in err
