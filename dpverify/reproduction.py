@@ -41,7 +41,6 @@ __all__ = [
     "MissingExtraError",
     "SchedulerUnreachableError",
     "available_workers",
-    "check_workers",
     "open_executor",
     "map_tasks",
     "require_distributed",
@@ -106,7 +105,7 @@ def available_workers() -> int:
         return max(1, os.cpu_count() or 1)
 
 
-def check_workers(workers) -> int:
+def _check_workers(workers) -> int:
     """``workers`` as an int >= 1, or :class:`InvalidParameterError`."""
     if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
         raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
@@ -170,7 +169,7 @@ def open_executor(
         finally:
             client.close()
         return
-    workers = available_workers() if workers is None else check_workers(workers)
+    workers = available_workers() if workers is None else _check_workers(workers)
     if workers == 1:
         yield None
         return

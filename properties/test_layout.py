@@ -240,3 +240,29 @@ def test_dpverify_imports_only_its_own_or_lower_layers():
         if _layer(target) > _layer(module)
     ]
     assert not upward, upward
+
+
+def test_every_public_error_class_is_a_dpverify_error_defined_in_errors():
+    """Errors live in one place (``dpverify.errors``) and all derive from ``DPVerifyError``.
+
+    Detects: an exception class defined in another module (the command line's reproductions once
+    defined two) or one a caller cannot catch as ``DPVerifyError``. Private control-flow classes
+    (a leading underscore) that never leave their module are exempt.
+    """
+    import ast
+
+    from dpverify.errors import DPVerifyError
+
+    elsewhere = []
+    for path in sorted((REPO_ROOT / "dpverify").rglob("*.py")):
+        if path.name == "errors.py":
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+                bases = {getattr(b, "id", getattr(b, "attr", "")) for b in node.bases}
+                if any(b.endswith(("Error", "Exception")) for b in bases):
+                    elsewhere.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno} {node.name}")
+    assert not elsewhere, elsewhere
+    errors = importlib.import_module("dpverify.errors")
+    for name in errors.__all__:
+        assert issubclass(getattr(errors, name), DPVerifyError), name

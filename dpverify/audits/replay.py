@@ -20,9 +20,9 @@ from .._results import Result, register_replay
 from ..errors import InvalidParameterError, NotReplayableError
 from .delta_curve import DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
+from .family_wise import PairAuditResult, audit_pairs
 from .oracle import OracleBound, oracle_epsilon_bound
 from .pair import audit
-from .pairs import PairAuditResult, audit_pairs
 from .results import AuditResult
 from .search import SearchAuditResult, search_audit
 from .sequential import SequentialAuditResult, sequential_audit

@@ -34,7 +34,7 @@ RESULT_MODULES = [
     "audits.exact",
     "audits.distributions",
     "audits.oracle",
-    "audits.pairs",
+    "audits.family_wise",
     "testing.assertions",
     "cli.suite",
 ]
