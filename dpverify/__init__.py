@@ -14,6 +14,11 @@ callable ``mechanism(data, rng)``) and neighbouring inputs it
 
 with sampling in seeded chunks that run on any ``concurrent.futures.Executor``.
 
+``import dpverify`` loads the vocabulary (errors, claims, options, neighbouring relations); the
+drivers and the libraries they need (scipy, numba, statsmodels) load at first use, so that the
+import costs a fraction of ``import scipy.stats`` and the command line installs its Ctrl-C handler
+(:mod:`dpverify.cli._startup`) before they load.
+
 The package in layers, lowest first; a module imports only its own layer or lower ones
 (``properties/test_layout.py`` checks it):
 
@@ -33,33 +38,9 @@ The package in layers, lowest first; a module imports only its own layer or lowe
   (what needs an optional dependency: adapters of DP libraries, reports).
 """
 
+from typing import TYPE_CHECKING
+
 from . import keys, neighbours
-from .audits import (
-    AuditResult,
-    CertifiedEvent,
-    DeltaCurve,
-    DistributionTestResult,
-    EventEstimate,
-    ExactPrivacyLoss,
-    Look,
-    OracleBound,
-    PairAuditResult,
-    SearchAuditResult,
-    SequentialAuditResult,
-    ValueVerdict,
-    audit,
-    audit_pairs,
-    audit_samples,
-    chi_square_power,
-    delta_lower_bound_curve,
-    equal_distributions,
-    exact_privacy_loss,
-    goodness_of_fit,
-    oracle_epsilon_bound,
-    replay,
-    search_audit,
-    sequential_audit,
-)
 from .claims import PrivacyClaim
 from .errors import (
     DPVerifyError,
@@ -76,6 +57,34 @@ from .errors import (
 )
 from .options import AuditOptions
 from .verification import Verification, VerificationOutcome, VerificationRecord
+
+if TYPE_CHECKING:  # the names the drivers' package gives, imported at first use (see __getattr__)
+    from .audits import (
+        AuditResult,
+        CertifiedEvent,
+        DeltaCurve,
+        DistributionTestResult,
+        EventEstimate,
+        ExactPrivacyLoss,
+        Look,
+        OracleBound,
+        PairAuditResult,
+        SearchAuditResult,
+        SequentialAuditResult,
+        ValueVerdict,
+        audit,
+        audit_pairs,
+        audit_samples,
+        chi_square_power,
+        delta_lower_bound_curve,
+        equal_distributions,
+        exact_privacy_loss,
+        goodness_of_fit,
+        oracle_epsilon_bound,
+        replay,
+        search_audit,
+        sequential_audit,
+    )
 
 __all__ = [
     "audit",
@@ -123,3 +132,56 @@ __all__ = [
 ]
 
 __version__ = "0.1.0"
+
+#: Names of :mod:`dpverify.audits` given here at their first use: ``import dpverify`` loads the
+#: vocabulary (errors, claims, options) only, so that the command line (:func:`dpverify.cli.main`)
+#: installs its Ctrl-C handler before the drivers and their libraries load.
+_FROM_AUDITS = frozenset(
+    (
+        "AuditResult",
+        "CertifiedEvent",
+        "DeltaCurve",
+        "DistributionTestResult",
+        "EventEstimate",
+        "ExactPrivacyLoss",
+        "Look",
+        "OracleBound",
+        "PairAuditResult",
+        "SearchAuditResult",
+        "SequentialAuditResult",
+        "ValueVerdict",
+        "audit",
+        "audit_pairs",
+        "audit_samples",
+        "chi_square_power",
+        "delta_lower_bound_curve",
+        "equal_distributions",
+        "exact_privacy_loss",
+        "goodness_of_fit",
+        "oracle_epsilon_bound",
+        "replay",
+        "search_audit",
+        "sequential_audit",
+    )
+)
+
+
+#: Subpackages and modules that ``import dpverify`` bound before it loaded lazily; still reachable as
+#: attributes (``dpverify.audits.pair``), imported at first access.
+_SUBMODULES = frozenset(("audits", "events", "pipeline", "protocols", "mechanisms", "testing", "cli", "extras"))
+
+
+def __getattr__(name: str):
+    if name in _FROM_AUDITS:
+        from . import audits
+
+        return getattr(audits, name)
+    if name in _SUBMODULES:
+        import importlib
+
+        return importlib.import_module(f"{__name__}.{name}")
+    raise AttributeError(f"module 'dpverify' has no attribute {name!r}")
+
+
+def __dir__() -> list:
+    return sorted(set(globals()) | _FROM_AUDITS | _SUBMODULES)

@@ -1,6 +1,7 @@
 """The dpverify command line: exit codes (0 found nothing, 1 found something, 2 usage, 3 failure, 130
 interrupted), no traceback without --debug, checks made before the work, JSON output, suite and reproduce."""
 
+import importlib
 import json
 import os
 import queue
@@ -122,7 +123,7 @@ def test_internal_errors_exit_three_and_debug_shows_the_traceback(mechanisms, ca
     def crash(*args, **kwargs):
         raise ZeroDivisionError("a bug in dpverify")
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", crash)
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", crash)
     assert audit_zero_one("Laplace", "1", "--quiet") == 3
     err = capsys.readouterr().err
     assert "internal error: ZeroDivisionError: a bug in dpverify" in err and "Traceback" not in err
@@ -134,7 +135,7 @@ def test_interrupt_exits_130_with_a_short_message(mechanisms, capsys, monkeypatc
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", interrupted)
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", interrupted)
     assert audit_zero_one("Laplace", "1") == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and "Traceback" not in err
@@ -292,7 +293,7 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
         def summary(self):
             return "no violation found"
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", lambda *a, **k: Result())
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", lambda *a, **k: Result())
     code = audit_zero_one("leaky", "1", "--samples", 10**10, "--seed", "1")
     assert code == 0
     err = capsys.readouterr().err

@@ -22,14 +22,13 @@ errors), a selection drawn before memory is checked (the issue's ``search_audit`
 
 from __future__ import annotations
 
-import sys
-
 import numpy as np
 import pytest
 
 import dpverify
 from dpverify.errors import DPVerifyError, InsufficientMemoryError, NotReplayableError
 from dpverify.mechanisms import GeometricMechanism
+from dpverify.pipeline import memory
 
 PAIRS = [(0, 1), (1, 3)]
 GRID = [0.0, 0.5, 1.0]
@@ -137,7 +136,7 @@ MEMORY_XFAIL = {
     ],
 )
 def test_an_absurd_selection_is_refused_before_drawing(driver, monkeypatch):
-    monkeypatch.setattr(sys.modules["dpverify.pipeline.memory"], "available_memory_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 30)
     mechanism = Counted(limit=1)  # the pilot output that sizes the outputs, nothing more
     with pytest.raises(InsufficientMemoryError):
         _run(driver, mechanism, n_samples=10**13, n_selection=10**12)

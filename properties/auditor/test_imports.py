@@ -70,3 +70,18 @@ def test_the_moved_modules_keep_their_old_import_paths():
         "print(json.dumps([a is b, c is d, e is f, Reproduction is b.Reproduction]))"
     )
     assert _fresh(code) == [True, True, True, True]
+
+
+def test_the_drivers_load_at_first_use_and_stay_reachable_as_attributes():
+    """``import dpverify`` leaves the drivers unloaded (so that the command line installs its Ctrl-C
+    handler first), and ``dpverify.audit``, ``dpverify.audits.pair`` and ``from dpverify import *``
+    reach them as before."""
+    code = (
+        "import json, sys, dpverify\n"
+        "before = 'dpverify.audits' in sys.modules\n"
+        "ok = dpverify.audits.pair.audit is dpverify.audit and dpverify.pipeline.bounds is not None\n"
+        "namespace = {}\n"
+        "exec('from dpverify import *', namespace)\n"
+        "print(json.dumps([before, ok, all(n in namespace for n in dpverify.__all__)]))"
+    )
+    assert _fresh(code) == [False, True, True]
