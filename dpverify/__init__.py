@@ -133,37 +133,10 @@ __all__ = [
 
 __version__ = "0.1.0"
 
-#: Names of :mod:`dpverify.audits` given here at their first use: ``import dpverify`` loads the
-#: vocabulary (errors, claims, options) only, so that the command line (:func:`dpverify.cli.main`)
-#: installs its Ctrl-C handler before the drivers and their libraries load.
-_FROM_AUDITS = frozenset(
-    (
-        "AuditResult",
-        "CertifiedEvent",
-        "DeltaCurve",
-        "DistributionTestResult",
-        "EventEstimate",
-        "ExactPrivacyLoss",
-        "Look",
-        "OracleBound",
-        "PairAuditResult",
-        "SearchAuditResult",
-        "SequentialAuditResult",
-        "ValueVerdict",
-        "audit",
-        "audit_pairs",
-        "audit_samples",
-        "chi_square_power",
-        "delta_lower_bound_curve",
-        "equal_distributions",
-        "exact_privacy_loss",
-        "goodness_of_fit",
-        "oracle_epsilon_bound",
-        "replay",
-        "search_audit",
-        "sequential_audit",
-    )
-)
+#: Names of :mod:`dpverify.audits` given here at their first use (those of ``__all__`` not imported
+#: above): ``import dpverify`` loads the vocabulary (errors, claims, options) only, so that the
+#: command line (:func:`dpverify.cli.main`) installs its Ctrl-C handler before the drivers load.
+_FROM_AUDITS = frozenset(name for name in __all__ if name not in globals())
 
 
 #: Subpackages and modules that ``import dpverify`` bound before it loaded lazily; still reachable as
