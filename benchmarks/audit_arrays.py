@@ -1,7 +1,7 @@
 """Throughput of audits whose mechanism returns arrays of another library (the array-API path).
 
 Certification evaluates the frozen event with the array's own library and moves
-only counts back (:mod:`dpverify.extras.arrays`). On a CPU with ``array-api-strict``
+only counts back (:mod:`dpverify.support.arrays`). On a CPU with ``array-api-strict``
 this measures the overhead of the generic path against plain numpy; on a GPU
 machine the same classes measure a device library (set ``DPVERIFY_ARRAY_LIBRARY``
 to ``torch`` to have the mechanisms return CUDA tensors when CUDA is present).

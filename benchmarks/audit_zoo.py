@@ -121,7 +121,7 @@ def table(n_samples: int, *, seed: int = SEED, executor=None, progress: bool = T
 def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: float = 0.05) -> str:
     """False-violation rate of ``n_audits`` audits of correct mechanisms at ``alpha``.
 
-    Same design as properties/auditor/test_calibration.py: randomized response,
+    Same design as properties/auditor/audits/test_calibration.py: randomized response,
     fine-grid Laplace and geometric mechanism at eps = 1 on pairs where they attain
     the claim, cycled; each audit has its own spawned seed.
     """

@@ -28,7 +28,7 @@ def _check_data():
 
 def _figure1(workers: int) -> float:
     from algorithms.bandits.reproduce import figure1_simulations
-    from dpverify.cli.reproduce import open_executor
+    from dpverify.reproduction import open_executor
 
     with open_executor(workers) as executor:
         start = time.perf_counter()
@@ -101,7 +101,7 @@ class ThesisSynthetic:
         self.tmp.cleanup()
 
     def time_quick(self, workers):
-        from dpverify.cli.reproduce import open_executor
+        from dpverify.reproduction import open_executor
 
         with open_executor(workers) as executor:
             self.run(self.tmp.name, quick=True, seed=0, progress=False, executor=executor)

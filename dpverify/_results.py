@@ -1,20 +1,54 @@
-"""Plain data for result objects: what ``to_dict()`` of every dpverify result returns.
+"""The base of every dpverify result: plain data, JSON, a summary and a replay.
 
-Every result class a public function returns has ``to_dict()`` giving plain
-Python data (dicts, lists, str, int, float, bool, None) that :func:`json.dumps`
-accepts. Non-finite floats stay floats (``json.dumps`` writes ``Infinity``,
-as the results' own ``from_dict`` expect); outputs of a mechanism that are
-not plain data (frozensets, arrays, tuples) become lists, anything else its
-``repr``.
+Every result class a public function returns derives from :class:`Result`:
+
+- ``to_dict()`` gives plain Python data (dicts, lists, str, int, float, bool, None)
+  that :func:`json.dumps` accepts, and ``from_dict`` reads it back;
+- ``to_json()``/``from_json()`` save and reload it as text;
+- ``summary()`` says in a few lines what it found;
+- ``replay(...)`` runs the computation behind it again from the result alone (and
+  the mechanism and inputs, which a result does not hold), or raises
+  :class:`~dpverify.errors.NotReplayableError` saying why it cannot.
+
+**One JSON convention for non-finite numbers**: they stay floats in ``to_dict()``
+and ``to_json()`` writes them as ``Infinity``, ``-Infinity`` and ``NaN``, as
+Python's :mod:`json` does (and reads). Strings ``"inf"``, ``"-inf"`` and ``"nan"``
+(how suite reports of dpverify 0.1 wrote them) are read back as floats where a float
+field expects a number (:func:`read_float`).
+
+Outputs of a mechanism that are not plain data (frozensets, arrays, tuples) become
+lists, anything else its ``repr``; ``from_dict`` turns lists back into tuples where a
+result holds outputs.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 
 import numpy as np
 
-__all__ = ["to_plain", "dataclass_to_dict", "PlainData", "short_repr"]
+from .errors import NotReplayableError, ResultFormatError
+
+__all__ = [
+    "to_plain",
+    "dataclass_to_dict",
+    "PlainData",
+    "Result",
+    "short_repr",
+    "read_float",
+    "as_tuples",
+    "SavedRepr",
+    "register_replay",
+    "subclasses",
+]
+
+#: Non-finite numbers as strings (the suite report's convention before 0.2), read back as floats.
+_NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
+_NON_FINITE |= {"infinity": float("inf"), "-infinity": float("-inf")}
+
+#: Result type -> the function that replays a result of exactly that type (:func:`register_replay`).
+_REPLAYS: dict = {}
 
 
 def to_plain(value):
@@ -52,6 +86,159 @@ class PlainData:
     def to_dict(self) -> dict:
         """The fields as JSON-serialisable plain data (arrays, tuples and sets as lists)."""
         return dataclass_to_dict(self)
+
+
+def read_float(value):
+    """``value``, with a non-finite number written as a string (``"inf"``, ``"-inf"``, ``"nan"``) as a float."""
+    if isinstance(value, str) and value.strip().lower() in _NON_FINITE:
+        return _NON_FINITE[value.strip().lower()]
+    return value
+
+
+class SavedRepr(str):
+    """An output saved as its ``repr`` (it was not plain data): ``repr()`` gives the saved text back."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+def as_tuples(value):
+    """Lists (as JSON gives back outputs saved as tuples, sets or arrays) as tuples, recursively."""
+    if isinstance(value, list):
+        return tuple(as_tuples(v) for v in value)
+    return value
+
+
+def register_replay(result_type: type, function) -> None:
+    """Make ``function(result, *inputs, executor=None, progress=False)`` the replay of ``result_type``.
+
+    The replay of a result is looked up by its exact type (a subclass that adds what its driver did
+    registers its own); :mod:`dpverify.audits.replay` registers those of the drivers.
+    """
+    _REPLAYS[result_type] = function
+
+
+def _float_fields(cls) -> set:
+    """The fields of dataclass ``cls`` annotated as (possibly optional) floats."""
+    return {f.name for f in dataclasses.fields(cls) if "float" in str(f.type)}
+
+
+class Result(PlainData):
+    """Base of every result type: ``to_dict``/``from_dict``, ``to_json``/``from_json``, ``summary``, ``replay``.
+
+    A subclass is a frozen dataclass. It lists in ``_DERIVED`` the keys ``to_dict()`` adds that are
+    not fields (a property such as ``violation``), overrides :meth:`_parse` to rebuild nested
+    results and outputs from plain data, and sets ``_NOT_REPLAYABLE`` to the reason when no result of
+    its type can be run again (otherwise :func:`register_replay` names its replay).
+    """
+
+    #: Keys of ``to_dict()`` that are computed from the fields, not fields themselves.
+    _DERIVED: tuple = ()
+    #: Why a result of this type cannot be replayed; None when a replay is registered.
+    _NOT_REPLAYABLE: str | None = None
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        """The constructor's keywords from ``to_dict()`` data: checked (:meth:`_check_keys`) here,
+        nested values rebuilt by a subclass's override (which calls this first)."""
+        return cls._check_keys(data)
+
+    @classmethod
+    def _check_keys(cls, data) -> dict:
+        if not isinstance(data, dict):
+            raise ResultFormatError(
+                f"{cls.__name__}.from_dict needs the dict that to_dict() gave, got {type(data).__name__}"
+            )
+        data = {k: v for k, v in data.items() if k not in cls._DERIVED}
+        fields = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(data) - fields)
+        if unknown:
+            writers = [
+                c.__name__ for c in subclasses(Result) if set(data) - set(c._DERIVED) <= {f.name for f in _fields(c)}
+            ]
+            hint = f"; it reads as {' or '.join(writers)} (use its from_dict)" if writers else ""
+            raise ResultFormatError(
+                f"{cls.__name__} has no fields {unknown}: this is not the data of {cls.__name__} "
+                f"(its fields are {sorted(fields)}){hint}"
+            )
+        missing = sorted(f.name for f in dataclasses.fields(cls) if f.name not in data and _required(f))
+        if missing:
+            raise ResultFormatError(f"the data of a {cls.__name__} lacks the fields {missing}")
+        floats = _float_fields(cls)
+        return {k: read_float(v) if k in floats else v for k, v in data.items()}
+
+    @classmethod
+    def from_dict(cls, data: dict):
+        """The result whose ``to_dict()`` gave ``data``.
+
+        Raises
+        ------
+        ResultFormatError
+            ``data`` is not a dict, has keys this type has no field for, or lacks required fields.
+        """
+        return cls(**cls._parse(data))
+
+    def to_json(self) -> str:
+        """``to_dict()`` as JSON text (non-finite numbers as ``Infinity``, ``-Infinity``, ``NaN``)."""
+        return json.dumps(self.to_dict(), indent=2)
+
+    @classmethod
+    def from_json(cls, text: str):
+        """The result saved by :meth:`to_json` (see :meth:`from_dict`)."""
+        try:
+            data = json.loads(text)
+        except (TypeError, ValueError) as exc:
+            raise ResultFormatError(f"{cls.__name__}.from_json needs the JSON text to_json() wrote: {exc}") from exc
+        return cls.from_dict(data)
+
+    def summary(self) -> str:
+        """A few readable lines: what was computed and what it found."""
+        lines = [f"{type(self).__name__}:"]
+        lines += [f"  {f.name}: {short_repr(getattr(self, f.name))}" for f in dataclasses.fields(self) if f.repr]
+        return "\n".join(lines)
+
+    def replay(self, *inputs, executor=None, progress: bool = False):
+        """Run the computation behind this result again: same seed, sizes and options.
+
+        Parameters
+        ----------
+        *inputs
+            What the result does not hold: the mechanism and its inputs, as the result type's
+            replay documents (:func:`dpverify.replay`).
+        executor, progress
+            Where and how visibly the replay runs; they change no result.
+
+        Returns
+        -------
+        Result
+            Of the same type; equal to this one where the computation is replayable.
+
+        Raises
+        ------
+        NotReplayableError
+            This type of result cannot be replayed, or this result records too little to be.
+        """
+        function = _REPLAYS.get(type(self))
+        if function is None:
+            why = self._NOT_REPLAYABLE or "no replay is registered for it"
+            raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
+        return function(self, *inputs, executor=executor, progress=progress)
+
+
+def subclasses(cls) -> list:
+    """Every subclass of ``cls``, recursively."""
+    found = []
+    for sub in cls.__subclasses__():
+        found += [sub, *subclasses(sub)]
+    return found
+
+
+def _fields(cls) -> tuple:
+    return dataclasses.fields(cls) if dataclasses.is_dataclass(cls) else ()
+
+
+def _required(field: dataclasses.Field) -> bool:
+    return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
 
 
 def short_repr(value, limit: int = 80) -> str:

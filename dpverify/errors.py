@@ -12,6 +12,11 @@ __all__ = [
     "SamplerContractError",
     "InsufficientMemoryError",
     "InvalidNeighboursError",
+    "ResultFormatError",
+    "NotReplayableError",
+    "MissingExtraError",
+    "SchedulerUnreachableError",
+    "RegistrationError",
 ]
 
 
@@ -89,3 +94,30 @@ class InsufficientMemoryError(DPVerifyError, MemoryError):
 class InvalidNeighboursError(DPVerifyError, ValueError):
     """Neighbouring inputs a search audit cannot use: no pairs, a pair that is not ``(x, x_prime)``,
     a generator that returns equal inputs, or a neighbour generator built with bad parameters."""
+
+
+class ResultFormatError(DPVerifyError, ValueError):
+    """Saved data (``to_json``/``to_dict`` of a result) that the result type asked to read cannot hold.
+
+    Raised, for example, for keys that no result of the asked type (nor of its subclasses) has,
+    instead of the constructor's ``TypeError``; the message names the type that wrote them where
+    one here can.
+    """
+
+
+class NotReplayableError(InvalidParameterError):
+    """A result that cannot be run again: it records no seed (samples given, not drawn), it was
+    saved before its options were recorded, or its type has no replay (the message says which)."""
+
+
+class MissingExtraError(DPVerifyError, ImportError):
+    """An optional dependency is not installed; the message names the extra that provides it."""
+
+
+class SchedulerUnreachableError(DPVerifyError, ConnectionError):
+    """The Dask scheduler given (``scheduler=``, ``--scheduler``, ``$DASK_SCHEDULER_ADDRESS``) cannot be reached."""
+
+
+class RegistrationError(DPVerifyError, RuntimeError):
+    """An entry point of ``dpverify.verifications`` or ``dpverify.reproductions`` that fails to load,
+    or two registered items with one name (the message names the entry point)."""

@@ -34,7 +34,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 
 from .errors import InvalidParameterError, SamplerContractError
-from .extras import arrays
+from .support import arrays
 
 __all__ = [
     "Mechanism",

@@ -9,20 +9,21 @@ so that implementing one does not load the command line.
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-import numpy as np
-
+from ._results import Result, dataclass_to_dict
 from .claims import PrivacyClaim
 from .errors import InvalidParameterError
 
-__all__ = ["Verification", "VerificationOutcome", "VerificationRecord", "jsonable"]
+__all__ = ["Verification", "VerificationOutcome", "VerificationRecord"]
+
+#: Why a verification's outcome or row does not replay on its own.
+_RUN_THE_SUITE = "it is a verification's outcome: run `dpverify suite --seed SEED` (the report's seed) again"
 
 
 @dataclass(frozen=True)
-class VerificationOutcome:
+class VerificationOutcome(Result):
     """What one verification found.
 
     Attributes
@@ -43,9 +44,7 @@ class VerificationOutcome:
     exact_loss: float | None = None
     details: str = ""
 
-    def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (non-finite numbers as strings, as in the report)."""
-        return jsonable(dataclasses.asdict(self))
+    _NOT_REPLAYABLE = _RUN_THE_SUITE
 
 
 @dataclass(frozen=True)
@@ -79,7 +78,7 @@ class Verification:
 
 
 @dataclass(frozen=True)
-class VerificationRecord:
+class VerificationRecord(Result):
     """A row of the suite report: a verification (its statement and claim), its outcome and its time."""
 
     name: str
@@ -93,10 +92,17 @@ class VerificationRecord:
     compile_seconds: float = 0.0
     claim: PrivacyClaim | None = None
 
+    _NOT_REPLAYABLE = _RUN_THE_SUITE
+
     def to_dict(self) -> dict:
-        """The fields as JSON-serialisable plain data (non-finite numbers as strings, the claim as a dict)."""
-        data = jsonable(dataclasses.asdict(self))
-        data["claim"] = None if self.claim is None else self.claim.to_dict()
+        """The fields as JSON-serialisable plain data (non-finite numbers as floats, the claim as a dict)."""
+        return dataclass_to_dict(self, claim=None if self.claim is None else self.claim.to_dict())
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)  # reads the "inf" strings of dpverify 0.1 reports
+        if data.get("claim") is not None:
+            data["claim"] = PrivacyClaim.from_dict(data["claim"])
         return data
 
 
@@ -106,11 +112,3 @@ def _check_claim(claim) -> None:
             f"a verification's claim must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
             "what the check verifies, in words, is its statement"
         )
-
-
-def jsonable(obj):
-    if isinstance(obj, dict):
-        return {k: jsonable(v) for k, v in obj.items()}
-    if isinstance(obj, float) and not np.isfinite(obj):
-        return str(obj)
-    return obj

@@ -100,9 +100,9 @@ RG = "properties/bandits/test_regret_growth.py"
 PA = "properties/bandits/test_privacy_audits.py"
 FC = "properties/bandits/test_figure_claims.py"
 T_AUDITOR = [
-    "properties/auditor/test_bounds.py",
-    "properties/auditor/test_distributions.py",
-    "properties/auditor/test_audit.py",
+    "properties/auditor/pipeline/test_bounds.py",
+    "properties/auditor/audits/test_distributions.py",
+    "properties/auditor/audits/test_audit.py",
 ]
 
 

@@ -42,7 +42,7 @@ from algorithms.bandits import policies as P
 from algorithms.bandits.environments import rocketfuel_instance, thesis_table61_instance
 from algorithms.bandits.rocketfuel import FIGURE1_NETWORKS
 from algorithms.bandits.simulator import SimulationResult, simulate
-from dpverify.cli.reproduce import map_tasks
+from dpverify.reproduction import map_tasks
 
 __all__ = [
     "reproductions",
@@ -442,8 +442,8 @@ def _plot_thesis(figures: _ThesisFigures, sizes: _ThesisSizes):
 
 
 def reproductions():
-    """Return the list of :class:`dpverify.cli.reproduce.Reproduction` of this family."""
-    from dpverify.cli.reproduce import Reproduction
+    """Return the list of :class:`dpverify.reproduction.Reproduction` of this family."""
+    from dpverify.reproduction import Reproduction
 
     return [
         Reproduction(

@@ -31,7 +31,7 @@ from algorithms.bandits.environments import BanditInstance
 from algorithms.bandits.indices import new_policy_state
 from algorithms.bandits.policies import Policy
 from algorithms.errors import AlgorithmInputError, InvalidHorizonError, ZeroRankMatroidError
-from dpverify.extras.progress import progress_bar
+from dpverify.support.progress import progress_bar
 
 __all__ = ["SimulationResult", "simulate", "run_spawn_streams"]
 

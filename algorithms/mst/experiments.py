@@ -302,7 +302,7 @@ def density_experiment(settings: DensitySettings, seed=None, *, progress: bool =
 
     The seed is split into one child per density, passed to :func:`gnp_runs`.
     """
-    from dpverify.extras.progress import progress_bar
+    from dpverify.support.progress import progress_bar
 
     check_rho(settings.rho)
     densities = settings.densities()
@@ -352,7 +352,7 @@ def mutual_information_experiment(
     The graph is deterministic (the Chow-Liu chain graph); only the mechanisms'
     noise is random, one spawned stream per (rho, run, method).
     """
-    from dpverify.extras.progress import progress_bar
+    from dpverify.support.progress import progress_bar
 
     tasks = mutual_information_tasks(settings, seed)
     rows: list[ExperimentRow] = []

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from dpverify.cli.reproduce import Reproduction
+from dpverify.reproduction import Reproduction
 
 __all__ = ["reproductions", "run_density", "run_mutual_information"]
 
@@ -26,7 +26,7 @@ __all__ = ["reproductions", "run_density", "run_mutual_information"]
 def _density_rows(settings, seed, *, executor, progress: bool):
     """:func:`~algorithms.mst.experiments.density_experiment`, one task per density on ``executor``."""
     from algorithms.mst import experiments as ex
-    from dpverify.cli.reproduce import map_tasks
+    from dpverify.reproduction import map_tasks
 
     if executor is None:
         return ex.density_experiment(settings, seed, progress=progress)
@@ -66,7 +66,7 @@ def _gnp_task(n, p, runs, seed, rho, sensitivity, methods, low, high):
 def _mutual_information_rows(settings, seed, *, executor, progress: bool):
     """:func:`~algorithms.mst.experiments.mutual_information_experiment`, one task per (rho, run)."""
     from algorithms.mst import experiments as ex
-    from dpverify.cli.reproduce import map_tasks
+    from dpverify.reproduction import map_tasks
 
     if executor is None:
         return ex.mutual_information_experiment(settings, seed, progress=progress)
@@ -165,7 +165,7 @@ def _write_figure(rows, out_dir, stem: str, x_column: str, *, x_label: str, titl
 
 
 def reproductions():
-    """Return the list of :class:`dpverify.cli.reproduce.Reproduction` of this family."""
+    """Return the list of :class:`dpverify.reproduction.Reproduction` of this family."""
     return [
         Reproduction(
             name="private-mst-density",

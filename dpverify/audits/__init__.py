@@ -9,7 +9,7 @@ an audit again from its result alone). No driver imports another.
 - :func:`sequential_audit` (:mod:`.sequential`): the same, stopping once the verdict is settled;
 - :func:`audit_samples` (:mod:`.given_samples`): samples you already have;
 - :func:`delta_lower_bound_curve` (:mod:`.delta_curve`): a simultaneous lower curve on delta(eps);
-- :func:`audit_pairs` (:mod:`.pairs`): many pairs, with a family-wise correction;
+- :func:`audit_pairs` (:mod:`.family_wise`): many pairs, with a family-wise correction;
 - :func:`search_audit` (:mod:`.search`): search the neighbouring pairs for the worst one, certify it fresh;
 - :func:`exact_privacy_loss` (:mod:`.exact`) and :func:`oracle_epsilon_bound` (:mod:`.oracle`):
   exact losses, and the best bound any event could certify, from computable distributions;
@@ -19,10 +19,10 @@ an audit again from its result alone). No driver imports another.
 from .delta_curve import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
 from .distributions import DistributionTestResult, chi_square_power, equal_distributions, goodness_of_fit
 from .exact import ExactPrivacyLoss, exact_privacy_loss
+from .family_wise import PairAuditResult, audit_pairs
 from .given_samples import audit_samples
 from .oracle import OracleBound, oracle_epsilon_bound
 from .pair import audit
-from .pairs import PairAuditResult, audit_pairs
 from .replay import replay
 from .results import AuditResult, EventEstimate, ValueVerdict
 from .search import ScreenedCandidate, SearchAuditResult, search_audit

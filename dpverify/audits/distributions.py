@@ -24,10 +24,9 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from .. import _validation as check
-from .._results import dataclass_to_dict
+from .._results import Result, SavedRepr, dataclass_to_dict
 from ..errors import InsufficientSamplesError, InvalidParameterError, OutputTypeError
 from ..options import AuditOptions, resolve_options
 from ..pipeline.outputs import encode_outputs
@@ -47,7 +46,7 @@ _DEFAULTS = AuditOptions()
 
 
 @dataclass(frozen=True)
-class DistributionTestResult:
+class DistributionTestResult(Result):
     """Outcome of :func:`equal_distributions` or :func:`goodness_of_fit`.
 
     Attributes
@@ -95,11 +94,36 @@ class DistributionTestResult:
         """``pvalue <= alpha``: the distributions differ at level ``alpha``."""
         return bool(self.pvalue <= self.alpha)
 
+    _DERIVED = ("violation",)
+    _NOT_REPLAYABLE = (
+        "it records neither its samplers' pooling threshold (min_expected) nor its options (n_chunks); "
+        "run the test again with seed=result.seed and the same arguments"
+    )
+
     def to_dict(self) -> dict:
         """The fields and ``violation`` as JSON-serialisable plain data (unexpected outputs as reprs)."""
         return dataclass_to_dict(
             self, unexpected_outputs=[repr(o) for o in self.unexpected_outputs], violation=self.violation
         )
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["unexpected_outputs"] = tuple(SavedRepr(o) for o in data.get("unexpected_outputs", ()))
+        return data
+
+    def summary(self) -> str:
+        """The verdict, the statistic and the sample sizes."""
+        verdict = "the distributions differ" if self.violation else "no difference found"
+        sizes = f"{self.n_samples_a} and {self.n_samples_b}" if self.n_samples_b else f"{self.n_samples_a}"
+        lines = [
+            f"verdict: {verdict} at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
+            f"{self.method} statistic {self.statistic:.4g} on {self.df} degrees of freedom, {self.n_categories} "
+            f"categories ({self.n_pooled} pooled); samples: {sizes}; seed {self.seed}",
+        ]
+        if self.unexpected_outputs:
+            lines.append(f"outputs impossible under the pmf: {', '.join(map(str, self.unexpected_outputs))}")
+        return "\n".join(lines)
 
 
 def _result(alpha: float, *fields) -> DistributionTestResult:
@@ -277,6 +301,8 @@ def equal_distributions(
         if k >= 2:  # the samplers gave different outputs, but they all pooled into one category
             _refuse_powerless(n_samples, expected, min_expected)
         return _result(alpha, 0.0, 1.0, 0, n_samples, n_samples, pooled.shape[1], n_pooled, method, entropy)
+    from scipy import stats  # here: scipy.stats costs 0.6 s to import
+
     statistic, pvalue, df, _ = stats.chi2_contingency(pooled, correction=False, lambda_=_METHODS[method])
     return _result(
         alpha,
@@ -364,6 +390,8 @@ def goodness_of_fit(
             _refuse_powerless(n_samples, expected, min_expected)
         return _result(alpha, 0.0, 1.0, 0, n_samples, 0, len(obs), n_pooled, method, entropy)
     exp = exp * obs.sum() / exp.sum()  # guard against pmf round-off
+    from scipy import stats  # here: scipy.stats costs 0.6 s to import
+
     statistic, pvalue = stats.power_divergence(obs, exp, lambda_=_METHODS[method])
     return _result(
         alpha, float(statistic), float(pvalue), len(obs) - 1, n_samples, 0, len(obs), n_pooled, method, entropy
@@ -384,5 +412,7 @@ def chi_square_power(pmf_null, pmf_alternative, n_samples: int, alpha: float) ->
     mask = p0 > 0
     nc = n_samples * float(np.sum((p1[mask] - p0[mask]) ** 2 / p0[mask]))
     df = int(mask.sum()) - 1
+    from scipy import stats  # here: scipy.stats costs 0.6 s to import
+
     critical = stats.chi2.ppf(1 - alpha, df)
     return float(stats.ncx2.sf(critical, df, nc))

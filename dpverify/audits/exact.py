@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy import optimize, special
 
-from .._results import PlainData
+from .._results import Result, as_tuples
 from ..errors import InvalidDistributionError
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss", "RHO_GRID"]
@@ -64,7 +64,7 @@ def _as_pmf(pmf, name: str) -> dict:
 
 
 @dataclass(frozen=True)
-class ExactPrivacyLoss(PlainData):
+class ExactPrivacyLoss(Result):
     """Exact privacy loss of one pair of output distributions.
 
     Attributes
@@ -157,6 +157,21 @@ class ExactPrivacyLoss(PlainData):
             if values.size:
                 best = max(best, float(values.max()))
         return best
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["worst_output"] = as_tuples(data["worst_output"])
+        data["p"], data["q"] = np.asarray(data["p"], dtype=float), np.asarray(data["q"], dtype=float)
+        return data
+
+    def summary(self) -> str:
+        """The exact loss in both directions and an output that attains it."""
+        return (
+            f"exact privacy loss: epsilon = {self.epsilon:.6g} (forward {self.epsilon_forward:.6g}, "
+            f"backward {self.epsilon_backward:.6g}) over {len(self.p)} outputs; "
+            f"attained at output {self.worst_output!r}; delta(0) = {self.delta(0.0):.6g}"
+        )
 
     def delta_curve(self, epsilons) -> np.ndarray:
         """``delta(e)`` on an array of epsilons."""

@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _validation as check
-from .._results import PlainData
+from .._results import Result, as_tuples
 from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
@@ -34,7 +34,7 @@ __all__ = ["oracle_epsilon_bound", "OracleBound", "oracle_claim_bound", "OracleC
 
 
 @dataclass(frozen=True)
-class OracleBound(PlainData):
+class OracleBound(Result):
     """Result of :func:`oracle_epsilon_bound`.
 
     Attributes
@@ -94,6 +94,21 @@ class OracleBound(PlainData):
         count_p = rng.binomial(n, min(max(p, 0.0), 1.0), size=n_draws)
         count_q = rng.binomial(n, min(max(q, 0.0), 1.0), size=n_draws)
         return np.asarray(clopper_pearson_epsilon_bound(count_p, n, count_q, n, self.alpha, self.delta), dtype=float)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["event"] = frozenset(as_tuples(output) for output in data["event"])
+        return data
+
+    def summary(self) -> str:
+        """The oracle's bound, its event and the setting it holds for."""
+        return (
+            f"oracle bound on epsilon: {self.epsilon_lower_bound:.4g} ({100 * (1 - self.alpha):g}% confidence, "
+            f"delta={self.delta:g}, {self.n_certification} certification samples per input)\n"
+            f"event: {len(self.event)} output(s), more likely under {self.direction}: "
+            f"P[M(x) in S] = {self.probability_x:.4g}, P[M(x') in S] = {self.probability_x_prime:.4g}"
+        )
 
 
 def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=0.0) -> OracleBound:
@@ -197,7 +212,7 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
 
 
 @dataclass(frozen=True)
-class OracleClaimBound(PlainData):
+class OracleClaimBound(Result):
     """Result of :func:`oracle_claim_bound`.
 
     Attributes
@@ -220,6 +235,23 @@ class OracleClaimBound(PlainData):
     n_cells: int
     n_certification: int
     alpha: float
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        from ..claims import PrivacyClaim
+
+        data = super()._parse(data)
+        data["claim"] = PrivacyClaim.from_dict(data["claim"])
+        return data
+
+    def summary(self) -> str:
+        """The oracle's bound on the claim's parameter, and what it was computed for."""
+        what = f"{self.n_cells} cells" if self.n_cells > 1 else "one event"
+        return (
+            f"oracle bound on {self.claim.kind_record.parameter}: {self.claim_lower_bound:.6g} for the claim "
+            f"({self.claim}), with {what} chosen from the exact distributions, at {self.n_certification} "
+            f"certification samples per input and alpha = {self.alpha:g}"
+        )
 
 
 def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -> OracleClaimBound:

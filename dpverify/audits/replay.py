@@ -1,19 +1,27 @@
-"""Replaying an audit from its result alone: same claim, sample count, seed and options.
+"""Replaying a result from the result alone: same claim, sample count, seed and options.
 
-A result records everything its audit was a function of (the claim, the sample
+A result records everything its computation was a function of (the claim, the sample
 count, the seed and the :class:`~dpverify.AuditOptions`, for a sequential audit
-its look plan, for a search audit its budgets), so :func:`replay` needs only the
-result, the mechanism and the inputs (the neighbours, for a search audit). The
-replay is identical to the result when ``result.replayable`` is True, wherever
-it runs (``executor`` changes nothing). This is the one place that knows which
-driver made which result.
+its look plan, for a search audit its budgets, for a curve its grid), so a replay
+needs only the result and what it does not hold: the mechanism and the inputs
+(the neighbours, for a search audit; the pairs, for :func:`dpverify.audit_pairs`;
+the pmfs, for an exact loss or an oracle bound). The replay is identical to the
+result when the mechanism is replayable, wherever it runs (``executor`` changes
+nothing). This is the one place that knows which driver made which result: each
+type's replay is registered here (:func:`dpverify._results.register_replay`), and
+``result.replay(...)`` and :func:`replay` look it up.
 """
 
 from __future__ import annotations
 
 from dataclasses import replace
 
-from ..errors import InvalidParameterError
+from .._results import Result, register_replay
+from ..errors import InvalidParameterError, NotReplayableError
+from .delta_curve import DeltaCurve, delta_lower_bound_curve
+from .exact import ExactPrivacyLoss, exact_privacy_loss
+from .family_wise import PairAuditResult, audit_pairs
+from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
 from .results import AuditResult
 from .search import SearchAuditResult, search_audit
@@ -22,33 +30,39 @@ from .sequential import SequentialAuditResult, sequential_audit
 __all__ = ["replay"]
 
 
-def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: bool = False) -> AuditResult:
-    """Run the audit behind ``result`` again, on ``mechanism`` and the same ``inputs``.
+def replay(result, *inputs, executor=None, progress: bool = False):
+    """Run the computation behind ``result`` again, on the same mechanism and inputs.
 
     Parameters
     ----------
-    result : AuditResult
-        What :func:`dpverify.audit`, :func:`dpverify.sequential_audit` or
-        :func:`dpverify.search_audit` returned (or its reload from JSON).
-    mechanism
-        The audited mechanism (a result does not hold it).
+    result : Result
+        What a dpverify function returned (or its reload from JSON).
     *inputs
-        ``x, x_prime`` for a fixed-pair or sequential audit; ``neighbours`` (what
-        was searched: a generator or callable may not be plain data, so it is not
-        saved) for a search audit.
+        What a result does not hold, by type:
+
+        - :class:`~dpverify.AuditResult`, :class:`~dpverify.SequentialAuditResult`,
+          :class:`~dpverify.DeltaCurve`: ``mechanism, x, x_prime``;
+        - :class:`~dpverify.SearchAuditResult`: ``mechanism, neighbours`` (what was
+          searched: a generator or callable may not be plain data, so it is not saved);
+        - :class:`~dpverify.PairAuditResult`: ``mechanism, pairs``;
+        - :class:`~dpverify.ExactPrivacyLoss`, :class:`~dpverify.OracleBound`:
+          ``pmf_x, pmf_x_prime``.
     executor, progress
         Where and how visibly the replay runs; they change no result.
 
     Returns
     -------
-    AuditResult
+    Result
         Of the same type as ``result``.
 
     Raises
     ------
-    InvalidParameterError
+    NotReplayableError
         A result with no seed (an audit of given samples has nothing to replay),
-        one saved before the options were recorded, or of a type no driver here made.
+        one saved before the options were recorded, or of a type that cannot replay
+        (:class:`~dpverify.DistributionTestResult`: the message says why).
+    InvalidParameterError
+        The wrong number of inputs for the result's type.
 
     Examples
     --------
@@ -59,33 +73,103 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
     >>> again == result
     True
     """
-    if result.seed is None:
+    if not isinstance(result, Result):
+        raise NotReplayableError(f"replay needs a dpverify result, got {type(result).__name__}")
+    return result.replay(*inputs, executor=executor, progress=progress)
+
+
+def _inputs(result, inputs: tuple, names: tuple) -> tuple:
+    if len(inputs) != len(names):
         raise InvalidParameterError(
+            f"a {type(result).__name__} replays from {', '.join(names)}; got {len(inputs)} inputs"
+        )
+    return inputs
+
+
+def _options(result, executor, progress):
+    """The recorded options, run on ``executor``; a refusal where seed or options were not recorded."""
+    if result.seed is None:
+        raise NotReplayableError(
             "this result has no seed (an audit of given samples, or saved without one): there is nothing to replay"
         )
     if result.options is None:
-        raise InvalidParameterError("this result does not record its options (saved by an older dpverify)")
-    options = replace(result.options, executor=executor, progress=progress)
-    claim = dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
-    expected = 1 if isinstance(result, SearchAuditResult) else 2
-    if len(inputs) != expected:
-        what = "neighbours" if expected == 1 else "x and x_prime"
-        raise InvalidParameterError(f"a {type(result).__name__} replays from {what}; got {len(inputs)} inputs")
-    if isinstance(result, SearchAuditResult):
-        return search_audit(
-            mechanism,
-            inputs[0],
-            n_samples=result.n_samples,
-            n_candidates=result.n_pairs_requested,
-            n_screening=result.n_screening,
-            n_refining=result.n_refining,
-            **claim,
-        )
-    x, x_prime = inputs
-    if isinstance(result, SequentialAuditResult):
-        if result.plan is None:
-            raise InvalidParameterError("this sequential result does not record its look plan")
-        return sequential_audit(mechanism, x, x_prime, n_samples=result.budget, **claim, **result.plan)
-    if type(result) is AuditResult:
-        return audit(mechanism, x, x_prime, n_samples=result.n_samples, **claim)
-    raise InvalidParameterError(f"no driver here replays a {type(result).__name__}")
+        raise NotReplayableError("this result does not record its options (saved by an older dpverify)")
+    return replace(result.options, executor=executor, progress=progress)
+
+
+def _claim(result, executor, progress) -> dict:
+    options = _options(result, executor, progress)
+    return dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
+
+
+def _replay_audit(result, *inputs, executor=None, progress=False):
+    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
+    return audit(mechanism, x, x_prime, n_samples=result.n_samples, **_claim(result, executor, progress))
+
+
+def _replay_sequential(result, *inputs, executor=None, progress=False):
+    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
+    claim = _claim(result, executor, progress)
+    if result.plan is None:
+        raise NotReplayableError("this sequential result does not record its look plan")
+    return sequential_audit(mechanism, x, x_prime, n_samples=result.budget, **claim, **result.plan)
+
+
+def _replay_search(result, *inputs, executor=None, progress=False):
+    mechanism, neighbours = _inputs(result, inputs, ("mechanism", "neighbours"))
+    return search_audit(
+        mechanism,
+        neighbours,
+        n_samples=result.n_samples,
+        n_candidates=result.n_pairs_requested,
+        n_screening=result.n_screening,
+        n_refining=result.n_refining,
+        **_claim(result, executor, progress),
+    )
+
+
+def _replay_curve(result, *inputs, executor=None, progress=False):
+    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
+    options = _options(result, executor, progress)
+    return delta_lower_bound_curve(
+        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=result.n_samples, seed=result.seed, options=options
+    )
+
+
+def _replay_pairs(result, *inputs, executor=None, progress=False):
+    mechanism, pairs = _inputs(result, inputs, ("mechanism", "pairs"))
+    first = result.results[0]
+    claim = _claim(first, executor, progress)
+    claim["options"] = replace(claim["options"], alpha=result.alpha)
+    claim["seed"] = result.seed
+    if result.seed is None:
+        raise NotReplayableError("this result has no seed: there is nothing to replay")
+    return audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim)
+
+
+def _replay_exact(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
+    return exact_privacy_loss(pmf_x, pmf_x_prime)
+
+
+def _replay_oracle(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
+    return oracle_epsilon_bound(pmf_x, pmf_x_prime, result.n_certification, alpha=result.alpha, delta=result.delta)
+
+
+def _replay_oracle_claim(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
+    return oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
+
+
+for _type, _function in [
+    (AuditResult, _replay_audit),
+    (SequentialAuditResult, _replay_sequential),
+    (SearchAuditResult, _replay_search),
+    (DeltaCurve, _replay_curve),
+    (PairAuditResult, _replay_pairs),
+    (ExactPrivacyLoss, _replay_exact),
+    (OracleBound, _replay_oracle),
+    (OracleClaimBound, _replay_oracle_claim),
+]:
+    register_replay(_type, _function)

@@ -3,17 +3,20 @@
 Every driver of :mod:`dpverify.audits` returns an :class:`AuditResult` (or a
 subclass that adds what the driver did: looks, searched pairs), assembled from
 certification counts by :func:`dpverify.audits.certification.audit_result`.
-A result is plain data: ``to_json``/``from_json`` save and reload it, and
-:func:`dpverify.audits.replay.replay` runs the audit behind it again.
+A result is plain data (:class:`dpverify._results.Result`): ``to_json``/``from_json``
+save and reload it (:meth:`AuditResult.from_json` of any driver's result gives that
+driver's type), and ``result.replay(mechanism, x, x_prime)`` or
+:func:`dpverify.replay` runs the audit behind it again.
 """
 
 from __future__ import annotations
 
-import json
+import dataclasses
 from dataclasses import dataclass, field
 
-from .._results import PlainData
+from .._results import PlainData, Result, subclasses
 from ..claims import PrivacyClaim
+from ..errors import ResultFormatError
 from ..options import AuditOptions
 from .findings import classify_finding, finding_lines
 
@@ -132,7 +135,7 @@ class PartitionEstimate(PlainData):
 
 
 @dataclass(frozen=True)
-class AuditResult(PlainData):
+class AuditResult(Result):
     """Outcome of :func:`audit`; ``to_dict()`` gives plain data that :meth:`from_dict` reloads.
 
     Attributes
@@ -184,7 +187,7 @@ class AuditResult(PlainData):
     options : AuditOptions or None
         The options the audit ran with (None only in results saved before they
         were recorded): with ``seed``, ``n_samples`` and the claim they replay it
-        (:meth:`replay`).
+        (``result.replay(mechanism, x, x_prime)``, :func:`dpverify.replay`).
     """
 
     epsilon_lower_bound: float
@@ -210,7 +213,7 @@ class AuditResult(PlainData):
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
-        data = dict(data)
+        data = super()._parse(data)
         if data.get("claim") is not None:
             data["claim"] = PrivacyClaim.from_dict(data["claim"])
         if data.get("partition") is not None:
@@ -239,14 +242,20 @@ class AuditResult(PlainData):
 
     @classmethod
     def from_dict(cls, data: dict) -> AuditResult:
-        return cls(**cls._parse(data))
+        """The result whose ``to_dict()`` gave ``data``, of the driver's type that wrote it.
 
-    def to_json(self) -> str:
-        return json.dumps(self.to_dict(), indent=2)
+        ``AuditResult.from_dict`` (and ``from_json``) of a sequential or search audit's data gives
+        a :class:`~dpverify.SequentialAuditResult` or :class:`~dpverify.SearchAuditResult`.
 
-    @classmethod
-    def from_json(cls, text: str) -> AuditResult:
-        return cls.from_dict(json.loads(text))
+        Raises
+        ------
+        ResultFormatError
+            Data that neither this type nor any of its subclasses holds.
+        """
+        target = _fitting_class(cls, data)
+        if target is not cls:
+            return target.from_dict(data)
+        return super().from_dict(data)
 
     @property
     def audited_claim(self) -> PrivacyClaim:
@@ -303,3 +312,15 @@ class AuditResult(PlainData):
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _fitting_class(cls, data):
+    """``cls`` if ``data`` has only its fields, else its subclass with the fewest fields that has them all."""
+    if not isinstance(data, dict):
+        got = type(data).__name__
+        raise ResultFormatError(f"{cls.__name__}.from_dict needs the dict that to_dict() gave, got {got}")
+    keys = set(data)
+    fitting = [c for c in [cls, *subclasses(cls)] if keys - set(c._DERIVED) <= {f.name for f in dataclasses.fields(c)}]
+    if cls in fitting or not fitting:
+        return cls  # no fitting class: cls's own check names the unknown keys
+    return min(fitting, key=lambda c: len(dataclasses.fields(c)))

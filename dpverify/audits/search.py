@@ -61,7 +61,6 @@ from .._results import PlainData, short_repr
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
 from ..events import candidate_events, families_of_role, registered_families, screening_families
-from ..extras.progress import progress_bar
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
@@ -71,6 +70,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
 from ..protocols import check_mechanism
+from ..support.progress import progress_bar
 from .certification import certified_result, check_sizes
 from .pair import select_for_claim, sizing_claim
 from .results import AuditResult

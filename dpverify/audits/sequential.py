@@ -62,12 +62,12 @@ from .. import _validation as check
 from .._results import PlainData
 from ..claims import resolve_claim
 from ..errors import InsufficientSamplesError, InvalidClaimError
-from ..extras.progress import progress_bar
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size, select
 from ..protocols import check_mechanism, check_replayable, contract_seed
+from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .results import AuditResult
 

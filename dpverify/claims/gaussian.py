@@ -18,7 +18,6 @@ M. Nasr et al., "Tight Auditing of Differentially Private Machine Learning", USE
 from __future__ import annotations
 
 import numpy as np
-from scipy import special
 
 from .. import _validation as check
 from .kinds import ClaimKind
@@ -28,6 +27,8 @@ __all__ = ["GAUSSIAN_DP", "probit_bound"]
 
 def probit_bound(p_lo, q_hi):
     """``max(0, Phi^-1(p_lo) - Phi^-1(q_hi))``, 0 where either end is degenerate (vectorised)."""
+    from scipy import special  # loaded when a claim is read, not at import
+
     with np.errstate(invalid="ignore"):
         value = special.ndtri(np.asarray(p_lo, dtype=float)) - special.ndtri(np.asarray(q_hi, dtype=float))
     return np.maximum(np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0), 0.0)

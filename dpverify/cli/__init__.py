@@ -12,7 +12,14 @@ __all__ = ["main"]
 
 
 def main(argv=None) -> int:
-    """The ``dpverify`` console script: :func:`dpverify.cli.commands.main` (imported when run)."""
+    """The ``dpverify`` console script: :func:`dpverify.cli.commands.main` (imported when run).
+
+    It first installs the command line's handler of a Ctrl-C during the imports
+    (:mod:`._startup`; ``import dpverify`` does not).
+    """
+    from . import _startup
+
+    _startup.install()
     from .commands import main as run
 
     return run(argv)

@@ -2,12 +2,13 @@
 
 ``dpverify`` imports numpy, scipy and its own modules before the command line's
 ``main`` can catch anything, so an interrupt then reached the interpreter as an
-uncaught ``KeyboardInterrupt`` and printed a traceback. Imported first by the
-package, this module installs an exception hook that does for an uncaught
-``KeyboardInterrupt`` what ``main`` does for one it catches, and only in a
-process that runs the command line (the ``dpverify`` console script or
-``python -m dpverify``); a program that imports dpverify keeps Python's own
-behaviour.
+uncaught ``KeyboardInterrupt`` and printed a traceback. The command line's entry
+point (:func:`dpverify.cli.main`, before it imports the commands and what they
+need) calls :func:`install`, which sets an exception hook that does for an
+uncaught ``KeyboardInterrupt`` what ``main`` does for one it catches, and only in
+a process that runs the command line (the ``dpverify`` console script or
+``python -m dpverify``). ``import dpverify`` installs nothing: a program that
+imports dpverify keeps Python's own behaviour.
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from __future__ import annotations
 import os
 import sys
 
-__all__ = ["running_the_command_line", "install"]
+__all__ = ["install"]
 
 #: Exit status of an interrupted command (128 + SIGINT), as ``dpverify.cli`` uses.
 EXIT_INTERRUPTED = 130
 
 
-def running_the_command_line(argv=None, orig_argv=None) -> bool:
+def _running_the_command_line(argv=None, orig_argv=None) -> bool:
     """Whether this process runs dpverify's command line (console script or ``python -m dpverify``)."""
     argv = sys.argv if argv is None else argv
     orig_argv = getattr(sys, "orig_argv", []) if orig_argv is None else orig_argv
@@ -43,10 +44,7 @@ def _hook(previous):
 
 def install() -> None:
     """Install the hook in a command-line process (idempotent)."""
-    if running_the_command_line() and not getattr(sys.excepthook, "_dpverify", False):
+    if _running_the_command_line() and not getattr(sys.excepthook, "_dpverify", False):
         hook = _hook(sys.excepthook)
         hook._dpverify = True
         sys.excepthook = hook
-
-
-install()

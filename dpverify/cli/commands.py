@@ -78,7 +78,7 @@ def _positive_int(text: str) -> int:
 
 
 def _workers(text: str) -> int:
-    from .reproduce import available_workers
+    from ..reproduction import available_workers
 
     value = _whole(text)
     if value < 1:
@@ -209,7 +209,7 @@ def _writable_folder(path, flag: str) -> Path:
 
 def _scheduler(args) -> str | None:
     """``--scheduler``, else ``$DASK_SCHEDULER_ADDRESS``; checks that dask.distributed is installed."""
-    from .reproduce import SCHEDULER_ENV, require_distributed
+    from ..reproduction import SCHEDULER_ENV, require_distributed
 
     address = getattr(args, "scheduler", None) or os.environ.get(SCHEDULER_ENV) or None
     if address:
@@ -356,7 +356,7 @@ def _audit_arguments(args) -> dict:
 
 def _executor(args):
     """The executor of ``--workers`` and ``--scheduler`` (a context manager)."""
-    from .reproduce import open_executor
+    from ..reproduction import open_executor
 
     return open_executor(args.workers, _scheduler(args), processes=True)
 
@@ -427,7 +427,7 @@ LARGE_SAMPLES = 10_000_000
 
 
 def _cmd_suite(args) -> int:
-    from .reproduce import open_executor
+    from ..reproduction import open_executor
     from .suite import format_table, registered_verifications, run_suite, select_verifications, write_suite_report
 
     items = registered_verifications()
@@ -474,7 +474,7 @@ def _cmd_suite(args) -> int:
 def _cmd_reproduce(args) -> int:
     import importlib.util
 
-    from .reproduce import open_executor, registered_reproductions
+    from ..reproduction import open_executor, registered_reproductions
 
     available = registered_reproductions()
     if args.list or args.name is None:
@@ -486,7 +486,7 @@ def _cmd_reproduce(args) -> int:
     if args.name not in available:
         raise _UsageError(f"unknown reproduction {args.name!r}; available: {', '.join(available) or 'none'}")
     if importlib.util.find_spec("matplotlib") is None:
-        from .reproduce import MissingExtraError
+        from ..reproduction import MissingExtraError
 
         raise MissingExtraError(
             "reproductions draw with matplotlib, which is not installed: pip install 'dpverify[plot]'"
@@ -652,7 +652,7 @@ def _add_audit_samples_parser(sub) -> None:
 
 def _add_run_options(p, *, seed_help: str, listed: str, runs_at_once: str) -> None:
     """``--seed``, ``--workers`` (default: every core), ``--scheduler``, ``--debug``, ``--list`` and ``--quiet``."""
-    from .reproduce import available_workers
+    from ..reproduction import available_workers
 
     cores = available_workers()
     p.add_argument("--seed", type=_seed, default=0, help=seed_help)

@@ -22,6 +22,7 @@ from importlib.metadata import entry_points
 import numpy as np
 
 from .._validation import check_positive_int
+from ..errors import RegistrationError
 from ..verification import Verification, VerificationOutcome, VerificationRecord
 
 __all__ = [
@@ -57,14 +58,16 @@ def registered_verifications() -> list[Verification]:
             ]
         for item in items:
             if item.name in found:
-                raise ValueError(f"two verifications are named {item.name!r}")
+                raise RegistrationError(
+                    f"two verifications are named {item.name!r} (entry point {ep.name!r}); names must be unique"
+                )
             found[item.name] = item
     return [found[k] for k in sorted(found)]
 
 
 def _failing(message: str) -> Callable[[int], VerificationOutcome]:
     def run(seed: int) -> VerificationOutcome:
-        raise RuntimeError(message)
+        raise RegistrationError(message)
 
     return run
 
@@ -136,7 +139,7 @@ def run_suite(
             records.append(_run_one(item, seed, progress))
         return records
 
-    from .reproduce import map_tasks
+    from ..reproduction import map_tasks
 
     registered = {v.name: v for v in registered_verifications()} if verifications is not None else None
     # One task per family (the name up to its first "/"), run in order in one worker: the

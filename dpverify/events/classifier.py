@@ -49,7 +49,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 from .candidates import Candidates, Event
 from .indicators import AtLeast, Below
 from .thresholds import nearest_quantiles

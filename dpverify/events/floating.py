@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 from .candidates import Candidates, CodeBook, relabel
 from .discrete import level_set_events
 

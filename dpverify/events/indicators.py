@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 
 __all__ = ["counted_as", "CodeSet", "CodeValue", "AtLeast", "Below", "Within", "Composed", "ExactValue", "RowValues"]
 

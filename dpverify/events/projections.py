@@ -17,7 +17,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..extras import arrays
+from ..support import arrays
 
 __all__ = ["Coordinate", "Total", "Largest", "Linear", "vector_projections", "row_projections", "MEAN_BLOCK_ELEMENTS"]
 

@@ -6,7 +6,7 @@ mechanisms that attain their claim exactly on their pair (or have loss 0), one
 per output type the auditor accepts: ints, bools, strings, tuples,
 frozensets, integer rows, integer arrays per call, ``None`` mixed with ints,
 floats, real vectors, and large output spaces (k-ary randomized response over
-1e4 string labels; pure noise over 1e5 labels). ``properties/auditor/
+1e4 string labels; pure noise over 1e5 labels). ``properties/auditor/pipeline/
 test_output_types.py`` and ``benchmarks/audit_zoo.py --by-output-type`` use them.
 
 References

@@ -9,7 +9,7 @@ from ..verification import Verification, VerificationOutcome
 from .broken import BrokenLaplaceMechanism
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
-__all__ = ["textbook_verifications", "default_instances"]
+__all__ = ["textbook_verifications"]
 
 
 # --------------------------------------------------------------------------
@@ -19,7 +19,7 @@ __all__ = ["textbook_verifications", "default_instances"]
 
 #: Default instances: (name, mechanism, x, x_prime). All but the exponential
 #: mechanism attain the claim on this pair (its exact loss there is 0.746).
-def default_instances():
+def _default_instances():
     return [
         ("randomized-response", RandomizedResponse(1.0), 0, 1),
         ("laplace", LaplaceMechanism(1.0), 0.0, 1.0),
@@ -74,7 +74,7 @@ def _exact_verification(name, mechanism, x, x_prime):
 def textbook_verifications():
     """Audits of the textbook mechanisms at their claims, exact losses, and a broken one caught."""
     items = []
-    for name, mechanism, x, x_prime in default_instances():
+    for name, mechanism, x, x_prime in _default_instances():
         items.append(_audit_verification(name, mechanism, x, x_prime))
         if has_exact_pmf(mechanism):
             items.append(_exact_verification(name, mechanism, x, x_prime))

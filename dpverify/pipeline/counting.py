@@ -45,10 +45,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from numba import njit
 
 from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
 from ..events.indicators import counted_as
+from ._lazy_jit import njit  # numba is imported at the first compiled count
 
 __all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
 

@@ -28,8 +28,8 @@ import numpy as np
 
 from ..errors import InsufficientMemoryError
 from ..events.registry import family_records
-from ..extras import arrays
 from ..protocols import contract_seed, draw_outputs
+from ..support import arrays
 
 #: Which contract stream of the audit's seed the pilot output comes from.
 PILOT_STREAM = 2

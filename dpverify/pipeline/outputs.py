@@ -377,8 +377,8 @@ class OutputCodec:
         return self.kind == "real" or self.storage in ("int", "bool")
 
     def encode_array(self, raw, xp):
-        """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.extras.arrays`)."""
-        from ..extras import arrays
+        """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.support.arrays`)."""
+        from ..support import arrays
 
         n = raw.shape[0]
         if self.kind == "real":

@@ -47,8 +47,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import OutputTypeError, SamplerContractError
-from ..extras import arrays
 from ..protocols import contract_seed, draw_outputs, is_vectorized
+from ..support import arrays
 from .outputs import apply_output_key, fit_codec
 from .sampling import children
 

@@ -36,9 +36,9 @@ import numpy as np
 
 from .._results import PlainData
 from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
-from ..extras import arrays
-from ..extras.progress import progress_bar
 from ..protocols import draw_outputs, is_vectorized
+from ..support import arrays
+from ..support.progress import progress_bar
 from .counting import MIN_COMPILED_OUTPUTS, compile_counter
 from .outputs import apply_output_key
 

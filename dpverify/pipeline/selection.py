@@ -20,7 +20,6 @@ import warnings
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats
 
 from ..errors import InsufficientSamplesError
 from ..events import Event, candidate_events, families_of_role, registered_families
@@ -108,6 +107,8 @@ def predicted_bounds(
         k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
     else:
         k = shrinkage_se
+    from scipy import stats  # here: scipy.stats costs 0.6 s to import
+
     shrinkage_alpha = 2 * stats.norm.sf(k)
     p_sel = clopper_pearson_lower(count_p, n_selection, shrinkage_alpha)
     q_sel = clopper_pearson_upper(count_q, n_selection, shrinkage_alpha)

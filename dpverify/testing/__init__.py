@@ -1,13 +1,13 @@
 """Helpers for test suites: privacy assertions for pytest/unittest and Hypothesis strategies.
 
 - :func:`assert_dp`, :func:`per_example_alpha`, :func:`violation_message` (:mod:`.assertions`);
-- :func:`audit_pairs`, the family-wise audit of many pairs (:mod:`dpverify.audits.pairs`),
+- :func:`audit_pairs`, the family-wise audit of many pairs (:mod:`dpverify.audits.family_wise`),
   re-exported here because test suites reach for it beside :func:`assert_dp`;
 - :mod:`.strategies`: Hypothesis strategies of neighbouring inputs (needs ``hypothesis``, the
   ``test`` extra; imported only when used).
 """
 
-from ..audits.pairs import PairAuditResult, audit_pairs
+from ..audits.family_wise import PairAuditResult, audit_pairs
 from .assertions import DEFAULT_TEST_ALPHA, assert_dp, per_example_alpha, violation_message
 
 __all__ = [

@@ -17,7 +17,7 @@ import csv
 import numpy as np
 import pytest
 
-from dpverify.cli.reproduce import registered_reproductions
+from dpverify.reproduction import registered_reproductions
 
 
 def _rows(path):
@@ -153,7 +153,7 @@ def test_one_task_per_run_equals_one_simulation_on_any_executor():
 def test_one_task_per_run_on_a_dask_cluster_equals_one_simulation():
     distributed = pytest.importorskip("distributed", reason="dask.distributed is in the test and dask extras")
     from algorithms.bandits.reproduce import _simulate_jobs
-    from dpverify.cli.reproduce import open_executor
+    from dpverify.reproduction import open_executor
 
     with distributed.LocalCluster(
         n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None

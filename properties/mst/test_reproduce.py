@@ -16,7 +16,7 @@ import pytest
 
 from algorithms.mst import experiments as ex
 from algorithms.mst.reproduce import reproductions
-from dpverify.cli.reproduce import registered_reproductions
+from dpverify.reproduction import registered_reproductions
 
 
 def _read_csv(path):

@@ -15,10 +15,10 @@ import pytest
 
 import dpverify
 from dpverify.events.floating import mantissa_codes, mantissa_codes_on
-from dpverify.extras import arrays
 from dpverify.mechanisms import FloatLaplaceMechanism, GridLaplace
 from dpverify.mechanisms.output_types import CALIBRATION_CASES, VectorLaplace
 from dpverify.mechanisms.textbook import GeometricMechanism
+from dpverify.support import arrays
 
 xp = pytest.importorskip("array_api_strict", reason="array-api-strict is in the test extra")
 

@@ -1,8 +1,10 @@
 """One convention for every result a public function returns.
 
-Each result class has ``to_dict()`` giving JSON-serialisable plain data; statistical results
-carry their ``alpha``; a verdict is called ``violation`` everywhere (``pvalue <= alpha``); frozen
-dataclasses stay frozen; and every returned type is exported from ``dpverify``.
+Each result class derives from ``dpverify._results.Result``: ``to_dict()`` gives JSON-serialisable
+plain data, ``to_json``/``from_json`` round-trip it (one convention for infinity), ``summary()``
+reads it, ``replay(...)`` runs it again or refuses by name; statistical results carry their
+``alpha``; a verdict is called ``violation`` everywhere (``pvalue <= alpha``); frozen dataclasses
+stay frozen; and every returned type is exported from ``dpverify``.
 """
 
 from __future__ import annotations
@@ -32,7 +34,7 @@ RESULT_MODULES = [
     "audits.exact",
     "audits.distributions",
     "audits.oracle",
-    "audits.pairs",
+    "audits.family_wise",
     "testing.assertions",
     "cli.suite",
 ]
@@ -205,8 +207,8 @@ def test_specific_conversions(results):
     assert results["OracleBound"].to_dict()["event"] == [0]
     assert results["DistributionTestResult (impossible output)"].to_dict()["unexpected_outputs"]
     assert results["DistributionTestResult (impossible output)"].violation
-    assert results["VerificationRecord"].to_dict()["certified_lower_bound"] == "inf"
-    assert results["VerificationOutcome"].to_dict()["certified_lower_bound"] == "inf"
+    assert results["VerificationRecord"].to_dict()["certified_lower_bound"] == float("inf")
+    assert results["VerificationOutcome"].to_dict()["certified_lower_bound"] == float("inf")
     assert len(results["ExactPrivacyLoss"].to_dict()["p"]) == 2
 
 
@@ -226,3 +228,118 @@ def test_a_verification_carries_its_claim_as_data():
     )
     data = json.loads(json.dumps(record.to_dict()))
     assert data["statement"] == "eps = 1" and dpverify.PrivacyClaim(**data["claim"]) == claim
+
+
+#: The top-level results (the nested parts -- events, looks, candidates -- travel inside them).
+TOP_LEVEL = {
+    "AuditResult",
+    "SequentialAuditResult",
+    "SearchAuditResult",
+    "DeltaCurve",
+    "ExactPrivacyLoss",
+    "DistributionTestResult",
+    "DistributionTestResult (fit)",
+    "DistributionTestResult (impossible output)",
+    "OracleBound",
+    "PairAuditResult",
+    "VerificationOutcome",
+    "VerificationRecord",
+}
+#: Types whose ``==`` cannot compare (array fields): their round trip is checked on the JSON text.
+ARRAY_FIELDS = {"DeltaCurve"}
+
+
+def test_every_result_type_derives_from_the_one_base(results):
+    from dpverify._results import Result
+
+    for name in TOP_LEVEL:
+        assert isinstance(results[name], Result), name
+    for name in dpverify.__all__:
+        obj = getattr(dpverify, name)
+        if isinstance(obj, type) and (name.endswith("Result") or name in {"DeltaCurve", "OracleBound"}):
+            assert issubclass(obj, Result), name
+
+
+@pytest.mark.parametrize("name", sorted(TOP_LEVEL))
+def test_every_result_type_round_trips_through_json(results, name):
+    """Detects: a from_dict that loses or mistypes a field (tuples, sets, arrays, nested results, inf)."""
+    result = results[name]
+    text = result.to_json()
+    back = type(result).from_json(text)
+    assert type(back) is type(result)
+    assert back.to_json() == text
+    if name not in ARRAY_FIELDS:
+        assert back == result or name == "DistributionTestResult (impossible output)", name
+    assert isinstance(back.summary(), str) and back.summary() == result.summary(), name
+
+
+def test_an_impossible_output_reloads_as_its_repr(results):
+    result = results["DistributionTestResult (impossible output)"]
+    back = dpverify.DistributionTestResult.from_json(result.to_json())
+    assert [repr(o) for o in back.unexpected_outputs] == [repr(o) for o in result.unexpected_outputs]
+
+
+def test_audit_result_from_json_gives_the_drivers_type(results):
+    """Detects: AuditResult.from_json of a search or sequential result raising a raw TypeError."""
+    for name in ("SearchAuditResult", "SequentialAuditResult", "AuditResult"):
+        back = dpverify.AuditResult.from_json(results[name].to_json())
+        assert type(back) is type(results[name]) and back == results[name], name
+
+
+def test_from_json_of_data_it_cannot_hold_raises_a_named_error(results):
+    from dpverify.errors import ResultFormatError
+
+    search = results["SearchAuditResult"].to_json()
+    with pytest.raises(ResultFormatError, match="SearchAuditResult"):
+        dpverify.SequentialAuditResult.from_json(search)
+    with pytest.raises(ResultFormatError, match="has no fields"):
+        dpverify.DeltaCurve.from_json(search)
+    with pytest.raises(ResultFormatError, match="JSON"):
+        dpverify.AuditResult.from_json("{not json")
+    with pytest.raises(ResultFormatError, match="dict"):
+        dpverify.OracleBound.from_json("[1, 2]")
+    partial = json.loads(results["OracleBound"].to_json())
+    del partial["alpha"]
+    with pytest.raises(ResultFormatError, match="lacks"):
+        dpverify.OracleBound.from_dict(partial)
+
+
+def test_one_convention_for_infinity_and_the_old_one_still_reads(results):
+    """Non-finite numbers: floats in to_dict, Infinity in to_json; a 0.1 suite report's "inf" reads back."""
+    record = results["VerificationRecord"]
+    assert "Infinity" in record.to_json() and '"inf"' not in record.to_json()
+    old = record.to_dict() | {"certified_lower_bound": "inf", "exact_loss": "-inf"}
+    back = dpverify.VerificationRecord.from_dict(old)
+    assert back.certified_lower_bound == float("inf") and back.exact_loss == float("-inf")
+    infinite = dpverify.exact_privacy_loss({0: 1.0}, {0: 0.5, 1: 0.5})
+    assert '"epsilon": Infinity' in infinite.to_json()
+    assert dpverify.ExactPrivacyLoss.from_json(infinite.to_json()).epsilon == float("inf")
+
+
+def test_every_replayable_result_replays_and_the_others_refuse_by_name(results):
+    """Detects: a replay that forgets a recorded setting (grid, method, budgets), or a silent non-replay."""
+    from dpverify.errors import NotReplayableError
+
+    rr = RandomizedResponse(1.0)
+    keep = np.exp(1.0) / (1 + np.exp(1.0))
+    pmfs = ({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep})
+    inputs = {
+        "AuditResult": (lambda x, rng: x + rng.laplace(), 0.0, 1.0),
+        "SequentialAuditResult": (rr, 0, 1),
+        "DeltaCurve": (LaplaceMechanism(1.0), 0.0, 1.0),
+        "PairAuditResult": (rr, [(0, 1), (1, 0)]),
+        "SearchAuditResult": (rr, [(0, 1), (1, 0)]),
+        "ExactPrivacyLoss": pmfs,
+        "OracleBound": pmfs,
+    }
+    for name, args in inputs.items():
+        result = results[name]
+        again = type(result).from_json(result.to_json()).replay(*args)
+        assert again.to_json() == result.to_json(), name
+        assert dpverify.replay(result, *args).to_json() == result.to_json(), name
+    for name in ("DistributionTestResult", "VerificationRecord", "VerificationOutcome"):
+        with pytest.raises(NotReplayableError, match="cannot be replayed: .{20,}"):
+            results[name].replay()
+    given = dpverify.audit_samples([0] * 50 + [1] * 50, [1] * 60 + [0] * 40, epsilon=1.0)
+    with pytest.raises(NotReplayableError, match="no seed"):
+        given.replay(rr, 0, 1)

@@ -20,9 +20,8 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from statsmodels.stats.multitest import multipletests
 
-from .._results import dataclass_to_dict, short_repr
+from .._results import Result, dataclass_to_dict, short_repr
 from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 from ..pipeline.sampling import children as spawn
@@ -34,7 +33,7 @@ __all__ = ["audit_pairs", "PairAuditResult"]
 
 
 @dataclass(frozen=True)
-class PairAuditResult:
+class PairAuditResult(Result):
     """Outcome of :func:`audit_pairs`.
 
     Attributes
@@ -74,9 +73,35 @@ class PairAuditResult:
     def worst_result(self) -> AuditResult:
         return self.results[self.worst]
 
+    _DERIVED = ("violation",)
+
     def to_dict(self) -> dict:
         """The fields, and the overall ``violation``, as JSON-serialisable plain data."""
         return dataclass_to_dict(self, violation=self.violation)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["results"] = tuple(AuditResult.from_dict(r) for r in data["results"])
+        data["adjusted_pvalues"] = tuple(float(p) for p in data["adjusted_pvalues"])
+        data["violations"] = tuple(bool(v) for v in data["violations"])
+        return data
+
+    def summary(self) -> str:
+        """The family-wise verdict, each pair's adjusted p-value, and the worst pair's audit."""
+        verdict = "VIOLATION" if self.violation else "no violation found"
+        lines = [
+            f"verdict: {verdict} over {len(self.results)} pairs at family-wise alpha={self.alpha:g} "
+            f"({self.method}); seed {self.seed}",
+            *(
+                f"pair {i}: adjusted p-value {p:.3g}, epsilon lower bound {r.epsilon_lower_bound:.4g}"
+                + (" (violation)" if v else "")
+                for i, (r, p, v) in enumerate(zip(self.results, self.adjusted_pvalues, self.violations))
+            ),
+            f"worst pair {self.worst}:",
+            *("  " + line for line in self.worst_result.summary().split("\n")),
+        ]
+        return "\n".join(lines)
 
 
 def audit_pairs(
@@ -156,6 +181,8 @@ def audit_pairs(
         for (x, x_prime), child in zip(pairs, children)
     )
     pvalues = np.array([r.pvalue for r in results], dtype=float)
+    from statsmodels.stats.multitest import multipletests  # here: statsmodels loads pandas (0.2 s)
+
     reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method=method)
     bounds = [r.epsilon_lower_bound for r in results]
     worst = int(np.argmax(bounds)) if not math.isnan(max(bounds)) else 0

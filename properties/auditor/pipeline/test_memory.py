@@ -5,7 +5,7 @@ Deterministic checks (fixed seeds; peaks measured with tracemalloc, which sees n
 
 from __future__ import annotations
 
-import sys
+import importlib
 import tracemalloc
 
 import numpy as np
@@ -82,7 +82,7 @@ def test_integer_rows_are_keyed_within_the_outputs_own_size():
 def test_a_run_that_cannot_fit_says_so_before_it_starts(monkeypatch):
     """Detects an audit that starts drawing its selection and dies of memory: with 1 GiB available,
     2 x 20,000 outputs of 10,000 doubles (3.2 GB) are refused by name after one pilot output."""
-    monkeypatch.setattr(sys.modules["dpverify.pipeline.memory"], "available_memory_bytes", lambda: 1 << 30)
+    monkeypatch.setattr(importlib.import_module("dpverify.pipeline.memory"), "available_memory_bytes", lambda: 1 << 30)
     mechanism = WideLaplace(10_000)
     with pytest.raises(InsufficientMemoryError, match="n_selection=") as refused:
         dpverify.audit(mechanism, 0.0, 1.0, epsilon=1.0, n_samples=200_000, seed=1)

@@ -1,6 +1,7 @@
 """The dpverify command line: exit codes (0 found nothing, 1 found something, 2 usage, 3 failure, 130
 interrupted), no traceback without --debug, checks made before the work, JSON output, suite and reproduce."""
 
+import importlib
 import json
 import os
 import queue
@@ -122,7 +123,7 @@ def test_internal_errors_exit_three_and_debug_shows_the_traceback(mechanisms, ca
     def crash(*args, **kwargs):
         raise ZeroDivisionError("a bug in dpverify")
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", crash)
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", crash)
     assert audit_zero_one("Laplace", "1", "--quiet") == 3
     err = capsys.readouterr().err
     assert "internal error: ZeroDivisionError: a bug in dpverify" in err and "Traceback" not in err
@@ -134,7 +135,7 @@ def test_interrupt_exits_130_with_a_short_message(mechanisms, capsys, monkeypatc
     def interrupted(*args, **kwargs):
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", interrupted)
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", interrupted)
     assert audit_zero_one("Laplace", "1") == 130
     err = capsys.readouterr().err
     assert "interrupted" in err and "Traceback" not in err
@@ -223,7 +224,7 @@ def test_suite_out_that_cannot_be_written_fails_before_the_run(tmp_path, capsys,
 def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys, monkeypatch):
     import importlib.util
 
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     real_find_spec = importlib.util.find_spec
     monkeypatch.setattr(
@@ -233,14 +234,14 @@ def test_reproduce_without_matplotlib_says_so_before_computing(tmp_path, capsys,
     def must_not_run(*args, **kwargs):
         raise AssertionError("the reproduction ran without matplotlib")
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", must_not_run)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", must_not_run)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs") == 3
     assert "pip install 'dpverify[plot]'" in capsys.readouterr().err
 
 
 def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tmp_path, capsys, monkeypatch):
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     seen = []
 
@@ -250,8 +251,8 @@ def test_reproduce_passes_the_executor_and_the_files_do_not_depend_on_workers(tm
         path.write_text(f"{seed}\n")
         return [path]
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "one", "--workers", "1", "--quiet") == 0
     assert run("reproduce", "fake-figure", "--out", tmp_path / "two", "--workers", "2", "--quiet") == 0
     from concurrent.futures import ThreadPoolExecutor
@@ -292,7 +293,7 @@ def test_large_samples_say_up_front_what_the_audit_will_cost(mechanisms, capsys,
         def summary(self):
             return "no violation found"
 
-    monkeypatch.setattr(sys.modules["dpverify.audits.pair"], "audit", lambda *a, **k: Result())
+    monkeypatch.setattr(importlib.import_module("dpverify.audits.pair"), "audit", lambda *a, **k: Result())
     code = audit_zero_one("leaky", "1", "--samples", 10**10, "--seed", "1")
     assert code == 0
     err = capsys.readouterr().err
@@ -481,7 +482,7 @@ def test_an_unreachable_scheduler_is_a_failure_with_a_message(capsys, monkeypatc
 
 
 def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_path, capsys, monkeypatch):
-    import dpverify.cli.reproduce
+    import dpverify.reproduction
 
     class DatasetMissing(FileNotFoundError):
         pass
@@ -489,8 +490,8 @@ def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_
     def figure(out_dir, *, quick, seed, progress, executor=None):
         raise DatasetMissing("the maps are not in ./data; set DATA_DIR")
 
-    fake = dpverify.cli.reproduce.Reproduction("fake-figure", "a figure", figure)
-    monkeypatch.setattr(dpverify.cli.reproduce, "registered_reproductions", lambda: {"fake-figure": fake})
+    fake = dpverify.reproduction.Reproduction("fake-figure", "a figure", figure)
+    monkeypatch.setattr(dpverify.reproduction, "registered_reproductions", lambda: {"fake-figure": fake})
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs", "--quiet") == 3
     err = capsys.readouterr().err
     assert "DatasetMissing: the maps are not in ./data" in err and "internal error" not in err

@@ -1,0 +1,11 @@
+"""Leaf helpers any layer of dpverify may call: numpy and the standard library only.
+
+- :mod:`.arrays`: counting events on PyTorch, CuPy or JAX arrays, where the samples live
+  (the array library is the user's; ``dpverify[arrays]`` adds array-api-compat);
+- :mod:`.progress`: progress bars (tqdm with ``dpverify[progress]``, plain lines without).
+
+An optional library is imported only when used, with a fallback (numpy arrays, plain lines), so
+these belong to the lowest layer; :mod:`dpverify.extras` holds what needs an optional dependency
+to import at all. ``dpverify.extras.arrays`` and ``dpverify.extras.progress``, their old homes,
+are aliases of these modules.
+"""
