@@ -11,8 +11,9 @@ an audit again from its result alone). No driver imports another.
 - :func:`delta_lower_bound_curve` (:mod:`.delta_curve`): a simultaneous lower curve on delta(eps);
 - :func:`audit_pairs` (:mod:`.family_wise`): many pairs, with a family-wise correction;
 - :func:`search_audit` (:mod:`.search`): search the neighbouring pairs for the worst one, certify it fresh;
-- :func:`exact_privacy_loss` (:mod:`.exact`) and :func:`oracle_epsilon_bound` (:mod:`.oracle`):
-  exact losses, and the best bound any event could certify, from computable distributions;
+- :func:`exact_privacy_loss` (:mod:`.exact`), :func:`oracle_epsilon_bound` and :func:`oracle_claim_bound`
+  (:mod:`.oracle`): exact losses, and the best bound any event (or partition) could certify, from
+  computable distributions;
 - :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests.
 """
 
@@ -21,7 +22,7 @@ from .distributions import DistributionTestResult, chi_square_power, equal_distr
 from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .family_wise import PairAuditResult, audit_pairs
 from .given_samples import audit_samples
-from .oracle import OracleBound, oracle_epsilon_bound
+from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
 from .replay import replay
 from .results import AuditResult, EventEstimate, ValueVerdict
@@ -50,6 +51,8 @@ __all__ = [
     "ExactPrivacyLoss",
     "oracle_epsilon_bound",
     "OracleBound",
+    "oracle_claim_bound",
+    "OracleClaimBound",
     "equal_distributions",
     "goodness_of_fit",
     "chi_square_power",

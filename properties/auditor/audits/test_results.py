@@ -111,6 +111,8 @@ def results():
     fit = dpverify.goodness_of_fit(Die(), {i: 1 / 7 for i in range(7)}, n_samples=2_000, seed=5)
     impossible = dpverify.goodness_of_fit(Die(), {0: 0.5, 1: 0.5}, n_samples=200, seed=5)
     oracle = oracle_epsilon_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, 10_000)
+    zcdp = dpverify.audit(rr, 0, 1, claim=rr.claims[1], n_samples=20_000, seed=8)
+    oracle_claim = dpverify.oracle_claim_bound({0: keep, 1: 1 - keep}, {0: 1 - keep, 1: keep}, rr.claims[1], 10_000)
     pairs = audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=6)
     search = dpverify.search_audit(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=7)
     outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
@@ -128,6 +130,9 @@ def results():
         "DistributionTestResult (fit)": fit,
         "DistributionTestResult (impossible output)": impossible,
         "OracleBound": oracle,
+        "AuditResult (zCDP, cells)": zcdp,
+        "PartitionEstimate": zcdp.partition,
+        "OracleClaimBound": oracle_claim,
         "PairAuditResult": pairs,
         "SearchAuditResult": search,
         "ScreenedCandidate": search.candidates[0],
@@ -140,6 +145,7 @@ def results():
 
 STATISTICAL = {
     "AuditResult",
+    "OracleClaimBound",
     "ValueVerdict",
     "SequentialAuditResult",
     "Look",
