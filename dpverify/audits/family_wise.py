@@ -51,7 +51,8 @@ class PairAuditResult(Result):
     method : str
         The ``multipletests`` correction (``"holm"`` by default).
     worst : int
-        Index of the pair with the largest certified epsilon lower bound.
+        Index of the pair with the largest certified lower bound on the claim's parameter (epsilon for
+        an (epsilon, delta) claim).
     seed : int or list of int
         Replays the whole search.
     """
@@ -110,6 +111,7 @@ def audit_pairs(
     *,
     epsilon=None,
     delta=None,
+    claim=None,
     n_samples: int = DEFAULT_SAMPLES,
     seed=None,
     method: str = "holm",
@@ -131,8 +133,9 @@ def audit_pairs(
         As for :func:`dpverify.audit`.
     pairs : sequence of (x, x_prime)
         The neighbouring pairs to try (e.g. from :func:`dpverify.testing.strategies.draw_pairs`).
-    epsilon, delta, n_samples
-        The claim, and samples per input *per pair*.
+    epsilon, delta, claim, n_samples
+        The claim (as for :func:`dpverify.audit`: ``claim`` of any kind), and samples per input
+        *per pair*.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the whole search; the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
@@ -177,14 +180,24 @@ def audit_pairs(
     # result's recorded seed replays that pair's audit on its own.
     children = [[int(v) for v in child.generate_state(4)] for child in spawn(sequence, len(pairs))]
     results = tuple(
-        audit(mechanism, x, x_prime, epsilon=epsilon, delta=delta, n_samples=n_samples, seed=child, options=options)
+        audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=epsilon,
+            delta=delta,
+            claim=claim,
+            n_samples=n_samples,
+            seed=child,
+            options=options,
+        )
         for (x, x_prime), child in zip(pairs, children)
     )
     pvalues = np.array([r.pvalue for r in results], dtype=float)
     from statsmodels.stats.multitest import multipletests  # here: statsmodels loads pandas (0.2 s)
 
     reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method=method)
-    bounds = [r.epsilon_lower_bound for r in results]
+    bounds = [r.claim_lower_bound for r in results]  # the epsilon bound for an (epsilon, delta) claim
     worst = int(np.argmax(bounds)) if not math.isnan(max(bounds)) else 0
     return PairAuditResult(
         results=results,

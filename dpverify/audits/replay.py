@@ -99,6 +99,9 @@ def _options(result, executor, progress):
 
 def _claim(result, executor, progress) -> dict:
     options = _options(result, executor, progress)
+    claim = getattr(result, "claim", None)
+    if claim is not None and claim.kind != "dp":  # a claim of another kind is replayed in its own form
+        return dict(claim=claim, seed=result.seed, options=options)
     return dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
 
 

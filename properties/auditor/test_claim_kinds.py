@@ -471,3 +471,19 @@ def test_search_audit_certifies_the_worst_pair_in_the_claims_form():
     result = dpverify.search_audit(BoundedRangePermuteAndFlip(1.0), pairs, n_samples=200_000, seed=10)
     assert result.claim.kind == "zcdp" and result.violation
     assert (tuple(result.x), tuple(result.x_prime)) == pairs[1]
+
+
+def test_a_claim_result_replays_in_its_form_and_pairs_are_audited_in_it():
+    """Detects: a replay that audits a zCDP result as (eps, delta) (the result records no epsilon), and an
+    audit_pairs that drops the claim (Holm over the kind's p-values; the worst pair by the kind's bound)."""
+    result = dpverify.audit(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0), n_samples=100_000, seed=11)
+    assert result.replay(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0)) == result
+    pairs = dpverify.audit_pairs(
+        PermuteAndFlip(1.0),
+        [((0, 0), (1, 0)), ((0, 1), (1, 0))],
+        claim=PrivacyClaim.zcdp(1.0 / 8),
+        n_samples=100_000,
+        seed=12,
+    )
+    assert pairs.violation and pairs.worst == 1
+    assert all(r.claim.kind == "zcdp" for r in pairs.results)
