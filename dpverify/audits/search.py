@@ -404,6 +404,14 @@ def _top_up(winner, n_selection: int, next_round: int, mechanism, context) -> No
     _screen_round([winner], max(0, n_selection - winner.n), next_round, mechanism, context, final=True)
 
 
+def _on_input_domain(neighbours, mechanism):
+    """A generator without an input domain, on the domain the mechanism declares (``input_domain``), if any."""
+    declared = getattr(mechanism, "input_domain", None)
+    if declared is None or getattr(neighbours, "domain", 0) is not None or not hasattr(neighbours, "with_domain"):
+        return neighbours
+    return neighbours.with_domain(declared)
+
+
 def _find_winner(screened, n_screening, n_refining, n_selection, neighbours, seed_refine, mechanism, context, progress):
     """Screen ``screened`` (successive halving, then refinement with ``n_refining``) and top the winner up to
     its selection; returns the winner with its frozen selection."""
@@ -594,6 +602,7 @@ def search_audit(
     sequence, entropy = resolve_seed(seed)
     seed_pairs, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)
     n_refining = _check_refining(n_refining, n_screening, neighbours)
+    neighbours = _on_input_domain(neighbours, mechanism)
     pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
     # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
