@@ -60,7 +60,7 @@ import numpy as np
 from .._results import PlainData, short_repr
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
-from ..events import candidate_events, families_of_role, registered_families, screening_families
+from ..events import candidate_events, default_families, families_of_role, registered_families, screening_families
 from ..extras.progress import progress_bar
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
@@ -390,7 +390,7 @@ def _screening_families(families, float_events: bool) -> list:
     (:attr:`dpverify.events.EventFamily.screening`: their fitting cost grows with the sample and is paid once
     per pair and round; the chosen pair's events are selected with every family asked for), and less the
     floating-point families with ``float_events=False``."""
-    pool = registered_families() if families is None else list(families)
+    pool = list(default_families()) if families is None else list(families)
     if not float_events:
         pool = [f for f in pool if f not in families_of_role("implementation")]
     excluded = set(registered_families()) - set(screening_families())
