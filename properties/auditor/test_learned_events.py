@@ -196,3 +196,23 @@ def test_false_alarm_rate_of_the_new_families(thorough, suite_alpha):
     n_audits = sum(case[-1] for case in VALIDITY_CASES.values())
     limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
     assert sum(counts.values()) <= limit, f"violations per case {counts} of {n_audits} audits (limit {limit:g})"
+
+
+def test_learned_features_count_special_values():
+    """-inf and inf entries are counted (not lost, not propagated into the score): outputs that differ only
+    in which special value their entries take get a finite score that separates them (NaN, which audits
+    refuse as an output, is counted by the features alike)."""
+    rng = np.random.default_rng(11)
+    n = 4_000
+    a = rng.normal(size=(n, 6))
+    b = rng.normal(size=(n, 6))
+    a[rng.random((n, 6)) < 0.2] = -np.inf
+    b[rng.random((n, 6)) < 0.2] = np.inf
+    features = learned_module.OutputFeatures.of(a, b)
+    with_nan = np.concatenate([a, b, np.full((1, 6), np.nan)])
+    rows = features(with_nan)
+    assert np.all(np.isfinite(rows))
+    codec, _ = fit_codec(a[:10], b[:10])
+    found = learned_module.learned_events(a, b, codec)
+    gap = np.max(np.abs(found.counts_x - found.counts_x_prime)) / n
+    assert gap > 0.6  # a row with a -inf entry comes from x, one with an inf entry from x' (P = 1 - 0.8^6)
