@@ -47,7 +47,7 @@ from .. import _validation as check
 from .._results import PlainData, Result
 from .._validation import check_inputs_differ
 from ..errors import InsufficientSamplesError, InvalidParameterError
-from ..events import candidate_events, families_of_role, registered_families
+from ..events import candidate_events, default_families, families_of_role
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
@@ -255,7 +255,7 @@ def delta_lower_bound_curve(
     families = options.families
     if not options.float_events:
         implementation = families_of_role("implementation")
-        families = [f for f in (families or registered_families()) if f not in implementation]
+        families = [f for f in (families or default_families()) if f not in implementation]
     candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
     if not candidates.events:
         raise InsufficientSamplesError("no candidate event could be formed; draw more samples", required=2 * n_samples)

@@ -18,7 +18,10 @@ says everything the rest of the auditor asks about it:
   (:func:`dpverify.search_audit`; a family whose fitting cost is paid once per
   pair and round says no);
 - ``memory``: what it holds while it builds (:class:`FamilyMemory`), for the
-  memory refusal before drawing (:mod:`dpverify.pipeline.memory`).
+  memory refusal before drawing (:mod:`dpverify.pipeline.memory`);
+- ``opt_in``: whether it is left out of the default set (``event_families=None``)
+  and used only where named, so that registering it changes no seeded result of
+  an audit that does not name it (:func:`default_families`).
 
 The built-in families are :data:`BUILTIN_FAMILIES`, an explicit tuple in the
 order in which candidates are built and reported (the order is part of every
@@ -49,6 +52,8 @@ from .candidates import Candidates
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
 from .floating import mantissa_events, reachability_events
+from .learned import learned_events, learned_tree_events
+from .products import product_events
 from .real import real_threshold_events, real_value_events
 
 __all__ = [
@@ -66,6 +71,7 @@ __all__ = [
     "family_role",
     "families_of_role",
     "screening_families",
+    "default_families",
     "event_families",
     "candidate_events",
 ]
@@ -126,6 +132,8 @@ class EventFamily:
         Whether it ranks candidate pairs in a search's screening rounds.
     memory : FamilyMemory
         What it holds while it builds.
+    opt_in : bool
+        Left out of the default set; used only where ``event_families=`` names it.
     """
 
     name: str
@@ -135,6 +143,7 @@ class EventFamily:
     uses_inputs: bool = False
     screening: bool = True
     memory: FamilyMemory = field(default_factory=FamilyMemory)
+    opt_in: bool = False
 
     def __post_init__(self):
         check_name(self.name, "an event family")
@@ -155,6 +164,10 @@ class EventFamily:
 #: (:data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements).
 CLASSIFIER_MEMORY = FamilyMemory(fixed_bytes=4 * 8 * MAX_FIT_ELEMENTS)
 
+#: The booster's training features (at most MAX_FIT_ELEMENTS float64 elements), their binned copy, its
+#: gradients and one scoring block: within the classifier's bound, so the memory model is unchanged.
+LEARNED_MEMORY = FamilyMemory(fixed_bytes=3 * 8 * MAX_FIT_ELEMENTS)
+
 #: The built-in families, in the order in which candidates are built and reported.
 BUILTIN_FAMILIES = (
     EventFamily("singleton", "discrete", singleton_events),
@@ -166,6 +179,9 @@ BUILTIN_FAMILIES = (
     EventFamily("mantissa", "real", mantissa_events, role="implementation"),
     EventFamily("reachability", "real", reachability_events, role="implementation", uses_inputs=True),
     EventFamily("classifier", "any", classifier_events, screening=False, memory=CLASSIFIER_MEMORY),
+    EventFamily("learned", "real", learned_events, memory=LEARNED_MEMORY, opt_in=True),
+    EventFamily("learned-trees", "real", learned_tree_events, memory=LEARNED_MEMORY, screening=False, opt_in=True),
+    EventFamily("product", "real", product_events, memory=FamilyMemory(arrays=4), opt_in=True),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
@@ -211,6 +227,7 @@ def register_event_family(
     role: str = "value",
     screening: bool = True,
     memory: FamilyMemory | None = None,
+    opt_in: bool = False,
 ) -> EventFamily:
     """Register an event family: an :class:`EventFamily` record, or the fields of one.
 
@@ -237,6 +254,7 @@ def register_event_family(
             uses_inputs=uses_inputs,
             screening=screening,
             memory=FamilyMemory() if memory is None else memory,
+            opt_in=opt_in,
         )
     _registry()[record.name] = record
     return record
@@ -283,6 +301,11 @@ def screening_families() -> tuple[str, ...]:
     return tuple(record.name for record in _registry().values() if record.screening)
 
 
+def default_families() -> tuple[str, ...]:
+    """The registered families used when none are named (every one not declared ``opt_in``)."""
+    return tuple(record.name for record in _registry().values() if not record.opt_in)
+
+
 def event_families(kind: str) -> dict[str, Callable]:
     """The builders of the registered families that apply to outputs of ``kind``."""
     return {record.name: record.build for record in _applicable(kind)}
@@ -301,7 +324,9 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     registry = _registry()
     chosen = {record.name: record for record in _applicable(outputs.kind)}
     skipped = {}
-    if families is not None:
+    if families is None:
+        chosen = {name: record for name, record in chosen.items() if not record.opt_in}
+    else:
         unknown = set(families) - set(registry)
         if unknown:
             raise InvalidParameterError(f"unknown event families {sorted(unknown)}; registered: {sorted(registry)}")

@@ -17,7 +17,7 @@ from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .counter import GeometricBinaryCounter
 from .histogram import NoisyHistogram
 from .noisy_max import NoisyMaxValue, ReportNoisyMax
-from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, interleaved_pair
+from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, SparseVectorValues, interleaved_pair
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 __all__ = [
@@ -40,6 +40,7 @@ __all__ = [
     "NoisyMaxValue",
     "SparseVector",
     "SparseVectorNoQueryNoise",
+    "SparseVectorValues",
     "interleaved_pair",
     "ZooEntry",
     "zoo_entries",

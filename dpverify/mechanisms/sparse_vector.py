@@ -1,4 +1,4 @@
-"""The sparse vector technique: Lyu, Su, Li (VLDB 2017) Algorithms 1, 4, 5 and 6.
+"""The sparse vector technique: Lyu, Su, Li (VLDB 2017) Algorithms 1, 3, 4, 5 and 6.
 
 The data is a vector of query answers ``q`` (each of sensitivity 1); each
 query is answered "above" (1) or "below" (0) a threshold ``T``.
@@ -51,6 +51,7 @@ __all__ = [
     "SparseVectorLeeClifton",
     "SparseVectorNoQueryNoise",
     "SparseVectorNoCutoff",
+    "SparseVectorValues",
     "sparse_vector_pmf",
     "interleaved_pair",
     "answers_from_mask",
@@ -371,3 +372,49 @@ def interleaved_pair(n_queries: int):
     x = np.repeat(np.arange(0, n_queries, 2, dtype=float), 2)
     shift = np.where(np.arange(n_queries) % 2 == 0, -1.0, 1.0)
     return tuple(x.tolist()), tuple((x + shift).tolist())
+
+
+#: Entries of :class:`SparseVectorValues` outputs: a query answered "below", and a query not answered.
+BELOW = -1000.0
+ABORTED = -2000.0
+
+
+class SparseVectorValues(StatesClaim):
+    """Lyu et al. Algorithm 3 (Roth's lecture notes): sparse vector returning the noisy values. Broken.
+
+    ``eps1 = eps2 = eps/2``, threshold noise ``rho = Lap(1/eps1)``, query noise
+    ``nu_i = Lap(c/eps2)``; a query with ``q_i + nu_i >= T + rho`` is answered with its
+    noisy value ``q_i + nu_i`` (else :data:`BELOW`), and after ``c`` such answers the rest
+    are :data:`ABORTED`. It claims eps-DP; Lyu et al. show it is not eps'-DP for any
+    finite eps' (the released values tell about ``rho``). The output is a float vector
+    (the markers as DP-Sniper encodes them), so the audit sees a real vector.
+
+    References
+    ----------
+    M. Lyu, D. Su, N. Li, "Understanding the Sparse Vector Technique for Differential
+    Privacy", PVLDB 10(6), 2017, Figure 1, Algorithm 3.
+    """
+
+    claim_neighbouring = "each query answer changes by at most 1"
+    claim_source = "Lyu, Su and Li 2017, Algorithm 3"
+
+    def __init__(self, epsilon, threshold=1.0, cutoff: int = 2):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        self.threshold = float(threshold)
+        self.cutoff = _check_cutoff(cutoff)
+        self.threshold_scale = 2.0 / self.epsilon
+        self.query_scale = 2.0 * self.cutoff / self.epsilon
+
+    def sample(self, data, size, rng):
+        q = query_answers(data)
+        rho = rng.laplace(scale=self.threshold_scale, size=(size, 1))
+        noisy = q + rng.laplace(scale=self.query_scale, size=(size, q.size))
+        above = noisy >= self.threshold + rho
+        answered = (np.cumsum(above, axis=1) - above) < self.cutoff
+        out = np.where(above, noisy, BELOW)
+        out[~answered] = ABORTED
+        return out
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]

@@ -18,6 +18,7 @@ domain), registered in one place; third parties add theirs with
 from ..errors import InvalidNeighboursError
 from ._base import DEFAULT_CANDIDATES, NeighbourGenerator, candidate_pairs
 from .datasets import AddRemoveOne, add_remove_one
+from .domain import InputDomain
 from .graphs import GraphWeights, graph_weights
 from .relations import (
     BUILTIN_RELATIONS,
@@ -40,6 +41,7 @@ __all__ = [
     "DEFAULT_CANDIDATES",
     "QueryVectors",
     "query_vectors",
+    "InputDomain",
     "pattern_pair",
     "PATTERNS",
     "Streams",

@@ -75,14 +75,22 @@ class NeighbourGenerator:
         """
         return []
 
+    def admit(self, pair):
+        """``pair`` as the generator proposes it, or None to drop it (a generator with an input domain
+        moves its pairs into the domain, :meth:`dpverify.neighbours.InputDomain.fit`). Default: as is."""
+        return pair
+
     def candidates(self, n: int, rng: np.random.Generator) -> list:
-        """The first ``n`` fixed pairs, then random draws until ``n`` distinct pairs (or 20 n draws)."""
-        pairs = _distinct(self.fixed_pairs())[:n]
+        """The first ``n`` fixed pairs, then random draws until ``n`` distinct pairs (or 20 n draws);
+        each passes :meth:`admit` first."""
+        pairs = _distinct(p for p in map(self.admit, self.fixed_pairs()) if p is not None)[:n]
         seen = {pair_key(p) for p in pairs}
         for _ in range(20 * n):
             if len(pairs) >= n:
                 break
-            pair = self.draw(rng)
+            pair = self.admit(self.draw(rng))
+            if pair is None:
+                continue
             key = pair_key(pair)
             if key not in seen:
                 seen.add(key)

@@ -103,8 +103,14 @@ SENSITIVITY = RelationFlag("--sensitivity", "largest move (default 1)", "real", 
 NORM = RelationFlag("--norm", "vectors: linf (default); graphs: l1", "choice", choices=NORMS)
 PATTERNS = RelationFlag("--patterns", "vectors: StatDP pattern names", "names")
 VALUES = RelationFlag("--values", "streams/datasets: the element domain", "json")
+DOMAIN = RelationFlag(
+    "--domain",
+    'scalars/vectors: the input domain, JSON {"low", "high", "integer", "step"} (default: the mechanism\'s '
+    "input_domain, else any reals); no pair outside it is proposed",
+    "json",
+)
 #: The flags of the built-in relations, in the order the command line lists them.
-SEARCH_FLAGS = (LENGTH, SENSITIVITY, NORM, PATTERNS, VALUES)
+SEARCH_FLAGS = (LENGTH, SENSITIVITY, NORM, PATTERNS, VALUES, DOMAIN)
 
 
 @dataclass(frozen=True)
@@ -198,8 +204,8 @@ def _bits(**parameters):
     return bit_pairs
 
 
-def _scalars(sensitivity=1.0):
-    return query_vectors(None, sensitivity)
+def _scalars(sensitivity=1.0, domain=None):
+    return query_vectors(None, sensitivity, domain=domain)
 
 
 #: The built-in relations; :func:`domain_neighbours` tries them in this order.
@@ -208,17 +214,19 @@ BUILTIN_RELATIONS = (
         "scalars",
         "real answers moved by --sensitivity (one above, one below)",
         _scalars,
-        flags=(SENSITIVITY,),
-        from_flags=lambda args: query_vectors(None, args.sensitivity),
+        flags=(SENSITIVITY, DOMAIN),
+        from_flags=lambda args: query_vectors(None, args.sensitivity, domain=args.domain),
         domain=_scalar_domain,
     ),
     NeighbourRelation(
         "vectors",
         "--length query answers, StatDP's patterns (--patterns), --norm l1 or linf",
         query_vectors,
-        flags=(LENGTH, SENSITIVITY, NORM, PATTERNS),
+        flags=(LENGTH, SENSITIVITY, NORM, PATTERNS, DOMAIN),
         required=(LENGTH,),
-        from_flags=lambda args: query_vectors(args.length, args.sensitivity, args.norm or "linf", args.patterns),
+        from_flags=lambda args: query_vectors(
+            args.length, args.sensitivity, args.norm or "linf", args.patterns, domain=args.domain
+        ),
         strategy="dpverify.testing.strategies:neighbouring_vectors",
         strategy_arguments={"norm": "linf"},
         domain=_vector_domain,

@@ -38,6 +38,7 @@ import numpy as np
 from .._validation import check_choice, check_positive_int, check_positive_real
 from ..errors import InvalidNeighboursError
 from ._base import NeighbourGenerator
+from .domain import as_domain
 
 __all__ = ["QueryVectors", "query_vectors", "PATTERNS", "pattern_pair", "NORMS"]
 
@@ -126,9 +127,14 @@ class QueryVectors(NeighbourGenerator):
         most ``sensitivity`` in l1 (a histogram).
     patterns : sequence of str, optional
         The patterns to use (default all of :data:`PATTERNS`).
+    domain : InputDomain or dict, optional
+        The mechanism's input domain (:class:`dpverify.neighbours.InputDomain`): every pair
+        proposed (patterns, draws, refinements) is moved into it keeping its difference within
+        the relation, or dropped; None (default): any reals.
     """
 
-    def __init__(self, length=None, sensitivity=1.0, norm="linf", patterns=None):
+    def __init__(self, length=None, sensitivity=1.0, norm="linf", patterns=None, domain=None):
+        self.domain = as_domain(domain)
         self.length = None if length is None else check_positive_int(length, "length", error=InvalidNeighboursError)
         self.sensitivity = check_positive_real(sensitivity, "sensitivity", error=InvalidNeighboursError)
         self.norm = check_choice(norm, "norm", NORMS, error=InvalidNeighboursError)
@@ -141,6 +147,16 @@ class QueryVectors(NeighbourGenerator):
             raise InvalidNeighboursError("patterns must name at least one pattern")
         shape = "scalars" if self.length is None else f"vectors of {self.length}"
         self.relation = f"{shape}, {self.norm} distance <= {self.sensitivity:g}"
+        if self.domain is not None:
+            self.relation += f", {self.domain.describe()}"
+
+    def admit(self, pair):
+        """``pair`` moved into :attr:`domain` (:meth:`InputDomain.fit`), or None; as is without a domain."""
+        return pair if self.domain is None else self.domain.fit(*pair)
+
+    def with_domain(self, domain) -> QueryVectors:
+        """The same generator on ``domain``."""
+        return QueryVectors(self.length, self.sensitivity, self.norm, self.patterns, domain)
 
     def _pair(self, pattern, base=None, permutation=None) -> tuple:
         n = 1 if self.length is None else self.length
@@ -184,7 +200,8 @@ class QueryVectors(NeighbourGenerator):
         # distinct moves (for scalars a push is a shift)
         distinct = list(dict.fromkeys((tuple(a.tolist()), tuple(b.tolist())) for a, b in moves))
         picked = rng.permutation(len(distinct))[: max(0, int(n))]
-        return [self._as_pair(*distinct[k]) for k in picked]
+        moved = (self.admit(self._as_pair(*distinct[k])) for k in picked)
+        return [pair for pair in moved if pair is not None]
 
     def _as_pair(self, a: tuple, b: tuple) -> tuple:
         return (a[0], b[0]) if self.length is None else (a, b)
@@ -201,6 +218,6 @@ class QueryVectors(NeighbourGenerator):
         return self._pair(pattern, base, rng.permutation(n))
 
 
-def query_vectors(length=None, sensitivity=1.0, norm="linf", patterns=None) -> QueryVectors:
+def query_vectors(length=None, sensitivity=1.0, norm="linf", patterns=None, domain=None) -> QueryVectors:
     """Neighbouring query-answer vectors (see :class:`QueryVectors`)."""
-    return QueryVectors(length, sensitivity, norm, patterns)
+    return QueryVectors(length, sensitivity, norm, patterns, domain)

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..errors import InsufficientSamplesError
-from ..events import Event, candidate_events, families_of_role, registered_families
+from ..events import Event, candidate_events, default_families, families_of_role
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import OutputCodec, fit_codec
 
@@ -283,7 +283,7 @@ def select(
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     if not float_events:
-        pool = event_families if event_families is not None else registered_families()
+        pool = event_families if event_families is not None else default_families()
         implementation = families_of_role("implementation")
         event_families = [f for f in pool if f not in implementation]
     candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs)

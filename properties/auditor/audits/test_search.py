@@ -306,3 +306,48 @@ def test_a_search_audit_decides_replayability_where_every_driver_does():
     )
     assert not result.replayable
     assert any("replay" in note for note in result.notes)
+
+
+class _TwoLeaks:
+    """Below 5: the textbook float Laplace (value loss = the claim; its low bits leak, Mironov 2012).
+    From 5 on: half the claimed Laplace noise on a 1/64 grid (value loss twice the claim, no float leak)."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+    def sample(self, x, size, rng):
+        noise = rng.laplace(scale=1.0 / self.epsilon, size=size)
+        if x < 5:
+            return x + noise
+        return np.round((x + noise / 2.0) * 64.0) / 64.0
+
+    def __call__(self, x, rng):
+        return float(self.sample(x, 1, rng)[0])
+
+
+def test_value_verdict_is_a_values_only_search():
+    """With float events on, a float leak on one pair decides the verdict; the value verdict must be what a
+    search with float_events=False certifies (its pair, its bound), not the value events of the float pair.
+
+    Detects: screening that ranks pairs by the largest bound of any family and certifies the value events on
+    the float winner only (issue 28: noisy max returning its value, 0.113 instead of 0.238). Without the
+    value track the value verdict here is on (0, 1), about the claim; it fails. Deterministic at its seed.
+    """
+    pairs = [(0.0, 1.0), (10.0, 11.0)]
+    floats = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3)
+    values = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3, float_events=False)
+    assert floats.finding in ("rounding", "value") and floats.x == 0.0
+    assert values.x == 10.0 and values.violation
+    assert (floats.value_x, floats.value_x_prime) == (10.0, 11.0)
+    assert floats.value_verdict.epsilon_lower_bound == values.epsilon_lower_bound
+    assert floats.value_verdict.event == values.event
+    again = dpverify.SearchAuditResult.from_json(floats.to_json())
+    assert (again.value_x, again.value_x_prime) == (10.0, 11.0)
+
+
+def test_value_track_leaves_value_decided_searches_alone():
+    """A search whose verdict no floating-point event took part in is the search it was before the value
+    track (no extra pair, no value verdict): the value track runs only when a float family made a pick."""
+    pairs = [(10.0, 11.0), (12.0, 13.0)]
+    result = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3)
+    assert result.value_x is None and result.value_verdict is None

@@ -1,0 +1,380 @@
+"""Learned events over the whole output: a learned score of "which input produced this output".
+
+By Neyman-Pearson the most telling events are level sets of the likelihood
+ratio ``P[M(x) = o] / P[M(x') = o]``; DP-Sniper (Bichsel et al. 2021) learns
+the ratio with a classifier and thresholds its score. The logistic family
+(:mod:`.classifier`) scores the coordinates as numbers; outputs such as the
+sparse vector returning its noisy values (Lyu, Su, Li 2017, Algorithm 3:
+values where a query is above the noisy threshold, markers elsewhere) are told
+apart by *which* queries were answered, with what values, how many. Two
+families learn a score of "which input produced this output" on features that
+matter for DP outputs (:class:`OutputFeatures`):
+
+- the coordinates (up to :data:`MAX_COORDINATES` of them), clipped so that
+  infinities keep their order, and where each *marker* sits: the values that
+  make up at least :data:`MARKER_SHARE` of all entries of the selection sample
+  (a "below" or abort code, a zero);
+- per row, the counts of each marker, of ``-inf``, ``+inf`` and NaN, and of the
+  remaining entries (the values proper);
+- order statistics of the values proper (all of them up to
+  :data:`MAX_COORDINATES` coordinates, else :data:`ORDER_STATISTICS` evenly
+  spaced), their sum, smallest, largest, and the positions of the first and
+  last one.
+
+``"learned"`` fits a ridge logistic regression by Newton steps that read the
+rows in blocks (:func:`fit_streaming_logistic`: memory one block and a k x k
+Hessian, so it trains on half the selection sample whatever its size);
+``"learned-trees"`` fits scikit-learn's
+:class:`~sklearn.ensemble.HistGradientBoostingClassifier` (Ke et al. 2017) on at
+most :data:`MAX_TRAIN_ROWS` rows per input. Chosen by measurement on Lyu et
+al.'s Algorithm 3 (eps = 0.1, c = 2, T = 1, 10 queries, half-half pair, 7.1e6
+samples per input, seed 1, 2 shared cores): ``"learned"`` certifies 0.108 in
+21 s, ``"learned-trees"`` 0.029 in 159 s (deep or shallow trees fit the noise
+of a signal this small: on held-out rows its best threshold was no better than
+chance at 1e5 training rows), the logistic ``"classifier"`` family 0.067.
+
+What is chosen on what. The model is fitted on the first half of the
+selection rows of each input; the candidate events ``{score >= t}`` and
+``{score < t}`` sit at pooled quantiles of the score on the *other* half, and
+their counts there are rescaled to the selection size (they only rank
+candidates: certification counts fresh samples). Neither the fit nor the
+thresholds see a certification sample, so validity is that of every event:
+the frozen indicator is certified on fresh samples.
+
+Memory (:data:`dpverify.events.registry.LEARNED_MEMORY`): features are computed
+:data:`SCORE_ELEMENTS` elements of outputs at a time and their number is
+bounded whatever the width (at most 2 * 64 + 4 * 65 + 41 up to width 64, 45
+beyond), so a width-5,000 output costs no more than a narrow one beyond its
+own rows; the booster's training matrix keeps within
+:data:`~dpverify.events.classifier.MAX_FIT_ELEMENTS` elements.
+
+Both families are opt-in (``event_families=[..., "learned"]``): they are not
+in the default set, so the seeded results of audits that do not name them are
+unchanged. ``"learned-trees"`` needs scikit-learn (``pip install
+dpverify[learned]``); without it the family proposes nothing and says so in the
+result's notes.
+
+References
+----------
+B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box
+Discovery of Differential Privacy Violations using Classifiers", IEEE S&P 2021.
+
+M. Lyu, D. Su, N. Li, "Understanding the Sparse Vector Technique for
+Differential Privacy", PVLDB 10(6), 2017 (Algorithm 3).
+
+G. Ke et al., "LightGBM: A Highly Efficient Gradient Boosting Decision Tree",
+NeurIPS 2017 (histogram-based boosting, as in scikit-learn's estimator).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .candidates import Candidates, Event
+from .classifier import FEATURE_CLIP, MAX_FIT_ELEMENTS, THRESHOLD_QUANTILES
+from .indicators import AtLeast, Below
+from .thresholds import nearest_quantiles
+
+__all__ = [
+    "OutputFeatures",
+    "LearnedScore",
+    "learned_events",
+    "learned_tree_events",
+    "fit_streaming_logistic",
+    "LinearLearnedScore",
+    "learned_rows",
+    "sklearn_available",
+    "MAX_TRAIN_ROWS",
+    "MAX_COORDINATES",
+]
+
+#: Selection rows per input the booster is trained on, at most (the rest rank the thresholds).
+MAX_TRAIN_ROWS = 50_000
+#: Fewest selection samples per input for the family to fit anything.
+MIN_ROWS = 200
+#: Coordinates given to the booster as they are; wider outputs give order statistics only.
+MAX_COORDINATES = 64
+#: Evenly spaced order statistics of the values of wider outputs.
+ORDER_STATISTICS = 32
+#: A value that makes up at least this share of the selection sample's entries is a marker.
+MARKER_SHARE = 0.01
+#: At most this many markers are counted.
+MAX_MARKERS = 4
+#: Output elements featurized at once when scoring (32 MiB of float64).
+SCORE_ELEMENTS = 1 << 22
+#: The booster: small trees with large leaves (the signal of a DP output is a small shift of probability;
+#: deep trees fit the noise), deterministic (no early-stopping split). Measured on the sparse vector
+#: returning its values (Lyu et al. Alg. 3, half-half pair, 1e5 rows per input): 31 leaves and 100 trees
+#: 0.041 on held-out rows, no better than chance; this setting is the one kept (module docstring).
+BOOSTER = dict(
+    max_iter=60,
+    learning_rate=0.1,
+    max_leaf_nodes=8,
+    min_samples_leaf=500,
+    l2_regularization=1.0,
+    early_stopping=False,
+    random_state=0,
+)
+
+
+def sklearn_available() -> bool:
+    """Whether scikit-learn's gradient boosting can be imported."""
+    try:
+        from sklearn.ensemble import HistGradientBoostingClassifier  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+@dataclass(frozen=True)
+class OutputFeatures:
+    """The features of real outputs of ``width`` coordinates with the selection sample's ``markers``."""
+
+    width: int
+    markers: tuple
+
+    @classmethod
+    def of(cls, sel_x, sel_x_prime) -> OutputFeatures:
+        """Find the markers in (a bounded prefix of) the selection samples."""
+        rows = max(1, SCORE_ELEMENTS // (2 * max(1, sel_x.shape[1])))
+        pooled = np.concatenate([sel_x[:rows].ravel(), sel_x_prime[:rows].ravel()])
+        pooled = pooled[np.isfinite(pooled)]
+        markers = ()
+        if pooled.size:
+            values, counts = np.unique(pooled, return_counts=True)
+            frequent = np.argsort(-counts, kind="stable")[:MAX_MARKERS]
+            markers = tuple(float(values[i]) for i in frequent if counts[i] >= MARKER_SHARE * pooled.size)
+        return cls(int(sel_x.shape[1]), tuple(sorted(markers)))
+
+    @property
+    def n_features(self) -> int:
+        d = self.width
+        coordinates = d if d <= MAX_COORDINATES else 0
+        order = d if d <= MAX_COORDINATES else ORDER_STATISTICS
+        return 2 * coordinates + len(self.markers) * (1 + coordinates) + 4 + order + 5
+
+    def __call__(self, rows) -> np.ndarray:
+        g = np.asarray(rows, dtype=np.float64)
+        if g.ndim == 1:
+            g = g[:, None]
+        n, d = g.shape
+        special = ~np.isfinite(g)
+        parts, proper = [], ~special
+        if d <= MAX_COORDINATES:
+            parts.append(np.clip(np.nan_to_num(g, nan=-FEATURE_CLIP), -FEATURE_CLIP, FEATURE_CLIP))
+        for m in self.markers:
+            is_marker = g == m
+            proper &= ~is_marker
+            parts.append(is_marker.sum(axis=1, keepdims=True))
+            if d <= MAX_COORDINATES:
+                parts.append(is_marker)  # where each marker sits (a linear score adds their evidence up)
+        if d <= MAX_COORDINATES:
+            parts.append(np.where(proper, np.clip(np.nan_to_num(g), -FEATURE_CLIP, FEATURE_CLIP), 0.0))
+        parts += [
+            np.isneginf(g).sum(axis=1, keepdims=True),
+            np.isposinf(g).sum(axis=1, keepdims=True),
+            np.isnan(g).sum(axis=1, keepdims=True),
+            proper.sum(axis=1, keepdims=True),
+        ]
+        values = np.where(proper, np.clip(np.nan_to_num(g), -FEATURE_CLIP, FEATURE_CLIP), np.nan)
+        ordered = np.sort(values, axis=1)  # NaN (no value) last
+        if d > MAX_COORDINATES:
+            ordered = ordered[:, np.linspace(0, d - 1, ORDER_STATISTICS).round().astype(np.int64)]
+        any_value = proper.any(axis=1)
+        with np.errstate(invalid="ignore", over="ignore"):
+            total = np.where(proper, values, 0.0).sum(axis=1)
+            low = np.where(any_value, np.nanmin(np.where(proper, values, np.inf), axis=1), np.nan)
+            high = np.where(any_value, np.nanmax(np.where(proper, values, -np.inf), axis=1), np.nan)
+        first = np.where(any_value, np.argmax(proper, axis=1), -1)
+        last = np.where(any_value, d - 1 - np.argmax(proper[:, ::-1], axis=1), -1)
+        parts += [ordered, np.stack([total, low, high, first, last], axis=1)]
+        out = np.concatenate([np.asarray(p, dtype=np.float64).reshape(n, -1) for p in parts], axis=1)
+        return np.nan_to_num(out, nan=0.0)  # "no value" (the counts say how many) is 0 for a linear score
+
+    def block_rows(self) -> int:
+        """Rows featurized at once."""
+        return max(1, SCORE_ELEMENTS // (self.width + self.n_features))
+
+    def in_blocks(self, rows) -> np.ndarray:
+        block = self.block_rows()
+        return np.concatenate([self(rows[i : i + block]) for i in range(0, max(1, len(rows)), block)])
+
+
+def learned_rows(n_features: int) -> int:
+    """Training rows per input: :data:`MAX_TRAIN_ROWS`, fewer so that both inputs' features keep within
+    :data:`~dpverify.events.classifier.MAX_FIT_ELEMENTS` elements."""
+    return int(max(1, min(MAX_TRAIN_ROWS, MAX_FIT_ELEMENTS // (2 * max(1, n_features)))))
+
+
+class _KeptScore:
+    """A score whose events share it: the score of the last group scored is kept with a reference to
+    that group, and a call on the very same object (``is``) returns it instead of scoring again (the
+    certification counts each frozen event on each block in turn). The kept score is not pickled."""
+
+    def __getstate__(self):
+        return {k: v for k, v in self.__dict__.items() if k != "_kept"}
+
+    def __setstate__(self, state):
+        for k, v in state.items():
+            object.__setattr__(self, k, v)
+
+    def __call__(self, group) -> np.ndarray:
+        kept = self.__dict__.get("_kept")
+        if kept is not None and kept[0] is group:
+            return kept[1]
+        scores = self._score(group)
+        object.__setattr__(self, "_kept", (group, scores))
+        return scores
+
+
+@dataclass(frozen=True, eq=False)
+class LearnedScore(_KeptScore):
+    """The booster's log-odds that an output came from x (picklable: a frozen scikit-learn model)."""
+
+    features: OutputFeatures
+    model: object
+
+    def _score(self, group) -> np.ndarray:
+        n = len(group)
+        out = np.empty(n)
+        block = self.features.block_rows()
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            out[start:stop] = self.model.decision_function(self.features(group[start:stop]))
+        return out
+
+
+#: Newton steps of the logistic fit, at most, and its ridge penalty per row on standardized weights.
+NEWTON_STEPS = 12
+RIDGE = 1e-4
+
+
+def _blocks(features: OutputFeatures, rows_x, rows_xp):
+    """(features, labels) of both inputs' rows, :meth:`OutputFeatures.block_rows` rows at a time."""
+    block = features.block_rows()
+    for rows, label in ((rows_x, 1.0), (rows_xp, 0.0)):
+        for start in range(0, len(rows), block):
+            part = features(rows[start : start + block])
+            yield part, np.full(len(part), label)
+
+
+def fit_streaming_logistic(features: OutputFeatures, rows_x, rows_xp):
+    """Ridge logistic regression of "the output came from x" on :class:`OutputFeatures`, by Newton steps
+    that read the rows in blocks (memory: one block and the (k x k) Hessian, whatever the sample size).
+
+    Returns ``(mean, scale, weights, intercept)`` of the standardized features, or None when no feature
+    varies.
+    """
+    k = features.n_features
+    total, square, n = np.zeros(k), np.zeros(k), 0
+    for part, _ in _blocks(features, rows_x, rows_xp):
+        total += part.sum(axis=0)
+        square += (part * part).sum(axis=0)
+        n += len(part)
+    mean = total / n
+    scale = np.sqrt(np.maximum(square / n - mean * mean, 0.0))
+    keep = scale > 1e-9 * np.maximum(1.0, np.abs(mean))
+    if not keep.any():
+        return None
+    scale = np.where(keep, scale, 1.0)
+    beta = np.zeros(k + 1)
+    penalty = np.full(k + 1, RIDGE * n)
+    penalty[-1] = 0.0
+    penalty[:-1][~keep] = n  # pins constant features at 0
+    for _ in range(NEWTON_STEPS):
+        gradient, hessian = -penalty * beta, np.diag(penalty) + 1e-9 * np.eye(k + 1)
+        for part, y in _blocks(features, rows_x, rows_xp):
+            a = np.concatenate([(part - mean) / scale, np.ones((len(part), 1))], axis=1)
+            p = 1.0 / (1.0 + np.exp(-np.clip(a @ beta, -30, 30)))
+            gradient += a.T @ (y - p)
+            hessian += (a * (p * (1 - p))[:, None]).T @ a
+        try:
+            step = np.linalg.solve(hessian, gradient)
+        except np.linalg.LinAlgError:
+            break
+        beta += step
+        if np.max(np.abs(step)) < 1e-6:
+            break
+    return mean, scale, np.where(keep, beta[:-1], 0.0), float(beta[-1])
+
+
+@dataclass(frozen=True, eq=False)
+class LinearLearnedScore(_KeptScore):
+    """The logistic fit's log-odds on :class:`OutputFeatures` (picklable)."""
+
+    features: OutputFeatures
+    mean: np.ndarray
+    scale: np.ndarray
+    weights: np.ndarray
+    intercept: float
+
+    def _score(self, group) -> np.ndarray:
+        n = len(group)
+        out = np.empty(n)
+        block = self.features.block_rows()
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            z = (self.features(group[start:stop]) - self.mean) / self.scale
+            out[start:stop] = z @ self.weights + self.intercept
+        return out
+
+
+def _threshold_candidates(score, sel_x, sel_x_prime, m: int, family: str, what: str) -> Candidates:
+    """Events ``{score >= t}``, ``{score < t}`` at pooled quantiles of ``score`` on the held-out rows (from
+    row ``m`` on), with their held-out counts rescaled to the selection size."""
+    held_x, held_xp = score(sel_x[m:]), score(sel_x_prime[m:])
+    if np.all(held_x == held_x[0]) and np.all(held_xp == held_x[0]):
+        return Candidates.empty(f"the {what} score is constant")
+    sx, sxp = np.sort(held_x), np.sort(held_xp)
+    thresholds = np.unique(nearest_quantiles(held_x, held_xp, sx, sxp, THRESHOLD_QUANTILES))
+    below_x = np.searchsorted(sx, thresholds, side="left")
+    below_xp = np.searchsorted(sxp, thresholds, side="left")
+    events = [Event(f"{what} score >= {t:.6g}", family, AtLeast(score, float(t))) for t in thresholds]
+    events += [Event(f"{what} score < {t:.6g}", family, Below(score, float(t))) for t in thresholds]
+    scale_x, scale_xp = len(sel_x) / len(sx), len(sel_x_prime) / len(sxp)
+    counts_x = np.concatenate([len(sx) - below_x, below_x]) * scale_x
+    counts_xp = np.concatenate([len(sxp) - below_xp, below_xp]) * scale_xp
+    return Candidates(events, counts_x, counts_xp)
+
+
+def learned_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Thresholds on a logistic regression over :class:`OutputFeatures` (the family ``"learned"``).
+
+    The fit reads the first half of the selection rows of each input in blocks (any number of rows in
+    bounded memory); the thresholds and their counts come from the second half. No scikit-learn needed.
+    """
+    n = min(len(sel_x), len(sel_x_prime))
+    if n < MIN_ROWS or sel_x.ndim != 2:
+        return Candidates.empty(f"needs at least {MIN_ROWS} selection samples per input")
+    features = OutputFeatures.of(sel_x, sel_x_prime)
+    m = n // 2
+    fitted = fit_streaming_logistic(features, sel_x[:m], sel_x_prime[:m])
+    if fitted is None:
+        return Candidates.empty("no feature of the outputs varies")
+    return _threshold_candidates(LinearLearnedScore(features, *fitted), sel_x, sel_x_prime, m, "learned", "learned")
+
+
+def learned_tree_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Thresholds on a gradient-boosted estimate of the log likelihood ratio (the family ``"learned-trees"``).
+
+    Real outputs; trained on at most :func:`learned_rows` rows per input. Nothing (with the reason)
+    without scikit-learn, with fewer than :data:`MIN_ROWS` selection samples per input, or when the
+    fitted score is constant.
+    """
+    if not sklearn_available():
+        return Candidates.empty("needs scikit-learn (pip install dpverify[learned])")
+    n = min(len(sel_x), len(sel_x_prime))
+    if n < MIN_ROWS or sel_x.ndim != 2:
+        return Candidates.empty(f"needs at least {MIN_ROWS} selection samples per input")
+    from sklearn.ensemble import HistGradientBoostingClassifier
+
+    features = OutputFeatures.of(sel_x, sel_x_prime)
+    m = min(learned_rows(features.n_features), n // 2)
+    train = np.concatenate([features.in_blocks(sel_x[:m]), features.in_blocks(sel_x_prime[:m])])
+    labels = np.concatenate([np.ones(m), np.zeros(m)])
+    model = HistGradientBoostingClassifier(**BOOSTER).fit(train, labels)
+    del train
+    score = LearnedScore(features, model)
+    return _threshold_candidates(score, sel_x, sel_x_prime, m, "learned-trees", "boosted")

@@ -1,0 +1,218 @@
+"""Learned events over the whole output, and product events for tuple outputs (issue 28).
+
+- ``learned`` (:mod:`dpverify.events.learned`): a logistic score over features that matter for DP
+  outputs (coordinates, where each marker value sits, counts of markers and of -inf/inf/NaN, order
+  statistics of the values, sum), fitted on half the selection sample in bounded memory, thresholds on
+  the other half; ``learned-trees`` the same with scikit-learn's gradient boosting. Both opt-in.
+- ``product`` (:mod:`dpverify.events.products`): ``{part i = c and part j >= t}`` for tuple outputs.
+
+Validity: ``test_false_alarm_rate_of_the_new_families`` audits mechanisms that attain their claim
+exactly with the new families and counts violations at alpha = 0.1 against the 1 - suite_alpha
+quantile of Bin(N, 0.1) (false failure <= 1e-6): default profile 60 audits pooled (limit 20; power:
+fails with probability >= 0.99 at a false-alarm rate of 0.5), thorough 200 per case (limit 43).
+"""
+
+from __future__ import annotations
+
+import pickle
+import tracemalloc
+
+import numpy as np
+import pytest
+from scipy import stats
+
+import dpverify
+from dpverify.events import candidate_events, default_families
+from dpverify.events import learned as learned_module
+from dpverify.events import products as products_module
+from dpverify.events.registry import LEARNED_MEMORY
+from dpverify.mechanisms import SparseVectorValues
+from dpverify.mechanisms.output_types import VectorLaplace
+from dpverify.neighbours import pattern_pair
+from dpverify.pipeline.outputs import fit_codec
+
+ALPHA = 0.1
+HALF_HALF = pattern_pair("half_half", 10)
+
+
+def _selection(mechanism, x, x_prime, n, seed):
+    rng = np.random.default_rng(seed)
+    _, (a, b) = fit_codec(mechanism.sample(x, n, rng), mechanism.sample(x_prime, n, rng))
+    return a, b
+
+
+def test_learned_family_flags_the_sparse_vector_returning_values():
+    """Lyu et al. Alg. 3 run at eps = 1 but claiming 0.1, half-half pair: the learned events alone flag it.
+
+    Detects: a learned family that proposes nothing or whose score does not separate the inputs (tried:
+    learned_events returning Candidates.empty() -- no event, no violation, the test fails)."""
+    result = dpverify.audit(
+        SparseVectorValues(1.0), *HALF_HALF, epsilon=0.1, n_samples=200_000, seed=5, event_families=["learned"]
+    )
+    assert result.violation and result.event.family == "learned"
+    assert result.epsilon_lower_bound > 0.3
+
+
+def test_learned_families_are_opt_in():
+    """Registered, but out of the default set: audits that do not name them keep their seeded results."""
+    assert "learned" not in default_families() and "product" not in default_families()
+    codec_rows = _selection(VectorLaplace(1.0), 0.0, 1.0, 2_000, 1)
+    _, (a, b) = fit_codec(*codec_rows)
+    codec, _ = fit_codec(*codec_rows)
+    default = candidate_events(a, b, codec)
+    assert not any(e.family in ("learned", "product", "learned-trees") for e in default.events)
+    named = candidate_events(a, b, codec, ["learned"])
+    assert named.events and all(e.family == "learned" for e in named.events)
+
+
+def test_learned_indicator_pickles_and_counts_alike():
+    """The frozen indicator travels to other processes: the pickled copy decides membership alike."""
+    a, b = _selection(SparseVectorValues(1.0), *HALF_HALF, 4_000, 2)
+    codec, _ = fit_codec(a, b)
+    found = learned_module.learned_events(a, b, codec)
+    event = found.events[len(found.events) // 3]
+    fresh = SparseVectorValues(1.0).sample(HALF_HALF[0], 3_000, np.random.default_rng(9))
+    copy = pickle.loads(pickle.dumps(event.indicator))
+    assert np.array_equal(copy(fresh), event.indicator(fresh))
+    assert np.array_equal(event.indicator(fresh), event.indicator(fresh.copy()))  # the kept score is per object
+
+
+def test_learned_memory_stays_in_its_model_at_width_5000():
+    """Outputs of width 5,000: the features stay bounded, and building the events holds no more than the
+    record declares (beyond the selection rows themselves)."""
+    rng = np.random.default_rng(3)
+    n, width = 1_000, 5_000
+    a = np.where(rng.random((n, width)) < 0.9, -1000.0, rng.normal(size=(n, width)))
+    b = np.where(rng.random((n, width)) < 0.9, -1000.0, rng.normal(0.1, size=(n, width)))
+    codec, _ = fit_codec(a[:10], b[:10])
+    features = learned_module.OutputFeatures.of(a, b)
+    assert features.n_features <= 64 and features.block_rows() * width <= learned_module.SCORE_ELEMENTS
+    tracemalloc.start()
+    try:
+        found = learned_module.learned_events(a, b, codec)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    assert found.events
+    assert peak <= LEARNED_MEMORY.fixed_bytes, f"peak {peak / 2**20:.0f} MiB"
+
+
+def test_learned_trees_skip_with_a_note_without_sklearn(monkeypatch):
+    monkeypatch.setattr(learned_module, "sklearn_available", lambda: False)
+    a, b = _selection(VectorLaplace(1.0), 0.0, 1.0, 1_000, 1)
+    codec, _ = fit_codec(a, b)
+    found = candidate_events(a, b, codec, ["learned-trees"])
+    assert not found.events and "scikit-learn" in found.skipped["learned-trees"]
+
+
+def test_learned_trees_separate_when_sklearn_is_there():
+    pytest.importorskip("sklearn")
+    result = dpverify.audit(
+        SparseVectorValues(1.0), *HALF_HALF, epsilon=0.1, n_samples=100_000, seed=5, event_families=["learned-trees"]
+    )
+    assert result.violation and result.event.family == "learned-trees"
+
+
+class SwappedParts:
+    """(b, v): b a fair coin, v Laplace around +s or -s -- which one depends on b and on the input, so
+    neither part alone tells the inputs apart; together they do (loss 2 s on the tails of one category)."""
+
+    def __init__(self, shift):
+        self.shift = shift
+
+    def sample(self, x, size, rng):
+        b = rng.integers(0, 2, size=size)
+        sign = np.where(b == 0, 1.0, -1.0) * (1.0 if x == 0 else -1.0)
+        v = np.round((sign * self.shift + rng.laplace(size=size)) * 256) / 256
+        return np.stack([b.astype(float), v], axis=1)
+
+    def __call__(self, x, rng):
+        return tuple(self.sample(x, 1, rng)[0].tolist())
+
+
+def test_product_events_see_what_no_part_alone_does():
+    """Each part alone has the same law under both inputs; the product events flag the tuple, with a bound
+    above what the thresholds on the parts and their projections (sum, max, mean difference) certify.
+
+    Detects: no product family, or one that combines the wrong parts (tried: product_events returning
+    nothing -- no violation, the test fails)."""
+    options = dict(epsilon=0.5, n_samples=200_000, seed=2)
+    parts = dpverify.audit(SwappedParts(0.5), 0, 1, event_families=["threshold"], **options)
+    product = dpverify.audit(SwappedParts(0.5), 0, 1, event_families=["product"], **options)
+    assert product.violation and product.event.family == "product"
+    assert product.epsilon_lower_bound > parts.epsilon_lower_bound
+    event = products_module.CategoryAndThreshold(0, 0.0, 1, 0.0, True)
+    assert np.array_equal(pickle.loads(pickle.dumps(event))(np.array([[0.0, 1.0], [1.0, 1.0]])), [True, False])
+
+
+class ExactTuple:
+    """(randomized-response bit of x at eps, independent grid Laplace noise): loss exactly eps, tuple output."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+        self.keep = np.exp(epsilon) / (1 + np.exp(epsilon))
+
+    def sample(self, x, size, rng):
+        bit = np.where(rng.random(size) < self.keep, x, 1 - x).astype(float)
+        return np.stack([bit, np.round(rng.laplace(size=size) * 64) / 64], axis=1)
+
+    def __call__(self, x, rng):
+        return tuple(self.sample(x, 1, rng)[0].tolist())
+
+
+#: (mechanism, x, x', families, audits in the default profile); thorough: 200 each.
+VALIDITY_CASES = {
+    "learned, vector Laplace": (VectorLaplace(1.0), 0.0, 1.0, ["learned"], 30),
+    "product, bit and noise": (ExactTuple(1.0), 0, 1, ["product"], 30),
+}
+
+
+def _violations(name, n_audits) -> int:
+    mechanism, x, x_prime, families, _ = VALIDITY_CASES[name]
+    flagged = 0
+    for s in np.random.SeedSequence([28, len(name)]).spawn(n_audits):
+        result = dpverify.audit(
+            mechanism,
+            x,
+            x_prime,
+            epsilon=mechanism.epsilon,
+            n_samples=20_000,
+            alpha=ALPHA,
+            seed=s,
+            event_families=families,
+        )
+        flagged += result.violation
+    return flagged
+
+
+def test_false_alarm_rate_of_the_new_families(thorough, suite_alpha):
+    """See the module docstring (pooled in the default profile, 200 per case under thorough)."""
+    if thorough:
+        for name in VALIDITY_CASES:
+            limit = stats.binom.ppf(1 - suite_alpha, 200, ALPHA)
+            assert _violations(name, 200) <= limit, name
+        return
+    counts = {name: _violations(name, case[-1]) for name, case in VALIDITY_CASES.items()}
+    n_audits = sum(case[-1] for case in VALIDITY_CASES.values())
+    limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
+    assert sum(counts.values()) <= limit, f"violations per case {counts} of {n_audits} audits (limit {limit:g})"
+
+
+def test_learned_features_count_special_values():
+    """-inf and inf entries are counted (not lost, not propagated into the score): outputs that differ only
+    in which special value their entries take get a finite score that separates them (NaN, which audits
+    refuse as an output, is counted by the features alike)."""
+    rng = np.random.default_rng(11)
+    n = 4_000
+    a = rng.normal(size=(n, 6))
+    b = rng.normal(size=(n, 6))
+    a[rng.random((n, 6)) < 0.2] = -np.inf
+    b[rng.random((n, 6)) < 0.2] = np.inf
+    features = learned_module.OutputFeatures.of(a, b)
+    with_nan = np.concatenate([a, b, np.full((1, 6), np.nan)])
+    rows = features(with_nan)
+    assert np.all(np.isfinite(rows))
+    codec, _ = fit_codec(a[:10], b[:10])
+    found = learned_module.learned_events(a, b, codec)
+    gap = np.max(np.abs(found.counts_x - found.counts_x_prime)) / n
+    assert gap > 0.6  # a row with a -inf entry comes from x, one with an inf entry from x' (P = 1 - 0.8^6)
