@@ -214,10 +214,20 @@ class SearchAuditResult(AuditResult):
             f"top predicted bounds in screening: {tried}",
         ]
         if self.value_x is not None:
+            lines = [
+                line.replace("value events only (same samples)", "value events only (on the pair below)")
+                for line in lines
+            ]
             lines.append(
                 f"value verdict on the pair the value events ranked best: x={short_repr(self.value_x)}, "
                 f"x'={short_repr(self.value_x_prime)}"
             )
+            if self.value_verdict is not None and self.value_verdict.violation and not self.violation:
+                lines.insert(
+                    1,
+                    "the value verdict, a values-only search on another pair at the same level, certifies a "
+                    "VIOLATION that the verdict above does not (see its line below)",
+                )
         return "\n".join(lines)
 
 
