@@ -75,6 +75,7 @@ from .errors import (
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
+    ReplayMismatchError,
     SamplerContractError,
 )
 from .options import AuditOptions
@@ -123,6 +124,7 @@ __all__ = [
     "SamplerContractError",
     "InsufficientMemoryError",
     "InvalidNeighboursError",
+    "ReplayMismatchError",
 ]
 
 __version__ = "0.1.0"

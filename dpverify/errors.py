@@ -12,6 +12,7 @@ __all__ = [
     "SamplerContractError",
     "InsufficientMemoryError",
     "InvalidNeighboursError",
+    "ReplayMismatchError",
 ]
 
 
@@ -89,3 +90,8 @@ class InsufficientMemoryError(DPVerifyError, MemoryError):
 class InvalidNeighboursError(DPVerifyError, ValueError):
     """Neighbouring inputs a search audit cannot use: no pairs, a pair that is not ``(x, x_prime)``,
     a generator that returns equal inputs, or a neighbour generator built with bad parameters."""
+
+
+class ReplayMismatchError(DPVerifyError, ValueError):
+    """A replay handed inputs other than those its result recorded (a search's neighbours that propose
+    other candidate pairs): the replay could only return another audit, so it is refused."""

@@ -16,7 +16,7 @@ from dataclasses import replace
 from ..errors import InvalidParameterError
 from .pair import audit
 from .results import AuditResult
-from .search import SearchAuditResult, search_audit
+from .search import SearchAuditResult, check_replay_candidates, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
 
 __all__ = ["replay"]
@@ -47,8 +47,12 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
     Raises
     ------
     InvalidParameterError
-        A result with no seed (an audit of given samples has nothing to replay),
-        one saved before the options were recorded, or of a type no driver here made.
+        ``result`` not an :class:`~dpverify.AuditResult` (a dict or JSON text: load it with
+        ``from_dict`` / ``from_json`` first), a result with no seed (an audit of given samples has
+        nothing to replay), one saved before the options were recorded, or of a type no driver here made.
+    ReplayMismatchError
+        A search audit replayed on neighbours that propose other candidate pairs than it recorded
+        (checked before drawing, and on every candidate after).
 
     Examples
     --------
@@ -59,6 +63,12 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
     >>> again == result
     True
     """
+    if not isinstance(result, AuditResult):
+        raise InvalidParameterError(
+            f"replay takes what an audit returned (an AuditResult, SequentialAuditResult or SearchAuditResult), "
+            f"got a {type(result).__name__}; load a saved one first with dpverify.AuditResult.from_dict / "
+            "from_json (or SearchAuditResult.from_dict, SequentialAuditResult.from_dict)"
+        )
     if result.seed is None:
         raise InvalidParameterError(
             "this result has no seed (an audit of given samples, or saved without one): there is nothing to replay"
@@ -72,7 +82,8 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
         what = "neighbours" if expected == 1 else "x and x_prime"
         raise InvalidParameterError(f"a {type(result).__name__} replays from {what}; got {len(inputs)} inputs")
     if isinstance(result, SearchAuditResult):
-        return search_audit(
+        check_replay_candidates(result, inputs[0])
+        again = search_audit(
             mechanism,
             inputs[0],
             n_samples=result.n_samples,
@@ -81,6 +92,8 @@ def replay(result: AuditResult, mechanism, *inputs, executor=None, progress: boo
             n_refining=result.n_refining,
             **claim,
         )
+        check_replay_candidates(result, inputs[0], replayed=again)
+        return again
     x, x_prime = inputs
     if isinstance(result, SequentialAuditResult):
         if result.plan is None:
