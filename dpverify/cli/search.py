@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-__all__ = ["RELATIONS", "add_search_options", "as_hashable", "search_neighbours"]
+__all__ = ["RELATIONS", "RELATION_FLAGS", "add_search_options", "as_hashable", "search_neighbours"]
 
 RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
 
@@ -51,6 +51,25 @@ def add_search_options(p, positive_int, finite_float) -> None:
     )
 
 
+#: The relation flags, the attribute argparse gives each, and the relations that read it.
+RELATION_FLAGS = {
+    "--norm": ("norm", ("vectors", "graphs")),
+    "--patterns": ("patterns", ("vectors",)),
+    "--values": ("values", ("streams", "datasets")),
+    "--length": ("length", ("vectors", "streams", "graphs", "datasets")),
+}
+
+
+def _check_relation_flags(args, usage_error) -> None:
+    """Refuse a relation flag that the chosen relation (or ``--pairs``) would ignore."""
+    what = f"--search {args.search}" if args.search else "--pairs"
+    for flag, (attribute, relations) in RELATION_FLAGS.items():
+        if getattr(args, attribute, None) is not None and args.search not in relations:
+            raise usage_error(
+                f"{flag} is not used by {what}; it applies to --search {' or '.join(relations)}: leave it out"
+            )
+
+
 def as_hashable(value):
     """JSON arrays arrive as lists; tuples keep inputs hashable and comparable."""
     if isinstance(value, list):
@@ -83,6 +102,7 @@ def search_neighbours(args, usage_error):
         if not (args.x and args.x_prime):
             raise usage_error("--x and --x-prime go together")
         return None
+    _check_relation_flags(args, usage_error)
     if args.pairs:
         try:
             pairs = json.loads(Path(args.pairs).read_text())
