@@ -73,6 +73,7 @@ from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import predicted_bounds, select
 from ..protocols import check_mechanism
 from .certification import certified_result, check_sizes
+from .power import power_note
 from .results import AuditResult
 
 __all__ = [
@@ -746,6 +747,6 @@ def search_audit(
             n_pairs_requested=n_candidates,
             neighbours=source,
         )
-    note = _resolution_note(n_least, n_certification, len(screened))
-    notes = result.notes if note is None else (*result.notes, note)
-    return replace(result, n_samples=n_samples, notes=notes)
+    result = replace(result, n_samples=n_samples)
+    added = (_resolution_note(n_least, n_certification, len(screened)), power_note(result))
+    return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))
