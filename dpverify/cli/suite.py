@@ -318,8 +318,9 @@ def format_table(records: list[VerificationRecord]) -> str:
     widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     numeric = {2, 3, 4}  # right-aligned, so that 57.6s and 1.2s line up on their units
     lines = [
-        "  ".join(cell.rjust(w) if i in numeric else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths)))
-        .rstrip()
+        "  ".join(
+            cell.rjust(w) if i in numeric else cell.ljust(w) for i, (cell, w) in enumerate(zip(row, widths))
+        ).rstrip()
         for row in rows
     ]
     lines.insert(1, "  ".join("-" * w for w in widths))
