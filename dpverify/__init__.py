@@ -53,6 +53,7 @@ from .errors import (
     InvalidParameterError,
     MechanismError,
     OutputTypeError,
+    ReplayMismatchError,
     SamplerContractError,
 )
 from .options import AuditOptions
@@ -133,6 +134,7 @@ __all__ = [
     "SamplerContractError",
     "InsufficientMemoryError",
     "InvalidNeighboursError",
+    "ReplayMismatchError",
 ]
 
 __version__ = "0.1.0"

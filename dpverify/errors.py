@@ -17,6 +17,7 @@ __all__ = [
     "MissingExtraError",
     "SchedulerUnreachableError",
     "RegistrationError",
+    "ReplayMismatchError",
 ]
 
 
@@ -121,3 +122,8 @@ class SchedulerUnreachableError(DPVerifyError, ConnectionError):
 class RegistrationError(DPVerifyError, RuntimeError):
     """An entry point of ``dpverify.verifications`` or ``dpverify.reproductions`` that fails to load,
     or two registered items with one name (the message names the entry point)."""
+
+
+class ReplayMismatchError(DPVerifyError, ValueError):
+    """A replay handed inputs other than those its result recorded (a search's neighbours that propose
+    other candidate pairs): the replay could only return another audit, so it is refused."""

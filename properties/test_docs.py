@@ -13,7 +13,10 @@ import dpverify
 #: examples all vanish (or are all skipped) fails here instead of passing with nothing run.
 #: (``algorithms.bandits.rocketfuel``'s examples are skipped: they need the dataset.)
 MODULES_WITH_EXAMPLES = {
-    "dpverify.extras.adapters": 7,
+    "dpverify.extras.adapters.random_state": 8,
+    "dpverify.extras.adapters.unseeded": 3,
+    "dpverify.extras.adapters.diffprivlib": 4,
+    "dpverify.audits.power": 2,
     "dpverify.audits.pair": 7,
     "dpverify.audits.delta_curve": 4,
     "dpverify.audits.exact": 4,

@@ -51,10 +51,10 @@ from ..events import candidate_events, default_families, families_of_role
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
-from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_mechanism
+from .certification import check_before_drawing
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -219,6 +219,8 @@ def delta_lower_bound_curve(
         Empty, negative or non-finite grid; bad alpha or sample sizes.
     IdenticalInputsError, MechanismError, OutputTypeError
         As in :func:`dpverify.audit`.
+    InsufficientMemoryError
+        The selection sample cannot fit in memory (refused before any draw, as in :func:`dpverify.audit`).
 
     Examples
     --------
@@ -245,7 +247,8 @@ def delta_lower_bound_curve(
     n_cert = n_samples - n_selection
 
     sequence, entropy = resolve_seed(seed)
-    check_sampler_agreement(mechanism, [("x", x), ("x_prime", x_prime)], sequence, output_key=output_key)
+    # memory for the selection, then the sampler check, before any draw (as audit does)
+    check_before_drawing(mechanism, x, x_prime, sequence, n_selection, output_key=output_key)
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
     common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
     sel_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)

@@ -24,7 +24,7 @@ from .family_wise import PairAuditResult, audit_pairs
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
 from .results import AuditResult
-from .search import SearchAuditResult, search_audit
+from .search import SearchAuditResult, _on_input_domain, check_replay_candidates, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
 
 __all__ = ["replay"]
@@ -60,9 +60,13 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     NotReplayableError
         A result with no seed (an audit of given samples has nothing to replay),
         one saved before the options were recorded, or of a type that cannot replay
-        (:class:`~dpverify.DistributionTestResult`: the message says why).
+        (:class:`~dpverify.DistributionTestResult`: the message says why). ``result`` not a
+        dpverify result (a dict or JSON text: load it with ``from_dict`` / ``from_json`` first).
     InvalidParameterError
         The wrong number of inputs for the result's type.
+    ReplayMismatchError
+        A search audit replayed on neighbours that propose other candidate pairs than it recorded
+        (checked before drawing, and on every candidate after).
 
     Examples
     --------
@@ -74,7 +78,11 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     True
     """
     if not isinstance(result, Result):
-        raise NotReplayableError(f"replay needs a dpverify result, got {type(result).__name__}")
+        raise NotReplayableError(
+            f"replay takes what a dpverify driver returned (an AuditResult, SearchAuditResult, DeltaCurve, ...), "
+            f"got a {type(result).__name__}; load a saved one first with its type's from_dict / from_json "
+            "(dpverify.AuditResult.from_json reads every audit's)"
+        )
     return result.replay(*inputs, executor=executor, progress=progress)
 
 
@@ -120,15 +128,19 @@ def _replay_sequential(result, *inputs, executor=None, progress=False):
 
 def _replay_search(result, *inputs, executor=None, progress=False):
     mechanism, neighbours = _inputs(result, inputs, ("mechanism", "neighbours"))
-    return search_audit(
+    claim = _claim(result, executor, progress)
+    check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
+    again = search_audit(
         mechanism,
         neighbours,
         n_samples=result.n_samples,
         n_candidates=result.n_pairs_requested,
         n_screening=result.n_screening,
         n_refining=result.n_refining,
-        **_claim(result, executor, progress),
+        **claim,
     )
+    check_replay_candidates(result, neighbours, replayed=again)
+    return again
 
 
 def _replay_curve(result, *inputs, executor=None, progress=False):

@@ -59,11 +59,12 @@ import numpy as np
 
 from .._results import PlainData, short_repr
 from ..claims import resolve_claim
-from ..errors import InvalidParameterError
+from ..errors import InsufficientMemoryError, InvalidParameterError, ReplayMismatchError
 from ..events import candidate_events, default_families, families_of_role, registered_families, screening_families
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
+from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
@@ -74,9 +75,18 @@ from ..support.progress import progress_bar
 from .certification import certified_result, check_sizes
 from .findings import classify_finding
 from .pair import select_for_claim, sizing_claim
+from .power import power_note
 from .results import AuditResult, ValueVerdict
 
-__all__ = ["search_audit", "SearchAuditResult", "ScreenedCandidate", "default_screening_size"]
+__all__ = [
+    "search_audit",
+    "SearchAuditResult",
+    "ScreenedCandidate",
+    "default_screening_size",
+    "screening_resolution",
+    "screening_budget_for",
+    "check_replay_candidates",
+]
 
 #: Default screening budget, as a multiple of ``n_samples``: samples per input
 #: spent on screening, over every candidate and round together.
@@ -92,6 +102,9 @@ MIN_ROUND_SAMPLES = 500
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
+#: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
+#: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
+MISS_RATE = 0.05
 
 
 def default_screening_size(n_samples: int) -> int:
@@ -105,6 +118,155 @@ def default_screening_size(n_samples: int) -> int:
     let lucky events of mediocre pairs win the early rounds.
     """
     return int(min(SCREENING_SHARE * int(n_samples), MAX_SCREENING))
+
+
+def screening_resolution(n: int, miss: float = MISS_RATE) -> float:
+    """The smallest probability of an output event that ``n`` samples per input see with chance ``1 - miss``.
+
+    An event of probability ``p`` is absent from ``n`` independent samples with
+    probability ``(1 - p)^n <= exp(-n p)``, so every event of probability at least
+    ``ln(1 / miss) / n`` is drawn at least once except with probability ``miss``
+    (the "rule of three" at ``miss = 0.05``: about ``3 / n``). Below it, a
+    candidate's screening may never see the event its worst case hangs on, and
+    the pair can lose the ranking to a pair that leaks less.
+
+    Parameters
+    ----------
+    n : int
+        Samples per input.
+    miss : float, default MISS_RATE
+        The chance of missing the event that is allowed.
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    B. D. Jovanovic, P. S. Levy, "A Look at the Rule of Three", The American Statistician 51(2), 1997.
+    """
+    return math.log(1.0 / miss) / max(1, int(n))
+
+
+def screening_budget_for(probability: float, n_candidates: int, miss: float = MISS_RATE) -> int:
+    """The screening budget per input at which every one of ``n_candidates`` pairs draws enough samples in
+    its first round to see an event of ``probability`` (chance ``1 - miss``; :func:`screening_resolution`).
+
+    Successive halving gives each pair ``n_screening / ceil(log2 m) / m`` samples per input in the first
+    round, so the budget is ``ceil(log2 m) * m * ceil(ln(1 / miss) / probability)``.
+    """
+    need = max(MIN_ROUND_SAMPLES, math.ceil(math.log(1.0 / miss) / probability))
+    m = max(1, int(n_candidates))
+    rounds = max(1, math.ceil(math.log2(m))) if m > 1 else 1
+    return rounds * m * need
+
+
+def _resolution_note(n_least: int, n_certification: int, n_candidates: int) -> str | None:
+    """Says what screening could not have seen, when its least-screened candidate resolves coarser
+    probabilities than the certification sample does (None otherwise)."""
+    seen, level = screening_resolution(n_least), screening_resolution(n_certification)
+    if seen <= level:
+        return None
+    budget = screening_budget_for(level, n_candidates)
+    return (
+        f"screening resolution: each candidate drew at least {n_least} samples per input, so an output event "
+        f"of probability below {seen:.2g} could go unseen in a candidate's screening (chance above "
+        f"{MISS_RATE:g}) and a pair that leaks only through it could lose the ranking; to screen every "
+        f"candidate down to {level:.2g} (what the {n_certification} certification samples resolve), pass "
+        f"n_screening={budget} or more, or fewer candidates"
+    )
+
+
+def _held_per_input(n_screening: int, n_candidates: int, n_refining: int, n_selection: int) -> int:
+    """The most screening samples per input the search holds at once (the survivors of a round keep theirs)."""
+
+    def peak(budget, m):
+        alive, cumulative, held = m, 0, 0
+        for size in _round_sizes(budget, m):
+            cumulative += size
+            held = max(held, alive * cumulative)
+            alive = math.ceil(alive / 2)
+        return held
+
+    main = peak(n_screening - n_refining, n_candidates)
+    refine = peak(n_refining, REFINEMENTS + 1) if n_refining else 0
+    return max(main + refine, n_selection)
+
+
+def _check_screening_memory(mechanism, x, sequence, sizes: dict, output_key) -> None:
+    """Refuse by name, before any screening draw, a search whose held samples cannot fit in memory.
+
+    One pilot output of ``x`` (a contract stream of ``sequence``: no audit stream moves) sizes the outputs,
+    as :func:`dpverify.audits.certification.check_before_drawing` does for a plain audit.
+    """
+    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    if pilot is None:
+        return
+    held = _held_per_input(**sizes)
+    try:
+        require_memory(pilot, held)
+    except InsufficientMemoryError as exc:
+        lo, hi = sizes["n_refining"] + 1, sizes["n_screening"]
+        if audit_memory_bytes(pilot, _held_per_input(**{**sizes, "n_screening": lo})) > exc.available_bytes:
+            advice = "fewer candidates or a smaller n_samples"
+        else:
+            while lo < hi:  # the largest budget that fits
+                mid = (lo + hi + 1) // 2
+                fits = audit_memory_bytes(pilot, _held_per_input(**{**sizes, "n_screening": mid}))
+                lo, hi = (mid, hi) if fits <= exc.available_bytes else (lo, mid - 1)
+            advice = f"n_screening={lo} or less"
+        raise InsufficientMemoryError(
+            f"the search would hold up to {held} screening samples per input at once "
+            f"(n_screening={sizes['n_screening']} over {sizes['n_candidates']} candidates), about "
+            f"{exc.required_bytes / 2**30:.3g} GiB, and {exc.available_bytes / 2**30:.3g} GiB is available; "
+            f"pass {advice} (or map the outputs to fewer coordinates with output_key=)",
+            required_bytes=exc.required_bytes,
+            available_bytes=exc.available_bytes,
+        ) from None
+
+
+def _proposed_pairs(neighbours, n_candidates, sequence) -> tuple[list, str]:
+    """The candidate pairs a search of ``neighbours`` under ``sequence`` screens first (its candidate stream)."""
+    return candidate_pairs(neighbours, n_candidates, children(sequence, 5)[0])
+
+
+def check_replay_candidates(result, neighbours, replayed=None) -> None:
+    """Refuse by name a replay of ``result`` on neighbours that propose other pairs than it recorded.
+
+    Parameters
+    ----------
+    result : SearchAuditResult
+        The result to replay.
+    neighbours
+        What the replay was handed.
+    replayed : SearchAuditResult, optional
+        The replay's own result: then every candidate (refinement moves included) must match.
+
+    Raises
+    ------
+    ReplayMismatchError
+        A candidate pair differs from the recorded one, or their numbers differ.
+    """
+    if replayed is None:  # before drawing: the first pairs screened (refinement moves come after them)
+        sequence, _ = resolve_seed(result.seed)
+        proposed, source = _proposed_pairs(neighbours, result.n_pairs_requested, sequence)
+    else:  # after: every candidate, refinement moves included
+        proposed, source = [(c.x, c.x_prime) for c in replayed.candidates], replayed.neighbours
+    recorded = result.candidates
+    for i, pair in enumerate(proposed):
+        if i >= len(recorded) or pair_key(tuple(pair)) != pair_key((recorded[i].x, recorded[i].x_prime)):
+            was = "none" if i >= len(recorded) else f"{short_repr(recorded[i].x)} ~ {short_repr(recorded[i].x_prime)}"
+            raise ReplayMismatchError(
+                f"cannot replay this search audit on {source}: its candidate {i} is "
+                f"{short_repr(pair[0])} ~ {short_repr(pair[1])}, the result recorded {was} (from "
+                f"{result.neighbours}); a replay on other neighbours would audit other pairs. Pass the "
+                "neighbours that were searched, or run dpverify.search_audit for a new search"
+            )
+    if replayed is not None and len(proposed) != len(recorded):
+        raise ReplayMismatchError(
+            f"cannot replay this search audit on {source}: it screened {len(proposed)} candidate pairs, "
+            f"the result recorded {len(recorded)} (from {result.neighbours})"
+        )
 
 
 @dataclass(frozen=True)
@@ -167,6 +329,9 @@ class SearchAuditResult(AuditResult):
         Index of the chosen pair in ``candidates``.
     n_screening : int
         Screening budget per input (all candidates and rounds).
+    n_screening_drawn : int
+        Screening samples per input drawn over all candidates and rounds (more than
+        ``n_screening`` where each pair's 500 per round exceed it; 0: not recorded).
     n_refining : int
         Of it, the samples per input spent refining the winner (0: none).
     n_candidates : int or None
@@ -184,6 +349,7 @@ class SearchAuditResult(AuditResult):
     candidates: tuple = ()
     chosen: int = 0
     n_screening: int = 0
+    n_screening_drawn: int = 0
     n_refining: int = 0
     n_pairs_requested: int | None = None
     neighbours: str = ""
@@ -204,12 +370,18 @@ class SearchAuditResult(AuditResult):
         best = sorted(self.candidates, key=lambda c: -c.predicted_bound)[:3]
         tried = "; ".join(f"{short_repr(c.x, 40)} ~ {short_repr(c.x_prime, 40)}: {c.predicted_bound:.3g}" for c in best)
         certified = self.event.n_certification
+        drawn = self.n_screening_drawn or self.n_screening
+        asked = ""
+        if drawn > self.n_screening:
+            asked = f"n_screening={self.n_screening} asked, each pair draws at least {MIN_ROUND_SAMPLES} per round; "
+        elif drawn < self.n_screening:
+            asked = f"of n_screening={self.n_screening}; "
         lines = [
             lines[0],
             f"chosen pair: x={short_repr(self.x)}, x'={short_repr(self.x_prime)} "
             f"(best of {len(self.candidates)} candidates from {self.neighbours})",
             *[line for line in lines[1:] if not line.startswith("samples:")],
-            f"samples: {self.n_screening} per input to screen the candidates (the chosen pair's events were "
+            f"samples: {drawn} per input drawn to screen the candidates ({asked}the chosen pair's events were "
             f"selected on {self.n_selection}), {certified} fresh ones per input to certify; seed {self.seed}",
             f"top predicted bounds in screening: {tried}",
         ]
@@ -297,27 +469,20 @@ def _rank(pair, context) -> tuple[float, str]:
     return best
 
 
-def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool = False) -> None:
-    """Draw ``size`` more samples per input for every pair and rank it (``final``: select its events)."""
+def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool = False, bar=None) -> None:
+    """Draw ``size`` more samples per input for every pair and rank it (``final``: select its events).
+
+    Pair by pair (each from its own seeds, so the order changes nothing): ``bar`` advances after each,
+    so the progress line's time estimate comes after the first pair, not after the first round."""
     common = dict(
         executor=context["executor"],
         n_chunks=DEFAULT_CHUNKS,
         output_key=context["output_key"],
         return_rng_used=True,
     )
-    for pair in pairs if size > 0 else ():
-        seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
-        new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
-        new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
-        if pair.samples_x is None:
-            pair.samples_x, pair.samples_x_prime = new_x, new_xp
-        else:
-            pair.samples_x = concatenate_outputs([pair.samples_x, new_x])
-            pair.samples_x_prime = concatenate_outputs([pair.samples_x_prime, new_xp])
-        pair.n += size
-        pair.rounds += 1
-        pair.rng_used = pair.rng_used and used_x and used_xp
     for pair in pairs:
+        if size > 0:
+            _draw_more(pair, size, round_index, mechanism, common)
         with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
             warnings.simplefilter("ignore", UserWarning)
             if final and context["claim"].kind != "dp":
@@ -344,6 +509,23 @@ def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool =
                 )
             else:
                 pair.score, pair.event = _rank(pair, context)
+        if bar is not None:
+            bar.update(size)
+
+
+def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> None:
+    """``size`` more screening samples per input for ``pair``, from its seed's child ``round_index``."""
+    seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
+    new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
+    new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
+    if pair.samples_x is None:
+        pair.samples_x, pair.samples_x_prime = new_x, new_xp
+    else:
+        pair.samples_x = concatenate_outputs([pair.samples_x, new_x])
+        pair.samples_x_prime = concatenate_outputs([pair.samples_x_prime, new_xp])
+    pair.n += size
+    pair.rounds += 1
+    pair.rng_used = pair.rng_used and used_x and used_xp
 
 
 def _successive_halving(pairs, n_screening, mechanism, context, progress: bool, first_round: int = 0):
@@ -354,8 +536,7 @@ def _successive_halving(pairs, n_screening, mechanism, context, progress: bool, 
     total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
     with progress_bar(total=total, desc="screening pairs", enabled=progress) as bar:
         for round_index, size in enumerate(sizes, start=first_round):
-            _screen_round(alive, size, round_index, mechanism, context)
-            bar.update(size * len(alive))
+            _screen_round(alive, size, round_index, mechanism, context, bar=bar)
             # ties keep the earlier candidate (the fixed patterns come first)
             ranked = sorted(alive, key=lambda p: (-p.score, p.index))
             keep = max(1, math.ceil(len(alive) / 2))
@@ -438,7 +619,8 @@ def _on_input_domain(neighbours, mechanism):
 
 def _find_winner(screened, n_screening, n_refining, n_selection, neighbours, seed_refine, mechanism, context, progress):
     """Screen ``screened`` (successive halving, then refinement with ``n_refining``) and top the winner up to
-    its selection; returns the winner with its frozen selection."""
+    its selection; returns the winner with its frozen selection, the screening samples drawn per input over
+    all pairs, and the fewest any screened pair had (both before the top-up)."""
     winner, n_rounds = _successive_halving(screened, n_screening - n_refining, mechanism, context, progress)
     n_selection_final = n_selection
     if n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
@@ -446,8 +628,10 @@ def _find_winner(screened, n_screening, n_refining, n_selection, neighbours, see
         winner, n_rounds = _refine(
             winner, screened, neighbours, seed_refine, n_refining, n_rounds, mechanism, context, progress
         )
+    n_drawn = sum(p.n for p in screened)
+    n_least = min(p.n for p in screened if p.rounds)
     _top_up(winner, n_selection_final, n_rounds, mechanism, context)
-    return winner
+    return winner, n_drawn, n_least
 
 
 def _float_picked(winner, options) -> bool:
@@ -469,7 +653,7 @@ def _value_track(result, candidates, search, context, options, sequence, seeds_c
     """
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
     mechanism = search[-1]
-    value = _find_winner(fresh, *search, context, options.progress)
+    value, _, _ = _find_winner(fresh, *search, context, options.progress)
     if pair_key((value.x, value.x_prime)) == pair_key((result.x, result.x_prime)):
         return result
     check_sampler_agreement(
@@ -591,11 +775,18 @@ def search_audit(
         No usable pairs (equal inputs, not pairs, bad ``n_candidates``).
     InvalidParameterError
         ``n_refining`` not smaller than ``n_screening``, or asked of neighbours that propose no local moves.
+    InsufficientMemoryError
+        The screening samples the search would hold at once cannot fit in memory (refused after one
+        pilot output, before any screening draw; the message says the budget that fits).
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
 
     Notes
     -----
+    When the least-screened candidate resolves coarser event probabilities than the
+    certification does (:func:`screening_resolution`), a note says so and gives the
+    budget that would resolve the certification's level (:func:`screening_budget_for`).
+
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
     the pairs still in; the better half (by predicted bound) goes on. Samples of
@@ -635,10 +826,12 @@ def search_audit(
     n_screening = int(n_screening)
 
     sequence, entropy = resolve_seed(seed)
-    seed_pairs, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)
+    _, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)  # the first: candidates
     n_refining = _check_refining(n_refining, n_screening, neighbours)
     neighbours = _on_input_domain(neighbours, mechanism)
-    pairs, source = candidate_pairs(neighbours, n_candidates, seed_pairs)
+    pairs, source = _proposed_pairs(neighbours, n_candidates, sequence)
+    sizes = dict(n_screening=n_screening, n_candidates=len(pairs), n_refining=n_refining, n_selection=n_selection)
+    _check_screening_memory(mechanism, pairs[0][0], sequence, sizes, options.output_key)
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
     # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
     with one_executor(options.executor) as pool:
@@ -656,7 +849,7 @@ def search_audit(
             options=options,
         )
         search = (n_screening, n_refining, n_selection, neighbours, seed_refine, mechanism)
-        winner = _find_winner(screened, *search, context, options.progress)
+        winner, n_drawn, n_least = _find_winner(screened, *search, context, options.progress)
         selection = winner.selection
         # the sampler check every driver makes, on the chosen pair and a stream of its own, before certifying
         check_sampler_agreement(
@@ -687,6 +880,7 @@ def search_audit(
             candidates=candidates,
             chosen=winner.index,
             n_screening=n_screening,
+            n_screening_drawn=n_drawn,
             n_refining=n_refining,
             n_pairs_requested=n_candidates,
             neighbours=source,
@@ -695,4 +889,6 @@ def search_audit(
             value_context = dict(context, families=_screening_families(options.families, False), float_events=False)
             value_search = (screened[: len(pairs)], search, value_context, options, sequence)
             result = _value_track(result, *value_search, (seed_cert_x, seed_cert_xp))
-    return replace(result, n_samples=n_samples)
+    result = replace(result, n_samples=n_samples)
+    added = (_resolution_note(n_least, n_certification, len(screened)), power_note(result))
+    return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))

@@ -81,6 +81,23 @@ def add_search_options(p, positive_int, finite_float) -> None:
     )
 
 
+def _check_relation_flags(args, usage_error) -> None:
+    """Refuse a relation flag, given a value other than its default, that the chosen relation (or
+    ``--pairs``) would ignore: the relations' records say which flags each reads."""
+    what = f"--search {args.search}" if args.search else "--pairs"
+    relations = cli_relations()
+    chosen = relations.get(args.search)
+    read = {flag.flag for flag in chosen.flags} if chosen is not None else set()
+    for flag in _flags():
+        value = getattr(args, flag.dest, None)
+        if value is None or value == flag.default or flag.flag in read:
+            continue
+        readers = [name for name, r in relations.items() if any(f.flag == flag.flag for f in r.flags)]
+        raise usage_error(
+            f"{flag.flag} is not used by {what}; it applies to --search {' or '.join(readers)}: leave it out"
+        )
+
+
 def as_hashable(value):
     """JSON arrays arrive as lists; tuples keep inputs hashable and comparable."""
     if isinstance(value, list):
@@ -113,6 +130,7 @@ def search_neighbours(args, usage_error):
         if not (args.x and args.x_prime):
             raise usage_error("--x and --x-prime go together")
         return None
+    _check_relation_flags(args, usage_error)
     if args.pairs:
         try:
             pairs = json.loads(Path(args.pairs).read_text())

@@ -41,7 +41,7 @@ from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import encode_outputs
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
 
-__all__ = ["write_report", "replay_samples", "report_markdown"]
+__all__ = ["write_report", "replay_samples", "report_markdown", "event_membership", "figure_caption"]
 
 #: Replays larger than this draw a smaller, still seeded, sample for the figure only.
 DEFAULT_MAX_REPLAY = 1_000_000
@@ -237,7 +237,61 @@ def _looks_rows(result):
 # --------------------------------------------------------------------------
 
 
-def _figure_png(result, outputs) -> bytes | None:
+def event_membership(result, raw_x, raw_x_prime, exact: bool, x, x_prime):
+    """Which replayed outputs lie in the certified event S: two boolean arrays, or None.
+
+    S is re-derived by running the audit's selection again on its own selection samples (``exact``;
+    a fixed-pair audit that records its options): selection is a deterministic function of them, so
+    the event whose description is the result's is the certified one. None for a search or
+    sequential audit, a figure drawn from other samples, or an event that did not come back.
+    """
+    if not exact or _is_sequential(result) or hasattr(result, "candidates") or result.options is None:
+        return None
+    from ..pipeline.selection import select
+
+    options = result.options
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        selection = select(
+            raw_x,
+            raw_x_prime,
+            n_certification=result.event.n_certification,
+            epsilon=result.claimed_epsilon,
+            delta=result.claimed_delta,
+            alpha=result.alpha,
+            event_families=options.families,
+            float_events=options.float_events,
+            inputs=(x, x_prime),
+        )
+    for choice in (*selection.verdict_choices, *selection.value_choices):
+        if choice.event.description == result.event.description:
+            indicator, codec = choice.event.indicator, selection.codec
+            return (
+                np.asarray(indicator(codec.encode(raw_x)), dtype=bool),
+                np.asarray(indicator(codec.encode(raw_x_prime)), dtype=bool),
+            )
+    return None
+
+
+def figure_caption(result, n_replayed: int, marked: bool) -> str:
+    """The figure's caption: the samples behind each panel, and behind the bound."""
+    ev = result.event
+    n = ev.n_certification
+    left = f"Left: {n_replayed} replayed samples per input"
+    if result.n_selection <= n_replayed and result.options is not None:
+        left += " (the selection samples the event S was chosen on)"
+    left += ", in value order; " + (
+        "S shaded." if marked else "S not marked (it is re-derived only from the audit's own selection samples)."
+    )
+    right = (
+        f"Right: S on {n} fresh certification samples per input, {ev.count_x} of {n} under M(x) and "
+        f"{ev.count_x_prime} of {n} under M(x'), with their Clopper-Pearson intervals: the counts behind "
+        f"eps >= {result.epsilon_lower_bound:.4g} at {100 * (1 - result.alpha):.6g}% confidence."
+    )
+    return f"{left} {right}"
+
+
+def _figure_png(result, outputs, membership=None) -> bytes | None:
     try:
         import matplotlib
 
@@ -248,15 +302,23 @@ def _figure_png(result, outputs) -> bytes | None:
     fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4), gridspec_kw={"width_ratios": [2, 1]})
     ex, exp_ = outputs.groups
     if outputs.kind == "discrete":
-        _discrete_panel(left, ex, exp_, outputs.labels)
+        _discrete_panel(left, ex, exp_, outputs.labels, membership)
     else:
-        _real_panel(left, ex, exp_)
+        _real_panel(left, ex, exp_, membership)
     _event_panel(right, result)
     fig.tight_layout()
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=110)
     plt.close(fig)
     return buffer.getvalue()
+
+
+def _has_matplotlib() -> bool:
+    try:
+        import matplotlib  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _value_key(label):
@@ -281,7 +343,7 @@ def bars_in_value_order(a, b, labels, limit: int) -> tuple[np.ndarray, np.ndarra
     return np.asarray(shown, dtype=np.int64), order[limit:]
 
 
-def _discrete_panel(ax, ex, exp_, labels):
+def _discrete_panel(ax, ex, exp_, labels, membership=None):
     k = len(labels)
     a = np.bincount(ex, minlength=k) / max(1, len(ex))
     b = np.bincount(exp_, minlength=k) / max(1, len(exp_))
@@ -296,6 +358,13 @@ def _discrete_panel(ax, ex, exp_, labels):
     pos = np.arange(len(names))
     ax.bar(pos - 0.2, a_shown, width=0.4, label="M(x)")
     ax.bar(pos + 0.2, b_shown, width=0.4, label="M(x')")
+    if membership is not None:  # a code is in S when its outputs are (S is a set of outputs)
+        in_s = np.zeros(k, dtype=bool)
+        in_s[ex[membership[0]]] = True
+        in_s[exp_[membership[1]]] = True
+        marked = np.append(in_s[shown], False) if k > MAX_BARS else in_s[shown]
+        top = np.maximum(a_shown, b_shown)
+        ax.bar(pos[marked], top[marked], width=0.85, fill=False, hatch="//", edgecolor="k", linewidth=0.5, label="in S")
     ax.set_xticks(
         pos, names, rotation=60 if len(names) > 6 else 0, ha="right" if len(names) > 6 else "center", fontsize=7
     )
@@ -304,7 +373,7 @@ def _discrete_panel(ax, ex, exp_, labels):
     ax.legend()
 
 
-def _real_panel(ax, ex, exp_):
+def _real_panel(ax, ex, exp_, membership=None):
     coordinate = "output" if ex.shape[1] == 1 else "output[0]"
     vx, vxp = ex[:, 0], exp_[:, 0]
     pooled = np.concatenate([vx, vxp])
@@ -315,6 +384,11 @@ def _real_panel(ax, ex, exp_):
     bins = np.linspace(lo, hi, 81)
     ax.hist(vx, bins=bins, density=True, histtype="step", linewidth=1.5, label="M(x)")
     ax.hist(vxp, bins=bins, density=True, histtype="step", linewidth=1.5, label="M(x')")
+    if membership is not None:  # the outputs in S, at the scale of the whole sample's density
+        width = bins[1] - bins[0]
+        for values, inside, color, who in ((vx, membership[0], "C0", "M(x)"), (vxp, membership[1], "C1", "M(x')")):
+            weights = np.full(int(inside.sum()), 1.0 / (len(values) * width))
+            ax.hist(values[inside], bins=bins, weights=weights, alpha=0.3, color=color, label=f"in S, {who}")
     ax.set_xlabel(coordinate + " (central 99% of the pooled samples)")
     ax.set_ylabel("density")
     ax.set_title(f"output distributions ({len(ex)} replayed samples per input)")
@@ -353,8 +427,8 @@ def _event_panel(ax, result):
 # --------------------------------------------------------------------------
 
 
-def report_markdown(result, facts, figure_name: str | None = None) -> str:
-    """The report as Markdown (``figure_name``: a PNG file to link, if any)."""
+def report_markdown(result, facts, figure_name: str | None = None, caption: str = "") -> str:
+    """The report as Markdown (``figure_name``: a PNG file to link, if any; ``caption`` under it)."""
     lines = ["# dpverify audit report", "", "| | |", "|---|---|"]
     for key, value in facts:
         cell = value.replace("|", "\\|")
@@ -371,6 +445,8 @@ def report_markdown(result, facts, figure_name: str | None = None) -> str:
     lines.append("")
     if figure_name:
         lines += [f"![output distributions and the certified event]({figure_name})", ""]
+        if caption:
+            lines += [f"*{caption}*", ""]
     else:
         lines += ["(no figure: matplotlib is not installed)", ""]
     return "\n".join(lines)
@@ -385,7 +461,7 @@ img { max-width: 100%; }
 """
 
 
-def _report_html(result, facts, png: bytes | None) -> str:
+def _report_html(result, facts, png: bytes | None, caption: str = "") -> str:
     rows = []
     for key, value in facts:
         cls = ""
@@ -401,7 +477,10 @@ def _report_html(result, facts, png: bytes | None) -> str:
     ]
     if png is not None:
         encoded = base64.b64encode(png).decode("ascii")
-        parts.append(f"<img alt='output distributions and the certified event' src='data:image/png;base64,{encoded}'>")
+        parts.append(
+            "<figure><img alt='output distributions and the certified event' "
+            f"src='data:image/png;base64,{encoded}'><figcaption>{html.escape(caption)}</figcaption></figure>"
+        )
     if _is_sequential(result):
         head = "".join(
             f"<th>{h}</th>" for h in ("samples per input", "level", "p-value", "eps lower bound", "rejected", "event")
@@ -463,7 +542,9 @@ def write_report(
     else:
         replayed = f"figure from {len(raw_x)} re-drawn samples per input; counts not re-checked"
     facts = _facts(result, replayed, mechanism, x, x_prime)
-    png = _figure_png(result, outputs)
+    membership = event_membership(result, raw_x, raw_xp, exact, x, x_prime) if _has_matplotlib() else None
+    png = _figure_png(result, outputs, membership)
+    caption = figure_caption(result, len(raw_x), membership is not None)
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.suffix.lower() in (".md", ".markdown"):
         figure_name = None
@@ -471,7 +552,7 @@ def write_report(
             figure = path.with_suffix(".png")
             figure.write_bytes(png)
             figure_name = figure.name
-        path.write_text(report_markdown(result, facts, figure_name), encoding="utf-8")
+        path.write_text(report_markdown(result, facts, figure_name, caption), encoding="utf-8")
         return path
     if png is None:
         markdown_path = path.with_suffix(".md")
@@ -480,5 +561,5 @@ def write_report(
         )
         markdown_path.write_text(report_markdown(result, facts, None), encoding="utf-8")
         return markdown_path
-    path.write_text(_report_html(result, facts, png), encoding="utf-8")
+    path.write_text(_report_html(result, facts, png, caption), encoding="utf-8")
     return path

@@ -179,6 +179,53 @@ def _from_strategy(strategy, n: int, seed: int) -> list:
     return drawn
 
 
+def _call_neighbours(neighbours, rng, source: str, i: int):
+    """Pair ``i`` of a callable; what it raises comes back as :class:`InvalidNeighboursError` (chained)."""
+    try:
+        return neighbours(rng)
+    except Exception as exc:
+        raise InvalidNeighboursError(
+            f"the {source} raised {type(exc).__name__} drawing candidate pair {i}: {exc} (neighbours(rng) must "
+            "return an (x, x_prime) pair of differing inputs; the original error is chained)"
+        ) from exc
+
+
+#: Further batches of a Hypothesis strategy drawn when some of its pairs have equal inputs (each batch as
+#: large as the first, under seeds ``seed + 1, seed + 2, ...``); the pairs with equal inputs are dropped.
+STRATEGY_REDRAWS = 10
+
+
+def _differing_from_strategy(strategy, n: int, seed: int) -> list:
+    """Up to ``n`` pairs of ``strategy`` whose inputs differ: a pair with equal inputs is dropped and the
+    strategy drawn again, in at most :data:`STRATEGY_REDRAWS` more batches. The first batch is the one a
+    strategy that never draws equal inputs gives, so such a strategy's candidates do not change.
+
+    Raises
+    ------
+    InvalidNeighboursError
+        Every pair drawn had equal inputs.
+    """
+    kept: list = []
+    drawn, equal = 0, 0
+    for batch in range(STRATEGY_REDRAWS + 1):
+        examples = _from_strategy(strategy, n, (seed + batch) % 2**32)
+        drawn += len(examples)
+        for pair in examples:
+            if not (isinstance(pair, (tuple, list)) and len(pair) == 2) or _differ(*pair):
+                kept.append(pair)  # not a pair: refused by name with the others
+            else:
+                equal += 1
+        kept = _distinct(kept)
+        if len(kept) >= n or not equal:
+            break
+    if not kept:
+        raise InvalidNeighboursError(
+            f"the Hypothesis strategy drew {drawn} pairs in {batch + 1} batches, every one with equal inputs; "
+            "neighbouring inputs must differ (build the second input from the first so that it differs)"
+        )
+    return kept[:n]
+
+
 def candidate_pairs(neighbours, n_candidates, seed: np.random.SeedSequence) -> tuple[list, str]:
     """The distinct candidate pairs of ``neighbours`` and a description of where they came from.
 
@@ -196,8 +243,10 @@ def candidate_pairs(neighbours, n_candidates, seed: np.random.SeedSequence) -> t
     Raises
     ------
     InvalidNeighboursError
-        No pairs, a pair that is not ``(x, x_prime)`` or whose inputs are equal,
-        a bad ``n_candidates``, or a ``neighbours`` of no accepted kind.
+        No pairs, a pair that is not ``(x, x_prime)`` or whose inputs are equal
+        (a Hypothesis strategy's equal pairs are drawn again instead, up to
+        :data:`STRATEGY_REDRAWS` more batches), a bad ``n_candidates``, a
+        callable that raised (chained), or a ``neighbours`` of no accepted kind.
     """
     n = DEFAULT_CANDIDATES if n_candidates is None else _check_count(n_candidates)
     rng = np.random.default_rng(seed)
@@ -206,11 +255,11 @@ def candidate_pairs(neighbours, n_candidates, seed: np.random.SeedSequence) -> t
             n = max(n, len(_distinct(neighbours.fixed_pairs())))
         raw, source = neighbours.candidates(n, rng), f"generator {neighbours!r}"
     elif is_hypothesis_strategy(neighbours):
-        raw = _from_strategy(neighbours, n, int(seed.generate_state(1)[0]))
+        raw = _differing_from_strategy(neighbours, n, int(seed.generate_state(1)[0]))
         source = f"Hypothesis strategy {short_repr(neighbours, 60)}"
     elif callable(neighbours):
-        raw = [neighbours(rng) for _ in range(n)]
         source = f"callable {getattr(neighbours, '__qualname__', type(neighbours).__name__)}"
+        raw = [_call_neighbours(neighbours, rng, source, i) for i in range(n)]
     elif isinstance(neighbours, (list, tuple)):
         raw, source = list(neighbours), "the pairs given"
     else:

@@ -23,6 +23,16 @@ Outputs read: doubles (scalars or vectors), int64 integers audited by value
 (read as the doubles numpy converts them to), and int or bool outputs with a
 code book; any other block goes to numpy.
 
+Thresholds on the classifier's score of scalar doubles
+(:class:`dpverify.events.classifier.ClassifierScore`, features ``g`` and ``g^2``)
+are counted by a kernel of their own with an exact filter: numpy's score ends in
+a BLAS dot product whose order of operations (fused or not) the kernel cannot
+reproduce, but both values lie within ``3u (|z_0 w_0| + |z_1 w_1| + |b|)`` of the
+exact one (u the unit roundoff; Higham 2002, Section 3.1), so an output whose
+kernel score is farther than a generous multiple of that from the threshold
+falls on the side numpy puts it; a score block (the rows numpy scores at once)
+holding an output nearer than that is counted again by numpy, whole.
+
 Only the counts and the histograms (a few hundred integers) are kept.
 Everything else falls back to the numpy path, event by event: the sum and
 the linear projection of real vectors (numpy's pairwise summation and BLAS
@@ -38,6 +48,8 @@ I. Mironov, "On significance of the least significant bits for differential
 privacy", CCS 2012 (Section 3: the low-order bits of a rounded sum).
 D. E. Knuth, *The Art of Computer Programming*, vol. 2, 3rd ed. (1997),
 Section 4.2.2, Theorem B (TwoSum: the rounding error of a sum, exactly).
+N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed. (2002), Section 3.1
+(the error bound of an inner product in any order of summation).
 """
 
 from __future__ import annotations
@@ -46,6 +58,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..events.classifier import FEATURE_CLIP, ClassifierScore
 from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
 from ..events.indicators import counted_as
 from ._lazy_jit import njit  # numba is imported at the first compiled count
@@ -203,6 +216,51 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
     return True
 
 
+#: The filter's margin, relative to ``|z_0 w_0| + |z_1 w_1| + |b| + |t|``: 2^-44, about 700 times the
+#: difference two evaluations of a 2-term score can show (2 x 3u = 6 x 2^-53).
+SCORE_MARGIN = 2.0**-44
+
+
+@njit(cache=True, nogil=True)
+def count_scores(values, params, tests, thresholds, block_rows, counts, unsure):
+    """Thresholds on a scalar classifier score, counted per score block; ``unsure[k]`` marks the blocks
+    where some output's score lies within the filter margin of a threshold (numpy counts those again).
+
+    ``params[s] = (clip, mean_0, mean_1, w_0 / scale_0, w_1 / scale_1, b)``; ``tests[j] = (test, s)``
+    (``_AT_LEAST`` or ``_BELOW``) at ``thresholds[j]``; ``counts[k, j]`` counts event ``j`` in block ``k``.
+    The kernel's score ``(g - mean_0) (w_0 / scale_0) + (g^2 - mean_1) (w_1 / scale_1) + b`` (``g`` the
+    clipped output) differs from numpy's ``((g - mean) / scale) @ w + b`` by a few units of roundoff of
+    ``|terms| + |b|``, far inside the margin.
+    """
+    n = values.shape[0]
+    n_events, n_scores = tests.shape[0], params.shape[0]
+    scores = np.zeros((n_scores, TILE))
+    sizes = np.zeros((n_scores, TILE))  # |first term| + |second term| + |b|
+    for k in range((n + block_rows - 1) // block_rows):
+        near = 0
+        for start in range(k * block_rows, min(n, (k + 1) * block_rows), TILE):
+            m = min(TILE, min(n, (k + 1) * block_rows) - start)
+            for s in range(n_scores):
+                clip, m0, m1 = params[s, 0], params[s, 1], params[s, 2]
+                k0, k1, b = params[s, 3], params[s, 4], params[s, 5]
+                tile, size = scores[s], sizes[s]
+                for i in range(m):
+                    g = min(max(values[start + i, 0], -clip), clip)
+                    first = (g - m0) * k0
+                    second = (g * g - m1) * k1
+                    tile[i] = first + second + b
+                    size[i] = abs(first) + abs(second) + abs(b)
+            for j in range(n_events):
+                tile, size, t, test = scores[tests[j, 1]], sizes[tests[j, 1]], thresholds[j], tests[j, 0]
+                margin = SCORE_MARGIN * abs(t)
+                found = 0
+                for i in range(m):
+                    near += abs(tile[i] - t) <= SCORE_MARGIN * size[i] + margin
+                    found += tile[i] >= t
+                counts[k, j] += found if test == _AT_LEAST else m - found
+        unsure[k] = near > 0
+
+
 @njit(cache=True, nogil=True)
 def count_codes(values, keys, lookup, low, high, histogram):
     """Add the code of each integer in ``values`` to ``histogram[code + 1]`` (code -1: not in ``keys``).
@@ -252,6 +310,9 @@ class _Program:
         self.code_events: list = []  # (indicator index, projection, weight per histogram bin)
         self.numbers: list = []
         self.sizes = {"numbers": 0}
+        self.scores: list = []  # kernel parameters per classifier score (count_scores)
+        self.score_tests: list = []  # (test, score), threshold, indicator index
+        self.score_rows = None  # the rows a score is computed on at once
 
     def table(self, name: str, values) -> int:
         """Append ``values`` to the flat table ``name``; returns their offset."""
@@ -285,6 +346,10 @@ class _Program:
             "numbers": flat(self.numbers, np.float64),
             "events": np.asarray([t[0] for t in self.tests], dtype=np.int64).reshape(-1, 2),
             "bounds": np.asarray([t[1] for t in self.tests], dtype=np.float64).reshape(-1, 2),
+            "score_params": np.asarray(self.scores, dtype=np.float64).reshape(-1, 6),
+            "score_tests": np.asarray([t[0] for t in self.score_tests], dtype=np.int64).reshape(-1, 2),
+            "score_thresholds": np.asarray([t[1] for t in self.score_tests], dtype=np.float64),
+            "score_rows": self.score_rows or 1,
         }
 
 
@@ -362,6 +427,39 @@ def _code_weights(inner, n_codes: int):
     return np.concatenate([member[-1:], member[:n_codes]]).astype(np.int64)
 
 
+def _score_params(score) -> tuple | None:
+    """The kernel's parameters of a classifier score of scalar doubles, or None when it is not compiled."""
+    if type(score) is not ClassifierScore or score.label_table is not None or score.width != 1:
+        return None
+    model = score.model
+    parts = [np.asarray(v, dtype=np.float64).reshape(-1) for v in (model.mean, model.scale, model.weights)]
+    if any(p.shape != (2,) for p in parts):
+        return None
+    (m0, m1), (s0, s1), (w0, w1) = parts
+    return (float(FEATURE_CLIP), m0, m1, w0 / s0, w1 / s1, float(model.intercept))
+
+
+def _add_score_event(program: _Program, index: int, indicator, d: int, doubles: bool) -> bool:
+    """A threshold on a classifier score of scalar doubles, counted by :func:`count_scores`."""
+    form = counted_as(indicator)
+    test = None if form is None else _TESTS.get(form[0])
+    if not doubles or d != 1 or test not in (_AT_LEAST, _BELOW):
+        return False
+    params = _score_params(form[1])
+    if params is None:
+        return False
+    rows = form[1].block_rows
+    if program.score_rows not in (None, rows):  # one block layout for the scores counted together
+        return False
+    program.score_rows = rows
+    key = ("score", id(form[1]))
+    if key not in program.by_key:
+        program.by_key[key] = len(program.scores)
+        program.scores.append(params)
+    program.score_tests.append(((test, program.by_key[key]), float(form[2]), index))
+    return True
+
+
 def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: bool) -> bool:
     form = counted_as(indicator)
     if form is None:
@@ -401,6 +499,9 @@ class CompiledCounter:
         Indicators left to the numpy path.
     program : dict
         The kernel's arrays.
+    scored : tuple of (int, callable)
+        Thresholds on a classifier score counted by :func:`count_scores`: (indicator, the indicator,
+        for the score blocks numpy counts again).
     """
 
     codec: object
@@ -408,6 +509,7 @@ class CompiledCounter:
     coded: tuple
     rest: tuple
     program: dict
+    scored: tuple = ()
 
     def accepts(self, raw) -> bool:
         """Whether the kernel reads ``raw`` as the numpy path does (else the numpy path counts it)."""
@@ -431,6 +533,8 @@ class CompiledCounter:
             if not count_real(values, values.view(np.uint64), *arrays):
                 self.codec.encode(raw)  # a NaN: raises the numpy path's error
             counts[list(self.tested)] += tested
+            if self.scored:
+                _count_scored(self, values, counts)
         else:
             values = raw.view(np.uint8) if raw.dtype == np.bool_ else raw
             if len(p["keys"]) <= MAX_COMPARED_CODES:
@@ -439,6 +543,20 @@ class CompiledCounter:
                 count_codes(values, p["keys"], p["lookup"], p["low"], p["high"], histograms[0])
         for index, projection, weights in self.coded:
             counts[index] += int(histograms[projection, : len(weights)] @ weights)
+
+
+def _count_scored(counter: CompiledCounter, values: np.ndarray, counts: np.ndarray) -> None:
+    """:func:`count_scores` on a block of scalar doubles; its unsure score blocks counted by numpy."""
+    p = counter.program
+    rows = p["score_rows"]
+    n_blocks = -(-len(values) // rows)
+    per_block = np.zeros((n_blocks, len(counter.scored)), dtype=np.int64)
+    unsure = np.zeros(n_blocks, dtype=np.bool_)
+    count_scores(values, p["score_params"], p["score_tests"], p["score_thresholds"], rows, per_block, unsure)
+    for k in np.flatnonzero(unsure):  # the rows numpy scores at once, as ClassifierScore.__call__ slices them
+        encoded = counter.codec.encode(values[k * rows : (k + 1) * rows])
+        per_block[k] = [np.count_nonzero(indicator(encoded)) for _, indicator in counter.scored]
+    counts[[index for index, _ in counter.scored]] += per_block.sum(axis=0)
 
 
 def _integer_lookup(keys: np.ndarray) -> dict:
@@ -469,8 +587,11 @@ def compile_counter(codec, indicators) -> CompiledCounter | None:
     rest = []
     if codec.kind == "real" and codec.storage in ("real", "int-real"):
         d = int(codec.dimension)
+        doubles = codec.storage == "real"
         for index, indicator in enumerate(indicators):
-            if not _add_real_event(program, index, indicator, d, codec.storage == "real"):
+            if not _add_real_event(program, index, indicator, d, doubles) and not _add_score_event(
+                program, index, indicator, d, doubles
+            ):
                 rest.append(index)
         arrays = program.arrays()
     elif codec.kind == "discrete" and codec.storage in ("int", "bool") and codec._keys is not None:
@@ -492,6 +613,7 @@ def compile_counter(codec, indicators) -> CompiledCounter | None:
         return None
     tested = tuple(index for _, _, index in program.tests)
     coded = tuple(program.code_events)
-    if not tested and not coded:
+    scored = tuple((index, indicators[index]) for _, _, index in program.score_tests)
+    if not tested and not coded and not scored:
         return None
-    return CompiledCounter(codec, tested, coded, tuple(rest), arrays)
+    return CompiledCounter(codec, tested, coded, tuple(rest), arrays, scored)

@@ -142,3 +142,48 @@ def test_real_opendp_on_a_process_pool_is_refused_by_name():
     mechanism = OpenDPMeasurement(space >> dp.m.then_geometric(scale=1.0), 1)
     with pytest.raises(dpverify.InvalidParameterError, match="OpenDP measurement"):
         dpverify.audit(mechanism, 0, 1, epsilon=mechanism.epsilon, n_samples=2_000, seed=1, executor=2)
+
+
+def test_a_neighbours_callable_that_raises_is_named_and_chained():
+    """Detects the raw RuntimeError of a neighbours callable that raises inside search_audit."""
+
+    def broken(rng):
+        raise RuntimeError("no pair today")
+
+    with pytest.raises(dpverify.InvalidNeighboursError, match="raised RuntimeError.*no pair today") as raised:
+        dpverify.search_audit(LaplaceMechanism(1.0), broken, epsilon=1.0, n_samples=5_000, seed=1)
+    assert isinstance(raised.value.__cause__, RuntimeError)
+
+
+def test_a_strategy_that_sometimes_draws_equal_inputs_is_drawn_again():
+    """Detects a Hypothesis strategy of pairs refused whole at its first pair with equal inputs: its equal
+    pairs are dropped and it is drawn again; one that draws nothing but equal pairs is still refused."""
+    from hypothesis import strategies as st
+
+    from dpverify.neighbours import candidate_pairs
+
+    seed = np.random.SeedSequence(3)
+    sometimes = st.tuples(st.integers(0, 3), st.integers(0, 3))
+    pairs, _ = candidate_pairs(sometimes, 8, seed)
+    assert len(pairs) == 8 and all(x != x_prime for x, x_prime in pairs)
+    always = st.integers(0, 3).map(lambda b: (b, b))
+    with pytest.raises(dpverify.InvalidNeighboursError, match="every one with equal inputs"):
+        candidate_pairs(always, 8, seed)
+
+
+@pytest.mark.parametrize(
+    "flags",
+    [
+        ["--search", "streams", "--length", "3", "--norm", "l1"],
+        ["--search", "scalars", "--length", "3"],
+        ["--search", "datasets", "--length", "3", "--patterns", "one_above"],
+        ["--search", "vectors", "--length", "3", "--values", "[0, 1]"],
+    ],
+)
+def test_a_relation_flag_the_relation_ignores_is_refused(flags, capsys):
+    """Detects --norm (and --length, --patterns, --values) silently ignored by a relation that does not read it."""
+    from dpverify.cli.commands import main
+
+    code = main(["audit", "dpverify.mechanisms:GeometricMechanism", "--epsilon", "1.0", "--samples", "5000", *flags])
+    assert code == 2
+    assert "is not used by --search" in capsys.readouterr().err

@@ -122,19 +122,7 @@ def test_bad_input_raises_a_named_error_before_drawing(driver, bad):
 
 
 #: Drivers that check memory before they draw; the others draw first (the issue's 3.6 GB search).
-MEMORY_XFAIL = {
-    "search_audit": "search_audit draws its screening samples before any memory check (another helper adds it)",
-    "delta_lower_bound_curve": "the delta curve draws its selection before any memory check (another helper adds it)",
-}
-
-
-@pytest.mark.parametrize(
-    "driver",
-    [
-        pytest.param(d, marks=pytest.mark.xfail(strict=True, reason=MEMORY_XFAIL[d])) if d in MEMORY_XFAIL else d
-        for d in DRAWING
-    ],
-)
+@pytest.mark.parametrize("driver", DRAWING)
 def test_an_absurd_selection_is_refused_before_drawing(driver, monkeypatch):
     monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 30)
     mechanism = Counted(limit=1)  # the pilot output that sizes the outputs, nothing more

@@ -34,6 +34,8 @@ the claim (README, catch table), so power is ~1 at these seeds.
 from __future__ import annotations
 
 import json
+import re
+import sys
 
 import numpy as np
 import pytest
@@ -351,3 +353,122 @@ def test_value_track_leaves_value_decided_searches_alone():
     pairs = [(10.0, 11.0), (12.0, 13.0)]
     result = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3)
     assert result.value_x is None and result.value_verdict is None
+
+
+def test_replay_on_other_neighbours_is_refused_by_name():
+    """Detects a replay that audits other pairs in silence: a search over 20 scalar pairs replayed on
+    ``query_vectors(None, 2.0)`` (other pairs, so another chosen pair and verdict) must raise
+    ReplayMismatchError before drawing; a plain dict is refused by name, not an AttributeError."""
+    mechanism = GeometricMechanism(1.0)
+    kwargs = dict(epsilon=1.0, n_samples=20_000, n_candidates=20, seed=5)
+    result = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
+    with pytest.raises(dpverify.ReplayMismatchError, match="candidate 0"):
+        dpverify.replay(result, mechanism, query_vectors(None, 2.0))
+    with pytest.raises(dpverify.ReplayMismatchError):  # fewer pairs than were searched
+        dpverify.replay(result, mechanism, [(result.candidates[0].x, result.candidates[0].x_prime)])
+    reloaded = dpverify.SearchAuditResult.from_dict(json.loads(json.dumps(result.to_dict())))
+    assert dpverify.replay(reloaded, mechanism, query_vectors(None)) == result
+    with pytest.raises(dpverify.InvalidParameterError, match="from_dict"):
+        dpverify.replay(result.to_dict(), mechanism, query_vectors(None))
+
+
+class _RareLeak:
+    """Randomized response at eps = 1 on {0, 1}, except that input 1 also emits 2 with probability 1e-3
+    (so the pair (1, 0) leaks without bound through an output that 1,000 samples rarely see)."""
+
+    def __call__(self, data, rng):
+        return int(self.sample(data, 1, rng)[0])
+
+    def sample(self, data, size, rng):
+        p = np.e / (1 + np.e)
+        out = (rng.random(size) < (p if data == 1 else 1 - p)).astype(np.int64)
+        if data == 1:
+            out[rng.random(size) < 1e-3] = 2
+        return out
+
+
+def test_the_result_says_what_screening_could_not_have_seen():
+    """Detects a search that misses a rare worst pair without a word: 20 pairs at 1e5 give each about
+    1,000 screening samples, which resolve event probabilities down to ln(20)/1000 = 0.003 only; the
+    note says so and names a budget whose first round resolves what the certification resolves."""
+    pairs = [(i, i + 1) for i in range(2, 21)] + [(1, 0)]
+    result = dpverify.search_audit(_RareLeak(), pairs, epsilon=1.0, n_samples=100_000, seed=1)
+    least = min(c.n_screened for c in result.candidates)
+    assert least == 1_000
+    note = next(n for n in result.notes if n.startswith("screening resolution"))
+    assert "at least 1000 samples" in note and "0.003" in note
+    assert note in result.summary()
+    level = search_module.screening_resolution(result.event.n_certification)
+    budget = search_module.screening_budget_for(level, len(pairs))
+    assert f"n_screening={budget}" in note
+    first = search_module._round_sizes(budget, len(pairs))[0]
+    assert search_module.screening_resolution(first) <= level < search_module.screening_resolution(first - 1)
+    # enough screening for the certification's level: no note
+    assert search_module._resolution_note(10**6, 80_000, 20) is None
+
+
+def test_the_screening_summary_says_what_was_drawn():
+    """Detects "10 per input to screen" when 16 pairs x 500 x rounds were drawn."""
+    result = dpverify.search_audit(
+        GeometricMechanism(1.0), query_vectors(None), epsilon=1.0, n_samples=20_000, n_screening=10, seed=1
+    )
+    assert result.n_screening_drawn >= 16 * 500 and result.n_screening == 10
+    assert f"{result.n_screening_drawn} per input drawn" in result.summary()
+    assert "n_screening=10 asked" in result.summary()
+    assert "10 per input to screen" not in result.summary()
+
+
+def test_a_screening_budget_that_cannot_fit_is_refused_before_drawing(monkeypatch):
+    """Detects n_screening=10**9 accepted and grown to gigabytes: with 1 GiB available the search is
+    refused after one pilot output, and the budget it names fits."""
+    monkeypatch.setattr(sys.modules["dpverify.pipeline.memory"], "available_memory_bytes", lambda: 1 << 30)
+    calls = []
+
+    def counted(x, rng):
+        calls.append(x)
+        return float(x + rng.laplace())
+
+    with pytest.raises(dpverify.InsufficientMemoryError, match=r"n_screening=\d+ or less") as refused:
+        dpverify.search_audit(counted, query_vectors(None), epsilon=1.0, n_samples=20_000, n_screening=10**9)
+    assert len(calls) == 1  # the pilot only
+    fits = int(re.search(r"n_screening=(\d+) or less", str(refused.value)).group(1))
+    from dpverify.pipeline.memory import audit_memory_bytes
+
+    held = search_module._held_per_input(fits, 16, 0, 10_000)
+    assert (
+        audit_memory_bytes(0.0, held)
+        <= 1 << 30
+        < audit_memory_bytes(0.0, search_module._held_per_input(fits + 1_000, 16, 0, 10_000))
+    )
+
+
+def test_the_progress_line_advances_within_the_first_round(monkeypatch):
+    """Detects a progress line that moves only after a whole round (no time estimate for half a
+    5,000-candidate search): the bar advances once per pair."""
+    updates = []
+
+    class Recorder:
+        def __init__(self, *args, **kwargs):
+            pass
+
+        def __enter__(self):
+            return self
+
+        def __exit__(self, *exc):
+            return False
+
+        def update(self, k=1):
+            updates.append(k)
+
+    monkeypatch.setattr(search_module, "progress_bar", Recorder)
+    result = dpverify.search_audit(
+        GeometricMechanism(1.0),
+        query_vectors(None),
+        epsilon=1.0,
+        n_samples=20_000,
+        n_candidates=8,
+        seed=1,
+        progress=True,
+    )
+    first_round = sum(c.rounds >= 1 for c in result.candidates)
+    assert len(updates) >= first_round + 4 + 2  # 8 + 4 + 2 pairs over three rounds

@@ -495,3 +495,61 @@ def test_a_named_error_of_a_reproduction_is_a_failure_not_an_internal_error(tmp_
     assert run("reproduce", "fake-figure", "--out", tmp_path / "figs", "--quiet") == 3
     err = capsys.readouterr().err
     assert "DatasetMissing: the maps are not in ./data" in err and "internal error" not in err
+
+
+def test_the_suites_first_time_estimate_does_not_charge_compilation_to_every_verification(monkeypatch):
+    """Detects the "about 1322 s left" of an 86 s suite: the first verification pays the numba
+    compilation (here 0.3 s, faked as compile time) and the wall time since the start was charged to
+    each of the nine left. Estimates now wait for three finished verifications and leave compile time out."""
+    import re
+
+    from dpverify.cli import suite
+    from dpverify.verification import Verification, VerificationOutcome
+
+    class Compiles(suite._CompileWatch):
+        def __exit__(self, *exc):
+            self.seconds = 0.29 if self.name.endswith("/0") else 0.0
+            return False
+
+    def run(delay):
+        def verification(seed):
+            time.sleep(delay)
+            return VerificationOutcome(passed=True)
+
+        return verification
+
+    monkeypatch.setattr(suite, "_CompileWatch", Compiles)
+    items = [Verification(f"fake/{i}", "sleeps", run(0.3 if i == 0 else 0.005)) for i in range(10)]
+    lines: list = []
+    start = time.perf_counter()
+    records = suite.run_suite(items, seed=1, progress=lines.append)
+    total = time.perf_counter() - start
+    estimates = [float(m.group(1)) for line in lines if (m := re.search(r"about (\d+)s left", line))]
+    assert all(r.passed for r in records) and estimates
+    assert max(estimates) <= max(1.0, total)
+    assert not any("left" in line for line in lines[:3])  # nothing is estimated from fewer than three
+
+
+def test_the_suite_table_puts_the_time_before_the_statement():
+    """Detects times cut off at the end of lines wider than a terminal: the verdict and the time
+    (57.6s, right-aligned with 1.2s) come before the long statement."""
+    from dpverify.cli.suite import format_table
+    from dpverify.verification import VerificationRecord
+
+    def record(name, seconds):
+        return VerificationRecord(
+            name=name,
+            statement="x" * 200,
+            passed=True,
+            certified_lower_bound=1.0,
+            exact_loss=None,
+            details="",
+            seconds=seconds,
+            error=None,
+            compile_seconds=0.0,
+            claim=None,
+        )
+
+    lines = format_table([record("family/long", 57.63), record("family/short", 1.2)]).splitlines()
+    assert "57.6s" in lines[2][:80] and " 1.2s" in lines[3][:80]
+    assert lines[2].index("57.6s") + 5 == lines[3].index("1.2s") + 4  # aligned on the unit

@@ -352,3 +352,103 @@ def test_opendp_adapter_names_a_transformation_and_a_refused_distance():
     laplace = (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0)
     with pytest.raises(dpverify.InvalidParameterError, match="d_in"):
         OpenDPMeasurement(laplace, d_in=1.5)
+
+
+# --------------------------------------------------------------------------- the claim in the library's words
+
+
+def test_diffprivlib_claim_is_read_from_the_mechanism():
+    """Detects the epsilon typed twice (once to diffprivlib, once to the audit): the adapter reads the
+    built mechanism's epsilon and delta, audits replay, and a sensitivity understated by 2 is flagged
+    (true loss 2 against the stated 1; alpha = 1e-6 as above)."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib.mechanisms import GaussianAnalytic, Geometric
+
+    from dpverify.extras.adapters import DiffprivlibMechanism
+
+    mech = DiffprivlibMechanism(Geometric, epsilon=1.0, sensitivity=1)
+    assert (mech.epsilon, mech.delta, mech.replayable) == (1.0, 0.0, True)
+    assert "Geometric(epsilon=1.0, sensitivity=1)" in mech.claim.source
+    assert DiffprivlibMechanism(GaussianAnalytic, epsilon=0.5, delta=1e-5, sensitivity=1.0).delta == 1e-5
+    kept = dpverify.audit(mech, 0, 1, n_samples=20_000, alpha=ALPHA, seed=1)
+    assert not kept.violation and kept.claimed_epsilon == 1.0
+    assert dpverify.audit(mech, 0, 1, n_samples=20_000, alpha=ALPHA, seed=1) == kept
+    assert dpverify.audit(mech, 0, 2, n_samples=20_000, alpha=ALPHA, seed=1).violation
+
+
+def test_pipelinedp_budget_is_read_from_its_accountant():
+    """Detects the budget typed twice: with budget_accountant= the claim is its totals; both is refused."""
+    pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
+    from dpverify.extras.adapters import PipelineDPAggregation
+
+    params = pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+        metrics=[pipeline_dp.Metrics.COUNT],
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+    )
+    extractors = pipeline_dp.DataExtractors(
+        partition_extractor=_partition, privacy_id_extractor=_user, value_extractor=_nothing
+    )
+    accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=0.7, total_delta=0.0)
+    mech = PipelineDPAggregation(params, extractors, public_partitions=["a"], budget_accountant=accountant)
+    assert (mech.epsilon, mech.delta) == (0.7, 0.0)
+    assert mech(((1, "a", 0),)).shape == (1,)
+    with pytest.raises(dpverify.InvalidParameterError, match="once"):
+        PipelineDPAggregation(params, extractors, public_partitions=["a"], budget_accountant=accountant, epsilon=0.7)
+
+
+class PureDPBudget:
+    """Tumult's budget interface (class name and ``epsilon``), for the claim reading without Tumult."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+
+class RhoZCDPBudget:
+    def __init__(self, rho):
+        self.rho = rho
+
+
+def test_tumult_budget_is_the_claim():
+    """Detects a Tumult budget read wrongly or a zCDP budget audited as epsilon (no Tumult needed)."""
+    from dpverify.extras.adapters import TumultQuery
+    from dpverify.extras.adapters.tumult import budget_claim
+
+    assert budget_claim(PureDPBudget(0.5)) == (0.5, 0.0)
+    query = TumultQuery("count", budget=PureDPBudget(0.5), columns=["user"])
+    assert (query.epsilon, query.delta, query.replayable) == (0.5, 0.0, False)
+    with pytest.raises(InvalidClaimError, match="RhoZCDPBudget"):
+        TumultQuery("count", budget=RhoZCDPBudget(0.1), columns=["user"])
+
+
+def test_tumult_count_keeps_its_budget():
+    """A Tumult count with AddOneRow keeps eps = 1 on neighbours one row apart (alpha = 1e-6)."""
+    pytest.importorskip(
+        "tmlt.analytics",
+        reason="Tumult Analytics pins numpy < 2 (and needs Spark): it does not install beside this project's "
+        "numpy 2; audit it from an environment of its own",
+    )
+    from tmlt.analytics import PureDPBudget as Budget
+    from tmlt.analytics import QueryBuilder
+
+    from dpverify.extras.adapters import TumultQuery
+
+    query = TumultQuery(QueryBuilder("data").count(), budget=Budget(1.0), columns=["user"])
+    assert not _audit(query, ((1,),), ((1,), (2,)), 2_000).violation
+
+
+def test_opendp_samples_by_composition_without_a_batch():
+    """Without batch=, sample() draws a composition of the measurement per call (16,000 against 5,800
+    samples/s per call, measured), and its outputs keep the claim (alpha = 1e-6)."""
+    pytest.importorskip("opendp", reason="OpenDP is in the 'adapters' extra only: pip install -e '.[adapters]'")
+    import opendp.prelude as dp
+
+    from dpverify.extras.adapters import opendp as adapter
+
+    dp.enable_features("contrib")
+    scalar = (dp.atom_domain(T=int), dp.absolute_distance(T=int)) >> dp.m.then_laplace(scale=1.0)
+    mech = OpenDPMeasurement(scalar, d_in=1)
+    assert len(mech.sample(0, adapter.COMPOSED + 3)) == adapter.COMPOSED + 3
+    assert mech._compositions and all(c is not None for c in mech._compositions.values())
+    assert not _audit(mech, 0, 1, 20_000).violation

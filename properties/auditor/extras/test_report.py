@@ -157,3 +157,33 @@ def test_discrete_histograms_are_in_value_order():
     words = ["b", "a", ("z", 1), ("a", 2)]
     shown, _ = bars_in_value_order([1, 1, 1, 1], [0, 0, 0, 0], words, limit=4)
     assert [words[c] for c in shown] == [("a", 2), ("z", 1), "a", "b"]  # tuples entry by entry, then by repr
+
+
+def test_the_figure_marks_the_event_and_its_caption_counts_the_samples(tmp_path, broken_laplace_audit):
+    """Detects a histogram that does not show which outputs are in S, and a caption silent on the samples
+    behind the bound: S re-derived from the audit's own selection samples is exactly its threshold
+    event (outputs at or past the threshold), and the caption gives the replayed and the certification
+    counts. A discrete audit marks S's bars (checked through the membership of its codes)."""
+    pytest.importorskip("matplotlib", reason="HTML reports embed a matplotlib figure (installed by the test extra)")
+    from dpverify.extras.report import event_membership, figure_caption
+
+    mechanism, result = broken_laplace_audit
+    raw_x, raw_xp, exact = replay_samples(result, mechanism, 0.0, 1.0)
+    membership = event_membership(result, raw_x, raw_xp, exact, 0.0, 1.0)
+    assert membership is not None
+    threshold = float(re.search(r"([-+0-9.e]+)$", result.event.description).group(1))
+    values = np.asarray(raw_x, dtype=float).ravel()
+    expected = values >= threshold if ">=" in result.event.description else values < threshold
+    np.testing.assert_array_equal(membership[0], expected)
+    caption = figure_caption(result, len(raw_x), True)
+    ev = result.event
+    assert f"{len(raw_x)} replayed samples per input" in caption and "S shaded" in caption
+    assert f"{ev.count_x} of {ev.n_certification} under M(x)" in caption
+    text = write_report(result, tmp_path / "audit.html", mechanism=mechanism, x=0.0, x_prime=1.0).read_text()
+    assert "<figcaption>" in text and html.escape(f"{ev.count_x_prime} of {ev.n_certification} under M(x')") in text
+    geometric = audit(GeometricMechanism(1.0), 0, 1, epsilon=0.5, n_samples=20_000, seed=2)
+    gx, gxp, exact = replay_samples(geometric, GeometricMechanism(1.0), 0, 1)
+    inside = event_membership(geometric, gx, gxp, exact, 0, 1)
+    assert inside is not None and 0 < inside[0].mean() < 1
+    text = write_report(geometric, tmp_path / "geo.md", mechanism=GeometricMechanism(1.0), x=0, x_prime=1).read_text()
+    assert f"{geometric.event.count_x} of {geometric.event.n_certification} under M(x)" in text

@@ -272,3 +272,28 @@ def test_blocks_the_kernels_cannot_read_as_numpy_does_go_to_numpy():
     assert counter.accepts(np.arange(10))
     for block in (np.arange(10).astype(np.int32), np.arange(10.0), np.arange(10) > 3, np.arange(20).reshape(10, 2)):
         assert not counter.accepts(block)
+
+
+@pytest.mark.parametrize("mechanism", [LaplaceMechanism(1.0), FloatLaplaceMechanism(1.0)], ids=["snapped", "float"])
+def test_classifier_scores_of_scalar_doubles_count_identically(mechanism):
+    """Thresholds on the classifier's score of scalar doubles are counted by the kernel, and identically.
+
+    The blocks hold the selection's own outputs again, whose scores equal the thresholds (chosen at
+    score quantiles): numpy's BLAS dot product and the kernel's may differ in the last bit there, so the
+    kernel must hand those score blocks back to numpy. Breaking it (no unsure blocks, or the margin set
+    to 0) makes the snapped case fail."""
+    rng = np.random.default_rng(5)
+    sel_x, sel_xp = mechanism.sample(0.0, 20_000, rng), mechanism.sample(1.0, 20_000, rng)
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+    candidates = candidate_events(enc_x, enc_xp, codec, ["classifier"])
+    indicators = [e.indicator for e in candidates.events]
+    assert indicators
+    counter = counting.compile_counter(codec, indicators)
+    assert len(counter.scored) == len(indicators) and not counter.rest
+    rows = counter.program["score_rows"]
+    blocks = [
+        np.concatenate([mechanism.sample(0.0, rows + 7, rng), np.repeat(sel_x[:50], 20)]),
+        _with_specials(np.concatenate([sel_xp, rng.standard_cauchy(10_000) * 1e6])),
+    ]
+    for raw in blocks:
+        np.testing.assert_array_equal(_compiled_counts(counter, indicators, raw), _numpy_counts(codec, indicators, raw))

@@ -6,6 +6,7 @@ Deterministic checks (fixed seeds; peaks measured with tracemalloc, which sees n
 from __future__ import annotations
 
 import importlib
+import sys
 import tracemalloc
 
 import numpy as np
@@ -90,3 +91,13 @@ def test_a_run_that_cannot_fit_says_so_before_it_starts(monkeypatch):
     assert refused.value.required_bytes > refused.value.available_bytes == 1 << 30
     fits = dpverify.audit(WideLaplace(10), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=1)
     assert not fits.violation
+
+
+def test_a_delta_curve_that_cannot_fit_says_so_before_it_starts(monkeypatch):
+    """Detects delta_lower_bound_curve drawing a selection that cannot fit: with 1 GiB available,
+    2 x 20,000 outputs of 10,000 doubles are refused by name after one pilot output."""
+    monkeypatch.setattr(sys.modules["dpverify.pipeline.memory"], "available_memory_bytes", lambda: 1 << 30)
+    mechanism = WideLaplace(10_000)
+    with pytest.raises(InsufficientMemoryError, match="n_selection="):
+        dpverify.delta_lower_bound_curve(mechanism, 0.0, 1.0, epsilons=[1.0], n_samples=200_000, seed=1)
+    assert mechanism.drawn == 1  # the pilot only

@@ -1,0 +1,93 @@
+"""PipelineDP aggregations on public partitions.
+
+Extra: ``pip install 'dpverify[pipelinedp]'`` (PipelineDP); imported only when an output is drawn.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ...errors import InvalidClaimError, InvalidParameterError
+from ._base import _check_claim, _StatedClaim
+
+__all__ = ["PipelineDPAggregation"]
+
+
+class PipelineDPAggregation(_StatedClaim):
+    """A PipelineDP aggregation on public partitions: ``DPEngine.aggregate`` run afresh per output.
+
+    Each output runs the aggregation once on the input rows, with a new
+    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``, and
+    returns the metrics as a float vector: for each public partition in the order given, each
+    metric in the order of ``params.metrics``.
+
+    Parameters
+    ----------
+    params : pipeline_dp.AggregateParams
+        What to compute and the contribution bounds.
+    data_extractors : pipeline_dp.DataExtractors
+        Privacy id, partition and value of a row (module-level functions to audit on a process pool).
+    public_partitions : sequence
+        The partitions released (private partition selection is not audited by this adapter).
+    budget_accountant : pipeline_dp.NaiveBudgetAccountant, optional
+        A fresh (unused) accountant: the claim is read from it (``total_epsilon``, ``total_delta``),
+        and each output runs on a new accountant of its class with the same totals.
+    epsilon, delta : float, optional
+        The total budget instead of ``budget_accountant`` (a ``NaiveBudgetAccountant`` with these
+        totals is used); give one or the other, not both.
+
+    Attributes
+    ----------
+    replayable : bool
+        False: PipelineDP's noise comes from python-dp, which cannot be seeded.
+
+    Notes
+    -----
+    Install with ``pip install pipeline-dp``; this module does not import it.
+    """
+
+    replayable = False
+
+    def __init__(self, params, data_extractors, *, public_partitions, epsilon=None, delta=None, budget_accountant=None):
+        self.params, self.data_extractors = params, data_extractors
+        self.public_partitions = list(public_partitions)
+        if not self.public_partitions:
+            raise ValueError("public_partitions must name at least one partition")
+        self.accountant_class = None
+        if budget_accountant is not None:
+            if epsilon is not None or delta is not None:
+                raise InvalidParameterError(
+                    "give the budget once: a budget_accountant (its totals are the claim) or epsilon= and delta=, "
+                    "not both"
+                )
+            epsilon, delta = budget_accountant.total_epsilon, budget_accountant.total_delta
+            self.accountant_class = type(budget_accountant)
+            self.claim_source = f"PipelineDP's {type(budget_accountant).__name__} totals"
+        elif epsilon is None:
+            raise InvalidClaimError(
+                "PipelineDPAggregation needs the budget: budget_accountant=pipeline_dp.NaiveBudgetAccountant("
+                "total_epsilon=..., total_delta=...) or epsilon= (and delta=)"
+            )
+        self.epsilon, self.delta = _check_claim(epsilon, 0.0 if delta is None else delta)
+
+    def __call__(self, data, rng=None):
+        import pipeline_dp
+
+        accountant_class = self.accountant_class or pipeline_dp.NaiveBudgetAccountant
+        accountant = accountant_class(total_epsilon=self.epsilon, total_delta=self.delta)
+        engine = pipeline_dp.DPEngine(accountant, pipeline_dp.LocalBackend())
+        released = engine.aggregate(
+            list(data), self.params, self.data_extractors, public_partitions=self.public_partitions
+        )
+        accountant.compute_budgets()
+        by_partition = {partition: tuple(metrics) for partition, metrics in released}
+        return np.asarray([v for p in self.public_partitions for v in by_partition[p]], dtype=np.float64)
+
+    def sample(self, data, size, rng=None):
+        return np.stack([self(data) for _ in range(int(size))])
+
+    def __repr__(self):
+        return (
+            f"PipelineDPAggregation(metrics={self.params.metrics}, partitions={self.public_partitions!r}, "
+            f"epsilon={self.epsilon}, delta={self.delta})"
+        )

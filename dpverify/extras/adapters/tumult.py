@@ -1,0 +1,114 @@
+"""Tumult Analytics queries, with the claim read from the Tumult privacy budget.
+
+Tumult Analytics (``pip install tmlt.analytics``) pins ``numpy < 2`` and runs on Apache Spark, so it
+does not install beside this project's numpy 2 environment: audit it from an environment of its own
+(this module imports neither Tumult nor Spark until an output is drawn). Its tests skip, saying so,
+where it is absent.
+
+Each output evaluates the query afresh: a Spark DataFrame of the input rows, a ``Session`` with the
+budget and the protected change (``AddOneRow()`` by default: neighbours differ by one added or
+removed row), and ``session.evaluate(query, budget)``. Tumult draws its noise from the operating
+system's entropy, so ``replayable`` is False.
+
+References
+----------
+S. Berghel, P. Bohannon, D. Desfontaines, et al., "Tumult Analytics: a robust, easy-to-use, scalable,
+and expressive framework for differential privacy", arXiv:2212.04133, 2022.
+"""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from ...errors import InvalidClaimError
+from ._base import _check_claim, _StatedClaim
+
+__all__ = ["TumultQuery", "budget_claim"]
+
+
+def budget_claim(budget) -> tuple[float, float]:
+    """``(epsilon, delta)`` of a Tumult privacy budget: ``PureDPBudget(epsilon)`` or
+    ``ApproxDPBudget(epsilon, delta)``.
+
+    Raises
+    ------
+    InvalidClaimError
+        Another budget (``RhoZCDPBudget``: a zCDP claim, not an (epsilon, delta) one), or an infinite one.
+    """
+    kind = type(budget).__name__
+    if kind == "PureDPBudget":
+        epsilon, delta = budget.epsilon, 0.0
+    elif kind == "ApproxDPBudget":
+        epsilon, delta = budget.epsilon, budget.delta
+    else:
+        raise InvalidClaimError(
+            f"a Tumult {kind} is not an (epsilon, delta) budget; supported: PureDPBudget and ApproxDPBudget"
+        )
+    try:
+        return float(epsilon), float(delta)
+    except (TypeError, ValueError, OverflowError) as exc:
+        raise InvalidClaimError(f"the Tumult budget {budget!r} is not a finite (epsilon, delta)") from exc
+
+
+class TumultQuery(_StatedClaim):
+    """A Tumult Analytics query on rows, audited at its privacy budget.
+
+    Parameters
+    ----------
+    query : tmlt.analytics.QueryExpr
+        E.g. ``QueryBuilder("data").count()``.
+    budget : tmlt.analytics.PureDPBudget or ApproxDPBudget
+        The budget the query is evaluated with, which is the claim.
+    columns : sequence of str
+        The column names of the input rows (each input is a sequence of rows).
+    protected_change : tmlt.analytics.ProtectedChange, optional
+        The neighbouring relation (default ``AddOneRow()``).
+    source_id : str, default "data"
+        The table name the query reads.
+
+    Notes
+    -----
+    An output is the numeric values of the result rows, sorted by their other (key) values, as a
+    float vector.
+    """
+
+    replayable = False
+
+    def __init__(self, query, *, budget, columns, protected_change=None, source_id: str = "data"):
+        self.query, self.budget = query, budget
+        self.columns, self.protected_change, self.source_id = tuple(columns), protected_change, source_id
+        self.epsilon, self.delta = _check_claim(*budget_claim(budget))
+        self.claim_source = f"the Tumult budget {budget!r}"
+
+    def __call__(self, data, rng=None):
+        from pyspark.sql import SparkSession
+        from tmlt.analytics import AddOneRow, Session
+
+        spark = SparkSession.builder.getOrCreate()
+        frame = spark.createDataFrame([tuple(row) for row in data], schema=list(self.columns))
+        session = Session.from_dataframe(
+            privacy_budget=self.budget,
+            source_id=self.source_id,
+            dataframe=frame,
+            protected_change=self.protected_change if self.protected_change is not None else AddOneRow(),
+        )
+        rows = [tuple(row) for row in session.evaluate(self.query, privacy_budget=self.budget).collect()]
+        return _numeric_values(rows)
+
+    def sample(self, data, size, rng=None):
+        return np.stack([self(data) for _ in range(int(size))])
+
+    def __repr__(self):
+        return f"TumultQuery({self.query!r}, budget={self.budget!r})"
+
+
+def _numeric_values(rows) -> np.ndarray:
+    """The numeric entries of ``rows``, rows sorted by their other entries (group keys)."""
+
+    def numeric(v):
+        return isinstance(v, numbers.Real) and not isinstance(v, bool)
+
+    ordered = sorted(rows, key=lambda row: tuple(str(v) for v in row if not numeric(v)))
+    return np.asarray([float(v) for row in ordered for v in row if numeric(v)], dtype=np.float64)
