@@ -113,7 +113,59 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
+def _other_kind(result) -> bool:
+    """Whether the audited claim is of another kind than (epsilon, delta)-DP (zCDP, Rényi, Gaussian DP, f-DP)."""
+    claim = getattr(result, "claim", None)
+    return claim is not None and claim.kind != "dp"
+
+
+def _claim_facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
+    """The rows of a claim of another kind: its parameter's bound, and the event or the cells behind it."""
+    claim, kind = result.claim, result.claim.kind_record
+    rows = [
+        ("mechanism", _describe_mechanism(mechanism)),
+        ("inputs", f"x = {_short(x)}, x' = {_short(x_prime)}"),
+        ("claim", f"{claim} [{kind.title}]"),
+        (
+            "verdict",
+            ("VIOLATION" if result.violation else "no violation found")
+            + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})",
+        ),
+        (
+            f"certified lower bound on {kind.parameter}",
+            f"{_fmt(result.claim_lower_bound)} against the claimed {claim.parameter:g} "
+            f"(confidence {1 - result.alpha:.10g})",
+        ),
+        ("certified lower bound on pure epsilon (same evidence)", _fmt(result.epsilon_lower_bound)),
+    ]
+    part = result.partition
+    if part is not None:
+        rows.append(("cells", str(part)))
+        rows.append(("cell counts under x", ", ".join(str(c) for c in part.counts_x)))
+        rows.append(("cell counts under x'", ", ".join(str(c) for c in part.counts_x_prime)))
+    else:
+        ev = result.event
+        rows.append(("event S", f"{ev.description} [family: {ev.family}]"))
+        rows.append(("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"))
+        rows.append(("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"))
+    rows.append(
+        (
+            "samples per input",
+            f"{result.n_samples} ({result.n_selection} to choose among {result.n_candidates} candidates, "
+            f"{result.event.n_certification} to certify)",
+        )
+    )
+    rows.append(("seed", f"{result.seed!r} (replay: {replayed})"))
+    return rows
+
+
 def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
+    if _other_kind(result):
+        rows = _claim_facts(result, replayed, mechanism, x, x_prime)
+        rows += [("floating-point events", line) for line in finding_lines(result)]
+        rows.append(("kind of finding", result.finding))
+        rows += [("note", note) for note in result.notes]
+        return rows + _search_rows(result)
     ev = result.event
     p_lo, q_hi, level = _intervals(result)
     more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
@@ -247,20 +299,20 @@ def event_membership(result, raw_x, raw_x_prime, exact: bool, x, x_prime):
     """
     if not exact or _is_sequential(result) or hasattr(result, "candidates") or result.options is None:
         return None
-    from ..pipeline.selection import select
+    if result.partition is not None:  # cells partition the output space: no one event S to mark
+        return None
+    from ..audits.pair import select_for_claim
 
     options = result.options
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        selection = select(
+        selection = select_for_claim(
             raw_x,
             raw_x_prime,
+            claim=result.audited_claim,
             n_certification=result.event.n_certification,
-            epsilon=result.claimed_epsilon,
-            delta=result.claimed_delta,
             alpha=result.alpha,
-            event_families=options.families,
-            float_events=options.float_events,
+            options=options,
             inputs=(x, x_prime),
         )
     for choice in (*selection.verdict_choices, *selection.value_choices):
@@ -395,7 +447,25 @@ def _real_panel(ax, ex, exp_, membership=None):
     ax.legend()
 
 
+def _cells_panel(ax, result):
+    """The certified cells' estimated probabilities under both inputs, side by side."""
+    part = result.partition
+    n_x, n_xp = part.n_certification, part.n_certification_x_prime or part.n_certification
+    cells = np.arange(len(part.counts_x))
+    ax.bar(cells - 0.2, np.asarray(part.counts_x) / n_x, width=0.4, label="M(x)")
+    ax.bar(cells + 0.2, np.asarray(part.counts_x_prime) / n_xp, width=0.4, label="M(x')")
+    ax.set_xlabel("cell")
+    ax.set_title(
+        f"{len(cells)} cells; {result.claim.kind_record.parameter} >= {result.claim_lower_bound:.3g} "
+        f"({100 * (1 - result.alpha):.6g}% conf.)",
+        fontsize=9,
+    )
+    ax.legend(fontsize=7)
+
+
 def _event_panel(ax, result):
+    if _other_kind(result) and result.partition is not None:
+        return _cells_panel(ax, result)
     ev = result.event
     n = ev.n_certification
     alpha = result.looks[-1].alpha if _is_sequential(result) else result.alpha
@@ -406,6 +476,14 @@ def _event_panel(ax, result):
     yerr = np.array([[e - l for e, l in zip(estimates, lows)], [h - e for e, h in zip(estimates, highs)]])
     ax.bar([0, 1], estimates, yerr=np.maximum(yerr, 0), capsize=6, color=["C0", "C1"])
     ax.set_xticks([0, 1], ["P[M(x) in S]", "P[M(x') in S]"])
+    if _other_kind(result):  # no e^eps line for a claim of another kind
+        ax.set_title(
+            f"event S; {result.claim.kind_record.parameter} >= {result.claim_lower_bound:.3g} "
+            f"({100 * (1 - result.alpha):.6g}% conf.)",
+            fontsize=9,
+        )
+        ax.set_ylim(0, 1.3 * max(highs))
+        return
     smaller = 1 if ev.direction == "x" else 0
     allowed = min(1.0, math.exp(result.claimed_epsilon) * highs[smaller] + result.claimed_delta)
     ax.axhline(

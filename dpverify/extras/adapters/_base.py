@@ -16,12 +16,18 @@ def _check_claim(epsilon, delta):
 
 
 class _StatedClaim:
-    """An adapter's ``claim``: its epsilon and delta as a :class:`dpverify.PrivacyClaim` (None without epsilon)."""
+    """An adapter's ``claim``: the library's claim in its own kind where the library states another kind than
+    (epsilon, delta) (``native_claim``: zCDP, Rényi DP), else its epsilon and delta as a
+    :class:`dpverify.PrivacyClaim` (None without epsilon)."""
 
     claim_source = "stated to the adapter"
+    #: A claim of another kind the library states (set by the adapter), audited in that kind.
+    native_claim: PrivacyClaim | None = None
 
     @property
     def claim(self) -> PrivacyClaim | None:
+        if self.native_claim is not None:
+            return self.native_claim.with_meta(source=self.claim_source)
         if self.epsilon is None:
             return None
         return PrivacyClaim(self.epsilon, self.delta, source=self.claim_source)

@@ -5,11 +5,13 @@ Extra: ``pip install 'dpverify[adapters]'`` (OpenDP); this module does not impor
 
 from __future__ import annotations
 
+import math
 import numbers
 import pickle
 
 import numpy as np
 
+from ...claims import PrivacyClaim
 from ...errors import InvalidClaimError, InvalidParameterError
 from ._base import _check_callable, _check_claim, _StatedClaim
 
@@ -90,10 +92,16 @@ class OpenDPMeasurement(_StatedClaim):
     InvalidParameterError
         A Transformation instead of a Measurement, or a ``d_in`` the privacy map refuses.
     InvalidClaimError
-        For other output measures (zero-concentrated or Renyi divergence, privacy profiles),
-        or a map that is not a finite epsilon > 0 with delta in [0, 1). Convert to an
-        (epsilon, delta) measurement first: ``dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m),
-        delta)``.
+        For other output measures (privacy profiles, smoothed max divergence), or a map that is
+        not a finite epsilon > 0 with delta in [0, 1) (a rho > 0, a Rényi curve).
+
+    Notes on the claim
+    ------------------
+    The claim is read in the measurement's own kind: ``MaxDivergence`` as epsilon,
+    ``Approximate(MaxDivergence)`` as (epsilon, delta), ``ZeroConcentratedDivergence`` as
+    rho-zCDP (``PrivacyClaim.zcdp``) and ``RenyiDivergence`` as its Rényi curve at the orders
+    :data:`dpverify.mechanisms.concentrated.RENYI_CLAIM_ORDERS`; an audit certifies it in that
+    kind (no conversion to one (epsilon, delta) point).
 
     Notes
     -----
@@ -125,16 +133,25 @@ class OpenDPMeasurement(_StatedClaim):
                 "in the measurement's input metric (an int for integer and symmetric distances, a float for "
                 "real ones)"
             ) from exc
+        self.native_claim = None
         if measure == "MaxDivergence":
             epsilon, delta = claim, 0.0
         elif measure == "Approximate(MaxDivergence)":
             epsilon, delta = claim
+        elif measure in ("ZeroConcentratedDivergence", "RenyiDivergence"):
+            self.native_claim = _native_claim(measure, claim, d_in)
+            epsilon, delta = None, 0.0
         else:
             raise InvalidClaimError(
                 f"the measurement's output measure is {measure or 'unknown'!r}; supported: "
-                "'MaxDivergence' (pure epsilon) and 'Approximate(MaxDivergence)' ((epsilon, delta)). "
+                "'MaxDivergence' (pure epsilon), 'Approximate(MaxDivergence)' ((epsilon, delta)), "
+                "'ZeroConcentratedDivergence' (rho-zCDP) and 'RenyiDivergence' (a Renyi curve). "
                 "Convert first, e.g. dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m), delta)"
             )
+        if self.native_claim is not None:
+            self.epsilon, self.delta = None, 0.0
+            self.claim_source = f"OpenDP's privacy map of the measurement at d_in={d_in!r} ({measure})"
+            return
         if isinstance(epsilon, numbers.Real) and float(epsilon) == 0.0:
             raise InvalidClaimError(
                 f"measurement.map({d_in!r}) is epsilon = 0: an audit needs a claim > 0 (is d_in = {d_in!r} right?)"
@@ -175,4 +192,32 @@ class OpenDPMeasurement(_StatedClaim):
         return self._compositions[k]
 
     def __repr__(self):
+        if self.native_claim is not None:
+            return f"OpenDPMeasurement(d_in={self.d_in!r}, claim={self.native_claim})"
         return f"OpenDPMeasurement(d_in={self.d_in!r}, epsilon={self.epsilon}, delta={self.delta})"
+
+
+def _native_claim(measure: str, mapped, d_in) -> PrivacyClaim:
+    """The claim of a zCDP or Rényi measurement's map, in its own kind.
+
+    Raises
+    ------
+    InvalidClaimError
+        A rho that is not a finite real > 0, or a Rényi curve that cannot be evaluated at the orders.
+    """
+    from ...mechanisms.concentrated import RENYI_CLAIM_ORDERS
+
+    if measure == "ZeroConcentratedDivergence":
+        if not isinstance(mapped, numbers.Real) or not math.isfinite(float(mapped)) or float(mapped) <= 0:
+            raise InvalidClaimError(
+                f"measurement.map({d_in!r}) is rho = {mapped!r}: an audit needs a finite rho > 0 (is d_in right?)"
+            )
+        return PrivacyClaim.zcdp(float(mapped))
+    try:
+        values = [float(mapped(alpha)) for alpha in RENYI_CLAIM_ORDERS]
+    except Exception as exc:  # an OpenDP curve is evaluated by calling it at an order
+        raise InvalidClaimError(
+            f"measurement.map({d_in!r}) is a Renyi curve that could not be evaluated at the orders "
+            f"{RENYI_CLAIM_ORDERS} ({type(exc).__name__}: {exc})"
+        ) from exc
+    return PrivacyClaim.renyi(RENYI_CLAIM_ORDERS, values)

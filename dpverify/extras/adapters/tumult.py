@@ -25,7 +25,28 @@ import numpy as np
 from ...errors import InvalidClaimError
 from ._base import _check_claim, _StatedClaim
 
-__all__ = ["TumultQuery", "budget_claim"]
+__all__ = ["TumultQuery", "budget_claim", "zcdp_budget_claim"]
+
+
+def zcdp_budget_claim(budget):
+    """The rho-zCDP claim of a Tumult ``RhoZCDPBudget`` (None for another budget).
+
+    Raises
+    ------
+    InvalidClaimError
+        A rho that is not a finite real > 0.
+    """
+    if type(budget).__name__ != "RhoZCDPBudget":
+        return None
+    from ...claims import PrivacyClaim
+
+    try:
+        rho = float(budget.rho)
+    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
+        raise InvalidClaimError(f"the Tumult budget {budget!r} is not a finite rho") from exc
+    if not 0 < rho < float("inf"):
+        raise InvalidClaimError(f"the Tumult budget {budget!r} needs a finite rho > 0 to be audited")
+    return PrivacyClaim.zcdp(rho)
 
 
 def budget_claim(budget) -> tuple[float, float]:
@@ -35,7 +56,7 @@ def budget_claim(budget) -> tuple[float, float]:
     Raises
     ------
     InvalidClaimError
-        Another budget (``RhoZCDPBudget``: a zCDP claim, not an (epsilon, delta) one), or an infinite one.
+        Another budget (``RhoZCDPBudget`` is read by :func:`zcdp_budget_claim`), or an infinite one.
     """
     kind = type(budget).__name__
     if kind == "PureDPBudget":
@@ -79,7 +100,11 @@ class TumultQuery(_StatedClaim):
     def __init__(self, query, *, budget, columns, protected_change=None, source_id: str = "data"):
         self.query, self.budget = query, budget
         self.columns, self.protected_change, self.source_id = tuple(columns), protected_change, source_id
-        self.epsilon, self.delta = _check_claim(*budget_claim(budget))
+        self.native_claim = zcdp_budget_claim(budget)
+        if self.native_claim is not None:  # rho-zCDP, Tumult's default: audited as zCDP
+            self.epsilon, self.delta = None, 0.0
+        else:
+            self.epsilon, self.delta = _check_claim(*budget_claim(budget))
         self.claim_source = f"the Tumult budget {budget!r}"
 
     def __call__(self, data, rng=None):

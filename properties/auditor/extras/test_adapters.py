@@ -134,6 +134,27 @@ class _MeasurementShaped:
         return [self.rr(b) for b in data]
 
 
+class _RenyiShaped(_MeasurementShaped):
+    """A Rényi measurement: its map is a curve, the exact Rényi curve of the randomized response times 1.5."""
+
+    def __init__(self, keep_probability):
+        super().__init__(keep_probability, 1.0, "RenyiDivergence")
+        self.keep = keep_probability
+
+    def map(self, d_in):
+        p, q = self.keep, 1 - self.keep
+
+        def curve(alpha):
+            return 1.5 * math.log(p**alpha * q ** (1 - alpha) + q**alpha * p ** (1 - alpha)) / (alpha - 1)
+
+        return curve
+
+
+def _audit_claim(mechanism, x, x_prime, n):
+    """An audit of the claim the adapter states, in its kind (no epsilon passed)."""
+    return dpverify.audit(mechanism, x, x_prime, n_samples=n, seed=3, alpha=1e-6)
+
+
 def test_opendp_adapter_reads_the_claim_from_the_privacy_map():
     m = OpenDPMeasurement(_MeasurementShaped(0.75, math.log(3)), d_in=2)
     assert m.epsilon == pytest.approx(2 * math.log(3)) and m.delta == 0.0 and m.replayable is False
@@ -147,9 +168,26 @@ def test_opendp_adapter_reads_the_claim_from_the_privacy_map():
     assert _audit(wrong, (0, 1), (1, 1), 20_000).violation
 
 
+def test_opendp_adapter_reads_zcdp_and_renyi_measures_in_their_kind():
+    """Detects a zCDP (or Rényi) measurement refused, converted to one (eps, delta) point, or read with
+    the wrong parameter: randomized response with keep 3/4 has exact rho 0.549; stated as rho = 0.6 it holds,
+    stated as rho = 0.3 it is violated, both audited as zCDP."""
+    kept = OpenDPMeasurement(_MeasurementShaped(0.75, 0.6, "ZeroConcentratedDivergence"), d_in=1)
+    assert kept.claim.kind == "zcdp" and kept.claim.rho == pytest.approx(0.6) and kept.epsilon is None
+    assert not _audit_claim(kept, (0, 1), (1, 1), 200_000).violation
+    broken = OpenDPMeasurement(_MeasurementShaped(0.75, 0.3, "ZeroConcentratedDivergence"), d_in=1)
+    result = _audit_claim(broken, (0, 1), (1, 1), 200_000)
+    assert result.claim.kind == "zcdp" and result.violation
+    renyi = OpenDPMeasurement(_RenyiShaped(0.75), d_in=1)
+    assert renyi.claim.kind == "renyi" and len(renyi.claim.orders) > 1
+    assert not _audit_claim(renyi, (0, 1), (1, 1), 200_000).violation
+    with pytest.raises(InvalidClaimError, match="rho"):
+        OpenDPMeasurement(_MeasurementShaped(0.75, 0.0, "ZeroConcentratedDivergence"), d_in=1)
+
+
 def test_opendp_adapter_refuses_measures_it_cannot_audit():
-    with pytest.raises(InvalidClaimError, match="ZeroConcentratedDivergence"):
-        OpenDPMeasurement(_MeasurementShaped(0.75, 1.0, "ZeroConcentratedDivergence"), d_in=1)
+    with pytest.raises(InvalidClaimError, match="SmoothedMaxDivergence"):
+        OpenDPMeasurement(_MeasurementShaped(0.75, 1.0, "SmoothedMaxDivergence"), d_in=1)
     with pytest.raises(InvalidClaimError, match="epsilon = 0"):
         OpenDPMeasurement(_MeasurementShaped(0.75, 1.0), d_in=0)
     with pytest.raises(TypeError, match="privacy map"):
@@ -180,10 +218,14 @@ def test_opendp_measurements():
     flagged = _audit(wrong, (0, 0, -1), (0, 0, 1), 6_000)
     assert flagged.violation and flagged.epsilon_lower_bound > 1.2
     assert not _audit(OpenDPMeasurement(total, d_in=2), (0, 0, -1), (0, 0, 1), 6_000).violation
-    # (epsilon, delta) measurements: the claim comes from the map too; zCDP ones must be converted
+    # (epsilon, delta) measurements: the claim comes from the map too; zCDP ones are audited as zCDP
     gauss = (dp.atom_domain(T=float, nan=False), dp.absolute_distance(T=float)) >> dp.m.then_gaussian(scale=1.0)
-    with pytest.raises(InvalidClaimError, match="ZeroConcentratedDivergence"):
-        OpenDPMeasurement(gauss, d_in=1.0)
+    native = OpenDPMeasurement(gauss, d_in=1.0)
+    assert native.claim.kind == "zcdp" and native.claim.rho == pytest.approx(0.5)
+    # OpenDP's Gaussian samples floats exactly (no rounding leak): rho = 1/2 holds, and d_in = 0.5 (rho 1/8) on a
+    # pair 1 apart is a misconfiguration the zCDP audit catches
+    assert not _audit_claim(native, 0.0, 1.0, 100_000).violation
+    assert _audit_claim(OpenDPMeasurement(gauss, d_in=0.5), 0.0, 1.0, 100_000).violation
     approx = OpenDPMeasurement(dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(gauss), 1e-6), d_in=1.0)
     assert approx.delta == 1e-6 and 0 < approx.epsilon < 10
 
@@ -411,15 +453,18 @@ class RhoZCDPBudget:
 
 
 def test_tumult_budget_is_the_claim():
-    """Detects a Tumult budget read wrongly or a zCDP budget audited as epsilon (no Tumult needed)."""
+    """Detects a Tumult budget read wrongly, or a zCDP budget (Tumult's default) read as anything but rho-zCDP
+    (no Tumult needed)."""
     from dpverify.extras.adapters import TumultQuery
     from dpverify.extras.adapters.tumult import budget_claim
 
     assert budget_claim(PureDPBudget(0.5)) == (0.5, 0.0)
     query = TumultQuery("count", budget=PureDPBudget(0.5), columns=["user"])
     assert (query.epsilon, query.delta, query.replayable) == (0.5, 0.0, False)
-    with pytest.raises(InvalidClaimError, match="RhoZCDPBudget"):
-        TumultQuery("count", budget=RhoZCDPBudget(0.1), columns=["user"])
+    zcdp = TumultQuery("count", budget=RhoZCDPBudget(0.1), columns=["user"])
+    assert zcdp.claim == dpverify.PrivacyClaim.zcdp(0.1).with_meta(source=zcdp.claim_source)
+    with pytest.raises(InvalidClaimError, match="rho"):
+        TumultQuery("count", budget=RhoZCDPBudget(float("inf")), columns=["user"])
 
 
 def test_tumult_count_keeps_its_budget():

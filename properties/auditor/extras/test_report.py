@@ -187,3 +187,21 @@ def test_the_figure_marks_the_event_and_its_caption_counts_the_samples(tmp_path,
     assert inside is not None and 0 < inside[0].mean() < 1
     text = write_report(geometric, tmp_path / "geo.md", mechanism=GeometricMechanism(1.0), x=0, x_prime=1).read_text()
     assert f"{geometric.event.count_x} of {geometric.event.n_certification} under M(x)" in text
+
+
+@pytest.mark.parametrize("kind", ["zcdp", "gdp"])
+def test_a_report_of_another_claim_kind_names_its_parameter(tmp_path, kind):
+    """Detects a report that formats a zCDP or Gaussian DP audit as (eps, delta) (it had no epsilon to format:
+    the report raised) or names epsilon as the certified parameter."""
+    from dpverify import PrivacyClaim
+    from dpverify.mechanisms.concentrated import ZCDPGaussian
+
+    mechanism = ZCDPGaussian(0.5)
+    claim = mechanism.claim if kind == "zcdp" else PrivacyClaim.gdp(0.8)
+    result = audit(mechanism, 0.0, 1.0, claim=claim, n_samples=50_000, seed=1)
+    path = tmp_path / f"{kind}.html"
+    write_report(result, path, mechanism=mechanism, x=0.0, x_prime=1.0)
+    text = html.unescape(path.read_text())
+    parameter = "rho" if kind == "zcdp" else "mu"
+    assert f"certified lower bound on {parameter}" in text and str(claim) in text
+    assert ("cells" in text) == (kind == "zcdp")
