@@ -23,6 +23,8 @@ depends on ``n_selection``, never on the certification size.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from .._validation import check_inputs_differ
 from ..claims import resolve_claim
 from ..errors import InvalidParameterError
@@ -34,6 +36,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size, select
 from ..protocols import check_mechanism
 from .certification import certified_result, check_before_drawing, check_sizes
+from .power import power_note
 from .results import AuditResult
 
 __all__ = ["audit", "audit_streams", "selection_samples"]
@@ -207,7 +210,7 @@ def audit(
         inputs=(x, x_prime),
     )
     del sel_x, sel_xp
-    return certified_result(
+    result = certified_result(
         mechanism,
         x,
         x_prime,
@@ -226,6 +229,8 @@ def audit(
         n_selection=n_selection,
         seed=entropy,
     )
+    note = power_note(result)  # what a budget that found nothing could have seen
+    return replace(result, notes=(*result.notes, note)) if note else result
 
 
 def audit_streams(sequence) -> dict:

@@ -123,13 +123,15 @@ def samples_to_resolve(excess: float, epsilon: float, delta: float = 0.0, alpha:
 def power_note(result) -> str | None:
     """The note an audit result adds when it found no violation: the smallest violation its budget resolves.
 
-    ``None`` for a violation (the result speaks for itself) or a result without certification counts.
+    ``None`` for a violation (the result speaks for itself), a result without certification counts, or a
+    claim of another kind than (epsilon, delta)-DP.
     Says so plainly when the floor exceeds the claim's own size (a mechanism at twice its claimed epsilon,
     or twice its delta, would have gone unseen), and gives the samples that would resolve it.
     """
     n = int(getattr(result.event, "n_certification", 0) or 0)
-    if result.violation or n <= 0:
-        return None
+    claim = getattr(result, "claim", None)
+    if result.violation or n <= 0 or (claim is not None and claim.kind != "dp"):
+        return None  # the floor is an (epsilon, delta) one: a claim of another kind has its own parameter
     epsilon, delta, alpha = result.claimed_epsilon, result.claimed_delta, result.alpha
     floor = smallest_epsilon_excess(n, epsilon, delta, alpha)
     words = (
