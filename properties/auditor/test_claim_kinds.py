@@ -316,24 +316,36 @@ def _limit(n_audits: int, alpha: float) -> int:
 
 @pytest.mark.parametrize(
     "case",
-    ["randomized response at its exact rho", "Gaussian at its exact rho", "Gaussian at its exact mu", "null scores"],
+    [
+        "randomized response at its exact rho",
+        "exponential mechanism at its exact rho",
+        "Gaussian at its exact rho",
+        "Gaussian at its exact mu",
+        "null scores",
+    ],
 )
 def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
     """Pooled binomial check of the false-alarm rate at the exact claim (alpha = 0.2; 100 audits of randomized
     response and 20 of the others, 200 each under the thorough profile), held to the 1 - 1e-6 binomial
-    quantile. On randomized response the two cells are the whole output, so the partition loses nothing:
+    quantile (the exponential mechanism on utilities (0, 1) against (1, 0), at the exact rho of that pair, 20
+    audits of 1e4 samples). On randomized response the two cells are the whole output, so the partition loses nothing:
     a region without its confidence (the Bonferroni split dropped, level 2k alpha per interval) raised 55
     false alarms in 100 (limit 41); correct code raised 0. On continuous outputs the cells lose a little
     of the divergence, which makes those cases conservative; they guard against gross errors (certifying
     on the selection samples, a bound above the plug-in divergence)."""
     alpha = 0.2
     n_audits = 200 if thorough else (100 if case.startswith("randomized") else 20)
+    em, u, u_prime = ExponentialMechanism(1.0), np.array([0.0, 1.0]), np.array([1.0, 0.0])
+    em_rho = PrivacyClaim.zcdp(dpverify.exact_privacy_loss(em.pmf(u), em.pmf(u_prime)).rho)
     rr = RandomizedResponse(1.0)
     rr_rho = rr.claims[1]
     gauss = ZCDPGaussian(0.5)
     runs = {
         "randomized response at its exact rho": lambda s: dpverify.audit(
             rr, 0, 1, claim=rr_rho, n_samples=10_000, seed=s, alpha=alpha
+        ),
+        "exponential mechanism at its exact rho": lambda s: dpverify.audit(
+            em, u, u_prime, claim=em_rho, n_samples=10_000, seed=s, alpha=alpha
         ),
         "Gaussian at its exact rho": lambda s: dpverify.audit(gauss, 0.0, 1.0, n_samples=100_000, seed=s, alpha=alpha),
         "Gaussian at its exact mu": lambda s: dpverify.audit(
