@@ -40,6 +40,7 @@ BROKEN_SAMPLES = {
 }
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if not e.broken])
 def test_correct_zoo_entries_keep_their_claim(name, suite_alpha):
     e = ENTRIES[name]
@@ -49,6 +50,7 @@ def test_correct_zoo_entries_keep_their_claim(name, suite_alpha):
     assert not result.violation, result.summary()
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if e.broken])
 def test_broken_zoo_entries_are_caught(name, suite_alpha):
     e = ENTRIES[name]
@@ -60,6 +62,7 @@ def test_broken_zoo_entries_are_caught(name, suite_alpha):
     assert result.epsilon_lower_bound <= e.true_epsilon
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("noise, expected", [("laplace", 0.0927), ("exponential", 0.1)])
 def test_report_noisy_max_exact_loss_on_the_statdp_pair(noise, expected):
     m = ReportNoisyMax(0.1, noise)
@@ -67,6 +70,7 @@ def test_report_noisy_max_exact_loss_on_the_statdp_pair(noise, expected):
     assert loss <= 0.1 + 1e-9 and loss == pytest.approx(expected, abs=1e-3)
 
 
+@pytest.mark.privacy_audit
 def test_sparse_vector_exact_loss_is_within_the_claim():
     m = SparseVector(0.1)
     loss = m.pair_epsilon((0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,))
@@ -123,6 +127,7 @@ def test_mask_and_answers_encode_the_same_sequence(above, cutoff):
     assert answers_from_mask(mask, above.shape[1], cutoff) == answers
 
 
+@pytest.mark.privacy_audit
 def test_zoo_table_thorough(thorough, suite_alpha):
     """Thorough profile only: the 1e7-sample table rows at alpha = 0.1 meet the targets below.
 

@@ -65,6 +65,7 @@ def _audit(policy, claim, n, seed, alpha, thorough=False):
     )
 
 
+@pytest.mark.privacy_audit
 def test_event_loss_formula():
     assert math.isclose(two_block_event_loss(2.0), 2 * (2 - math.log(2)))
     assert two_block_event_loss(EPS / 2) < EPS < two_block_event_loss(EPS)
@@ -80,6 +81,7 @@ DESIGN_CASES = [
 ]
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("factory, design_loss, floor", DESIGN_CASES, ids=["DPUCB-MAT", "LDP-OMM", "DP-OMM"])
 def test_searched_audit_holds_the_exact_design_loss(factory, design_loss, floor, suite_alpha, thorough):
     """DPUCB-MAT (Chandak 2023, Alg. 2), LDP-OMM and DP-OMM (Tao et al. 2025, Algs. 2 and 1), eps' = eps/K.
@@ -103,6 +105,7 @@ def test_searched_audit_holds_the_exact_design_loss(factory, design_loss, floor,
     assert res.epsilon_lower_bound > floor
 
 
+@pytest.mark.privacy_audit
 def test_dpucb_mat_comes_within_ten_percent_of_eps_on_one_block(suite_alpha):
     """DPUCB-MAT with K = 1 (one block of two arms, horizon 5, 2 x 5 tables; 10 fixed candidates).
 
@@ -122,6 +125,7 @@ def test_dpucb_mat_comes_within_ten_percent_of_eps_on_one_block(suite_alpha):
     assert res.epsilon_lower_bound > 3.5
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("factory", [P.dpucb_mat, P.ldp_omm], ids=["DPUCB-MAT", "LDP-OMM"])
 def test_full_budget_per_arm_is_caught(factory, suite_alpha):
     """Every arm given the whole eps instead of eps/K is flagged at the unchanged claim (power ~1).
@@ -134,6 +138,7 @@ def test_full_budget_per_arm_is_caught(factory, suite_alpha):
     assert res.violation and res.epsilon_lower_bound > EPS
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize(
     "factory",
     [P.dp_omm, P.dpts_mat, P.cucb_ldp1, P.cucb_ldp2, P.cucb_dp],
@@ -156,6 +161,7 @@ def test_no_violation_at_claim(factory, suite_alpha):
     assert not res.violation
 
 
+@pytest.mark.privacy_audit
 def test_dp_omm_audit_detects_noise_four_times_too_small(suite_alpha):
     """What DP-OMM's audit can detect: its counters run at 4 eps (noise 4x too small) violate eps = 4.
 
@@ -172,6 +178,7 @@ def test_dp_omm_audit_detects_noise_four_times_too_small(suite_alpha):
     assert not full.violation  # the documented blind spot: a 2x error is below this design's reach
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize(
     "factory, rank, n_reports",
     [(P.ldp_omm, 3, 3), (P.cucb_ldp1, 3, 3), (P.cucb_ldp2, 3, 1)],

@@ -34,6 +34,7 @@ CASES = [
 IDS = ["LDP1-eps2-K2", "LDP1-eps3-K3", "LDP2-eps2-K2", "LDP2-eps1-K3", "DP-eps4-K2-T2", "DP-eps3-K1-T3"]
 
 
+@pytest.mark.privacy_audit
 def test_exact_losses_are_the_stated_ones():
     """The references: eps for the local reports (the tail bin attains it), eps / 2 for the tree."""
     for policy, _rank, _rounds, loss in CASES[:4]:
@@ -41,6 +42,7 @@ def test_exact_losses_are_the_stated_ones():
     assert tree_release_loss(4.0) == 2.0
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("policy, rank, rounds, exact_loss", CASES, ids=IDS)
 def test_searched_audit_of_cucb_statistics_holds_the_exact_loss(policy, rank, rounds, exact_loss, suite_alpha):
     """CUCB-LDP1, CUCB-LDP2 (Chen et al. 2020, Algorithms 1 and 2; Theorems 1 and 3: eps-LDP) and

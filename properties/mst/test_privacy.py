@@ -38,6 +38,7 @@ CATALOGUE = catalogue()
 DELTA = 1e-6
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_step_loss_is_at_most_eps0(entry):
     """Detects: an exponential-mechanism step that loses more than epsilon0 (a Gumbel scale below 2D/epsilon0)."""
@@ -50,6 +51,7 @@ def test_exact_step_loss_is_at_most_eps0(entry):
     assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(loss.loss, rel=1e-9)
 
 
+@pytest.mark.privacy_audit
 def test_exact_step_loss_reaches_eps0():
     """Detects: a step noisier than claimed (its loss would stay below epsilon0: the claim would be loose, not
     tight)."""
@@ -62,6 +64,7 @@ def test_exact_step_loss_reaches_eps0():
         assert loss.loss == pytest.approx(epsilon0, abs=1e-6)
 
 
+@pytest.mark.privacy_audit
 @settings(max_examples=30)
 @given(st.integers(0, 2**32 - 1), st.floats(0.05, 5.0), st.data())
 def test_exact_step_loss_is_at_most_eps0_over_any_candidate_set(seed, epsilon0, data):
@@ -73,6 +76,7 @@ def test_exact_step_loss_is_at_most_eps0_over_any_candidate_set(seed, epsilon0, 
     assert worst_case_step_loss(g, epsilon0, candidates=cand).loss <= epsilon0 * (1 + 1e-12)
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("entry", CATALOGUE, ids=lambda c: c.name)
 def test_exact_tree_loss_is_within_the_claims(entry):
     """Exact loss of the whole tree vs basic composition and the zCDP (eps, delta) claims.
@@ -100,6 +104,7 @@ def test_exact_tree_loss_is_within_the_claims(entry):
     assert dpverify.exact_privacy_loss(p, q).epsilon == pytest.approx(loss.epsilon, rel=1e-9, abs=1e-12)
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", ["triangle", "K4"])
 def test_pamst_tree_loss_is_within_basic_composition(name):
     """Detects: a PAMST step that loses more than epsilon0 (its tree then exceeds (n - 1) epsilon0)."""
@@ -135,6 +140,7 @@ def _candidate_losses(g, epsilon0, candidates, mechanism="kruskal"):
     return [dpverify.exact_privacy_loss(pmf(x), pmf(xp)).epsilon for x, xp in candidates]
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name, margin, n_samples, power_fraction", AUDIT_CASES)
 def test_searched_audit_of_algorithm1_agrees_with_the_exact_loss(name, margin, n_samples, power_fraction, suite_alpha):
     """dpverify.search_audit of Algorithm 1 over the weight relation, at the exact worst loss.
@@ -168,6 +174,7 @@ TREE_ALGORITHMS = [("algorithm2", "kruskal"), ("pamst-fast", "pamst")]
 TREE_POWER_FRACTION = 0.8
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("algorithm, family", TREE_ALGORITHMS)
 def test_searched_audit_of_private_kruskal_and_pamst_holds_the_exact_loss(algorithm, family, suite_alpha, thorough):
     """dpverify.search_audit of private Kruskal or PAMST over the weight relation, at the exact worst loss.
@@ -198,6 +205,7 @@ SEALFON_EPSILON = 1.0
 SEALFON_POWER_FRACTION = 0.75
 
 
+@pytest.mark.privacy_audit
 def test_searched_audit_of_sealfon_privatization_holds_the_exact_loss(suite_alpha):
     """dpverify.search_audit of Sealfon's Laplace privatization (its noisy weights, as per-edge bits).
 
@@ -225,6 +233,7 @@ def test_searched_audit_of_sealfon_privatization_holds_the_exact_loss(suite_alph
     assert res.epsilon_lower_bound >= SEALFON_POWER_FRACTION * exact
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", ["triangle", "four-cycle-chord"])
 def test_half_noise_variant_is_caught(name, suite_alpha):
     """Algorithm 1 with half the Gumbel scale (really 2 epsilon0 per step) but claiming epsilon0.
@@ -246,6 +255,7 @@ def test_half_noise_variant_is_caught(name, suite_alpha):
     assert res.epsilon_lower_bound <= broken_loss.epsilon
 
 
+@pytest.mark.privacy_audit
 def test_zcdp_claim_looseness_is_reported_exactly():
     """Detects: a change in the reported looseness of the zCDP claim (4.1x generic, 1.9x bounded range on K4)."""
     # On K4 (3 steps, epsilon0 = 1) the generic zCDP claim at delta = 1e-6 is eps = 10.6, while the

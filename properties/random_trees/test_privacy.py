@@ -35,6 +35,7 @@ def _weight_release_loss(w, w2, k, epsilon0):
     )
 
 
+@pytest.mark.privacy_audit
 @given(st.integers(3, 2**12), st.floats(0.05, 5.0))
 @example(3, 1.0)
 @example(4, 1.0)
@@ -55,6 +56,7 @@ def test_worst_case_neighbours_lose_exactly_l_eps0(k, epsilon0):
     assert loss.delta(bits.bit_count(k) * epsilon0 * (1 + 1e-9)) < 1e-12
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 33])
 def test_no_neighbouring_pair_does_worse(k):
     """Exhaustive over all w -> w + 1 in (0, k): loss = epsilon0 * Hamming distance <= l * epsilon0.
@@ -73,6 +75,7 @@ def test_k_equal_2_has_no_neighbours():
         pipeline.worst_case_neighbours(2)
 
 
+@pytest.mark.privacy_audit
 def test_vector_release_loss_equals_the_changed_edge_loss():
     """The release of the whole noisy vector loses exactly what the changed edge loses (other edges cancel)."""
     k, epsilon0 = 8, 0.6
@@ -86,6 +89,7 @@ def test_vector_release_loss_equals_the_changed_edge_loss():
     assert math.isclose(loss.epsilon, 3 * epsilon0, rel_tol=1e-9)
 
 
+@pytest.mark.privacy_audit
 def test_searched_audit_agrees_with_the_exact_loss(suite_alpha):
     """dpverify.search_audit over every neighbouring pair w -> w + 1 of (0, k) (k = 8, epsilon0 = 0.5).
 
@@ -118,6 +122,7 @@ def lemma_4_4_delta_threshold(k: int) -> float:
     return math.exp(-(bits.bit_count(k) ** 2) / (8.0 * k))
 
 
+@pytest.mark.privacy_audit
 @given(st.integers(2, 2**12), st.floats(0.01, 30.0), st.floats(1e-12, 1.0))
 @example(2, 1.0, 1e-5)
 @example(4, 1.0, 1e-5)
@@ -154,6 +159,7 @@ def test_lemma_4_4_thresholds():
     assert thresholds[2**12] > 0.995
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 17, 33, 1024, 4096])
 def test_lemma_4_4_fails_above_its_delta_threshold(k):
     """The stated delta range (0, 1) is too wide: at delta = threshold + 0.01 (at most 0.999) and
@@ -218,6 +224,7 @@ def _worst_pair(entry):
     return w, w2
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("entry", catalogue(), ids=lambda e: e.name)
 def test_tree_release_exact_loss_is_below_the_weight_release(entry):
     """Exact (eps, delta) of the tree release (sum over all noisy weight vectors) <= l * epsilon0 (post-processing).
@@ -235,6 +242,7 @@ def test_tree_release_exact_loss_is_below_the_weight_release(entry):
     assert loss.epsilon_for_delta(1e-5) <= loss.epsilon
 
 
+@pytest.mark.privacy_audit
 def test_tree_release_of_a_path_has_the_closed_form():
     """On a tree graph the output is the tree iff every noisy weight is > 0: P = prod_e (1 - P[w~(e) = 0]).
 
@@ -255,6 +263,7 @@ def test_tree_release_of_a_path_has_the_closed_form():
     assert loss.epsilon == pytest.approx(max(abs(math.log(p[tree] / q[tree])), abs(math.log(no_p / no_q))), rel=1e-12)
 
 
+@pytest.mark.privacy_audit
 def test_tree_release_of_one_edge_loses_exactly_eps0():
     """Two vertices, one edge, k = 8, 3 -> 4: the output is 'no tree' iff w~ = 0, with
     P[w~ = 0 | 3] = (1-t)^2 t and P[w~ = 0 | 4] = (1-t) t^2, a ratio e^epsilon0 (not 3 epsilon0: the
@@ -289,6 +298,7 @@ def test_pipeline_sampler_matches_the_exact_pipeline_law(suite_alpha, at_input):
     assert dpverify.goodness_of_fit(WilsonSampler(entry.graph), pmf, n_samples=60_000, seed=304).pvalue < suite_alpha
 
 
+@pytest.mark.privacy_audit
 def test_tree_release_audit_finds_no_violation_of_l_eps0(suite_alpha):
     """A sampled audit of the tree release (triangle, k = 8) at the weight-release loss l * epsilon0: no violation.
 
