@@ -177,6 +177,34 @@ def test_lemma_4_4_fails_above_its_delta_threshold(k):
     assert _weight_release_loss(lo, hi, k, 30.0).delta(claimed) > delta
 
 
+@pytest.mark.privacy_audit
+@pytest.mark.parametrize("k", [3, 4, 5, 8, 9, 16, 17, 33, 1024, 4096])
+def test_lemma_4_4_read_as_8l_holds_only_below_exp_minus_l_over_8(k):
+    """The other reading of Lemma 4.4: epsilon0 sqrt(8 l ln(1/delta)), l = ceil(log2 k) bits (the proof composes l
+    bit mechanisms, so "8k" may be a typo for "8l"). It covers the exact loss l epsilon0 iff delta <= exp(-l/8)
+    (0.7788 at l = 2, 0.2865 at l = 10, -> 0 as l grows: no delta below 1 works for every k). Below (delta =
+    half the threshold) the claim holds exactly; above (threshold + 0.01, epsilon0 = 60) the worst neighbours'
+    exact delta at the claimed epsilon exceeds delta (at epsilon0 = 30, l = 2 it does not yet: 0.788 < 0.789).
+
+    Exact arithmetic, no false alarm. Detects: a README or claim that gives one reading's threshold for the other
+    (e.g. "holds for delta <= 0.798" under the 8l reading fails here at l >= 3).
+    """
+    l = bits.bit_count(k)
+    threshold = math.exp(-l / 8)
+    lo, hi = pipeline.worst_case_neighbours(k)
+
+    def claimed(epsilon0, delta):
+        return epsilon0 * math.sqrt(8 * l * math.log(1 / delta))
+
+    below = 0.5 * threshold
+    assert claimed(30.0, below) >= pipeline.exact_weight_release_epsilon(30.0, k)
+    assert _weight_release_loss(lo, hi, k, 30.0).delta(claimed(30.0, below)) <= below
+    above = min(threshold + 0.01, 0.999)
+    assert _weight_release_loss(lo, hi, k, 60.0).delta(claimed(60.0, above)) > above
+    if l >= 3:  # the "8k" reading's uniform threshold 0.798 is not one for this reading
+        assert threshold < 0.798
+
+
 def test_lemma_4_4_counterexample_k5():
     """k = 5 (l = 3), epsilon0 = 20, delta = 0.809: claimed epsilon 58.2 < exact loss 60, and the
     worst neighbours (3 -> 4) have delta(58.2) = 0.8288 > 0.809; at delta = 0.80 (just above the
