@@ -322,6 +322,14 @@ MUTANTS = [
         note="noise grows like 1/eps^2 too fast in 1/eps: Tao Thm 1, Chen Thms 2/4, Chandak Thm 9 fits",
     ),
     Mutant(
+        "claims-dp-mat-states-2eps",
+        POL,
+        "    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS",
+        "    claim = PrivacyClaim(stated or eps, neighbouring=NEIGHBOURS",
+        [PA + "::test_stated_claim_is_kept_and_nearly_attained_on_one_block"],
+        note="DPUCB-MAT and DPTS-MAT state the thesis' 2 eps (Theorems 8 and 10) instead of the eps they attain",
+    ),
+    Mutant(
         "claims-split-rank-cubed",
         POL,
         "            return self.epsilon / rank\n",
