@@ -16,7 +16,7 @@ test) of its family's folder:
 
 Besides the factor mutants, the lines the issue names as missed by the audits (one bit-flip mask
 shared by all edges, the exponential mechanism without its factor 2, sparse vector's query noise
-halved) are mutated in the way that bug was written.
+halved, a Gaussian sigma wrong only above eps = 8.4) are mutated in the way that bug was written.
 
 The machinery (scratch copy, baseline run, checks that each mutant applies exactly once, fresh
 numba cache per run, kill table) is ``mutation.py``'s; only the mutant list and the marker differ.
@@ -95,6 +95,7 @@ DPMAT = "algorithms/bandits/indices/dp_mat.py"
 BITS = "algorithms/random_trees/bits.py"
 TEXTBOOK = "dpverify/mechanisms/textbook.py"
 SVT = "dpverify/mechanisms/sparse_vector.py"
+ADDITIVE = "dpverify/mechanisms/additive.py"
 
 SCALE = "self.scale = self.levels * self.sensitivity / self.epsilon"
 LOG = "noise = self.rng.laplace(0.0, 1.0 / self.epsilon, size=flat.size)"
@@ -115,6 +116,7 @@ SEALFON_RHO = "return l2 / math.sqrt(2.0 * rho)"
 MASK = "shape = (l, w.size) if size is None else (int(size), l, w.size)"
 EXP_LOGITS = "logits = self.epsilon * u / (2 * self.sensitivity)"
 SVT_QUERY = "self.query_scale = 2.0 * self.cutoff / eps2"
+GAUSS_SIGMA = "    return math.exp(brentq(gap, lo, hi, xtol=1e-14, rtol=1e-14))"
 
 AUDIT_MUTANTS = [
     *_scaled("counters-binary-scale", BANKS, SCALE, _times(SCALE, "self.levels"), A_COUNTERS),
@@ -231,6 +233,15 @@ AUDIT_MUTANTS = [
     ),
     *_scaled(
         "zoo-sparse-vector-query-scale", SVT, SVT_QUERY, _times(SVT_QUERY, "2.0"), A_ZOO, "Lyu Alg. 1 query noise"
+    ),
+    *_pair(
+        "zoo-gaussian-sigma-above-8.4",
+        ADDITIVE,
+        GAUSS_SIGMA,
+        f"{GAUSS_SIGMA} * ({FACTOR} if epsilon > 8.4 else 1.0)",
+        f"{GAUSS_SIGMA} / ({FACTOR} if epsilon > 8.4 else 1.0)",
+        A_ZOO,
+        "the analytic Gaussian's sigma, wrong only above eps = 8.4",
     ),
     Mutant(
         "zoo-sparse-vector-query-halved",
