@@ -322,6 +322,14 @@ MUTANTS = [
         note="noise grows like 1/eps^2 too fast in 1/eps: Tao Thm 1, Chen Thms 2/4, Chandak Thm 9 fits",
     ),
     Mutant(
+        "claims-dp-mat-states-2eps",
+        POL,
+        "    claim = PrivacyClaim(eps, neighbouring=NEIGHBOURS",
+        "    claim = PrivacyClaim(stated or eps, neighbouring=NEIGHBOURS",
+        [PA + "::test_stated_claim_is_kept_and_nearly_attained_on_one_block"],
+        note="DPUCB-MAT and DPTS-MAT state the thesis' 2 eps (Theorems 8 and 10) instead of the eps they attain",
+    ),
+    Mutant(
         "claims-split-rank-cubed",
         POL,
         "            return self.epsilon / rank\n",
@@ -964,16 +972,20 @@ def _copy_tree(dest: Path, rev: str | None) -> None:
         subprocess.run(["tar", "-x", "-C", str(dest)], input=archive, check=True)
 
 
+#: Extra pytest arguments of every run (``audit_mutation.py`` selects its tests with ``-m privacy_audit``).
+PYTEST_ARGS: list = []
+
+
 def _test_file(test: str) -> str:
-    """The file of a test selection (``path`` or a pytest node id ``path::name``)."""
+    """The file or folder of a test selection (``path`` or a pytest node id ``path::name``)."""
     return test.split("::", 1)[0]
 
 
 def _pytest(root: Path, tests, timeout: float, env) -> tuple[str, float]:
-    files = [t for t in tests if (root / _test_file(t)).is_file()]
+    files = [t for t in tests if (root / _test_file(t)).exists()]
     if not files:
         return "no-tests", 0.0
-    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-n", "0"]
+    cmd = [sys.executable, "-m", "pytest", *files, "-x", "-q", "-p", "no:cacheprovider", "-n", "0", *PYTEST_ARGS]
     start = time.perf_counter()
     try:
         proc = subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=timeout)
@@ -1008,7 +1020,7 @@ def check_mutants(root: Path, mutants, strict: bool = True) -> list[str]:
             problems.append(f"{m.id}: no tests")
         if strict:
             for t in m.tests:
-                if not (root / _test_file(t)).is_file():
+                if not (root / _test_file(t)).exists():
                     problems.append(f"{m.id}: test file {t} not found")
         path = root / m.path
         if not path.is_file():

@@ -22,6 +22,7 @@ from algorithms.bandits.concentration import (
     lemma1_failure_probability,
 )
 from algorithms.counters import laplace_sum_deviation_bound
+from algorithms.counters.compiled import lemma1_coefficients, lemma1_max, lemma1_mean_coefficients
 
 DELTAS = (0.5, 0.1, 1e-2, 1e-4, 1e-8)
 
@@ -119,8 +120,10 @@ def test_lemma1_is_the_formula_of_the_paper(b, delta):
     """Both forms against the lemma written out here: the mean bound max{2b sqrt(2L/n), 4bL/n}
     and the sum bound n times it, L = ln(2/delta), on both sides of the switch n = 2L.
 
-    Detects: a wrong coefficient in the shared compiled Lemma 1 (mutants bandits-ldpomm-c1-x2,
-    bandits-ldpomm-c2-x0.5).
+    Both compiled implementations are checked: the sum form (``lemma1_coefficients``, the counters' bounds)
+    and the mean form (``lemma1_mean_coefficients``, LDP-OMM's index), each through ``lemma1_max``.
+    Detects: a wrong coefficient in either (mutants bandits-ldpomm-c1-x2, bandits-ldpomm-c2-x0.5; tried:
+    the mean form's 4bL halved fails here).
     """
     n = np.arange(1, 200)
     L = np.log(2.0 / delta)
@@ -128,3 +131,10 @@ def test_lemma1_is_the_formula_of_the_paper(b, delta):
     np.testing.assert_allclose(lemma1_bound(n, b, delta), mean, rtol=1e-14)
     np.testing.assert_allclose(laplace_sum_deviation_bound(n, b, delta), n * mean, rtol=1e-14)
     assert laplace_sum_deviation_bound(0, b, delta) == 0.0
+    # the second implementation: the mean form LDP-OMM's compiled index evaluates (omm.py), factored by round
+    c1, c2 = lemma1_mean_coefficients(b, L)
+    compiled_mean = np.array([lemma1_max(c1, c2, 1.0 / np.sqrt(k), 1.0 / k) for k in n])
+    np.testing.assert_allclose(compiled_mean, mean, rtol=1e-14)
+    # and the sum form the counters' compiled bounds evaluate, factored by count
+    compiled_sum = np.array([lemma1_max(*lemma1_coefficients(k, b), np.sqrt(L), L) for k in n])
+    np.testing.assert_allclose(compiled_sum, n * mean, rtol=1e-14)

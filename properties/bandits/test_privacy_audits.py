@@ -65,6 +65,7 @@ def _audit(policy, claim, n, seed, alpha, thorough=False):
     )
 
 
+@pytest.mark.privacy_audit
 def test_event_loss_formula():
     assert math.isclose(two_block_event_loss(2.0), 2 * (2 - math.log(2)))
     assert two_block_event_loss(EPS / 2) < EPS < two_block_event_loss(EPS)
@@ -80,6 +81,7 @@ DESIGN_CASES = [
 ]
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("factory, design_loss, floor", DESIGN_CASES, ids=["DPUCB-MAT", "LDP-OMM", "DP-OMM"])
 def test_searched_audit_holds_the_exact_design_loss(factory, design_loss, floor, suite_alpha, thorough):
     """DPUCB-MAT (Chandak 2023, Alg. 2), LDP-OMM and DP-OMM (Tao et al. 2025, Algs. 2 and 1), eps' = eps/K.
@@ -103,25 +105,38 @@ def test_searched_audit_holds_the_exact_design_loss(factory, design_loss, floor,
     assert res.epsilon_lower_bound > floor
 
 
-def test_dpucb_mat_comes_within_ten_percent_of_eps_on_one_block(suite_alpha):
-    """DPUCB-MAT with K = 1 (one block of two arms, horizon 5, 2 x 5 tables; 10 fixed candidates).
+#: (policy, floor as a share of its stated claim, seed): measured certified bounds at 200,000 samples on one block
+#: at eps = 4: DPUCB-MAT 3.74 and 3.77 (seeds 5, 6), DPTS-MAT 2.02 (seed 5; its Gaussian sampling noise hides part
+#: of the loss).
+STATED_CASES = [(P.dpucb_mat, 0.875, 5), (P.dpts_mat, 0.45, 5)]
 
-    No violation of eps = 4 (false alarm <= suite_alpha), and the certified bound exceeds 3.5
-    (measured 3.74 and 3.77 on seeds 5 and 6 at 200,000 samples; 3.84 with 48 candidates at 400,000):
-    the claim eps is nearly attained, so Theorem 8's 2 eps is loose by almost exactly a factor 2.
-    Detects: a per-arm budget 1.5x too large (certified 5.44 > 4, a violation of eps itself) or 1.5x
-    too small (2.49 < 3.5).
+
+@pytest.mark.privacy_audit
+@pytest.mark.parametrize("factory, share, seed", STATED_CASES, ids=["DPUCB-MAT", "DPTS-MAT"])
+def test_stated_claim_is_kept_and_nearly_attained_on_one_block(factory, share, seed, suite_alpha):
+    """DPUCB-MAT and DPTS-MAT (Chandak 2023, Algs. 2 and 5) with K = 1 (one block of two arms, horizon 5, 2 x 5
+    tables; 10 fixed candidates), audited at the claim the policy *states* (``policy.claim``, not a constant).
+
+    No violation of the stated claim (false alarm <= suite_alpha), and the certified bound exceeds ``share`` of it
+    (DPUCB-MAT 3.5 of eps = 4, DPTS-MAT 1.8; measured 3.74 and 2.02): the stated eps is nearly attained, so
+    Theorem 8's (and Theorem 10's) 2 eps is loose by almost exactly a factor 2.
+    Detects: a policy stating 2 eps (the thesis' form; tried: the floor becomes 7.0 and 3.6, above the true loss
+    <= 4, and both fail), a per-arm budget 1.5x too large (DPUCB-MAT certified 5.44 > 4, a violation of eps
+    itself) or 1.5x too small (2.49 < 3.5).
     """
     matroid, horizon = one_block_instance()
-    mech = PlayedSuperArms(matroid, P.dpucb_mat(EPS), horizon)
+    policy = factory(EPS)
+    mech = PlayedSuperArms(matroid, policy, horizon)
     res = dpverify.search_audit(
-        mech, reward_tables(horizon, 2), epsilon=EPS, n_samples=200_000, n_candidates=10, alpha=suite_alpha, seed=5
+        mech, reward_tables(horizon, 2), n_samples=200_000, n_candidates=10, alpha=suite_alpha, seed=seed
     )
-    print(f"DPUCB-MAT, one block: certified {res.epsilon_lower_bound:.3f} against eps = {EPS}")
+    print(f"{policy.name}, one block: certified {res.epsilon_lower_bound:.3f} against its claim {res.claimed_epsilon}")
+    assert res.claimed_epsilon == policy.claim.epsilon
     assert not res.violation
-    assert res.epsilon_lower_bound > 3.5
+    assert res.epsilon_lower_bound > share * policy.claim.epsilon
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("factory", [P.dpucb_mat, P.ldp_omm], ids=["DPUCB-MAT", "LDP-OMM"])
 def test_full_budget_per_arm_is_caught(factory, suite_alpha):
     """Every arm given the whole eps instead of eps/K is flagged at the unchanged claim (power ~1).
@@ -134,6 +149,7 @@ def test_full_budget_per_arm_is_caught(factory, suite_alpha):
     assert res.violation and res.epsilon_lower_bound > EPS
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize(
     "factory",
     [P.dp_omm, P.dpts_mat, P.cucb_ldp1, P.cucb_ldp2, P.cucb_dp],
@@ -156,6 +172,7 @@ def test_no_violation_at_claim(factory, suite_alpha):
     assert not res.violation
 
 
+@pytest.mark.privacy_audit
 def test_dp_omm_audit_detects_noise_four_times_too_small(suite_alpha):
     """What DP-OMM's audit can detect: its counters run at 4 eps (noise 4x too small) violate eps = 4.
 
@@ -172,6 +189,7 @@ def test_dp_omm_audit_detects_noise_four_times_too_small(suite_alpha):
     assert not full.violation  # the documented blind spot: a 2x error is below this design's reach
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize(
     "factory, rank, n_reports",
     [(P.ldp_omm, 3, 3), (P.cucb_ldp1, 3, 3), (P.cucb_ldp2, 3, 1)],

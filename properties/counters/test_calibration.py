@@ -38,6 +38,7 @@ RUNS = 4000
 KS_TESTS = 12  # the number of KS assertions below (Bonferroni)
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("eps", (0.3, 1.0, 2.5, 7.0))
 def test_exact_loss_of_the_structures_at_several_epsilons(eps):
     """Exact pure-DP loss of the whole output sequence (no sampling): binary = eps for every

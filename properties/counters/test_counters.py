@@ -70,6 +70,7 @@ def test_structures_release_prefix_sums():
         assert np.allclose(logarithmic_structure(T, EPS).noiseless_outputs(x), log_expected)
 
 
+@pytest.mark.privacy_audit
 def test_exact_epsilon_of_the_output_sequences():
     """Detects: a counter whose whole output sequence loses more (or less) than its claimed epsilon (exact)."""
     for T in range(1, 65):
@@ -192,6 +193,7 @@ def _search_counter(mechanism, structure, claim, n_samples, seed, alpha, thoroug
     )
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("kind", sorted(_MECHANISMS))
 def test_audit_counters_at_claimed_epsilon(kind, suite_alpha, thorough):
     """dpverify.audit of the raw outputs on one pair, and a search audit of the relation at the exact loss.
@@ -224,6 +226,7 @@ def test_audit_counters_at_claimed_epsilon(kind, suite_alpha, thorough):
 HYBRID_BINARY_SAMPLES = 200_000
 
 
+@pytest.mark.privacy_audit
 def test_searched_audit_of_the_hybrid_counters_binary_part(suite_alpha, thorough):
     """Search audit of the hybrid counter's binary nodes alone, held to their exact loss.
 
@@ -251,6 +254,7 @@ def test_searched_audit_of_the_hybrid_counters_binary_part(suite_alpha, thorough
     assert res.epsilon_lower_bound > 0.75 * exact
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("factor", [0.5, 1 / 1.5])
 def test_audit_catches_under_noised_counter(factor, suite_alpha):
     """Binary counter with its noise scale times ``factor`` (exact loss eps / factor: 2 or 1.5).

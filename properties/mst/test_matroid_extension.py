@@ -9,6 +9,7 @@ distribution is enumerated.
 import itertools
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -89,6 +90,7 @@ UNIFORM_WEIGHTS = np.array([0.0, 0.5, 1.0, 2.0, 3.0, 3.5])
 UNIFORM_POWER_FRACTION = 0.7
 
 
+@pytest.mark.privacy_audit
 def test_searched_audit_of_the_uniform_extension_holds_the_exact_loss(suite_alpha):
     """dpverify.search_audit of the max-weight extension on U(6, 3) over the sign patterns, at the exact loss.
 

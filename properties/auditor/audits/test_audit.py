@@ -24,6 +24,7 @@ def instances(eps):
     }
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", sorted(instances(1.0)))
 def test_no_false_alarms_at_the_true_claim(name, thorough, suite_alpha):
     """Violations at alpha = 0.05 over repeated audits of a correct claim.
@@ -46,6 +47,7 @@ def test_no_false_alarms_at_the_true_claim(name, thorough, suite_alpha):
     )
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("eps", [0.5, 1.0, 2.0])
 @pytest.mark.parametrize("name", sorted(instances(1.0)))
 def test_power_against_a_claim_30_percent_low(name, eps):
@@ -62,6 +64,7 @@ def test_power_against_a_claim_30_percent_low(name, eps):
     assert result.epsilon_lower_bound <= true * 1.05  # sanity: a lower bound, not far above the truth
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("eps", [0.1, 0.5, 1.0, 2.0])
 @pytest.mark.parametrize("name", ["randomized-response", "laplace"])
 def test_tightness_with_a_million_samples(name, eps):
@@ -95,6 +98,7 @@ def test_infinite_loss_gives_a_finite_bound_growing_with_samples():
     assert large.event.probability_x_prime == 0.0
 
 
+@pytest.mark.privacy_audit
 def test_delta_claim_is_audited_at_its_delta():
     """A mechanism that leaks its input with probability 0.01 is (0, 0.01)-DP and no better."""
 

@@ -69,6 +69,7 @@ def _curve(mechanism, seed):
     )
 
 
+@pytest.mark.privacy_audit
 def test_calibrated_gaussian_curve_is_valid_and_finds_no_violation():
     mechanism = GaussianMechanism(*CLAIM)
     curve = _curve(mechanism, seed=21)
@@ -79,6 +80,7 @@ def test_calibrated_gaussian_curve_is_valid_and_finds_no_violation():
     assert curve.delta_lower_bounds[0] > 0.1
 
 
+@pytest.mark.privacy_audit
 def test_miscalibrated_gaussian_is_caught_by_curve_and_audit():
     mechanism = BrokenGaussianMechanism(*CLAIM, sigma_multiplier=0.7)
     assert mechanism.true_delta(CLAIM[0]) > 10 * CLAIM[1]

@@ -77,6 +77,7 @@ def _violations(name, n_audits) -> int:
     return violations
 
 
+@pytest.mark.privacy_audit
 def test_false_alarm_rate_at_the_exact_claim(thorough, suite_alpha):
     """Default profile: the three cases pooled (each audit flags with probability <= alpha, so the
     pooled count is stochastically below Bin(N, alpha)); thorough: each case on its own, N = 200."""
@@ -110,6 +111,7 @@ class _TurnsAdversarial:
         return int(self.sample(data, 1, rng)[0])
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("n_refining", [0, 4_000])
 def test_certification_cannot_change_the_choice(monkeypatch, n_refining):
     """Structural: the mechanism turns adversarial when certification starts; the chosen pair, every
@@ -226,6 +228,7 @@ ZOO = {e.name: e for e in zoo_entries()}
 BROKEN_SAMPLES = {"BROKEN noisy max returning the value, Laplace": 1_000_000}
 
 
+@pytest.mark.privacy_audit
 @pytest.mark.parametrize("name", sorted(ZOO))
 def test_every_broken_zoo_mechanism_is_caught_from_its_domain(name, suite_alpha):
     entry = ZOO[name]

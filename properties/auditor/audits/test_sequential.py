@@ -70,6 +70,7 @@ def test_alpha_spending_sums_to_alpha(alpha, n_looks, share):
     ],
     ids=["geometric", "randomized-response", "laplace"],
 )
+@pytest.mark.privacy_audit
 def test_obvious_violation_stops_at_the_first_looks(mechanism, x, x_prime, claim, suite_alpha):
     result = sequential_audit(mechanism, x, x_prime, epsilon=claim, n_samples=10**6, alpha=suite_alpha, seed=11)
     assert isinstance(result, SequentialAuditResult)
@@ -83,6 +84,7 @@ def test_obvious_violation_stops_at_the_first_looks(mechanism, x, x_prime, claim
     assert result.looks[-1].violation and not any(look.violation for look in result.looks[:-1])
 
 
+@pytest.mark.privacy_audit
 def test_kept_claim_uses_the_whole_budget_and_certifies_tightly(suite_alpha):
     """A claim that holds exactly: no early stop, and the final look certifies close to the truth."""
     mechanism = GeometricMechanism(0.5)
@@ -96,6 +98,7 @@ def test_kept_claim_uses_the_whole_budget_and_certifies_tightly(suite_alpha):
     assert 0.4 < result.epsilon_lower_bound <= 0.5 + 1e-12
 
 
+@pytest.mark.privacy_audit
 def test_false_alarm_rate_survives_the_stopping(thorough, suite_alpha):
     """Over R sequential audits of a mechanism exactly at its claim, false alarms stay binomial(R, 0.05)-bounded.
 
