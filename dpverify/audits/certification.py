@@ -34,6 +34,7 @@ from ..pipeline.bounds import (
     clopper_pearson_lower,
     clopper_pearson_upper,
     minimum_certifying_samples,
+    smallest_rejecting_level,
 )
 from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
@@ -317,23 +318,10 @@ def event_claim_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 8
     bound on the claim's parameter exceeds it (bisection on ``log(alpha)``; the boxes, hence the
     rejection regions, are nested in the level)."""
     claimed = claim.parameter
-
-    def rejects(log_alpha: float) -> bool:
-        return _event_claim_bound(claim, count_p, n_p, count_q, n_q, math.exp(log_alpha))[0] > claimed
-
-    high = math.log(1.0 - 1e-12)
-    if not rejects(high):
-        return 1.0
-    low = -745.0
-    if rejects(low):
-        return 0.0
-    for _ in range(iterations):
-        mid = 0.5 * (low + high)
-        if rejects(mid):
-            high = mid
-        else:
-            low = mid
-    return math.exp(high)
+    return smallest_rejecting_level(
+        lambda log_alpha: _event_claim_bound(claim, count_p, n_p, count_q, n_q, math.exp(log_alpha))[0] > claimed,
+        iterations=iterations,
+    )
 
 
 def _certify_claim_best(choices, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):

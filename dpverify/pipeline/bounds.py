@@ -27,6 +27,7 @@ __all__ = [
     "clopper_pearson_epsilon_bound",
     "clopper_pearson_delta_bound",
     "claim_pvalue",
+    "smallest_rejecting_level",
     "minimum_certifying_samples",
 ]
 
@@ -122,26 +123,40 @@ def _excess(count_p, n_p, count_q, n_q, alpha, epsilon, delta) -> float:
     return p_lo - delta - math.exp(epsilon) * q_hi
 
 
+def smallest_rejecting_level(rejects, *, iterations: int = 80, lowest: float = -745.0, floor: float = 0.0) -> float:
+    """The smallest level ``alpha`` at which a test rejects, for tests whose rejection regions are nested in
+    ``alpha`` (so the result is a valid p-value): bisection on ``log(alpha)``, rounded up.
+
+    ``rejects(log_alpha)`` says whether the test rejects at ``exp(log_alpha)``. Returns 1 when it does not
+    reject at ``alpha`` just below 1, and ``floor`` when it rejects at ``exp(lowest)`` already. The one
+    implementation behind :func:`claim_pvalue` and the p-values of the other claim kinds.
+    """
+    high = math.log(1.0 - 1e-12)
+    if not rejects(high):
+        return 1.0
+    low = lowest
+    if rejects(low):
+        return floor
+    for _ in range(iterations):
+        mid = 0.5 * (low + high)
+        if rejects(mid):
+            high = mid
+        else:
+            low = mid
+    return math.exp(high)
+
+
 def claim_pvalue(count_p, n_p, count_q, n_q, epsilon, delta=0.0) -> float:
     """P-value of "P <= exp(epsilon) Q + delta" for one pre-selected event.
 
     The smallest ``alpha`` at which the Clopper-Pearson test above rejects the
     claim; rejection regions are nested in ``alpha``, so this is a valid
     p-value (``P[pvalue <= a] <= a`` under the claim). Found by bisection on
-    ``log(alpha)``.
+    ``log(alpha)`` (:func:`smallest_rejecting_level`).
     """
-    if _excess(count_p, n_p, count_q, n_q, 1.0 - 1e-12, epsilon, delta) <= 0:
-        return 1.0
-    lo, hi = -745.0, math.log(1.0 - 1e-12)  # log(alpha) range
-    if _excess(count_p, n_p, count_q, n_q, math.exp(lo), epsilon, delta) > 0:
-        return 0.0
-    for _ in range(80):
-        mid = 0.5 * (lo + hi)
-        if _excess(count_p, n_p, count_q, n_q, math.exp(mid), epsilon, delta) > 0:
-            hi = mid
-        else:
-            lo = mid
-    return math.exp(hi)
+    return smallest_rejecting_level(
+        lambda log_alpha: _excess(count_p, n_p, count_q, n_q, math.exp(log_alpha), epsilon, delta) > 0
+    )
 
 
 def minimum_certifying_samples(epsilon: float, delta: float, alpha: float) -> int:

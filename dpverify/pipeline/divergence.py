@@ -38,7 +38,7 @@ import math
 
 import numpy as np
 
-from .bounds import clopper_pearson_lower, clopper_pearson_upper
+from .bounds import clopper_pearson_lower, clopper_pearson_upper, smallest_rejecting_level
 
 __all__ = ["CellRegion", "cell_region", "least_favourable_pair", "renyi_lower_bounds", "cells_pvalue"]
 
@@ -178,20 +178,11 @@ def cells_pvalue(claim, counts_x, counts_x_prime, n_x, n_x_prime, *, iterations:
     ``P[pvalue <= a] <= a`` under the claim. Bisection on ``log(alpha)``, rounded up.
     """
     claimed = claim.parameter
-
-    def rejects(log_alpha: float) -> bool:
-        return cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, math.exp(log_alpha))[0] > claimed
-
-    high = math.log(1.0 - 1e-12)
-    if not rejects(high):
-        return 1.0
-    low = math.log(1e-300)
-    if rejects(low):
-        return 1e-300
-    for _ in range(iterations):
-        mid = 0.5 * (low + high)
-        if rejects(mid):
-            high = mid
-        else:
-            low = mid
-    return math.exp(high)
+    return smallest_rejecting_level(
+        lambda log_alpha: (
+            cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, math.exp(log_alpha))[0] > claimed
+        ),
+        iterations=iterations,
+        lowest=math.log(1e-300),
+        floor=1e-300,
+    )
