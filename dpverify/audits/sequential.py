@@ -61,14 +61,15 @@ import numpy as np
 from .. import _validation as check
 from .._results import PlainData
 from ..claims import resolve_claim
-from ..errors import InsufficientSamplesError, InvalidClaimError
+from ..errors import InsufficientSamplesError
 from ..options import AuditOptions, resolve_options
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
-from ..pipeline.selection import default_selection_size, select
+from ..pipeline.selection import default_selection_size
 from ..protocols import check_mechanism, check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
+from .pair import select_for_claim, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -103,7 +104,10 @@ class Look(PlainData):
     violation : bool
         ``pvalue <= alpha``: the look rejected the claim (and the audit stopped).
     event : str
-        Description of the event certified at this look.
+        Description of the event (or cells) certified at this look.
+    claim_lower_bound : float or None
+        The look's ``1 - alpha_k`` lower bound on the claim's parameter (epsilon, rho, mu...; None
+        in looks saved before it was recorded).
     """
 
     n_samples: int
@@ -113,6 +117,7 @@ class Look(PlainData):
     delta_lower_bound: float
     violation: bool
     event: str
+    claim_lower_bound: float | None = None
 
 
 @dataclass(frozen=True)
@@ -235,11 +240,13 @@ def _run_looks(
     overall_alpha,
     epsilon,
     delta,
+    claim,
     sequence,
     entropy,
     options: AuditOptions,
 ) -> SequentialAuditResult:
-    """Steps 3 to 5 of the module docstring for given looks and levels."""
+    """Steps 3 to 5 of the module docstring for given looks and levels (``claim`` of any kind: each look
+    selects and certifies in its form)."""
     output_key = options.output_key
     splits = [_split(n, options.n_selection) for n in schedule]
     seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
@@ -254,16 +261,8 @@ def _run_looks(
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=options.progress) as bar:
         for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
             sel_x, sel_xp = selection_sample.grow_to(s_k, k)
-            selection = select(
-                sel_x,
-                sel_xp,
-                n_certification=c_k,
-                epsilon=epsilon,
-                delta=delta,
-                alpha=alpha_k,
-                event_families=options.families,
-                float_events=options.float_events,
-                inputs=(x, x_prime),
+            selection = select_for_claim(
+                sel_x, sel_xp, claim=claim, n_certification=c_k, alpha=alpha_k, options=options, inputs=(x, x_prime)
             )
             counts = certification.counts(selection, k)
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
@@ -275,6 +274,7 @@ def _run_looks(
                 c_k,
                 epsilon=epsilon,
                 delta=delta,
+                claim=claim,
                 alpha=alpha_k,
                 n_selection=s_k,
                 seed=entropy,
@@ -292,6 +292,7 @@ def _run_looks(
                     result.delta_lower_bound,
                     rejected,
                     result.event.description,
+                    claim_lower_bound=result.claim_lower_bound,
                 )
             )
             adjusted = min(adjusted, result.pvalue * overall_alpha / alpha_k)
@@ -406,7 +407,7 @@ def sequential_audit(
     options: AuditOptions | None = None,
     **option_fields,
 ) -> SequentialAuditResult:
-    """Audit an (epsilon, delta)-DP claim on ``x ~ x_prime``, stopping at the first certified violation.
+    """Audit a privacy claim on ``x ~ x_prime``, stopping at the first certified violation.
 
     A group-sequential version of :func:`dpverify.audit` (see the module
     docstring for the plan and why its false-alarm rate is at most ``alpha``
@@ -417,8 +418,8 @@ def sequential_audit(
     mechanism, x, x_prime, epsilon, delta
         As for :func:`dpverify.audit` (the claim defaults to the mechanism's own).
     claim : PrivacyClaim, optional
-        An (epsilon, delta)-DP claim as a :class:`~dpverify.PrivacyClaim`; a claim of
-        another kind is refused by name (:func:`dpverify.audit` certifies those).
+        A claim of any kind (as for :func:`dpverify.audit`); every look selects and
+        certifies in its form (events, or cells for zCDP and Rényi DP).
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the audit (every look); the value recorded in the result replays it. ``None`` draws fresh entropy;
         a ``Generator`` is not drawn from: a child of its SeedSequence is spawned
@@ -468,12 +469,7 @@ def sequential_audit(
     check_mechanism(mechanism)
     options = resolve_options(options, option_fields, driver="sequential_audit")
     claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
-    if claim.kind != "dp":
-        raise InvalidClaimError(
-            f"sequential_audit certifies (epsilon, delta)-DP claims; this claim is {claim.kind_record.title} "
-            f"({claim}): audit it with dpverify.audit(..., claim=...), which certifies it in its own form"
-        )
-    epsilon, delta, alpha, n_selection = claim.epsilon, claim.delta, options.alpha, options.n_selection
+    (epsilon, delta), alpha, n_selection = sizing_claim(claim), options.alpha, options.n_selection
     n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
     check.check_inputs_differ(x, x_prime)
     first_look = check.check_positive_int(first_look, "first_look", minimum=2)
@@ -506,6 +502,7 @@ def sequential_audit(
         overall_alpha=alpha,
         epsilon=epsilon,
         delta=delta,
+        claim=claim,
         sequence=sequence,
         entropy=entropy,
         options=options,

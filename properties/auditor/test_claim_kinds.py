@@ -386,10 +386,18 @@ def test_assert_dp_names_the_kind_and_its_parameter():
         assert_dp(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0), n_samples=200_000, seed=1)
 
 
-def test_sequential_audit_refuses_other_kinds_by_name():
-    """Detects: a sequential audit that reads a zCDP claim as an (eps, delta) one."""
-    with pytest.raises(InvalidClaimError, match="dpverify.audit"):
-        dpverify.sequential_audit(RandomizedResponse(1.0), 0, 1, claim=PrivacyClaim.zcdp(0.5), n_samples=10_000)
+def test_sequential_audit_certifies_each_look_in_the_claims_form():
+    """Detects: a sequential audit that reads a zCDP claim as an (eps, delta) one, or loses it between looks:
+    permute-and-flip's bounded-range overclaim stops early with a zCDP violation (the first look, 1e3 samples);
+    the exponential mechanism at the exact rho of its pair uses its whole budget without one; both replay."""
+    broken = dpverify.sequential_audit(BoundedRangePermuteAndFlip(1.0), (0, 1), (1, 0), n_samples=10**6, seed=1)
+    assert broken.claim.kind == "zcdp" and broken.violation and broken.stopped_early
+    assert broken.looks[-1].claim_lower_bound == broken.claim_lower_bound > broken.claim.rho
+    em, u, u_prime = ExponentialMechanism(1.0), np.array([0.0, 1.0]), np.array([1.0, 0.0])
+    exact = PrivacyClaim.zcdp(dpverify.exact_privacy_loss(em.pmf(u), em.pmf(u_prime)).rho)
+    kept = dpverify.sequential_audit(em, u, u_prime, claim=exact, n_samples=100_000, seed=2, alpha=1e-6)
+    assert not kept.violation and not kept.stopped_early
+    assert kept.replay(em, u, u_prime) == kept
 
 
 def test_cli_audits_rho_mu_and_renyi_claims(tmp_path, monkeypatch, capsys):
