@@ -17,10 +17,16 @@ response, exponential mechanism, geometric, sparse vector Alg. 5), quadrature
 (report noisy max, sparse vector Alg. 1), the pmf of a sufficient statistic
 (binary counter with geometric noise), one changed count (geometric histogram).
 
+The claims of the other kinds are covered too (``--kind zcdp`` or ``--kind gdp``): the search
+certifies the claim's own parameter (rho, mu) and the oracle is
+:func:`dpverify.audits.oracle.oracle_claim_bound` (the best event, or partition, chosen from the
+exact distributions) on every candidate.
+
 As an asv benchmark, ``SearchOracleRatio.track_ratio_to_oracle`` per case at
 2e5 samples per input and the default candidates. As a script::
 
-    python benchmarks/search_oracle.py --samples 1e7 [--cases noisy] [--candidates 64] [--screening 1] [--refining 0.25]
+    python benchmarks/search_oracle.py --samples 1e7 [--cases noisy] [--candidates 64] [--screening 1] \
+        [--refining 0.25] [--kind zcdp]
 
 prints a Markdown table.
 """
@@ -34,7 +40,7 @@ import time
 from dataclasses import dataclass, field
 
 import dpverify
-from dpverify.audits.oracle import oracle_epsilon_bound
+from dpverify.audits.oracle import oracle_claim_bound, oracle_epsilon_bound
 from dpverify.mechanisms import (
     ExponentialMechanism,
     GeometricMechanism,
@@ -111,33 +117,41 @@ def _cases() -> list[SearchCase]:
 CASES = {case.name: case for case in _cases()}
 
 
+#: The claims a search of another kind audits: their parameters set the verdicts only, not the bounds compared.
+KIND_CLAIMS = {"zcdp": dpverify.PrivacyClaim.zcdp(1.0), "gdp": dpverify.PrivacyClaim.gdp(1.0)}
+
+
 @functools.cache
-def _pair_oracle(name: str, x, x_prime, n: int, alpha: float) -> float:
+def _pair_oracle(name: str, x, x_prime, n: int, alpha: float, kind: str = "dp") -> float:
     pmf_x, pmf_xp = CASES[name].pmfs(x, x_prime)
+    if kind != "dp":
+        return oracle_claim_bound(pmf_x, pmf_xp, KIND_CLAIMS[kind], n, alpha=alpha).claim_lower_bound
     return oracle_epsilon_bound(pmf_x, pmf_xp, n, alpha=alpha).epsilon_lower_bound
 
 
-def search_oracle(name: str, pairs, n: int, alpha: float = ALPHA) -> tuple[float, int]:
+def search_oracle(name: str, pairs, n: int, alpha: float = ALPHA, kind: str = "dp") -> tuple[float, int]:
     """The best oracle bound over ``pairs`` at ``n`` samples per input, and the index of its pair."""
-    bounds = [_pair_oracle(name, x, xp, n, alpha) for x, xp in pairs]
+    bounds = [_pair_oracle(name, x, xp, n, alpha, kind) for x, xp in pairs]
     best = max(range(len(bounds)), key=lambda i: bounds[i])
     return bounds[best], best
 
 
 def compare(
-    name: str, n_samples: int, *, n_candidates=None, screening=None, refining=0.0, alpha=ALPHA, seed=SEED
+    name: str, n_samples: int, *, n_candidates=None, screening=None, refining=0.0, alpha=ALPHA, seed=SEED, kind="dp"
 ) -> dict:
     """One row: search bound, search oracle, ratio, the plain audit on the oracle's pair, times.
 
-    ``screening`` and ``refining`` are multiples of ``n_samples`` (None: the default screening)."""
+    ``screening`` and ``refining`` are multiples of ``n_samples`` (None: the default screening); ``kind``
+    ``"dp"`` audits the mechanism's epsilon, ``"zcdp"`` or ``"gdp"`` a claim of that kind (bounds on rho, mu)."""
     case = CASES[name]
+    stated = dict(epsilon=case.mechanism.epsilon) if kind == "dp" else dict(claim=KIND_CLAIMS[kind])
     n_screening = None if screening is None else int(screening * n_samples)
     n_refining = int(refining * (n_screening or dpverify.audits.search.default_screening_size(n_samples)))
     start = time.perf_counter()
     result = dpverify.search_audit(
         case.mechanism,
         case.neighbours,
-        epsilon=case.mechanism.epsilon,
+        **stated,
         n_samples=n_samples,
         n_candidates=n_candidates,
         n_screening=n_screening,
@@ -147,12 +161,10 @@ def compare(
     )
     seconds = time.perf_counter() - start
     pairs = [(c.x, c.x_prime) for c in result.candidates]
-    oracle, best = search_oracle(name, pairs, n_samples, alpha)
-    chosen_oracle = _pair_oracle(name, result.x, result.x_prime, n_samples, alpha)
+    oracle, best = search_oracle(name, pairs, n_samples, alpha, kind)
+    chosen_oracle = _pair_oracle(name, result.x, result.x_prime, n_samples, alpha, kind)
     start = time.perf_counter()
-    plain = dpverify.audit(
-        case.mechanism, *pairs[best], epsilon=case.mechanism.epsilon, n_samples=n_samples, alpha=alpha, seed=seed
-    )
+    plain = dpverify.audit(case.mechanism, *pairs[best], **stated, n_samples=n_samples, alpha=alpha, seed=seed)
     plain_seconds = time.perf_counter() - start
     return dict(
         case=name,
@@ -161,9 +173,9 @@ def compare(
         oracle_pair=pairs[best],
         chosen_pair=(result.x, result.x_prime),
         chosen_oracle=chosen_oracle,
-        search=result.epsilon_lower_bound,
-        ratio=result.epsilon_lower_bound / oracle if oracle > 0 else float("nan"),
-        plain=plain.epsilon_lower_bound,
+        search=result.claim_lower_bound,
+        ratio=result.claim_lower_bound / oracle if oracle > 0 else float("nan"),
+        plain=plain.claim_lower_bound,
         seconds=seconds,
         plain_seconds=plain_seconds,
     )
@@ -216,20 +228,25 @@ def main(argv=None):
     parser.add_argument("--cases", nargs="*", default=None, help="substrings of case names (default: all)")
     parser.add_argument("--alpha", type=float, default=ALPHA)
     parser.add_argument("--seed", type=int, default=SEED)
+    parser.add_argument(
+        "--kind", choices=["dp", "zcdp", "gdp"], default="dp", help="the claim kind audited (default dp: epsilon)"
+    )
     args = parser.parse_args(argv)
     names = [n for n in CASES if not args.cases or any(p.lower() in n.lower() for p in args.cases)]
     n = int(args.samples)
     print(
         f"{n:.0e} samples per input, alpha = {args.alpha}, seed {args.seed}, candidates "
         f"{args.candidates or 'default'}, screening {args.screening or 'default'} x samples, refining "
-        f"{args.refining} of it\n"
+        f"{args.refining} of it, claim kind {args.kind}\n"
     )
     print(
         "| case | pairs | search oracle | search bound | ratio | chosen pair | its oracle | "
         "plain audit on oracle's pair | time search / plain |"
     )
     print("|---|---|---|---|---|---|---|---|---|")
-    settings = dict(n_candidates=args.candidates, screening=args.screening, refining=args.refining, seed=args.seed)
+    settings = dict(
+        n_candidates=args.candidates, screening=args.screening, refining=args.refining, seed=args.seed, kind=args.kind
+    )
     for name in names:
         r = compare(name, n, alpha=args.alpha, **settings)
         print(
