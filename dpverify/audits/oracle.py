@@ -211,6 +211,11 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
     )
 
 
+#: Output spaces up to this size also get the partition into one cell per output (its bounds take
+#: orders x cells floats).
+MAX_ORACLE_CELLS = 4096
+
+
 @dataclass(frozen=True)
 class OracleClaimBound(Result):
     """Result of :func:`oracle_claim_bound`.
@@ -262,7 +267,8 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     in :func:`oracle_epsilon_bound`, scored by the kind's bound at the expected counts. For
     kinds that read cells (zCDP, Rényi) the outputs sorted by likelihood ratio are cut into
     ``k`` groups of equal pooled mass for each ``k`` the audit tries
-    (:data:`dpverify.pipeline.partition.CELL_COUNTS`) and into one cell per output; the
+    (:data:`dpverify.pipeline.partition.CELL_COUNTS`) and, up to :data:`MAX_ORACLE_CELLS`
+    outputs, into one cell per output; the
     simultaneous region of the expected cell counts gives the bound
     (:func:`dpverify.pipeline.divergence.cells_statistic`). The ratio ``audit / oracle``
     measures what choosing the cells from samples costs.
@@ -302,7 +308,8 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     order = np.argsort(-ratio, kind="stable")
     pooled = np.cumsum((p + q)[order]) / 2
     best = (0.0, 1)
-    for k in (*CELL_COUNTS, len(outputs)):
+    one_per_output = (len(outputs),) if len(outputs) <= MAX_ORACLE_CELLS else ()  # memory: orders x cells
+    for k in (*CELL_COUNTS, *one_per_output):
         cuts = np.searchsorted(pooled, np.linspace(0.0, 1.0, k + 1)[1:-1], side="left")
         groups = (
             np.split(order, np.unique(np.clip(cuts + 1, 1, len(order) - 1)))

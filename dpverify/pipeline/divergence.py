@@ -82,13 +82,23 @@ def cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha: float) -> CellR
 def _proportional_fit(w, lo, hi):
     """``clip(s w, lo, hi)`` with ``s`` such that it sums to 1 (``lo.sum() <= 1 <= hi.sum()``).
 
-    The sum is piecewise linear and non-decreasing in ``s`` with breakpoints ``lo / w`` and
-    ``hi / w``: evaluated at every breakpoint, it crosses 1 on one segment, where ``s`` is
-    interpolated exactly.
+    The sum is piecewise linear and non-decreasing in ``s`` with breakpoints ``a = lo / w`` and
+    ``b = hi / w``: at ``t`` it is ``sum_{a > t} lo + t sum_{a <= t < b} w + sum_{b <= t} hi``,
+    evaluated at every breakpoint from sorted cumulative sums (time ``k log k``, memory ``k``); it
+    crosses 1 on one segment, where ``s`` is interpolated exactly.
     """
     w = np.maximum(w, FLOOR)
-    breaks = np.unique(np.concatenate([lo / w, hi / w]))
-    sums = np.clip(breaks[:, None] * w, lo, hi).sum(axis=1)
+    a, b = lo / w, hi / w
+    order_a, order_b = np.argsort(a, kind="stable"), np.argsort(b, kind="stable")
+    a_sorted, b_sorted = a[order_a], b[order_b]
+    lo_cum = np.concatenate([[0.0], np.cumsum(lo[order_a])])  # lo of the smallest a's
+    wa_cum = np.concatenate([[0.0], np.cumsum(w[order_a])])
+    hi_cum = np.concatenate([[0.0], np.cumsum(hi[order_b])])
+    wb_cum = np.concatenate([[0.0], np.cumsum(w[order_b])])
+    breaks = np.unique(np.concatenate([a, b]))
+    at_most_a = np.searchsorted(a_sorted, breaks, side="right")  # a <= t
+    at_most_b = np.searchsorted(b_sorted, breaks, side="right")  # b <= t
+    sums = (lo_cum[-1] - lo_cum[at_most_a]) + breaks * (wa_cum[at_most_a] - wb_cum[at_most_b]) + hi_cum[at_most_b]
     j = int(np.searchsorted(sums, 1.0, side="left"))
     if j == 0:
         scale = breaks[0]
