@@ -511,11 +511,11 @@ def test_a_claim_result_replays_in_its_form_and_pairs_are_audited_in_it():
 
 def test_the_renyi_bound_on_many_cells_takes_memory_linear_in_the_cells():
     """Detects a quadratic step in the region's minimisation (a breakpoint-by-cell matrix: 33.8 GiB for the
-    oracle of a 38,000-output histogram): 200,000 cells take a few arrays of 200,000 floats."""
+    oracle of a 38,000-output histogram; 20 GB here): 50,000 cells take a few arrays of 50,000 floats."""
     import tracemalloc
 
     rng = np.random.default_rng(0)
-    k = 200_000
+    k = 50_000
     p, q = rng.dirichlet(np.ones(k)), rng.dirichlet(np.ones(k))
     region = cell_region(p * 1e9, q * 1e9, 1e9, 1e9, 0.05)
     tracemalloc.start()
