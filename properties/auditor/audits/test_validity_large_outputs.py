@@ -272,3 +272,44 @@ def test_audit_samples_certifies_on_the_rest_only():
     assert result.n_selection == n_selection
     assert result.event.count_x == result.event.count_x_prime
     assert not result.violation
+
+
+def _kary_exact(kind: str) -> dpverify.PrivacyClaim:
+    """The exact rho or mu of k-ary randomized response between inputs 0 and 1 (the other k - 2 labels have
+    likelihood ratio 1 and are summed into one output, which changes no divergence or level set)."""
+    mechanism = CASES["k-ary-1e4"][0]
+    rest = (1 - mechanism.keep) / (mechanism.k - 1)
+    pmf_x = {0: mechanism.keep, 1: rest, "rest": rest * (mechanism.k - 2)}
+    pmf_x_prime = {0: rest, 1: mechanism.keep, "rest": rest * (mechanism.k - 2)}
+    loss = dpverify.exact_privacy_loss(pmf_x, pmf_x_prime)
+    return dpverify.PrivacyClaim.zcdp(loss.rho) if kind == "zcdp" else dpverify.PrivacyClaim.gdp(loss.mu)
+
+
+@pytest.mark.parametrize("kind", ["zcdp", "gdp"])
+@pytest.mark.parametrize("driver", ["audit", "search_audit"])
+def test_no_false_alarms_at_an_exact_claim_of_another_kind_on_a_large_output_space(driver, kind, thorough, suite_alpha):
+    """The claim kinds at their exact value on k-ary randomized response over 10^4 labels (10 audits; 200 under
+    the thorough profile), held to the ``1 - suite_alpha`` quantile of Bin(N, 0.05).
+
+    Detects: the plain audit certifying a zCDP claim on its selection samples (the cells are fitted to the
+    selection's log likelihood ratios of 10^4 labels, so on those samples they look far apart: 10 of 10 flagged,
+    limit 6; seen failing), and the same reuse for a Gaussian DP claim's events. False failure <= 1e-6.
+    """
+    mechanism = CASES["k-ary-1e4"][0]
+    claim = _kary_exact(kind)
+    n = 200 if thorough else 10
+    pairs = [(0, 1), (1, 0)]
+
+    def run(seed) -> bool:
+        if driver == "audit":
+            return dpverify.audit(mechanism, 0, 1, claim=claim, n_samples=N_SAMPLES, alpha=ALPHA, seed=seed).violation
+        return dpverify.search_audit(
+            mechanism, pairs, claim=claim, n_samples=N_SAMPLES, alpha=ALPHA, seed=seed
+        ).violation
+
+    with _quiet():
+        violations = sum(run(s) for s in _seeds(driver, kind, n))
+    limit = stats.binom.isf(suite_alpha, n, ALPHA)
+    assert violations <= limit, (
+        f"{driver} ({kind}): {violations} of {n} audits flagged an exact claim (limit {limit:g})"
+    )
