@@ -150,7 +150,7 @@ class AuditThroughputRatio:
     track_ratio.unit = "audit rate / sample() rate"
 
 
-#: The floating-point Laplace audit of issue 30, ``audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0,
+#: The floating-point Laplace audit, ``audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0,
 #: n_samples=1e8, seed=1)``: its selection freezes events of the mantissa and classifier families, whose
 #: certification counts once ran at half the sampling rate (0.22 of it on CPU time at load, before the
 #: compiled classifier score of dpverify.pipeline.counting.count_scores; 0.61 after).

@@ -69,7 +69,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
-from ..pipeline.selection import predicted_bounds, select
+from ..pipeline.selection import predicted_bounds
 from ..protocols import check_mechanism
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sizes
@@ -485,26 +485,17 @@ def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool =
             _draw_more(pair, size, round_index, mechanism, common)
         with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
             warnings.simplefilter("ignore", UserWarning)
-            if final and context["claim"].kind != "dp":
+            if final:  # the chosen pair's events (or cells), selected in the claim's form with every family asked for
+                final_options = replace(
+                    context["options"], event_families=context["final_families"], float_events=context["float_events"]
+                )
                 pair.selection = select_for_claim(
                     pair.samples_x,
                     pair.samples_x_prime,
                     claim=context["claim"],
                     n_certification=context["n_certification"],
                     alpha=context["alpha"],
-                    options=context["options"],
-                    inputs=(pair.x, pair.x_prime),
-                )
-            elif final:
-                pair.selection = select(
-                    pair.samples_x,
-                    pair.samples_x_prime,
-                    n_certification=context["n_certification"],
-                    epsilon=context["epsilon"],
-                    delta=context["delta"],
-                    alpha=context["alpha"],
-                    event_families=context["final_families"],
-                    float_events=context["float_events"],
+                    options=final_options,
                     inputs=(pair.x, pair.x_prime),
                 )
             else:

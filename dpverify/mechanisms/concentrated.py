@@ -16,7 +16,7 @@ Broken on purpose, in the claim kinds an (epsilon, delta) audit cannot see:
 
 - :class:`PermuteAndFlip` (McKenna and Sheldon 2020) is epsilon-DP but not epsilon-bounded
   range; :class:`BoundedRangePermuteAndFlip` states the bounded-range ``epsilon^2 / 8``-zCDP
-  anyway, the claim OpenDP issue #2911 found in a library (true rho 2.6x the claim at
+  anyway, the claim OpenDP's GitHub issue #2911 (opendp/opendp, 2026) found in a library (true rho 2.6x the claim at
   epsilon = 1 on utilities (0, 1) against (1, 0)); every (epsilon, delta) point derived from
   that rho holds;
 - :class:`ZCDPGaussian` adds the noise of a rho-zCDP Gaussian; with ``claim_factor`` it
@@ -182,7 +182,7 @@ class BoundedRangePermuteAndFlip(PermuteAndFlip):
     epsilon = 1 (3.2 at 0.5). The claim it states is a zCDP claim, audited as zCDP.
     """
 
-    claim_source = "claimed as bounded range (the OpenDP #2911 mistake)"
+    claim_source = "claimed as bounded range (the mistake of OpenDP's GitHub issue #2911)"
 
     @property
     def claim(self) -> PrivacyClaim:

@@ -50,7 +50,7 @@ FAMILY_ORDER = [
     "mantissa",
     "reachability",
     "classifier",
-    "learned",  # the opt-in families (issue 28) come last: out of the default set, no seeded result moves
+    "learned",  # the opt-in families come last: out of the default set, no seeded result moves
     "learned-trees",
     "product",
 ]

@@ -1,7 +1,7 @@
 """Input domains: a neighbour generator given the mechanism's domain never proposes a pair outside it.
 
 A mechanism whose inputs live on a grid (here sums of values on a 2^-10 grid) may do anything off the
-grid; an audit that flags it there has found nothing about its claim (issue 28; DP-Sniper clips its
+grid; an audit that flags it there has found nothing about its claim (DP-Sniper, Bichsel et al. 2021, clips its
 patterns to a declared range and type). :class:`dpverify.neighbours.InputDomain` moves every pair into
 the domain, keeping the difference within the relation, or drops it.
 """

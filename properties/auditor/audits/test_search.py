@@ -335,7 +335,7 @@ def test_value_verdict_is_a_values_only_search():
     search with float_events=False certifies (its pair, its bound), not the value events of the float pair.
 
     Detects: screening that ranks pairs by the largest bound of any family and certifies the value events on
-    the float winner only (issue 28: noisy max returning its value, 0.113 instead of 0.238). Without the
+    the float winner only (noisy max returning its value, Lyu, Su and Li 2017: 0.113 instead of 0.238). Without the
     value track the value verdict here is on (0, 1), about the claim; it fails. Deterministic at its seed.
     """
     pairs = [(0.0, 1.0), (10.0, 11.0)]

@@ -1,4 +1,4 @@
-"""Learned events over the whole output, and product events for tuple outputs (issue 28).
+"""Learned events over the whole output, and product events for tuple outputs.
 
 - ``learned`` (:mod:`dpverify.events.learned`): a logistic score over features that matter for DP
   outputs (coordinates, where each marker value sits, counts of markers and of -inf/inf/NaN, order
@@ -106,7 +106,7 @@ def test_learned_trees_skip_with_a_note_without_sklearn(monkeypatch):
 
 
 def test_learned_trees_separate_when_sklearn_is_there():
-    pytest.importorskip("sklearn")
+    pytest.importorskip("sklearn", reason="the learned-trees family needs scikit-learn (the 'learned' extra)")
     result = dpverify.audit(
         SparseVectorValues(1.0), *HALF_HALF, epsilon=0.1, n_samples=100_000, seed=5, event_families=["learned-trees"]
     )
