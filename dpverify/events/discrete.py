@@ -91,10 +91,25 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
     hx, hxp = len(sel_x) // 2, len(sel_x_prime) // 2
     if min(hx, hxp) < 1:
         return Candidates.empty()
-    a_rank = _counts(sel_x[:hx], k)
-    b_rank = _counts(sel_x_prime[:hxp], k)
-    a = _counts(sel_x[hx:], k) * (len(sel_x) / (len(sel_x) - hx))
-    b = _counts(sel_x_prime[hxp:], k) * (len(sel_x_prime) / (len(sel_x_prime) - hxp))
+    halves_x = (_counts(sel_x[:hx], k), _counts(sel_x[hx:], k))
+    halves_x_prime = (_counts(sel_x_prime[:hxp], k), _counts(sel_x_prime[hxp:], k))
+    return level_sets_of_counts(halves_x, halves_x_prime, len(sel_x), len(sel_x_prime), outputs.labels)
+
+
+def level_sets_of_counts(halves_x, halves_x_prime, n_x: int, n_x_prime: int, labels) -> Candidates:
+    """:func:`level_set_events` from the code counts of each half of each group.
+
+    ``halves_x = (counts of codes 0..k-1 in sel_x[:n_x // 2], in sel_x[n_x // 2:])`` (int64), and
+    likewise for x'; ``labels`` describe the k codes. For families that count codes without
+    encoding every output (:mod:`dpverify.events._float_kernels`).
+    """
+    k = len(labels)
+    hx, hxp = n_x // 2, n_x_prime // 2
+    if min(hx, hxp) < 1:
+        return Candidates.empty()
+    a_rank, b_rank = halves_x[0], halves_x_prime[0]
+    a = halves_x[1] * (n_x / (n_x - hx))
+    b = halves_x_prime[1] * (n_x_prime / (n_x_prime - hxp))
     seen = np.flatnonzero(a_rank + b_rank)
     if len(seen) < 2:
         return Candidates.empty("fewer than two distinct outputs in the selection samples")
@@ -109,7 +124,7 @@ def level_set_events(sel_x, sel_x_prime, outputs) -> Candidates:
             codes = ranked[:size]
             events.append(
                 Event(
-                    f"output in {_label_text(outputs.labels, codes)} "
+                    f"output in {_label_text(labels, codes)} "
                     f"(the {size} most likely under {label} relative to the other input)",
                     "level-set",
                     CodeSet.of(codes, k),

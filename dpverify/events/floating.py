@@ -45,8 +45,9 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..support import arrays
+from . import _float_kernels
 from .candidates import Candidates, CodeBook, relabel
-from .discrete import level_set_events
+from .discrete import level_set_events, level_sets_of_counts
 
 __all__ = [
     "FLOATING_FAMILIES",
@@ -215,6 +216,8 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """
     if not _scalar_real(outputs, sel_x) or _integers(outputs):
         return Candidates.empty("needs scalar floating-point outputs")
+    if _compiled(sel_x, sel_x_prime):
+        return _mantissa_events_compiled(sel_x, sel_x_prime)
     head, low = _bit_fields(np.concatenate([sel_x[:, 0], sel_x_prime[:, 0]]))  # both groups at once
     exponent = head & np.uint16(0x7FF)
     finite = exponent != 0x7FF  # not inf (nor NaN)
@@ -234,6 +237,59 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     view = CodeBook([_describe_code(int(c), top) for c in seen])
     dense = lookup[codes]  # encode(sel_x), encode(sel_x_prime), as one array
     found = level_set_events(dense[: len(sel_x)], dense[len(sel_x) :], view)
+    return relabel(found, encode, "mantissa", "mantissa code")
+
+
+def _compiled(sel_x, sel_x_prime) -> bool:
+    """Whether the selection counts go to :mod:`._float_kernels` (large selections of doubles)."""
+    return (
+        len(sel_x) + len(sel_x_prime) >= _float_kernels.MIN_COMPILED_SELECTION
+        and sel_x.dtype == np.float64
+        and sel_x_prime.dtype == np.float64
+    )
+
+
+def _half_counts(kernel, *arguments, group, shape):
+    """``kernel(group, ..., split, counts)``'s counts of the two halves of ``group`` (split at len // 2)."""
+    counts = np.zeros(shape, dtype=np.int64)
+    kernel(group, *arguments, len(group) // 2, counts)
+    return counts
+
+
+def _mantissa_events_compiled(sel_x, sel_x_prime) -> Candidates:
+    """:func:`mantissa_events` from the bit-field histograms of :func:`._float_kernels.bit_field_counts`.
+
+    Each bin (sign and exponent field, last :data:`MAX_TRAILING_ZEROS` bits) has one mantissa code
+    once the largest finite binade is known, so the code counts of each half are sums of bins.
+    """
+    shape = (2, 1 << _float_kernels.FIELD_BITS)
+    fields = [
+        _half_counts(_float_kernels.bit_field_counts, group=np.ascontiguousarray(g[:, 0]).view(np.uint64), shape=shape)
+        for g in (sel_x, sel_x_prime)
+    ]
+    field = np.arange(shape[1], dtype=np.int64)
+    head, low = field >> _float_kernels.LOW_BITS, field & ((1 << MAX_TRAILING_ZEROS) - 1)
+    exponent = head & 0x7FF
+    occurs = (fields[0].sum(axis=0) + fields[1].sum(axis=0)) > 0
+    finite = occurs & (exponent != 0x7FF)
+    if not finite.any():
+        return Candidates.empty()
+    top = int(exponent[finite].max())
+    codes = _codes_of_fields(head, low, top, np.int64)  # the mantissa code of each bin
+    seen = np.unique(codes[finite])
+    if seen.size < 2:
+        return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
+    lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
+    lookup[seen] = np.arange(seen.size, dtype=np.int64)
+    encode = MantissaCoder(lookup, top)
+    view = CodeBook([_describe_code(int(c), top) for c in seen])
+    dense = lookup[codes]
+    known = dense >= 0  # codes of infinities and NaN were never seen among finite outputs
+    halves = [
+        tuple(np.bincount(dense[known], weights=part[known], minlength=seen.size).astype(np.int64) for part in f)
+        for f in fields
+    ]
+    found = level_sets_of_counts(halves[0], halves[1], len(sel_x), len(sel_x_prime), view.labels)
     return relabel(found, encode, "mantissa", "mantissa code")
 
 
@@ -333,7 +389,18 @@ def reachability_events(sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
         "y - x and y - x' both exact",
     ]
     view = CodeBook(names)
-    found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
+    if _compiled(sel_x, sel_x_prime):
+        halves = [
+            tuple(
+                _half_counts(
+                    _float_kernels.reachability_counts, x, x_prime, group=np.ascontiguousarray(g), shape=(2, 4)
+                )
+            )
+            for g in (sel_x, sel_x_prime)
+        ]
+        found = level_sets_of_counts(halves[0], halves[1], len(sel_x), len(sel_x_prime), names)
+    else:
+        found = level_set_events(encode(sel_x), encode(sel_x_prime), view)
     if not found.events:
         return Candidates.empty("every output falls in one reachability cell (no rounding marks)")
     return relabel(found, encode, "reachability", "reachability code")

@@ -61,7 +61,7 @@ import numpy as np
 from ..events.classifier import FEATURE_CLIP, ClassifierScore
 from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
 from ..events.indicators import counted_as
-from ._lazy_jit import njit  # numba is imported at the first compiled count
+from ..support._lazy_jit import njit  # numba is imported at the first compiled count
 
 __all__ = ["CompiledCounter", "compile_counter", "MIN_COMPILED_OUTPUTS"]
 

@@ -1,0 +1,86 @@
+"""Compiled selection counts of the floating-point families (:mod:`dpverify.events.floating`).
+
+The mantissa and reachability families reduce every selection output to a small code and then
+only need the code counts of each half of each group (the level sets of
+:func:`dpverify.events.discrete.level_set_events` rank on one half and count on the other). With
+numpy, each step (the bit fields, two table lookups, the dense index, TwoSum's four operations)
+makes an array the size of the selection sample: 10-25 ns per output at 2e6 outputs per input. The
+kernels here read each output once and keep only histograms:
+
+* :func:`bit_field_counts` counts the (sign and exponent field, last three mantissa bits) pattern
+  of each double, 2^15 bins per half: the mantissa code of every bin, which depends on the largest
+  binade seen, is read afterwards from the histogram, so one pass suffices;
+* :func:`reachability_counts` counts the four cells ``2 [y - x exact] + [y - x' exact]`` (TwoSum,
+  as :func:`dpverify.events.floating.difference_is_exact`).
+
+The counts are integers and every test is the IEEE operation numpy makes, so the candidates are
+those of the numpy path, bit for bit (tested on random doubles with signed zeros, infinities, NaN
+and subnormals). They are used from :data:`MIN_COMPILED_SELECTION` selection outputs on, where the
+audit's certification loads numba anyway (:data:`dpverify.pipeline.counting.MIN_COMPILED_OUTPUTS`).
+
+References
+----------
+I. Mironov, "On significance of the least significant bits for differential privacy", CCS 2012
+(Section 3: the low-order bits of a rounded sum).
+D. E. Knuth, *The Art of Computer Programming*, vol. 2, 3rd ed. (1997), Section 4.2.2, Theorem B
+(TwoSum: the rounding error of a sum, exactly).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..support._lazy_jit import njit  # numba is imported at the first compiled count
+
+__all__ = ["MIN_COMPILED_SELECTION", "FIELD_BITS", "LOW_BITS", "bit_field_counts", "reachability_counts"]
+
+#: Selection outputs (both inputs together) from which the floating-point families count with the
+#: kernels: 2e6, the default selection of an audit of 1e7 samples per input, whose certification
+#: (9e6 outputs per input) counts with compiled kernels too, so numba is loaded anyway.
+MIN_COMPILED_SELECTION = 2_000_000
+#: Low mantissa bits read per output (floating.MAX_TRAILING_ZEROS must equal it).
+LOW_BITS = 3
+#: Bins of :func:`bit_field_counts`: the 12 sign and exponent bits, then the last LOW_BITS bits.
+FIELD_BITS = 12 + LOW_BITS
+
+
+@njit(cache=True, nogil=True)
+def bit_field_counts(bits, split, counts):
+    """Add ``((bits >> 52) << 3) | (bits & 7)`` of ``bits[:split]`` to ``counts[0]``, of the rest to ``counts[1]``.
+
+    ``bits`` are float64 bit patterns (uint64, 1-D); ``counts`` is (2, 2^15) int64.
+    """
+    n = bits.shape[0]
+    for half in range(2):
+        start = 0 if half == 0 else split
+        stop = split if half == 0 else n
+        histogram = counts[half]
+        for r in range(start, stop):
+            pattern = bits[r]
+            histogram[np.int64(((pattern >> np.uint64(52)) << np.uint64(3)) | (pattern & np.uint64(7)))] += 1
+
+
+@njit(cache=True, nogil=True)
+def reachability_counts(values, x, x_prime, split, counts):
+    """Add the cell ``2 [y - x exact] + [y - x' exact]`` (every coordinate) of the rows of ``values``.
+
+    Rows before ``split`` go to ``counts[0]``, the others to ``counts[1]`` ((2, 4) int64). A
+    difference is exact when TwoSum's error is zero and the rounded difference finite (NaN and
+    infinities are not exact), as :func:`dpverify.events.floating.difference_is_exact` decides.
+    """
+    n, d = values.shape
+    for r in range(n):
+        exact_x, exact_x_prime = True, True
+        for k in range(d):
+            y = values[r, k]
+            c = -x[k]
+            s = y + c
+            bb = s - y
+            err = (y - (s - bb)) + (c - bb)
+            exact_x = exact_x & (np.isfinite(s) & (err == 0.0))
+            c = -x_prime[k]
+            s = y + c
+            bb = s - y
+            err = (y - (s - bb)) + (c - bb)
+            exact_x_prime = exact_x_prime & (np.isfinite(s) & (err == 0.0))
+        counts[0 if r < split else 1, 2 * np.int64(exact_x) + np.int64(exact_x_prime)] += 1

@@ -1,0 +1,133 @@
+"""The compiled selection counts of the floating-point families (dpverify.events._float_kernels).
+
+Deterministic: each kernel against its numpy reference on random doubles that mix ordinary
+values with signed zeros, infinities, NaN (several payloads), subnormals and raw bit patterns,
+and each family's candidates (descriptions, counts, frozen coder) with and without the kernels.
+No statistical assertion (no false-alarm rate to state).
+"""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from dpverify.events import _float_kernels, floating
+from dpverify.events.floating import ReachabilityCoder, mantissa_events, reachability_events
+
+SPECIAL = np.array(
+    [0.0, -0.0, np.inf, -np.inf, np.nan, -np.nan, 5e-324, -5e-324, 2.0**-1022, 2.0**-1030, 1.0, -1.0, 1.5, 0.375],
+    dtype=np.float64,
+)
+
+
+def _doubles(rng, n: int, d: int = 1) -> np.ndarray:
+    """Laplace noise around 0 and 1, with special values and raw bit patterns mixed in, (n, d)."""
+    values = rng.choice([0.0, 1.0], size=(n, d)) + rng.laplace(scale=rng.choice([1e-3, 1.0, 10.0]), size=(n, d))
+    special = rng.random((n, d)) < 0.05
+    values[special] = rng.choice(SPECIAL, size=int(special.sum()))
+    raw = rng.random((n, d)) < 0.02
+    values[raw] = rng.integers(0, 2**63, size=int(raw.sum()), dtype=np.uint64).view(np.float64) * rng.choice(
+        [-1.0, 1.0], size=int(raw.sum())
+    )
+    payload = rng.random((n, d)) < 0.005  # NaN with other payloads than numpy's own
+    values[payload] = (np.uint64(0x7FF0000000000001) + rng.integers(0, 1000, int(payload.sum()), dtype=np.uint64)).view(
+        np.float64
+    )
+    return values
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_bit_field_counts_match_numpy(seed):
+    """Detects: a lost low bit (``& 3``), a lost sign bit (``>> 52`` masked to 11 bits), rows at the
+    split counted in the first half."""
+    rng = np.random.default_rng(seed)
+    bits = _doubles(rng, 3001)[:, 0].view(np.uint64)
+    split = int(rng.integers(0, len(bits) + 1))
+    counts = np.zeros((2, 1 << _float_kernels.FIELD_BITS), dtype=np.int64)
+    _float_kernels.bit_field_counts(bits, split, counts)
+    fields = ((bits >> np.uint64(52)) << np.uint64(3)) | (bits & np.uint64(7))
+    for half, part in enumerate((fields[:split], fields[split:])):
+        expected = np.bincount(part.astype(np.int64), minlength=1 << _float_kernels.FIELD_BITS)
+        np.testing.assert_array_equal(counts[half], expected)
+
+
+@pytest.mark.parametrize("d", [1, 3])
+@pytest.mark.parametrize("seed", range(3))
+def test_reachability_counts_match_numpy(seed, d):
+    """Detects: the cells of x and x' swapped, coordinates joined by "any" instead of "all", an
+    infinite or NaN difference counted exact."""
+    rng = np.random.default_rng(seed)
+    values = _doubles(rng, 2000, d)
+    x, x_prime = rng.choice(SPECIAL[np.isfinite(SPECIAL)], size=d), rng.laplace(size=d)
+    split = len(values) // 3
+    counts = np.zeros((2, 4), dtype=np.int64)
+    _float_kernels.reachability_counts(values, x, x_prime, split, counts)
+    cells = ReachabilityCoder(x, x_prime)(values)
+    for half, part in enumerate((cells[:split], cells[split:])):
+        np.testing.assert_array_equal(counts[half], np.bincount(part, minlength=4))
+
+
+#: What the families read of the audit's code book for real outputs (the code book itself refuses NaN,
+#: which the families are checked on too).
+REAL_OUTPUTS = SimpleNamespace(kind="real", storage="real")
+
+
+def _candidates(family, sel_x, sel_x_prime, monkeypatch, compiled: bool, **options):
+    with monkeypatch.context() as patch:
+        patch.setattr(_float_kernels, "MIN_COMPILED_SELECTION", 0 if compiled else 1 << 62)
+        found = family(sel_x, sel_x_prime, REAL_OUTPUTS, **options)
+    return found
+
+
+def _same_candidates(a, b):
+    assert [e.description for e in a.events] == [e.description for e in b.events]
+    assert a.skipped == b.skipped
+    for ca, cb in ((a.counts_x, b.counts_x), (a.counts_x_prime, b.counts_x_prime)):
+        assert np.asarray(ca).dtype == np.asarray(cb).dtype
+        np.testing.assert_array_equal(ca, cb)
+
+
+def _mixtures(seed):
+    rng = np.random.default_rng(seed)
+    yield _doubles(rng, 1500), _doubles(rng, 1701)
+    snapped = np.round(rng.laplace(size=(2000, 1)) / 2.0**-20) * 2.0**-20  # both signed zeros occur
+    yield snapped, snapped[::-1] + 1.0
+    yield np.full((40, 1), np.inf), np.full((41, 1), -np.inf)  # no finite output
+    yield np.full((40, 1), 1.0), np.full((41, 1), 1.0 + 2.0**-52 * 8)  # one code
+    yield np.full((1, 1), 0.5), np.full((1, 1), 0.25)  # halves of no output
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_mantissa_events_compiled_equal_numpy(seed, monkeypatch):
+    """Detects: the top binade read from infinities or NaN too, codes of unseen bins counted, the
+    halves of a group swapped (the level sets rank on the first half and count on the second)."""
+    for sel_x, sel_x_prime in _mixtures(seed):
+        numpy_found = _candidates(mantissa_events, sel_x, sel_x_prime, monkeypatch, compiled=False)
+        compiled = _candidates(mantissa_events, sel_x, sel_x_prime, monkeypatch, compiled=True)
+        _same_candidates(compiled, numpy_found)
+        for e, f in zip(compiled.events, numpy_found.events):
+            coder, reference = e.indicator.encoder, f.indicator.encoder
+            assert coder.top_binade == reference.top_binade
+            np.testing.assert_array_equal(coder.lookup, reference.lookup)
+            np.testing.assert_array_equal(e.indicator(sel_x), f.indicator(sel_x))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_reachability_events_compiled_equal_numpy(seed, monkeypatch):
+    """Detects: the halves or the inputs' cells swapped in the compiled counts."""
+    for sel_x, sel_x_prime in _mixtures(seed):
+        for inputs in ((0.0, 1.0), (1.0, 0.0), (0.5, -3.0)):
+            numpy_found = _candidates(reachability_events, sel_x, sel_x_prime, monkeypatch, False, inputs=inputs)
+            compiled = _candidates(reachability_events, sel_x, sel_x_prime, monkeypatch, True, inputs=inputs)
+            _same_candidates(compiled, numpy_found)
+
+
+def test_the_kernels_serve_large_selections_only():
+    """Detects: small audits loading numba for their selection (0.2-0.5 s per process)."""
+    small = np.zeros((1000, 1))
+    assert not floating._compiled(small, small)
+    large = np.zeros((_float_kernels.MIN_COMPILED_SELECTION // 2, 1))
+    assert floating._compiled(large, large)
+    assert not floating._compiled(large.astype(np.float32), large.astype(np.float32))
