@@ -52,7 +52,7 @@ import numpy as np
 from ..support import arrays
 from .candidates import Candidates, Event
 from .indicators import AtLeast, Below
-from .thresholds import nearest_quantiles
+from .thresholds import nearest_quantiles, signed_zeros_mixed
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -110,6 +110,9 @@ MIN_FIT_SAMPLES = 2_000
 #: Elements of the (rows x (features + width)) arrays scored at once (32 MiB of float64; the
 #: wide features hold about four such arrays while they are computed).
 SCORE_ELEMENTS = 1 << 22
+#: Rows of scalar real outputs scored at once by :class:`ClassifierScore` (their 2 features x 4,096 rows
+#: stay below OpenBLAS's default threshold for threading a matrix-vector product, 2,304 x 4 elements).
+SCALAR_SCORE_ROWS = 4096
 
 
 def feature_count(width: int) -> int:
@@ -247,6 +250,27 @@ class LogisticScore:
         return z @ self.weights + self.intercept
 
 
+#: Rows per matrix-vector product in :func:`row_products`.
+ROW_PRODUCT_ROWS = 4096
+
+
+def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """``A @ v`` for a matrix ``A`` of many rows, :data:`ROW_PRODUCT_ROWS` rows per product.
+
+    Each row's value is its own dot product, whatever rows are computed with it (tested), so
+    this is ``A @ v`` bit for bit; the products stay below OpenBLAS's threshold for threading,
+    whose threads cost more than they save on a busy machine. (A product that *sums over* rows,
+    such as ``A.T @ r``, is split over threads by OpenBLAS and is left whole: splitting it
+    otherwise would change its rounding.)
+    """
+    if len(A) <= ROW_PRODUCT_ROWS:
+        return A @ v
+    out = np.empty(len(A))
+    for start in range(0, len(A), ROW_PRODUCT_ROWS):
+        out[start : start + ROW_PRODUCT_ROWS] = A[start : start + ROW_PRODUCT_ROWS] @ v
+    return out
+
+
 def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> LogisticScore:
     """Ridge-penalized logistic regression of "input was x" by Newton's method (IRLS).
 
@@ -277,12 +301,13 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> 
     penalty = RIDGE * len(A) * np.ones(k)
     penalty[-1] = 0.0
     penalty[:-1][~keep] = 1.0  # pins constant features at 0
+    weighted = np.empty_like(A)  # A * w[:, None], refilled at each step
     for _ in range(MAX_NEWTON_STEPS):
-        eta = np.clip(A @ beta, -30, 30)
+        eta = np.clip(row_products(A, beta), -30, 30)
         p = 1.0 / (1.0 + np.exp(-eta))
         w = p * (1 - p)
         gradient = A.T @ (y - p) - penalty * beta
-        hessian = (A * w[:, None]).T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
+        hessian = np.multiply(A, w[:, None], out=weighted).T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -344,9 +369,14 @@ class ClassifierScore:
     def __call__(self, group) -> np.ndarray:
         n = len(group)
         out = np.empty(n)
-        block = self.block_rows
-        for start in range(0, n, block):
-            stop = min(n, start + block)
+        # Scalar outputs are featurized and scored SCALAR_SCORE_ROWS at a time: the temporaries stay in
+        # cache, and the row products stay below OpenBLAS's threading threshold (threads cost more than
+        # they save on a busy machine). Each row's score is its own dot product, so the chunking leaves
+        # every value unchanged (tested against whole blocks).
+        scalar = self.label_table is None and self.width == 1
+        chunk = min(SCALAR_SCORE_ROWS, self.block_rows) if scalar else self.block_rows
+        for start in range(0, n, chunk):
+            stop = min(n, start + chunk)
             out[start:stop] = self.model(self.features(group[start:stop]))
         return out
 
@@ -389,7 +419,12 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
         return Candidates.empty()
     score = ClassifierScore(model, table, width)
     scores_x, scores_xp = score(sel_x), score(sel_x_prime)
-    sx, sxp = np.sort(scores_x), np.sort(scores_xp)
+    if signed_zeros_mixed(scores_x, scores_xp):  # numpy's quantiles read the unsorted scores then
+        sx, sxp = np.sort(scores_x), np.sort(scores_xp)
+    else:  # sorted in place: nearest_quantiles reads the sorted groups alone
+        scores_x.sort()
+        scores_xp.sort()
+        sx, sxp = scores_x, scores_xp
     thresholds = np.unique(nearest_quantiles(scores_x, scores_xp, sx, sxp, THRESHOLD_QUANTILES))
     below_x = np.searchsorted(sx, thresholds, side="left")
     below_xp = np.searchsorted(sxp, thresholds, side="left")

@@ -14,6 +14,7 @@ import numpy as np
 import pytest
 
 from dpverify.events import _float_kernels, floating
+from dpverify.events.classifier import ClassifierScore, fit_logistic_score, output_features, row_products
 from dpverify.events.floating import ReachabilityCoder, mantissa_events, reachability_events
 
 SPECIAL = np.array(
@@ -131,3 +132,26 @@ def test_the_kernels_serve_large_selections_only():
     large = np.zeros((_float_kernels.MIN_COMPILED_SELECTION // 2, 1))
     assert floating._compiled(large, large)
     assert not floating._compiled(large.astype(np.float32), large.astype(np.float32))
+
+
+@pytest.mark.parametrize("shape", [(1, 3), (4096, 2), (4097, 3), (10_001, 2), (20_000, 7)])
+def test_row_products_equal_the_whole_product(shape):
+    """Detects: a row product computed otherwise than by the BLAS call numpy makes for the whole
+    matrix (``(A * v).sum(axis=1)`` rounds differently), rows lost or shifted at chunk edges."""
+    rng = np.random.default_rng(shape[0])
+    A = rng.standard_normal(shape) * rng.choice([1e-300, 1.0, 1e300], size=shape)
+    A[rng.random(shape) < 0.01] = -0.0
+    v = rng.standard_normal(shape[1])
+    np.testing.assert_array_equal((A @ v).view(np.uint64), row_products(A, v).view(np.uint64))
+
+
+def test_scalar_scores_in_chunks_equal_whole_blocks():
+    """Detects: the classifier's score of scalar outputs changing with the rows scored together
+    (its thresholds are frozen events: a changed score would change seeded results)."""
+    rng = np.random.default_rng(5)
+    group = _doubles(rng, 30_000)
+    group[np.isnan(group)] = 0.5  # outputs are never NaN
+    model = fit_logistic_score(output_features(group[:2000]), output_features(rng.laplace(size=(2000, 1)) + 1))
+    score = ClassifierScore(model)
+    whole = model(output_features(group))
+    np.testing.assert_array_equal(score(group).view(np.uint64), whole.view(np.uint64))
