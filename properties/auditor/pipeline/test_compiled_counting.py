@@ -297,3 +297,24 @@ def test_classifier_scores_of_scalar_doubles_count_identically(mechanism):
     ]
     for raw in blocks:
         np.testing.assert_array_equal(_compiled_counts(counter, indicators, raw), _numpy_counts(codec, indicators, raw))
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_scalar_kernel_counts_as_numpy_on_odd_doubles(seed):
+    """count_scalars (scalar doubles: thresholds, intervals, mantissa codes, reachability cells) on
+    blocks of random bit patterns, signed zeros, infinities and subnormals, across tile edges.
+
+    Detects: ``>=`` read as ``>``, a mantissa code read from the wrong tail bits, the lanes of a
+    histogram not merged, the last partial tile skipped, the reachability cells of x and x' swapped.
+    """
+    rng = np.random.default_rng(seed)
+    mechanism = FloatLaplaceMechanism(1.0)
+    sel_x, sel_xp = mechanism.sample(0.0, 5_000, rng), mechanism.sample(1.0, 5_000, rng)
+    odd = rng.integers(0, 2**64 - 1, size=3 * counting.SCALAR_TILE + 17, dtype=np.uint64).view(np.float64)
+    odd = np.where(np.isnan(odd), -0.0, odd)
+    blocks = [_with_specials(odd), _with_specials(mechanism.sample(1.0, counting.SCALAR_TILE + 3, rng))]
+    blocks.append(np.concatenate([sel_x, sel_xp]))  # holds every threshold and interval end exactly
+    counter = _check_all_candidates(sel_x, sel_xp, blocks, inputs=(0.0, 1.0))
+    assert counter.program["scalars"]
+    kinds = set(counter.program["projections"][:, 0].tolist())
+    assert {counting._MANTISSA, counting._REACHABILITY, counting._COORDINATE} <= kinds
