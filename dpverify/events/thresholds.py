@@ -156,10 +156,11 @@ def threshold_candidates(px, pxp, project, name: str) -> Candidates:
     sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
     sx.sort()
     sxp.sort()
-    if signed_zeros_mixed(px, pxp):  # numpy's own expression: its sort may return one sign for both zeros
+    grids = sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
+    if any(np.any(grid == 0) for grid in grids) and signed_zeros_mixed(px, pxp):
+        # a zero on a grid has the sign numpy's own expression gives it (its sort may return one sign
+        # for both zeros); any other grid value is the same double whichever sort found it
         grids = pooled_grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
-    else:
-        grids = sorted_grids(sx, sxp, THRESHOLD_POINTS, INTERVAL_POINTS)
     return threshold_events(sx, sxp, grids, project, name)
 
 

@@ -51,6 +51,12 @@ def _check_grids(px: np.ndarray, pxp: np.ndarray) -> None:
         assert all(_same_bits(f, p) for f, p in zip(fast, plain))
     candidates = thresholds.threshold_candidates(px, pxp, None, "v")
     assert all(e.description in _descriptions(plain) for e in candidates.events if e.family == "threshold")
+    # the frozen thresholds and interval ends are numpy's doubles, the sign of a zero included
+    assert _same_bits([e.indicator.threshold for e in candidates.events if e.description.startswith("v >= ")], plain[0])
+    intervals = [e.indicator for e in candidates.events if e.family == "interval"]
+    i, j = np.triu_indices(plain[1].size, k=2) if plain[1].size >= 3 else (np.zeros(0, int), np.zeros(0, int))
+    assert _same_bits([w.low for w in intervals], plain[1][i])
+    assert _same_bits([w.high for w in intervals], plain[1][j])
 
 
 def _descriptions(grids) -> set:
@@ -67,7 +73,8 @@ def _descriptions(grids) -> set:
 def test_threshold_grids_are_numpys(px, pxp):
     """The grids of thresholds and interval ends from the sorted groups equal numpy's on the pooled values.
 
-    Detects a grid read from sorted groups where both signed zeros occur (numpy's sort keeps one sign).
+    Detects a grid read from sorted groups where both signed zeros occur and a zero lies on the grid
+    (numpy's sort keeps one sign), and a grid point of another sign frozen into an event.
     """
     _check_grids(px, pxp)
 
