@@ -75,8 +75,15 @@ def clopper_pearson_lower(count, nobs, alpha):
     from scipy import special  # here: scipy.special costs 0.2 s to import
 
     count = np.asarray(count, dtype=float)
+    half = np.asarray(alpha, dtype=float) / 2
+    if count.ndim == 0 and np.ndim(nobs) == 0 and half.ndim == 0:  # one bound: no array bookkeeping
+        if count <= 0:
+            return np.asarray(0.0)
+        with np.errstate(invalid="ignore"):
+            value = float(special.betaincinv(count, nobs - count + 1, half))
+        return np.asarray(0.0 if math.isnan(value) else value)
     with np.errstate(invalid="ignore"):
-        value = special.betaincinv(count, nobs - count + 1, np.asarray(alpha, dtype=float) / 2)
+        value = special.betaincinv(count, nobs - count + 1, half)
     return np.where(count <= 0, 0.0, np.nan_to_num(value, nan=0.0))
 
 
@@ -90,8 +97,15 @@ def clopper_pearson_upper(count, nobs, alpha):
     from scipy import special  # here: scipy.special costs 0.2 s to import
 
     count = np.asarray(count, dtype=float)
+    half = np.asarray(alpha, dtype=float) / 2
+    if count.ndim == 0 and np.ndim(nobs) == 0 and half.ndim == 0:  # one bound: no array bookkeeping
+        if count >= nobs:
+            return np.asarray(1.0)
+        with np.errstate(invalid="ignore"):
+            value = float(special.betainccinv(count + 1, nobs - count, half))
+        return np.asarray(1.0 if math.isnan(value) else value)
     with np.errstate(invalid="ignore"):
-        value = special.betainccinv(count + 1, nobs - count, np.asarray(alpha, dtype=float) / 2)
+        value = special.betainccinv(count + 1, nobs - count, half)
     return np.where(count >= nobs, 1.0, np.nan_to_num(value, nan=1.0))
 
 

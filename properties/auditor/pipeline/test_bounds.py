@@ -208,3 +208,22 @@ def test_clopper_pearson_takes_real_valued_counts():
     assert float(clopper_pearson_lower(10, n, alpha)) < mid < float(clopper_pearson_lower(11, n, alpha))
     assert float(clopper_pearson_lower(0.0, n, alpha)) == 0.0
     assert float(clopper_pearson_upper(float(n), n, alpha)) == 1.0
+
+
+def test_one_bound_equals_the_same_bound_in_an_array():
+    """The scalar path of the Clopper-Pearson bounds gives the array path's doubles, as 0-d arrays.
+
+    Detects: a scalar count of 0 (or of ``nobs``) not pinned to 0 (to 1), a NaN from scipy not
+    mapped as the array path maps it, a Python float returned where callers get a 0-d array.
+    """
+    from dpverify.pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+
+    counts = [0.0, -1.0, 0.5, 1.0, 3.0, 99.5, 100.0, 101.0, float("nan"), 37.25]
+    for nobs in (1, 100, 10**9):
+        for alpha in (0.05, 1e-9, 0.999):
+            for bound in (clopper_pearson_lower, clopper_pearson_upper):
+                together = bound(np.array(counts) * (nobs / 100), nobs, alpha)
+                for i, count in enumerate(counts):
+                    alone = bound(count * (nobs / 100), nobs, alpha)
+                    assert isinstance(alone, np.ndarray) and alone.shape == ()
+                    assert alone.view(np.uint64) == together[i : i + 1].view(np.uint64)[0], (bound, count, nobs)
