@@ -260,12 +260,19 @@ def count_scalars(column, bits, projections, numbers, events, bounds, counts, hi
                     pattern = tile_bits[i]
                     code = head[np.int64(pattern >> np.uint64(52))] + tail[np.int64(pattern & np.uint64(len(tail) - 1))]
                     histogram[i & (LANES - 1), code] += 1
-            elif kind == _REACHABILITY:
+            elif kind == _REACHABILITY:  # the four cells from three sums, which vectorize (a histogram does not)
                 x, x_prime = numbers[offset], numbers[length]
+                only_x, only_x_prime, both = 0, 0, 0
                 for i in range(m):
                     exact_x = _difference_is_exact(tile[i], x)
                     exact_x_prime = _difference_is_exact(tile[i], x_prime)
-                    histogram[i & (LANES - 1), 2 * np.int64(exact_x) + np.int64(exact_x_prime) + 1] += 1
+                    only_x += exact_x
+                    only_x_prime += exact_x_prime
+                    both += exact_x & exact_x_prime
+                histogram[0, 4] += both  # cell 3 (bin 4): both exact; cell 2: y - x exact only; ...
+                histogram[0, 3] += only_x - both
+                histogram[0, 2] += only_x_prime - both
+                histogram[0, 1] += m - only_x - only_x_prime + both
         for j in range(events.shape[0]):
             test, low, high = events[j, 0], bounds[j, 0], bounds[j, 1]
             found = 0
