@@ -65,6 +65,7 @@ __all__ = [
     "label_features",
     "LogisticScore",
     "fit_logistic_score",
+    "row_products",
     "classifier_events",
     "ClassifierScore",
 ]
@@ -255,13 +256,30 @@ ROW_PRODUCT_ROWS = 4096
 
 
 def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
-    """``A @ v`` for a matrix ``A`` of many rows, :data:`ROW_PRODUCT_ROWS` rows per product.
+    """``A @ v`` for a matrix ``A`` of many rows, ``ROW_PRODUCT_ROWS`` (4,096) rows per product.
 
     Each row's value is its own dot product, whatever rows are computed with it (tested), so
     this is ``A @ v`` bit for bit; the products stay below OpenBLAS's threshold for threading,
     whose threads cost more than they save on a busy machine. (A product that *sums over* rows,
     such as ``A.T @ r``, is split over threads by OpenBLAS and is left whole: splitting it
     otherwise would change its rounding.)
+
+    Parameters
+    ----------
+    A : numpy.ndarray
+        A float64 matrix (rows x columns).
+    v : numpy.ndarray
+        A float64 vector of one entry per column.
+
+    Returns
+    -------
+    numpy.ndarray
+        One float64 per row of ``A``, the doubles of ``A @ v``.
+
+    References
+    ----------
+    N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed. (2002), Section 3.1
+    (the rounding of an inner product depends on its order of summation).
     """
     if len(A) <= ROW_PRODUCT_ROWS:
         return A @ v
