@@ -11,7 +11,9 @@ kernels here read each output once and keep only histograms:
   of each double, 2^15 bins per half: the mantissa code of every bin, which depends on the largest
   binade seen, is read afterwards from the histogram, so one pass suffices;
 * :func:`reachability_counts` counts the four cells ``2 [y - x exact] + [y - x' exact]`` (TwoSum,
-  as :func:`dpverify.events.floating.difference_is_exact`).
+  as :func:`dpverify.events.floating.difference_is_exact`);
+* :func:`standardized_scalar_features` writes the classifier's standardized features of scalar
+  doubles in one pass (numpy makes five block-sized temporaries for them).
 
 The counts are integers and every test is the IEEE operation numpy makes, so the candidates are
 those of the numpy path, bit for bit (tested on random doubles with signed zeros, infinities, NaN
@@ -32,7 +34,14 @@ import numpy as np
 
 from ..support._lazy_jit import njit  # numba is imported at the first compiled count
 
-__all__ = ["MIN_COMPILED_SELECTION", "FIELD_BITS", "LOW_BITS", "bit_field_counts", "reachability_counts"]
+__all__ = [
+    "MIN_COMPILED_SELECTION",
+    "FIELD_BITS",
+    "LOW_BITS",
+    "bit_field_counts",
+    "reachability_counts",
+    "standardized_scalar_features",
+]
 
 #: Selection outputs (both inputs together) from which the floating-point families count with the
 #: kernels: 2e6, the default selection of an audit of 1e7 samples per input, whose certification
@@ -84,3 +93,23 @@ def reachability_counts(values, x, x_prime, split, counts):
             err = (y - (s - bb)) + (c - bb)
             exact_x_prime = exact_x_prime & (np.isfinite(s) & (err == 0.0))
         counts[0 if r < split else 1, 2 * np.int64(exact_x) + np.int64(exact_x_prime)] += 1
+
+
+@njit(cache=True, nogil=True)
+def standardized_scalar_features(values, clip, mean, scale, out):
+    """``out[r] = ((g, g * g) - mean) / scale`` with ``g`` the value of row ``r`` clipped to ``[-clip, clip]``.
+
+    What :class:`dpverify.events.classifier.LogisticScore` computes from
+    :func:`dpverify.events.classifier.output_features` of scalar doubles (``values`` of shape
+    (n, 1)), the same IEEE operations in the same order, without the block-sized temporaries. A
+    NaN stays NaN, as with ``numpy.clip``.
+    """
+    m0, m1, s0, s1 = mean[0], mean[1], scale[0], scale[1]
+    for r in range(values.shape[0]):
+        g = values[r, 0]
+        if g < -clip:
+            g = -clip
+        if g > clip:
+            g = clip
+        out[r, 0] = (g - m0) / s0
+        out[r, 1] = (g * g - m1) / s1

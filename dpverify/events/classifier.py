@@ -50,6 +50,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from ..support import arrays
+from . import _float_kernels
 from .candidates import Candidates, Event
 from .indicators import AtLeast, Below
 from .thresholds import nearest_quantiles, signed_zeros_mixed
@@ -384,6 +385,16 @@ class ClassifierScore:
         )
         return z @ arrays.asarray_like(m.weights, group, xp) + m.intercept
 
+    def _compiled(self, group) -> np.ndarray:
+        """:meth:`__call__` of many scalar doubles: the standardized features in one compiled pass
+        (:func:`dpverify.events._float_kernels.standardized_scalar_features`), then the same row products."""
+        m = self.model
+        z = np.empty((len(group), 2))
+        _float_kernels.standardized_scalar_features(np.ascontiguousarray(group), FEATURE_CLIP, m.mean, m.scale, z)
+        out = row_products(z, m.weights)
+        out += m.intercept
+        return out
+
     def __call__(self, group) -> np.ndarray:
         n = len(group)
         out = np.empty(n)
@@ -392,11 +403,26 @@ class ClassifierScore:
         # they save on a busy machine). Each row's score is its own dot product, so the chunking leaves
         # every value unchanged (tested against whole blocks).
         scalar = self.label_table is None and self.width == 1
+        if scalar and _compiled_scores(group, self.model):
+            return self._compiled(group)
         chunk = min(SCALAR_SCORE_ROWS, self.block_rows) if scalar else self.block_rows
         for start in range(0, n, chunk):
             stop = min(n, start + chunk)
             out[start:stop] = self.model(self.features(group[start:stop]))
         return out
+
+
+def _compiled_scores(group, model) -> bool:
+    """Whether scores of scalar doubles go to the compiled features: many rows (as many as a selection
+    that loads numba anyway holds per input), float64, a two-feature model."""
+    return (
+        isinstance(group, np.ndarray)
+        and group.dtype == np.float64
+        and group.ndim == 2
+        and group.shape[1] == 1
+        and len(group) >= _float_kernels.MIN_COMPILED_SELECTION // 2
+        and all(np.shape(v) == (2,) for v in (model.mean, model.scale, model.weights))
+    )
 
 
 def _label_table(outputs, sel_x):

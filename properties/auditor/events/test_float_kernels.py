@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from dpverify.events import _float_kernels, floating
+from dpverify.events import _float_kernels, classifier, floating
 from dpverify.events.classifier import ClassifierScore, fit_logistic_score, output_features, row_products
 from dpverify.events.floating import ReachabilityCoder, mantissa_events, reachability_events
 
@@ -154,4 +154,23 @@ def test_scalar_scores_in_chunks_equal_whole_blocks():
     model = fit_logistic_score(output_features(group[:2000]), output_features(rng.laplace(size=(2000, 1)) + 1))
     score = ClassifierScore(model)
     whole = model(output_features(group))
+    np.testing.assert_array_equal(score(group).view(np.uint64), whole.view(np.uint64))
+
+
+def test_compiled_scalar_scores_equal_numpys(monkeypatch):
+    """The classifier's score of many scalar doubles through the compiled features equals numpy's.
+
+    Detects: the clip dropped (inf - mean, checked), the square taken before the clip, a feature
+    standardized by the other feature's mean or scale.
+    """
+    rng = np.random.default_rng(9)
+    group = _doubles(rng, 20_000)
+    group[np.isnan(group)] = 0.25
+    model = fit_logistic_score(
+        output_features(rng.laplace(size=(3000, 1))), output_features(rng.laplace(size=(3000, 1)) + 1)
+    )
+    score = ClassifierScore(model)
+    whole = model(output_features(group))
+    monkeypatch.setattr(_float_kernels, "MIN_COMPILED_SELECTION", 2)
+    assert classifier._compiled_scores(group, model)
     np.testing.assert_array_equal(score(group).view(np.uint64), whole.view(np.uint64))
