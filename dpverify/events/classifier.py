@@ -386,12 +386,19 @@ class ClassifierScore:
         return z @ arrays.asarray_like(m.weights, group, xp) + m.intercept
 
     def _compiled(self, group) -> np.ndarray:
-        """:meth:`__call__` of many scalar doubles: the standardized features in one compiled pass
-        (:func:`dpverify.events._float_kernels.standardized_scalar_features`), then the same row products."""
+        """:meth:`__call__` of many scalar doubles: the standardized features of each
+        :data:`SCALAR_SCORE_ROWS` rows in one compiled pass into one small buffer
+        (:func:`dpverify.events._float_kernels.standardized_scalar_features`), then their row products."""
         m = self.model
-        z = np.empty((len(group), 2))
-        _float_kernels.standardized_scalar_features(np.ascontiguousarray(group), FEATURE_CLIP, m.mean, m.scale, z)
-        out = row_products(z, m.weights)
+        group = np.ascontiguousarray(group)
+        n = len(group)
+        out = np.empty(n)
+        z = np.empty((SCALAR_SCORE_ROWS, 2))  # reused: no block-sized temporary to fault in
+        for start in range(0, n, SCALAR_SCORE_ROWS):
+            stop = min(n, start + SCALAR_SCORE_ROWS)
+            rows = z[: stop - start]
+            _float_kernels.standardized_scalar_features(group[start:stop], FEATURE_CLIP, m.mean, m.scale, rows)
+            out[start:stop] = rows @ m.weights
         out += m.intercept
         return out
 
