@@ -19,6 +19,10 @@ translated into a small *program* that a numba kernel runs row by row:
   thresholds on a code's numeric value) are counted from the histogram of
   the codes: ``count = sum over codes c of hist[c] [c in S]``.
 
+Scalar doubles go to :func:`count_scalars`, which reads each tile of the block in place (the
+projections of a scalar are the value itself) in loops the compiler vectorizes; the other real
+outputs go to :func:`count_real`.
+
 Outputs read: doubles (scalars or vectors), int64 integers audited by value
 (read as the doubles numpy converts them to), and int or bool outputs with a
 code book; any other block goes to numpy.
