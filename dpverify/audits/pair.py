@@ -217,7 +217,7 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
     """
     if result.seed is None or result.options is None:
         raise InvalidParameterError("the result records no seed or no options: its selection cannot be re-drawn")
-    recorded = plan_of_result(result)
+    recorded = plan_of_result(result, driver="audit")  # re-drawn on an audit's streams
     first = recorded.with_selection(_first_split(recorded))  # the split the audit began with
     (sel_x, sel_xp), _, _ = _draw_selection(first, mechanism, x, x_prime, executor=executor)
     if result.n_selection > first.n_selection:

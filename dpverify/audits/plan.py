@@ -285,11 +285,12 @@ _DRIVERS = (
 )
 
 
-def plan_of_result(result, *, executor=None, progress: bool = False) -> AuditPlan:
+def plan_of_result(result, *, executor=None, progress: bool = False, driver: str | None = None) -> AuditPlan:
     """The plan ``result`` was run under: its claim, sizes, seed, options and streams, read from the result.
 
     What a replay hands back to the driver (:func:`dpverify.replay`), and what re-draws an audit's
-    selection samples. ``executor`` and ``progress`` replace the recorded ones (they change no result).
+    selection samples. ``executor`` and ``progress`` replace the recorded ones (they change no result);
+    ``driver`` names the streams to lay out (default: those of the driver behind the result's type).
 
     Raises
     ------
@@ -302,7 +303,8 @@ def plan_of_result(result, *, executor=None, progress: bool = False) -> AuditPla
         )
     if getattr(result, "options", None) is None:
         raise NotReplayableError("this result does not record its options (saved by an older dpverify)")
-    driver = next((d for name, d in _DRIVERS if any(c.__name__ == name for c in type(result).__mro__)), "audit")
+    if driver is None:
+        driver = next((d for name, d in _DRIVERS if any(c.__name__ == name for c in type(result).__mro__)), "audit")
     claim = getattr(result, "audited_claim", None)  # None: a delta curve
     event = getattr(result, "event", None)
     sequence, _ = resolve_seed(result.seed)

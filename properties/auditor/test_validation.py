@@ -91,3 +91,66 @@ def test_public_functions_share_the_checks():
         dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, alpha=0)
     with pytest.raises(InvalidParameterError, match="n_certification must be an integer >= 1"):
         oracle_epsilon_bound({0: 1.0}, {1: 1.0}, 0)
+
+
+# The checks the drivers once made inline (the delta curve's grid and split, a search's budgets, audit_pairs'
+# pairs and method, given samples' options and claim), now here. Each test detects a check that lets its bad
+# value through, or that a driver no longer calls (the driver line of each test).
+
+
+def test_grid_is_one_to_a_thousand_finite_non_negative_values_sorted_and_unique():
+    assert check.check_grid([1.0, 0.0, 1.0], "epsilons").tolist() == [0.0, 1.0]
+    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001)):
+        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000 finite values >= 0"):
+            check.check_grid(bad, "epsilons")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
+        dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=[-1.0], seed=1)
+
+
+def test_count_takes_integers_from_its_minimum_and_refuses_bools_and_floats():
+    assert check.check_count(np.int64(3), "n_screening") == 3 and check.check_count(0, "n_refining", minimum=0) == 0
+    for bad in (0, -1, 2.0, True, "5", None):
+        with pytest.raises(InvalidParameterError, match=r"n_screening must be an integer >= 1, got"):
+            check.check_count(bad, "n_screening")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match=r"n_refining must be an integer >= 0, got -1"):
+        dpverify.search_audit(GeometricMechanism(1.0), [(0, 1)], epsilon=1.0, n_refining=-1, seed=1)
+
+
+def test_below_is_strict():
+    assert check.check_below(9, "n_selection", 10, "n_samples") == 9
+    with pytest.raises(InvalidParameterError, match="n_selection must be smaller than n_samples=10, got 10"):
+        check.check_below(10, "n_selection", 10, "n_samples")
+
+
+def test_family_wise_methods_only():
+    for method in check.FAMILY_WISE_METHODS:
+        assert check.check_family_wise(method) == method
+    for bad in ("fdr_bh", "fdr_by", "", None):
+        with pytest.raises(InvalidParameterError, match="must control the family-wise error rate"):
+            check.check_family_wise(bad)
+
+
+def test_pairs_are_a_non_empty_list_of_two_tuples():
+    assert check.check_pairs(iter([(0, 1), [2, 3]])) == [(0, 1), [2, 3]]
+    with pytest.raises(InvalidParameterError, match="at least one"):
+        check.check_pairs([])
+    with pytest.raises(InvalidParameterError, match=r"pairs\[1\] must be an \(x, x_prime\) pair"):
+        check.check_pairs([(0, 1), (0, 1, 2)])
+
+
+def test_a_driver_that_draws_nothing_refuses_sampling_options_and_needs_a_claim():
+    from dpverify import AuditOptions
+
+    check.check_draws_nothing(AuditOptions(), "audit_samples")
+    for options in (AuditOptions(executor=2), AuditOptions(n_chunks=4)):
+        with pytest.raises(InvalidParameterError, match="audit_samples draws no samples"):
+            check.check_draws_nothing(options, "audit_samples")
+    check.check_claim_given(1.0, None)
+    with pytest.raises(InvalidClaimError, match="audit_samples needs the claim"):
+        check.check_claim_given(None, None)
