@@ -60,9 +60,10 @@ def test_the_plan_of_an_audit_fixes_claim_sizes_seed_and_named_streams():
     assert (plan.n_samples, plan.n_selection, plan.n_certification) == (n_samples, n_selection, n_samples - n_selection)
     sequence, recorded = resolve_seed(7)
     assert plan.seed == recorded
-    expected = children(sequence, 5)
-    assert list(plan.streams) == list(STREAMS["audit"])
-    assert [s.spawn_key for s in plan.streams.values()] == [s.spawn_key for s in expected]
+    expected = children(sequence, 5)  # the spawn index of each stream, as the audits before the plan laid them out
+    names = ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more")
+    assert STREAMS["audit"] == names
+    assert [plan.streams[name].spawn_key for name in names] == [s.spawn_key for s in expected]
     fields = plan.result_fields()
     assert fields["claim"] == dpverify.PrivacyClaim(0.5, 0.0) and fields["seed"] == recorded
     grown = plan.with_selection(n_selection * 2)
