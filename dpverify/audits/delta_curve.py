@@ -177,6 +177,67 @@ def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):
     return picks
 
 
+def _candidates(plan, mechanism, x, x_prime):
+    """Step 1: the code book and the candidate events of the plan's selection samples (drawn here, then dropped)."""
+    options, n_selection, streams = plan.options, plan.n_selection, plan.streams
+    common = dict(executor=options.executor, n_chunks=DEFAULT_CHUNKS, output_key=options.output_key)
+    sel_x = draw(mechanism, x, n_selection, streams["selection_x"], label="x", **common)
+    sel_xp = draw(mechanism, x_prime, n_selection, streams["selection_x_prime"], label="x_prime", **common)
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+    del sel_x, sel_xp
+    families = options.families
+    if not options.float_events:
+        implementation = families_of_role("implementation")
+        families = [f for f in (families or default_families()) if f not in implementation]
+    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
+    if not candidates.events:
+        raise InsufficientSamplesError(
+            "no candidate event could be formed; draw more samples", required=2 * plan.n_samples
+        )
+    return codec, candidates
+
+
+def _certified_events(plan, mechanism, x, x_prime, codec, candidates, grid) -> list:
+    """Steps 2 and 3: the events picked for the grid, frozen, counted on the plan's certification streams and
+    bounded at ``alpha / (2m)`` each."""
+    options, n_cert, streams = plan.options, plan.n_certification, plan.streams
+    picks = _select_for_grid(candidates, plan.n_selection, grid)
+    distinct: dict = {}
+    for eps, pick in zip(grid, picks):
+        distinct.setdefault(pick, []).append(float(eps))
+    m = len(distinct)
+    level = plan.alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
+    events = []
+    chosen = [candidates.events[index] for index, _ in distinct]
+    counted_x, counted_xp = count_events(
+        mechanism,
+        [(x, n_cert, streams["certification_x"], "x"), (x_prime, n_cert, streams["certification_x_prime"], "x_prime")],
+        codec,
+        [e.indicator for e in chosen],
+        executor=options.executor,
+        n_chunks=options.n_chunks,
+        progress=options.progress,
+        output_key=options.output_key,
+    )
+    for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
+        event = chosen[slot]
+        cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
+        p, q = (cx, cxp) if direction == "x" else (cxp, cx)
+        events.append(
+            CertifiedEvent(
+                description=event.description,
+                family=event.family,
+                direction=direction,
+                count_p=p,
+                count_q=q,
+                p_lower=float(clopper_pearson_lower(p, n_cert, level)),
+                q_upper=float(clopper_pearson_upper(q, n_cert, level)),
+                selected_for=chosen_for,
+            )
+        )
+    return events
+
+
 def delta_lower_bound_curve(
     mechanism,
     x,
@@ -241,55 +302,9 @@ def delta_lower_bound_curve(
         option_fields=option_fields,
     )
     check_before_drawing(plan, mechanism, x, x_prime)  # memory for the selection, then the sampler check
-    options, n_selection, n_cert, streams = plan.options, plan.n_selection, plan.n_certification, plan.streams
-    common = dict(executor=options.executor, n_chunks=DEFAULT_CHUNKS, output_key=options.output_key)
-    sel_x = draw(mechanism, x, n_selection, streams["selection_x"], label="x", **common)
-    sel_xp = draw(mechanism, x_prime, n_selection, streams["selection_x_prime"], label="x_prime", **common)
-    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
-    del sel_x, sel_xp
-    families = options.families
-    if not options.float_events:
-        implementation = families_of_role("implementation")
-        families = [f for f in (families or default_families()) if f not in implementation]
-    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
-    if not candidates.events:
-        raise InsufficientSamplesError(
-            "no candidate event could be formed; draw more samples", required=2 * plan.n_samples
-        )
-    picks = _select_for_grid(candidates, n_selection, grid)
-    distinct: dict = {}
-    for eps, pick in zip(grid, picks):
-        distinct.setdefault(pick, []).append(float(eps))
-    m = len(distinct)
-    level = plan.alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
-    events = []
-    chosen = [candidates.events[index] for index, _ in distinct]
-    counted_x, counted_xp = count_events(
-        mechanism,
-        [(x, n_cert, streams["certification_x"], "x"), (x_prime, n_cert, streams["certification_x_prime"], "x_prime")],
-        codec,
-        [e.indicator for e in chosen],
-        executor=options.executor,
-        n_chunks=options.n_chunks,
-        progress=options.progress,
-        output_key=options.output_key,
-    )
-    for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
-        event = chosen[slot]
-        cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
-        p, q = (cx, cxp) if direction == "x" else (cxp, cx)
-        events.append(
-            CertifiedEvent(
-                description=event.description,
-                family=event.family,
-                direction=direction,
-                count_p=p,
-                count_q=q,
-                p_lower=float(clopper_pearson_lower(p, n_cert, level)),
-                q_upper=float(clopper_pearson_upper(q, n_cert, level)),
-                selected_for=chosen_for,
-            )
-        )
+    codec, candidates = _candidates(plan, mechanism, x, x_prime)
+    events = _certified_events(plan, mechanism, x, x_prime, codec, candidates, grid)
+    n_selection, options = plan.n_selection, plan.options
     curve = DeltaCurve(grid, np.zeros(0), events, plan.alpha, plan.n_samples, n_selection, plan.seed)
     bounds = np.atleast_1d(curve.delta_at(grid))
     return DeltaCurve(grid, bounds, events, plan.alpha, plan.n_samples, n_selection, plan.seed, options=options)

@@ -88,6 +88,36 @@ def _count(blocks, codec, indicators, output_key) -> tuple[np.ndarray, int]:
     return counts, n
 
 
+def _split(plan, samples_x, samples_x_prime, required: int):
+    """The first ``n_selection`` samples of each input, the streams of the rest, and the plan with the split.
+
+    ``n_selection`` is the options' or :func:`~dpverify.pipeline.selection.default_selection_size` of the
+    smaller sample when both lengths are known (else :data:`~dpverify.pipeline.selection.MIN_SELECTION`);
+    the certification size the selection predicts with is the smaller rest (or nine times the selection).
+    """
+    blocks_x, len_x = _open(samples_x, "samples_x")
+    blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
+    n_selection = plan.options.n_selection
+    if n_selection is None:
+        known = [n for n in (len_x, len_xp) if n is not None]
+        n_selection = default_selection_size(min(known)) if len(known) == 2 else MIN_SELECTION
+    n_selection = check.check_positive_int(n_selection, "n_selection")
+    sel_x, rest_x, got_x = _take(blocks_x, n_selection)
+    sel_xp, rest_xp, got_xp = _take(blocks_xp, n_selection)
+    if min(got_x, got_xp) < n_selection:
+        raise InsufficientSamplesError(
+            f"n_selection={n_selection} but only {got_x} samples of x and {got_xp} of x' were given; "
+            "pass fewer selection samples or more samples",
+            required=n_selection + required,
+        )
+    output_key = plan.options.output_key
+    sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
+    known = [n - n_selection for n in (len_x, len_xp) if n is not None]
+    expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
+    plan = plan.with_selection(n_selection, max(1, expected))
+    return plan, (sel_x, sel_xp), (rest_x, rest_xp)
+
+
 def audit_samples(
     samples_x,
     samples_x_prime,
@@ -162,27 +192,9 @@ def audit_samples(
         options=options,
         option_fields=option_fields,
     )
-    blocks_x, len_x = _open(samples_x, "samples_x")
-    blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
-    n_selection = plan.options.n_selection
-    if n_selection is None:
-        known = [n for n in (len_x, len_xp) if n is not None]
-        n_selection = default_selection_size(min(known)) if len(known) == 2 else MIN_SELECTION
-    n_selection = check.check_positive_int(n_selection, "n_selection")
     required = minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha)
-    sel_x, rest_x, got_x = _take(blocks_x, n_selection)
-    sel_xp, rest_xp, got_xp = _take(blocks_xp, n_selection)
-    if min(got_x, got_xp) < n_selection:
-        raise InsufficientSamplesError(
-            f"n_selection={n_selection} but only {got_x} samples of x and {got_xp} of x' were given; "
-            "pass fewer selection samples or more samples",
-            required=n_selection + required,
-        )
+    plan, (sel_x, sel_xp), (rest_x, rest_xp) = _split(plan, samples_x, samples_x_prime, required)
     output_key = plan.options.output_key
-    sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
-    known = [n - n_selection for n in (len_x, len_xp) if n is not None]
-    expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
-    plan = plan.with_selection(n_selection, max(1, expected))
     selection = select_for_claim(plan, sel_x, sel_xp, inputs=inputs)
     del sel_x, sel_xp
     indicators = [c.event.indicator for c in selection.choices]
@@ -190,10 +202,10 @@ def audit_samples(
     counts_xp, n_xp = _count(rest_xp, selection.codec, indicators, output_key)
     if min(n_x, n_xp) < required:
         raise InsufficientSamplesError(
-            f"after the {n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
+            f"after the {plan.n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
             f"to certify; at least {required} of each are needed to certify a violation of "
             f"eps={plan.epsilon:g}, delta={plan.delta:g} at alpha={plan.alpha:g}",
-            required=n_selection + required,
+            required=plan.n_selection + required,
         )
     result = audit_result(selection, counts_x, counts_xp, n_x, n_xp, **plan.result_fields())
     return replace(

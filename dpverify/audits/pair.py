@@ -155,6 +155,21 @@ def audit(
         option_fields=option_fields,
     )
     pilot = check_before_drawing(plan, mechanism, x, x_prime)
+    plan, (sel_x, sel_xp), rng_used = _selection_sample(plan, pilot, mechanism, x, x_prime)
+    selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime))
+    del sel_x, sel_xp
+    result = certified_result(plan, mechanism, x, x_prime, selection, rng_used=rng_used)
+    note = power_note(result)  # what a budget that found nothing could have seen
+    return replace(result, notes=(*result.notes, note)) if note else result
+
+
+def _selection_sample(plan, pilot, mechanism, x, x_prime):
+    """The selection samples of an audit, grown when a large discrete output space repeats (only with the
+    default selection size, and only where the rest still certifies; memory checked again on ``pilot``).
+
+    Returns the plan (with the grown selection size), ``(samples_x, samples_x_prime)`` and whether every draw
+    took its randomness from the generator it was given.
+    """
     (sel_x, sel_xp), used_x, used_xp = _draw_selection(plan, mechanism, x, x_prime)
     if plan.options.n_selection is None:  # a large discrete output space gets a larger selection share
         grown = grown_selection_size(sel_x, sel_xp, plan.n_samples, plan.n_selection)
@@ -167,11 +182,7 @@ def audit(
             sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
             used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
             plan = plan.with_selection(grown)
-    selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime))
-    del sel_x, sel_xp
-    result = certified_result(plan, mechanism, x, x_prime, selection, rng_used=used_x and used_xp)
-    note = power_note(result)  # what a budget that found nothing could have seen
-    return replace(result, notes=(*result.notes, note)) if note else result
+    return plan, (sel_x, sel_xp), used_x and used_xp
 
 
 def audit_streams(sequence) -> dict:
