@@ -290,16 +290,16 @@ def delta_lower_bound_curve(
     True
     """
     grid = check.check_grid(epsilons, "epsilons")
-    plan = build_plan(
+    plan = build_plan(  # a delta curve takes no claim: it bounds delta at every epsilon of the grid
         "delta_lower_bound_curve",
-        mechanism=mechanism,
-        inputs=(x, x_prime),
-        claimed=False,
-        n_samples=n_samples,
+        mechanism,
+        (x, x_prime),
+        None,
+        n_samples,
+        seed,
+        options,
+        option_fields,
         sizes=curve_split,
-        seed=seed,
-        options=options,
-        option_fields=option_fields,
     )
     check_before_drawing(plan, mechanism, x, x_prime)  # memory for the selection, then the sampler check
     codec, candidates = _candidates(plan, mechanism, x, x_prime)

@@ -161,9 +161,8 @@ def audit_pairs(
         No pairs, a pair that is not a 2-tuple, or a method that does not
         control the family-wise error rate.
     """
-    plan = build_plan(
-        "audit_pairs", claimed=False, sizes=None, seed=seed, options=options, option_fields=option_fields
-    )  # the claim and the sizes: each pair's audit resolves its own
+    # the mechanism, the claim and the sizes: each pair's audit checks its own
+    plan = build_plan("audit_pairs", None, None, None, None, seed, options, option_fields, sizes=None)
     check.check_family_wise(method)
     pairs = check.check_pairs(pairs)
     # Plain integer seeds per pair (from spawned children), so that each

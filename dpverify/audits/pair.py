@@ -143,16 +143,7 @@ def audit(
     (True, False)
     """
     plan = build_plan(
-        "audit",
-        mechanism=mechanism,
-        inputs=(x, x_prime),
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        n_samples=n_samples,
-        seed=seed,
-        options=options,
-        option_fields=option_fields,
+        "audit", mechanism, (x, x_prime), (epsilon, delta, claim), n_samples, seed, options, option_fields
     )
     pilot = check_before_drawing(plan, mechanism, x, x_prime)
     plan, (sel_x, sel_xp), rng_used = _selection_sample(plan, pilot, mechanism, x, x_prime)

@@ -787,18 +787,8 @@ def search_audit(
     >>> r.violation, r.x_prime
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
-    plan = build_plan(
-        "search_audit",
-        mechanism=mechanism,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        n_samples=n_samples,
-        sizes=_search_sizes(n_screening),
-        seed=seed,
-        options=options,
-        option_fields=option_fields,
-    )
+    claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
+    plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
     neighbours = _on_input_domain(neighbours, mechanism)
     pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])

@@ -509,18 +509,9 @@ def sequential_audit(
     >>> r.violation, r.n_samples < 10**5
     (True, True)
     """
+    claimed, sizes = (epsilon, delta, claim), _look_sizes(first_look, growth, final_share)
     plan = build_plan(
-        "sequential_audit",
-        mechanism=mechanism,
-        inputs=(x, x_prime),
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        n_samples=n_samples,
-        sizes=_look_sizes(first_look, growth, final_share),
-        seed=seed,
-        options=options,
-        option_fields=option_fields,
+        "sequential_audit", mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes
     )
     result = _run_looks(plan, mechanism, x, x_prime)
     return replace(result, notes=result.notes + plan.claim_notes, plan=plan.design.recorded())

@@ -53,7 +53,7 @@ def test_the_plan_of_an_audit_fixes_claim_sizes_seed_and_named_streams():
     """Detects: a plan whose split is not the audit's (``check_sizes``), whose streams are not the seed's
     children in the order :data:`STREAMS` names them (reordering them changes every seeded result), or
     whose result fields lose the claim, level or seed."""
-    plan = build_plan("audit", mechanism=GeometricMechanism(1.0), inputs=(0, 1), epsilon=0.5, n_samples=30_000, seed=7)
+    plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (0.5, None, None), 30_000, 7, None, None)
     assert isinstance(plan, AuditPlan) and plan.driver == "audit"
     assert (plan.epsilon, plan.delta, plan.alpha) == (0.5, 0.0, 0.05)
     n_samples, n_selection = check_sizes(30_000, None, epsilon=0.5, delta=0.0, alpha=0.05)
@@ -75,8 +75,8 @@ def test_the_plan_checks_the_inputs_and_the_stated_claim():
     """Detects: a builder that skips the inputs check, or loses the note on a claim that differs from the
     mechanism's stated one."""
     with pytest.raises(IdenticalInputsError):
-        build_plan("audit", mechanism=GeometricMechanism(1.0), inputs=(1, 1), epsilon=1.0, n_samples=20_000, seed=1)
-    plan = build_plan("audit", mechanism=Counted(), inputs=(0, 1), epsilon=2.0, n_samples=20_000, seed=1)
+        build_plan("audit", GeometricMechanism(1.0), (1, 1), (1.0, None, None), 20_000, 1, None, None)
+    plan = build_plan("audit", Counted(), (0, 1), (2.0, None, None), 20_000, 1, None, None)
     assert plan.claim_notes and "differs" in plan.claim_notes[0]
 
 
@@ -107,8 +107,8 @@ def test_every_driver_builds_one_plan_and_its_result_records_it(driver, monkeypa
     module, run = DRIVERS[driver]
     built = []
 
-    def spy(name, **kwargs):
-        built.append(plan_module.build_plan(name, **kwargs))
+    def spy(name, *args, **kwargs):
+        built.append(plan_module.build_plan(name, *args, **kwargs))
         return built[-1]
 
     monkeypatch.setattr(module, "build_plan", spy)
@@ -172,16 +172,8 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
     monkeypatch.setattr(choosing, "select", spy)
     rng = np.random.default_rng(4)
     sel_x, sel_xp = rng.geometric(0.5, 3_000), rng.geometric(0.35, 3_000)
-    plan = build_plan(
-        "audit",
-        mechanism=GeometricMechanism(1.0),
-        inputs=(0, 1),
-        epsilon=0.7,
-        delta=1e-3,
-        n_samples=50_000,
-        seed=1,
-        option_fields=dict(float_events=False, event_families=("threshold", "singleton")),
-    )
+    fields = dict(float_events=False, event_families=("threshold", "singleton"))
+    plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (0.7, 1e-3, None), 50_000, 1, None, fields)
     choosing.select_for_claim(plan, sel_x, sel_xp, inputs=(0, 1), alpha=0.01, n_certification=777)
     assert seen == dict(
         n_certification=777,
@@ -196,14 +188,8 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
     seen.clear()
     choosing.select_for_claim(plan, sel_x, sel_xp, inputs=None)
     assert (seen["n_certification"], seen["alpha"]) == (plan.n_certification, plan.alpha)
-    gdp = build_plan(
-        "audit",
-        mechanism=GeometricMechanism(1.0),
-        inputs=(0, 1),
-        claim=dpverify.PrivacyClaim.gdp(1.0),
-        n_samples=50_000,
-        seed=1,
-    )
+    claimed = (None, None, dpverify.PrivacyClaim.gdp(1.0))
+    gdp = build_plan("audit", GeometricMechanism(1.0), (0, 1), claimed, 50_000, 1, None, None)
     choosing.select_for_claim(gdp, sel_x, sel_xp, inputs=(0, 1))
     assert (seen["epsilon"], seen["delta"], seen["claim"]) == (1.0, 0.0, gdp.claim)  # sized as an eps = 1 claim
 
@@ -243,14 +229,9 @@ def test_a_result_of_given_samples_has_no_plan_to_replay():
 def test_the_sequential_plan_holds_its_looks():
     """Detects: looks sized after drawing (or elsewhere than the plan): the result's schedule and the plan's
     memory size (the largest look's selection) must be the plan's."""
+    sizes = sequential._look_sizes(1_000, 2.0, 0.5)
     plan = build_plan(
-        "sequential_audit",
-        mechanism=GeometricMechanism(1.0),
-        inputs=(0, 1),
-        epsilon=1.0,
-        n_samples=40_000,
-        seed=3,
-        sizes=sequential._look_sizes(1_000, 2.0, 0.5),
+        "sequential_audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 40_000, 3, None, None, sizes=sizes
     )
     result = dpverify.sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=40_000, seed=3)
     assert plan.design.schedule == result.schedule
