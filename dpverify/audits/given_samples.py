@@ -181,16 +181,9 @@ def audit_samples(
     >>> dpverify.audit_samples(a, b, epsilon=0.5).violation
     True
     """
+    claimed = (epsilon, delta, claim)  # the split is known once the samples are opened (sizes=None)
     plan = build_plan(
-        "audit_samples",
-        inputs=inputs,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        sizes=None,  # the split is known once the samples are opened
-        seeded=False,
-        options=options,
-        option_fields=option_fields,
+        "audit_samples", None, inputs, claimed, None, None, options, option_fields, sizes=None, given=True
     )
     required = minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha)
     plan, (sel_x, sel_xp), (rest_x, rest_xp) = _split(plan, samples_x, samples_x_prime, required)

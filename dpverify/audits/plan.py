@@ -199,46 +199,47 @@ def _given_claim(epsilon, delta, claim) -> tuple:
     return (resolve_claim(None, claim=claim)[0] if epsilon is None and delta is None else claim), ()
 
 
-_NO_INPUTS = object()
-
-
 def build_plan(
     driver: str,
+    mechanism,
+    inputs,
+    claimed,
+    n_samples,
+    seed,
+    options: AuditOptions | None,
+    option_fields: dict | None,
     *,
-    mechanism=None,
-    inputs=_NO_INPUTS,
-    epsilon=None,
-    delta=None,
-    claim=None,
-    claimed: bool = True,
-    n_samples=None,
     sizes: Callable | None = fixed_split,
-    seed=None,
-    seeded: bool = True,
-    options: AuditOptions | None = None,
-    option_fields: dict | None = None,
+    given: bool = False,
 ) -> AuditPlan:
     """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
+
+    The order: the mechanism, the options, the claim, the sizes, the inputs, the seed.
 
     Parameters
     ----------
     driver : str
         The driver's name (its :data:`STREAMS` row, and the name in option errors).
-    mechanism : callable, optional
-        Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: given
-        samples, whose claim must be passed.
-    inputs : tuple, optional
+    mechanism : callable or None
+        Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: nothing
+        to check (given samples; the pairs of :func:`dpverify.audit_pairs`, whose audits check it).
+    inputs : tuple or None
         ``(x, x_prime)``, checked to differ (None: nothing to check).
-    epsilon, delta, claim
-        The claim (:func:`dpverify.claims.resolve_claim`). ``claimed=False``: the driver takes none (a
-        delta curve) or leaves it to its inner audits (:func:`dpverify.audit_pairs`).
-    n_samples, sizes
-        ``sizes(n_samples, options, claim) -> Sizes`` (:func:`fixed_split` by default; None: the driver
-        sizes later, with :meth:`AuditPlan.with_selection`).
-    seed, seeded
-        The run's seed (:func:`dpverify.pipeline.sampling.resolve_seed`); ``seeded=False``: given samples.
+    claimed : tuple or None
+        The driver's ``(epsilon, delta, claim)`` arguments (:func:`dpverify.claims.resolve_claim`); None:
+        the driver takes no claim (a delta curve) or leaves it to its inner audits (:func:`dpverify.audit_pairs`).
+    n_samples
+        The driver's sample-size argument, read by ``sizes``.
+    seed
+        The run's seed (:func:`dpverify.pipeline.sampling.resolve_seed`).
     options, option_fields
         :func:`dpverify.options.resolve_options`.
+    sizes : callable or None
+        ``sizes(n_samples, options, claim) -> Sizes`` (:func:`fixed_split` by default; None: the driver
+        sizes later, with :meth:`AuditPlan.with_selection`).
+    given : bool
+        Given samples (:func:`dpverify.audit_samples`): no seed, no sampling options, and a claim that must
+        be passed.
 
     Raises
     ------
@@ -248,18 +249,16 @@ def build_plan(
     if mechanism is not None:
         check_mechanism(mechanism)
     options = resolve_options(options, option_fields or {}, driver=driver)
-    if not seeded:
+    if given:
         check.check_draws_nothing(options, driver)
     resolved, notes = None, ()
-    if claimed:
-        resolved, notes = (
-            resolve_claim(mechanism, epsilon, delta, claim) if seeded else _given_claim(epsilon, delta, claim)
-        )
+    if claimed is not None:
+        resolved, notes = _given_claim(*claimed) if given else resolve_claim(mechanism, *claimed)
     planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
-    if inputs is not _NO_INPUTS and inputs is not None:
+    if inputs is not None:
         check.check_inputs_differ(*inputs)
-    sequence, recorded = resolve_seed(seed) if seeded else (None, None)
-    streams = dict(zip(STREAMS[driver], children(sequence, len(STREAMS[driver])))) if seeded else {}
+    sequence, recorded = (None, None) if given else resolve_seed(seed)
+    streams = {} if given else dict(zip(STREAMS[driver], children(sequence, len(STREAMS[driver]))))
     return AuditPlan(
         driver=driver,
         claim=resolved,
