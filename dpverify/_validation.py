@@ -259,10 +259,13 @@ def check_inputs_differ(x, x_prime) -> None:
         )
 
 
-def check_below(value: int, name: str, limit: int, limit_name: str, error: type = InvalidParameterError) -> int:
-    """``value`` strictly below ``limit`` (a selection size below the sample size), else ``error``."""
+def check_below(
+    value: int, name: str, limit: int, limit_name: str, why: str = "", error: type = InvalidParameterError
+) -> int:
+    """``value`` strictly below ``limit`` (a selection size below the sample size), else ``error``; ``why``
+    (``" (the rest certify)"``) follows the limit in the message."""
     if value >= limit:
-        raise error(f"{name} must be smaller than {limit_name}={limit}, got {value}")
+        raise error(f"{name} must be smaller than {limit_name}={limit}{why}, got {value}")
     return value
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .. import _validation as check
 from ..claims import PrivacyClaim
-from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..errors import InsufficientSamplesError
 from ..pipeline.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
@@ -80,10 +80,7 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
         n_selection = default_split(n_samples, required_cert)
     else:
         n_selection = check.check_positive_int(n_selection, "n_selection")
-        if n_selection >= n_samples:
-            raise InvalidParameterError(
-                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), got {n_selection}"
-            )
+        check.check_below(n_selection, "n_selection", n_samples, "n_samples", " (the rest certify)")
     if n_samples - n_selection < required_cert:
         required = required_samples(required_cert, fixed_selection)
         raise InsufficientSamplesError(

@@ -154,3 +154,16 @@ def test_a_driver_that_draws_nothing_refuses_sampling_options_and_needs_a_claim(
     check.check_claim_given(1.0, None)
     with pytest.raises(InvalidClaimError, match="audit_samples needs the claim"):
         check.check_claim_given(None, None)
+
+
+def test_below_says_why_where_asked():
+    """Detects: check_sizes' own message (the rest certify) lost in the move to the shared check."""
+    with pytest.raises(
+        InvalidParameterError, match=r"n_selection must be smaller than n_samples=5 \(the rest certify\)"
+    ):
+        check.check_below(5, "n_selection", 5, "n_samples", " (the rest certify)")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match=r"\(the rest certify\), got 1000"):
+        dpverify.audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=1000, n_selection=1000, seed=1)
