@@ -9,7 +9,9 @@
   selection and its certification counts (the value verdict and the kind of
   finding included);
 - :func:`count_frozen`, :func:`certified_result`: the certification step of the
-  drivers that draw their own samples, from the frozen events to the result.
+  drivers that draw their own samples, from the frozen events to the result;
+- :func:`check_before_drawing` (:func:`check_memory`, then :func:`check_sampler`): the checks
+  every drawing driver makes on its plan before the first draw.
 
 References
 ----------

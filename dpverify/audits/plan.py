@@ -211,6 +211,7 @@ def build_plan(
     *,
     sizes: Callable | None = fixed_split,
     given: bool = False,
+    streams: tuple | None = None,
 ) -> AuditPlan:
     """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
 
@@ -240,6 +241,23 @@ def build_plan(
     given : bool
         Given samples (:func:`dpverify.audit_samples`): no seed, no sampling options, and a claim that must
         be passed.
+    streams : tuple of str, optional
+        The names of the run's streams, in spawn order (default: the driver's row of :data:`STREAMS`; a
+        driver of another package names its own).
+
+    Returns
+    -------
+    AuditPlan
+
+    Examples
+    --------
+    >>> from dpverify.audits.plan import build_plan
+    >>> from dpverify.mechanisms import GeometricMechanism
+    >>> plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 100_000, 7, None, None)
+    >>> plan.claim, plan.n_selection, plan.n_certification, plan.alpha, plan.seed
+    (PrivacyClaim(epsilon=1.0), 20000, 80000, 0.05, 7)
+    >>> list(plan.streams)
+    ['selection_x', 'selection_x_prime', 'certification_x', 'certification_x_prime', 'more']
 
     Raises
     ------
@@ -258,7 +276,8 @@ def build_plan(
     if inputs is not None:
         check.check_inputs_differ(*inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)
-    streams = {} if given else dict(zip(STREAMS[driver], children(sequence, len(STREAMS[driver]))))
+    names = STREAMS[driver] if streams is None else tuple(streams)
+    named = {} if given else dict(zip(names, children(sequence, len(names))))
     return AuditPlan(
         driver=driver,
         claim=resolved,
@@ -270,7 +289,7 @@ def build_plan(
         design=planned.design,
         seed=recorded,
         sequence=sequence,
-        streams=streams,
+        streams=named,
     )
 
 
