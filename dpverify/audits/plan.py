@@ -49,6 +49,7 @@ __all__ = [
     "Sizes",
     "build_plan",
     "plan_of_result",
+    "claim_arguments",
     "sizing_claim",
     "fixed_split",
     "curve_split",
