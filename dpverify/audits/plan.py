@@ -332,7 +332,7 @@ def plan_of_result(result, *, executor=None, progress: bool = False, driver: str
         claim=claim,
         claim_notes=(),
         options=replace(result.options, executor=executor, progress=progress),
-        n_samples=getattr(result, "budget", None) or result.n_samples,  # a sequential audit: its budget
+        n_samples=result.budget if driver == "sequential_audit" else result.n_samples,  # sequential: its budget
         n_selection=getattr(result, "n_selection", None),
         n_certification=None if event is None else event.n_certification,
         seed=result.seed,
