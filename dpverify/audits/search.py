@@ -671,6 +671,45 @@ def _value_track(result, candidates, budget, neighbours, mechanism, screening):
     return replace(result, value_verdict=verdict, value_x=value.x, value_x_prime=value.x_prime, finding=finding)
 
 
+def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
+    """The candidate pairs of a search, from the plan's candidate stream, each with its screening seed, and the
+    budget that screens them; memory is checked here, before any screening draw. Returns the pairs, the
+    neighbours (on the mechanism's input domain), the budget and where the pairs came from."""
+    budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
+    neighbours = _on_input_domain(neighbours, mechanism)
+    pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
+    budget = replace(budget, n_candidates=len(pairs))
+    _check_screening_memory(plan, mechanism, pairs[0][0], budget)
+    seeds = children(plan.streams["screening"], len(pairs))
+    screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, seeds))]
+    return screened, neighbours, budget, source
+
+
+def _certify_winner(plan, mechanism, winner, screened, budget, screening, *, n_drawn, n_candidates, source):
+    """The chosen pair's frozen events certified on the plan's certification streams, with the search behind
+    them (every candidate and what screening saw of it)."""
+    return certified_result(
+        plan,
+        mechanism,
+        winner.x,
+        winner.x_prime,
+        winner.selection,
+        rng_used=all(p.rng_used for p in screened if p.rounds),
+        executor=screening.executor,
+        n_selection=winner.n,
+        cls=SearchAuditResult,
+        x=winner.x,
+        x_prime=winner.x_prime,
+        candidates=tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened),
+        chosen=winner.index,
+        n_screening=budget.n_screening,
+        n_screening_drawn=n_drawn,
+        n_refining=budget.n_refining,
+        n_pairs_requested=n_candidates,
+        neighbours=source,
+    )
+
+
 def search_audit(
     mechanism,
     neighbours,
@@ -789,44 +828,17 @@ def search_audit(
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
-    budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
-    neighbours = _on_input_domain(neighbours, mechanism)
-    pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
-    budget = replace(budget, n_candidates=len(pairs))
-    _check_screening_memory(plan, mechanism, pairs[0][0], budget)  # memory, before any screening draw
-    seeds = children(plan.streams["screening"], len(pairs))
-    screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, seeds))]
+    screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
     with one_executor(plan.options.executor) as pool:  # one pool for every draw of the search
-        winner, n_drawn, n_least = _find_winner(
-            screened, budget, neighbours, mechanism, _Screening.of(plan, pool, plan.options.float_events)
-        )
+        screening = _Screening.of(plan, pool, plan.options.float_events)
+        winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
-        result = certified_result(
-            plan,
-            mechanism,
-            winner.x,
-            winner.x_prime,
-            winner.selection,
-            rng_used=all(p.rng_used for p in screened if p.rounds),
-            executor=pool,
-            n_selection=winner.n,
-            cls=SearchAuditResult,
-            x=winner.x,
-            x_prime=winner.x_prime,
-            candidates=tuple(
-                ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened
-            ),
-            chosen=winner.index,
-            n_screening=budget.n_screening,
-            n_screening_drawn=n_drawn,
-            n_refining=budget.n_refining,
-            n_pairs_requested=n_candidates,
-            neighbours=source,
-        )
+        searched = dict(n_drawn=n_drawn, n_candidates=n_candidates, source=source)
+        result = _certify_winner(plan, mechanism, winner, screened, budget, screening, **searched)
         if _float_picked(winner, plan.options):
-            result = _value_track(
-                result, screened[: len(pairs)], budget, neighbours, mechanism, _Screening.of(plan, pool, False)
-            )
+            value_screening = _Screening.of(plan, pool, False)
+            n_proposed = budget.n_candidates
+            result = _value_track(result, screened[:n_proposed], budget, neighbours, mechanism, value_screening)
     result = replace(result, n_samples=plan.n_samples)
     added = (_resolution_note(n_least, plan.n_certification, len(screened)), power_note(result))
     return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))
