@@ -641,16 +641,7 @@ def _value_track(result, candidates, budget, neighbours, mechanism, screening):
     if pair_key((value.x, value.x_prime)) == pair_key((result.x, result.x_prime)):
         return result
     check_sampler(plan, mechanism, value.x, value.x_prime)
-    certified = certified_result(
-        plan,
-        mechanism,
-        value.x,
-        value.x_prime,
-        value.selection,
-        rng_used=all(p.rng_used for p in fresh if p.rounds),
-        executor=screening.executor,
-        n_selection=value.n,
-    )
+    certified = _certify(plan, mechanism, value, fresh, screening)
     other_kind = result.audited_claim.kind != "dp"
     verdict = ValueVerdict(
         certified.epsilon_lower_bound,
@@ -685,28 +676,21 @@ def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     return screened, neighbours, budget, source
 
 
-def _certify_winner(plan, mechanism, winner, screened, budget, screening, *, n_drawn, n_candidates, source):
-    """The chosen pair's frozen events certified on the plan's certification streams, with the search behind
-    them (every candidate and what screening saw of it)."""
+def _certify(plan, mechanism, pair, drawn, screening, **fields):
+    """The frozen events of ``pair`` (the chosen candidate, with its selection) certified on the plan's
+    certification streams; ``drawn`` are the candidates whose draws decide ``rng_used``, ``fields`` the
+    result's own (a search's: every candidate and what screening saw of it)."""
+    rng_used = all(p.rng_used for p in drawn if p.rounds)
     return certified_result(
         plan,
         mechanism,
-        winner.x,
-        winner.x_prime,
-        winner.selection,
-        rng_used=all(p.rng_used for p in screened if p.rounds),
+        pair.x,
+        pair.x_prime,
+        pair.selection,
+        rng_used=rng_used,
         executor=screening.executor,
-        n_selection=winner.n,
-        cls=SearchAuditResult,
-        x=winner.x,
-        x_prime=winner.x_prime,
-        candidates=tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened),
-        chosen=winner.index,
-        n_screening=budget.n_screening,
-        n_screening_drawn=n_drawn,
-        n_refining=budget.n_refining,
-        n_pairs_requested=n_candidates,
-        neighbours=source,
+        n_selection=pair.n,
+        **fields,
     )
 
 
@@ -833,8 +817,13 @@ def search_audit(
         screening = _Screening.of(plan, pool, plan.options.float_events)
         winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
-        searched = dict(n_drawn=n_drawn, n_candidates=n_candidates, source=source)
-        result = _certify_winner(plan, mechanism, winner, screened, budget, screening, **searched)
+        candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
+        searched = dict(x=winner.x, x_prime=winner.x_prime, candidates=candidates, chosen=winner.index)
+        budgets = dict(n_screening=budget.n_screening, n_screening_drawn=n_drawn, n_refining=budget.n_refining)
+        requested = dict(n_pairs_requested=n_candidates, neighbours=source)
+        result = _certify(
+            plan, mechanism, winner, screened, screening, cls=SearchAuditResult, **searched, **budgets, **requested
+        )
         if _float_picked(winner, plan.options):
             value_screening = _Screening.of(plan, pool, False)
             n_proposed = budget.n_candidates
