@@ -43,6 +43,10 @@ __all__ = [
     "check_family_wise",
     "FAMILY_WISE_METHODS",
     "check_pairs",
+    "check_bool",
+    "check_names",
+    "check_optional_callable",
+    "check_workers",
 ]
 
 
@@ -324,3 +328,37 @@ def check_pairs(pairs) -> list:
         if not isinstance(pair, (tuple, list)) or len(pair) != 2:
             raise InvalidParameterError(f"pairs[{i}] must be an (x, x_prime) pair, got {short_repr(pair)}")
     return pairs
+
+
+def check_bool(value, name: str) -> bool:
+    """``True`` or ``False`` itself (not 0, 1 or a numpy bool)."""
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_names(value, name: str, what: str = "family names") -> tuple:
+    """A list of names as a tuple; a lone string is refused (it would be read letter by letter)."""
+    if isinstance(value, str):
+        raise InvalidParameterError(f"{name} must be a list of {what}, got the string {value!r}")
+    return tuple(value)
+
+
+def check_optional_callable(value, name: str):
+    """A callable or None (an ``output_key``)."""
+    if value is not None and not callable(value):
+        raise InvalidParameterError(f"{name} must be callable or None, got {value!r}")
+    return value
+
+
+def check_workers(workers, available: int) -> int:
+    """A worker count: a whole number >= 1 (``available``, the workers this process may use, is named in the
+    message)."""
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
+        raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
+    workers = int(workers)
+    if workers < 1:
+        raise InvalidParameterError(
+            f"workers must be >= 1 (this machine lets the process use {available}), got {workers}"
+        )
+    return workers

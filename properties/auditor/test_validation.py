@@ -167,3 +167,30 @@ def test_below_says_why_where_asked():
 
     with pytest.raises(InvalidParameterError, match=r"\(the rest certify\), got 1000"):
         dpverify.audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=1000, n_selection=1000, seed=1)
+
+
+def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable():
+    """Detects: ``event_families="threshold"`` read letter by letter, ``float_events=1`` taken as True, or an
+    ``output_key`` that fails only when the first output is keyed; each through ``AuditOptions`` too."""
+    from dpverify import AuditOptions
+
+    assert check.check_names(["threshold"], "event_families") == ("threshold",)
+    assert check.check_bool(False, "float_events") is False
+    assert check.check_optional_callable(None, "output_key") is None
+    for bad in (1, 0, np.bool_(True), None):
+        with pytest.raises(InvalidParameterError, match="float_events must be True or False"):
+            AuditOptions(float_events=bad)
+    with pytest.raises(InvalidParameterError, match="got the string 'threshold'"):
+        AuditOptions(event_families="threshold")
+    with pytest.raises(InvalidParameterError, match="output_key must be callable or None, got 3"):
+        AuditOptions(output_key=3)
+
+
+def test_workers_are_whole_numbers_from_one():
+    """Detects: a worker count of 0, a bool or a float let through to the pool."""
+    assert check.check_workers(np.int64(2), 4) == 2
+    for bad in (True, 1.5, "2"):
+        with pytest.raises(InvalidParameterError, match="workers must be a whole number >= 1"):
+            check.check_workers(bad, 4)
+    with pytest.raises(InvalidParameterError, match=r"workers must be >= 1 \(this machine lets the process use 4\)"):
+        check.check_workers(0, 4)
