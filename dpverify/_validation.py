@@ -19,6 +19,7 @@ import sys
 
 import numpy as np
 
+from ._results import short_repr
 from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterError
 
 __all__ = [
@@ -34,6 +35,18 @@ __all__ = [
     "check_choice",
     "check_name",
     "check_callable",
+    "check_below",
+    "check_draws_nothing",
+    "check_claim_given",
+    "check_grid",
+    "check_count",
+    "check_family_wise",
+    "FAMILY_WISE_METHODS",
+    "check_pairs",
+    "check_bool",
+    "check_names",
+    "check_optional_callable",
+    "check_workers",
 ]
 
 
@@ -248,3 +261,104 @@ def check_inputs_differ(x, x_prime) -> None:
         raise IdenticalInputsError(
             f"x and x_prime are equal ({x!r}); an audit compares two different neighbouring inputs"
         )
+
+
+def check_below(
+    value: int, name: str, limit: int, limit_name: str, why: str = "", error: type = InvalidParameterError
+) -> int:
+    """``value`` strictly below ``limit`` (a selection size below the sample size), else ``error``; ``why``
+    (``" (the rest certify)"``) follows the limit in the message."""
+    if value >= limit:
+        raise error(f"{name} must be smaller than {limit_name}={limit}{why}, got {value}")
+    return value
+
+
+def check_draws_nothing(options, driver: str) -> None:
+    """Options of a driver that draws no samples: ``executor`` and ``n_chunks`` describe sampling and must be unset."""
+    if options.executor is not None or options.n_chunks is not None:
+        raise InvalidParameterError(
+            f"{driver} draws no samples, so executor and n_chunks do not apply; leave them unset"
+        )
+
+
+def check_claim_given(epsilon, claim) -> None:
+    """A claim passed where there is no mechanism to state one (an audit of given samples)."""
+    if claim is None and epsilon is None:
+        raise InvalidClaimError(
+            "audit_samples needs the claim: epsilon= (and delta=), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, "
+            "eps) / .gdp(mu) / .tradeoff(f)"
+        )
+
+
+def check_grid(values, name: str, *, most: int = 1000) -> np.ndarray:
+    """A grid of 1 to ``most`` finite values >= 0 (a delta curve's epsilons), sorted and without repeats."""
+    grid = np.asarray(values, dtype=float).reshape(-1)
+    if grid.size == 0 or grid.size > most or not np.all(np.isfinite(grid)) or np.any(grid < 0):
+        raise InvalidParameterError(f"{name} must be 1 to {most} finite values >= 0, got {values!r}")
+    return np.unique(grid)
+
+
+def check_count(value, name: str, minimum: int = 1) -> int:
+    """An integer (numpy integers too, not bool) >= ``minimum``, for counts given as budgets
+    (``n_screening``, ``n_refining``); the message says ``an integer >= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < minimum:
+        raise InvalidParameterError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+#: The corrections of ``statsmodels.stats.multitest.multipletests`` that bound the family-wise error rate.
+FAMILY_WISE_METHODS = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel")
+
+
+def check_family_wise(method) -> str:
+    """A ``multipletests`` method that controls the family-wise error rate (FDR methods do not)."""
+    if method not in FAMILY_WISE_METHODS:
+        raise InvalidParameterError(
+            f"method must control the family-wise error rate, one of {FAMILY_WISE_METHODS}; got {method!r}"
+        )
+    return method
+
+
+def check_pairs(pairs) -> list:
+    """At least one ``(x, x_prime)`` pair, each a 2-tuple or 2-list."""
+    pairs = list(pairs)
+    if not pairs:
+        raise InvalidParameterError("audit_pairs needs at least one (x, x_prime) pair")
+    for i, pair in enumerate(pairs):
+        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
+            raise InvalidParameterError(f"pairs[{i}] must be an (x, x_prime) pair, got {short_repr(pair)}")
+    return pairs
+
+
+def check_bool(value, name: str) -> bool:
+    """``True`` or ``False`` itself (not 0, 1 or a numpy bool)."""
+    if not isinstance(value, bool):
+        raise InvalidParameterError(f"{name} must be True or False, got {value!r}")
+    return value
+
+
+def check_names(value, name: str, what: str = "family names") -> tuple:
+    """A list of names as a tuple; a lone string is refused (it would be read letter by letter)."""
+    if isinstance(value, str):
+        raise InvalidParameterError(f"{name} must be a list of {what}, got the string {value!r}")
+    return tuple(value)
+
+
+def check_optional_callable(value, name: str):
+    """A callable or None (an ``output_key``)."""
+    if value is not None and not callable(value):
+        raise InvalidParameterError(f"{name} must be callable or None, got {value!r}")
+    return value
+
+
+def check_workers(workers, available: int) -> int:
+    """A worker count: a whole number >= 1 (``available``, the workers this process may use, is named in the
+    message)."""
+    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
+        raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
+    workers = int(workers)
+    if workers < 1:
+        raise InvalidParameterError(
+            f"workers must be >= 1 (this machine lets the process use {available}), got {workers}"
+        )
+    return workers

@@ -81,15 +81,9 @@ class AuditOptions:
         if self.n_chunks is not None:
             object.__setattr__(self, "n_chunks", check.check_positive_int(self.n_chunks, "n_chunks"))
         if self.event_families is not None:
-            if isinstance(self.event_families, str):
-                raise InvalidParameterError(
-                    f"event_families must be a list of family names, got the string {self.event_families!r}"
-                )
-            object.__setattr__(self, "event_families", tuple(self.event_families))
-        if not isinstance(self.float_events, bool):
-            raise InvalidParameterError(f"float_events must be True or False, got {self.float_events!r}")
-        if self.output_key is not None and not callable(self.output_key):
-            raise InvalidParameterError(f"output_key must be callable or None, got {self.output_key!r}")
+            object.__setattr__(self, "event_families", check.check_names(self.event_families, "event_families"))
+        check.check_bool(self.float_events, "float_events")
+        check.check_optional_callable(self.output_key, "output_key")
 
     @property
     def families(self) -> list | None:

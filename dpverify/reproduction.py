@@ -22,7 +22,6 @@ the executor or the number of workers.
 from __future__ import annotations
 
 import inspect
-import numbers
 import os
 import signal
 from collections.abc import Callable, Iterator, Sequence
@@ -32,7 +31,8 @@ from dataclasses import dataclass, field
 from importlib.metadata import entry_points
 from pathlib import Path
 
-from .errors import InvalidParameterError, MissingExtraError, RegistrationError, SchedulerUnreachableError
+from . import _validation as check
+from .errors import MissingExtraError, RegistrationError, SchedulerUnreachableError
 from .support.progress import progress_bar
 
 __all__ = [
@@ -107,14 +107,7 @@ def available_workers() -> int:
 
 def _check_workers(workers) -> int:
     """``workers`` as an int >= 1, or :class:`InvalidParameterError`."""
-    if isinstance(workers, bool) or not isinstance(workers, numbers.Integral):
-        raise InvalidParameterError(f"workers must be a whole number >= 1, got {workers!r}")
-    workers = int(workers)
-    if workers < 1:
-        raise InvalidParameterError(
-            f"workers must be >= 1 (this machine lets the process use {available_workers()}), got {workers}"
-        )
-    return workers
+    return check.check_workers(workers, available_workers())
 
 
 def _ignore_sigint() -> None:  # pragma: no cover - runs in worker processes

@@ -1,9 +1,12 @@
 """The drivers: each answers one question about a privacy claim, on the shared pipeline.
 
-What they share: :mod:`.results` (:class:`AuditResult` and its parts),
-:mod:`.certification` (sizes, Clopper-Pearson verdicts, the result of a selection's
-counts), :mod:`.findings` (the kind of finding) and :func:`replay` (:mod:`.replay`:
-an audit again from its result alone). No driver imports another.
+What they share: :mod:`.plan` (the audit plan each driver builds first, with one builder: claim,
+options, sizes, seed and named streams), :mod:`.choosing` (the events chosen on selection samples,
+and a search's ranking of pairs), :mod:`.certification` (sizes, the checks before drawing,
+Clopper-Pearson verdicts, the result of a selection's counts), :mod:`.results` (:class:`AuditResult`
+and its parts), :mod:`.findings` (the kind of finding) and :func:`replay` (:mod:`.replay`: an audit
+again from its result alone, through :func:`.plan.plan_of_result`). No driver imports another
+(:func:`audit_pairs` runs :func:`audit` on each pair).
 
 - :func:`audit` (:mod:`.pair`): a lower confidence bound on the loss of one neighbouring pair;
 - :func:`sequential_audit` (:mod:`.sequential`): the same, stopping once the verdict is settled;

@@ -9,7 +9,9 @@
   selection and its certification counts (the value verdict and the kind of
   finding included);
 - :func:`count_frozen`, :func:`certified_result`: the certification step of the
-  drivers that draw their own samples, from the frozen events to the result.
+  drivers that draw their own samples, from the frozen events to the result;
+- :func:`check_before_drawing` (:func:`check_memory`, then :func:`check_sampler`): the checks
+  every drawing driver makes on its plan before the first draw.
 
 References
 ----------
@@ -26,7 +28,7 @@ import numpy as np
 
 from .. import _validation as check
 from ..claims import PrivacyClaim
-from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..errors import InsufficientSamplesError
 from ..pipeline.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
@@ -56,6 +58,8 @@ __all__ = [
     "count_frozen",
     "certified_result",
     "check_before_drawing",
+    "check_memory",
+    "check_sampler",
     "claim_result",
     "event_claim_pvalue",
 ]
@@ -78,10 +82,7 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
         n_selection = default_split(n_samples, required_cert)
     else:
         n_selection = check.check_positive_int(n_selection, "n_selection")
-        if n_selection >= n_samples:
-            raise InvalidParameterError(
-                f"n_selection must be smaller than n_samples={n_samples} (the rest certify), got {n_selection}"
-            )
+        check.check_below(n_selection, "n_selection", n_samples, "n_samples", " (the rest certify)")
     if n_samples - n_selection < required_cert:
         required = required_samples(required_cert, fixed_selection)
         raise InsufficientSamplesError(
@@ -516,59 +517,99 @@ def count_frozen(mechanism, x, x_prime, selection: Selection, n_certification: i
     )
 
 
-def certified_result(
-    mechanism,
-    x,
-    x_prime,
-    selection: Selection,
-    n_certification: int,
-    seeds,
-    options,
-    executor,
-    /,
-    *,
-    sequence,
-    rng_used: bool,
-    claim_notes: tuple = (),
-    **result_fields,
-) -> AuditResult:
+def certified_result(plan, mechanism, x, x_prime, selection: Selection, /, *, rng_used: bool, executor=None, **fields):
     """Certify the frozen events of ``selection`` on fresh samples of the pair and assemble the result.
 
-    The step that :func:`dpverify.audit` and :func:`dpverify.search_audit` share
-    after their selection: :func:`count_frozen` on the certification ``seeds``,
-    replayability decided where every driver decides it
-    (:func:`dpverify.protocols.check_replayable`, on a stream of ``sequence`` of its
-    own), :func:`audit_result`, and the notes on the claim (``claim_notes``) and on
-    where the events were counted. ``rng_used`` says whether every draw before the
-    certification took its randomness from the generator it was given;
-    ``result_fields`` go to :func:`audit_result` (the claim, the level,
-    ``n_selection``, ``seed``, ``cls`` and the driver's own fields, which may
-    include ``x`` and ``x_prime``: the arguments before them are positional only).
+    The step that every driver drawing its own samples shares after its selection:
+    :func:`count_frozen` on the plan's certification streams (``n_certification`` outputs of each
+    input), replayability decided where every driver decides it
+    (:func:`dpverify.protocols.check_replayable`, on a stream of the plan's sequence of its own),
+    :func:`audit_result` with the plan's result fields
+    (:meth:`dpverify.audits.plan.AuditPlan.result_fields`), and the notes on the claim and on
+    where the events were counted.
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        Claim, options, sizes, seed and streams of the run.
+    mechanism, x, x_prime
+        The pair certified (a search's chosen pair).
+    selection : Selection or Partition
+        The frozen events (or cells).
+    rng_used : bool
+        Whether every draw before the certification took its randomness from the generator it was given.
+    executor : optional
+        Where the certification samples are drawn (default: the plan's ``options.executor``).
+    **fields
+        Result fields that replace or add to the plan's: ``n_selection`` where the selection grew,
+        ``cls`` and the driver's own fields (which may include ``x`` and ``x_prime``: the arguments
+        before them are positional only).
     """
-    counted_x, counted_xp = count_frozen(mechanism, x, x_prime, selection, n_certification, seeds, options, executor)
-    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=options.output_key)
+    options = plan.options
+    executor = options.executor if executor is None else executor
+    seeds = (plan.streams["certification_x"], plan.streams["certification_x_prime"])
+    counted_x, counted_xp = count_frozen(
+        mechanism, x, x_prime, selection, plan.n_certification, seeds, options, executor
+    )
+    replay = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=options.output_key)
     result = audit_result(
         selection,
         counted_x.counts,
         counted_xp.counts,
-        n_certification,
-        n_certification,
+        plan.n_certification,
+        plan.n_certification,
         replayable=replay.replayable and rng_used and counted_x.rng_used and counted_xp.rng_used,
         replay_note=replay.note,
-        options=options,
-        **result_fields,
+        **plan.result_fields(**fields),
     )
     note = where_counted(counted_x.where | counted_xp.where)
-    notes = tuple(claim_notes) + ((note,) if note else ())
+    notes = tuple(plan.claim_notes) + ((note,) if note else ())
     return replace(result, notes=result.notes + notes) if notes else result
 
 
-def check_before_drawing(mechanism, x, x_prime, sequence, n_held: int, output_key=None):
-    """The checks a driver makes before it draws: memory for ``n_held`` selection outputs per input, then
-    the sampler check on the pair, each on a contract stream of ``sequence`` (no audit stream moves).
+def check_memory(plan, mechanism, x, n_held: int | None = None):
+    """Refuse by name, before any draw, a run whose ``n_held`` selection outputs per input (default: the
+    plan's ``n_selection``) cannot fit in memory; one pilot output of ``x``, on a contract stream of the
+    plan's sequence (no audit stream moves), sizes the outputs.
 
-    Returns the pilot output (:func:`dpverify.pipeline.memory.pilot_output`; None where there is none), so
-    that a driver that grows its selection can check memory again.
+    Returns the pilot output (:func:`dpverify.pipeline.memory.pilot_output`; None where there is none).
+
+    Raises
+    ------
+    InsufficientMemoryError
+        ``n_held`` outputs per input cannot fit.
+    """
+    pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
+    if pilot is not None:
+        require_memory(pilot, plan.n_selection if n_held is None else n_held)
+    return pilot
+
+
+def check_sampler(plan, mechanism, x, x_prime, pilot=None) -> None:
+    """The sampler check on the pair (:func:`dpverify.pipeline.sampler_check.check_sampler_agreement`), on a
+    contract stream of the plan's sequence; ``pilot`` (from :func:`check_memory`) sizes its memory.
+
+    Raises
+    ------
+    SamplerContractError
+        The vectorized ``sample`` disagrees with the mechanism's call.
+    """
+    check_sampler_agreement(
+        mechanism,
+        [("x", x), ("x_prime", x_prime)],
+        plan.sequence,
+        output_key=plan.options.output_key,
+        output_bytes=None if pilot is None else output_bytes(pilot),
+    )
+
+
+def check_before_drawing(plan, mechanism, x, x_prime, n_held: int | None = None):
+    """The checks a driver makes before it draws: memory for ``n_held`` selection outputs per input
+    (:func:`check_memory`, default the plan's ``n_selection``), then the sampler check on the pair
+    (:func:`check_sampler`), each on a contract stream of the plan's sequence (no audit stream moves).
+
+    Returns the pilot output (None where there is none), so that a driver that grows its selection can
+    check memory again.
 
     Raises
     ------
@@ -577,14 +618,6 @@ def check_before_drawing(mechanism, x, x_prime, sequence, n_held: int, output_ke
     SamplerContractError
         The vectorized ``sample`` disagrees with the mechanism's call.
     """
-    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
-    if pilot is not None:
-        require_memory(pilot, n_held)
-    check_sampler_agreement(
-        mechanism,
-        [("x", x), ("x_prime", x_prime)],
-        sequence,
-        output_key=output_key,
-        output_bytes=None if pilot is None else output_bytes(pilot),
-    )
+    pilot = check_memory(plan, mechanism, x, n_held)
+    check_sampler(plan, mechanism, x, x_prime, pilot)
     return pilot

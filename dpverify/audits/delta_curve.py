@@ -45,16 +45,14 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData, Result
-from .._validation import check_inputs_differ
-from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..errors import InsufficientSamplesError
 from ..events import candidate_events, default_families, families_of_role
-from ..options import AuditOptions, resolve_options
+from ..options import AuditOptions
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, count_events, draw, resolve_seed
-from ..pipeline.selection import default_selection_size
-from ..protocols import check_mechanism
+from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from .certification import check_before_drawing
+from .plan import build_plan, curve_split
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -179,6 +177,67 @@ def _select_for_grid(candidates, n_selection: int, epsilons: np.ndarray):
     return picks
 
 
+def _candidates(plan, mechanism, x, x_prime):
+    """Step 1: the code book and the candidate events of the plan's selection samples (drawn here, then dropped)."""
+    options, n_selection, streams = plan.options, plan.n_selection, plan.streams
+    common = dict(executor=options.executor, n_chunks=DEFAULT_CHUNKS, output_key=options.output_key)
+    sel_x = draw(mechanism, x, n_selection, streams["selection_x"], label="x", **common)
+    sel_xp = draw(mechanism, x_prime, n_selection, streams["selection_x_prime"], label="x_prime", **common)
+    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+    del sel_x, sel_xp
+    families = options.families
+    if not options.float_events:
+        implementation = families_of_role("implementation")
+        families = [f for f in (families or default_families()) if f not in implementation]
+    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
+    if not candidates.events:
+        raise InsufficientSamplesError(
+            "no candidate event could be formed; draw more samples", required=2 * plan.n_samples
+        )
+    return codec, candidates
+
+
+def _certified_events(plan, mechanism, x, x_prime, codec, candidates, grid) -> list:
+    """Steps 2 and 3: the events picked for the grid, frozen, counted on the plan's certification streams and
+    bounded at ``alpha / (2m)`` each."""
+    options, n_cert, streams = plan.options, plan.n_certification, plan.streams
+    picks = _select_for_grid(candidates, plan.n_selection, grid)
+    distinct: dict = {}
+    for eps, pick in zip(grid, picks):
+        distinct.setdefault(pick, []).append(float(eps))
+    m = len(distinct)
+    level = plan.alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
+    events = []
+    chosen = [candidates.events[index] for index, _ in distinct]
+    counted_x, counted_xp = count_events(
+        mechanism,
+        [(x, n_cert, streams["certification_x"], "x"), (x_prime, n_cert, streams["certification_x_prime"], "x_prime")],
+        codec,
+        [e.indicator for e in chosen],
+        executor=options.executor,
+        n_chunks=options.n_chunks,
+        progress=options.progress,
+        output_key=options.output_key,
+    )
+    for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
+        event = chosen[slot]
+        cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
+        p, q = (cx, cxp) if direction == "x" else (cxp, cx)
+        events.append(
+            CertifiedEvent(
+                description=event.description,
+                family=event.family,
+                direction=direction,
+                count_p=p,
+                count_q=q,
+                p_lower=float(clopper_pearson_lower(p, n_cert, level)),
+                q_upper=float(clopper_pearson_upper(q, n_cert, level)),
+                selected_for=chosen_for,
+            )
+        )
+    return events
+
+
 def delta_lower_bound_curve(
     mechanism,
     x,
@@ -230,72 +289,22 @@ def delta_lower_bound_curve(
     >>> c.violates(1.0, 1e-3)
     True
     """
-    grid = np.asarray(epsilons, dtype=float).reshape(-1)
-    if grid.size == 0 or grid.size > 1000 or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-        raise InvalidParameterError(f"epsilons must be 1 to 1000 finite values >= 0, got {epsilons!r}")
-    grid = np.unique(grid)
-    check_mechanism(mechanism)
-    options = resolve_options(options, option_fields, driver="delta_lower_bound_curve")
-    alpha, n_selection, executor, output_key = options.alpha, options.n_selection, options.executor, options.output_key
-    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
-    if n_selection is None:
-        n_selection = default_selection_size(n_samples)
-    n_selection = check.check_positive_int(n_selection, "n_selection")
-    if n_selection >= n_samples:
-        raise InvalidParameterError(f"n_selection must be smaller than n_samples={n_samples}, got {n_selection}")
-    check_inputs_differ(x, x_prime)
-    n_cert = n_samples - n_selection
-
-    sequence, entropy = resolve_seed(seed)
-    # memory for the selection, then the sampler check, before any draw (as audit does)
-    check_before_drawing(mechanism, x, x_prime, sequence, n_selection, output_key=output_key)
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
-    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key)
-    sel_x = draw(mechanism, x, n_selection, seed_sel_x, label="x", **common)
-    sel_xp = draw(mechanism, x_prime, n_selection, seed_sel_xp, label="x_prime", **common)
-    codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
-    del sel_x, sel_xp
-    families = options.families
-    if not options.float_events:
-        implementation = families_of_role("implementation")
-        families = [f for f in (families or default_families()) if f not in implementation]
-    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
-    if not candidates.events:
-        raise InsufficientSamplesError("no candidate event could be formed; draw more samples", required=2 * n_samples)
-    picks = _select_for_grid(candidates, n_selection, grid)
-    distinct: dict = {}
-    for eps, pick in zip(grid, picks):
-        distinct.setdefault(pick, []).append(float(eps))
-    m = len(distinct)
-    level = alpha / m  # clopper_pearson_* are one-sided at level/2: 2m statements at alpha/(2m)
-    events = []
-    chosen = [candidates.events[index] for index, _ in distinct]
-    counted_x, counted_xp = count_events(
+    grid = check.check_grid(epsilons, "epsilons")
+    plan = build_plan(  # a delta curve takes no claim: it bounds delta at every epsilon of the grid
+        "delta_lower_bound_curve",
         mechanism,
-        [(x, n_cert, seed_cert_x, "x"), (x_prime, n_cert, seed_cert_xp, "x_prime")],
-        codec,
-        [e.indicator for e in chosen],
-        executor=executor,
-        n_chunks=options.n_chunks,
-        progress=options.progress,
-        output_key=output_key,
+        (x, x_prime),
+        None,
+        n_samples,
+        seed,
+        options,
+        option_fields,
+        sizes=curve_split,
     )
-    for slot, ((_index, direction), chosen_for) in enumerate(distinct.items()):
-        event = chosen[slot]
-        cx, cxp = int(counted_x.counts[slot]), int(counted_xp.counts[slot])
-        p, q = (cx, cxp) if direction == "x" else (cxp, cx)
-        events.append(
-            CertifiedEvent(
-                description=event.description,
-                family=event.family,
-                direction=direction,
-                count_p=p,
-                count_q=q,
-                p_lower=float(clopper_pearson_lower(p, n_cert, level)),
-                q_upper=float(clopper_pearson_upper(q, n_cert, level)),
-                selected_for=chosen_for,
-            )
-        )
-    curve = DeltaCurve(grid, np.zeros(0), events, alpha, n_samples, n_selection, entropy)
+    check_before_drawing(plan, mechanism, x, x_prime)  # memory for the selection, then the sampler check
+    codec, candidates = _candidates(plan, mechanism, x, x_prime)
+    events = _certified_events(plan, mechanism, x, x_prime, codec, candidates, grid)
+    n_selection, options = plan.n_selection, plan.options
+    curve = DeltaCurve(grid, np.zeros(0), events, plan.alpha, plan.n_samples, n_selection, plan.seed)
     bounds = np.atleast_1d(curve.delta_at(grid))
-    return DeltaCurve(grid, bounds, events, alpha, n_samples, n_selection, entropy, options=options)
+    return DeltaCurve(grid, bounds, events, plan.alpha, plan.n_samples, n_selection, plan.seed, options=options)

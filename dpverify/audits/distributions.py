@@ -194,8 +194,7 @@ def _check_options(n_samples, method) -> int:
             "method='g-test' was removed: its chi-square approximation is anti-conservative on "
             "pooled sparse tables (up to 1.7x the nominal false-alarm rate); use method='chi2'"
         )
-    if method not in _METHODS:
-        raise InvalidParameterError(f"method must be one of {sorted(_METHODS)}, got {method!r}")
+    check.check_choice(method, "method", sorted(_METHODS))
     return check.check_positive_int(n_samples, "n_samples", minimum=1)
 
 

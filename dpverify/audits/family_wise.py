@@ -21,12 +21,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._results import Result, dataclass_to_dict, short_repr
-from ..errors import InvalidParameterError
-from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
-from ..pipeline.sampling import children as spawn
-from ..pipeline.sampling import resolve_seed
+from .. import _validation as check
+from .._results import Result, dataclass_to_dict
+from ..options import DEFAULT_SAMPLES, AuditOptions
 from .pair import audit
+from .plan import build_plan
 from .results import AuditResult
 
 __all__ = ["audit_pairs", "PairAuditResult"]
@@ -162,49 +161,29 @@ def audit_pairs(
         No pairs, a pair that is not a 2-tuple, or a method that does not
         control the family-wise error rate.
     """
-    options = resolve_options(options, option_fields, driver="audit_pairs")
-    alpha = options.alpha
-    family_wise = ("holm", "bonferroni", "sidak", "holm-sidak", "simes-hochberg", "hommel")
-    if method not in family_wise:
-        raise InvalidParameterError(
-            f"method must control the family-wise error rate, one of {family_wise}; got {method!r}"
-        )
-    pairs = list(pairs)
-    if not pairs:
-        raise InvalidParameterError("audit_pairs needs at least one (x, x_prime) pair")
-    for i, pair in enumerate(pairs):
-        if not isinstance(pair, (tuple, list)) or len(pair) != 2:
-            raise InvalidParameterError(f"pairs[{i}] must be an (x, x_prime) pair, got {short_repr(pair)}")
-    sequence, entropy = resolve_seed(seed)
+    # the mechanism, the claim and the sizes: each pair's audit checks its own
+    plan = build_plan("audit_pairs", None, None, None, None, seed, options, option_fields, sizes=None)
+    check.check_family_wise(method)
+    pairs = check.check_pairs(pairs)
     # Plain integer seeds per pair (from spawned children), so that each
     # result's recorded seed replays that pair's audit on its own.
-    children = [[int(v) for v in child.generate_state(4)] for child in spawn(sequence, len(pairs))]
+    claimed = dict(epsilon=epsilon, delta=delta, claim=claim, n_samples=n_samples, options=plan.options)
     results = tuple(
-        audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=epsilon,
-            delta=delta,
-            claim=claim,
-            n_samples=n_samples,
-            seed=child,
-            options=options,
-        )
-        for (x, x_prime), child in zip(pairs, children)
+        audit(mechanism, x, x_prime, seed=child, **claimed)
+        for (x, x_prime), child in zip(pairs, plan.pair_seeds(len(pairs)))
     )
     pvalues = np.array([r.pvalue for r in results], dtype=float)
     from statsmodels.stats.multitest import multipletests  # here: statsmodels loads pandas (0.2 s)
 
-    reject, adjusted, _, _ = multipletests(pvalues, alpha=alpha, method=method)
+    reject, adjusted, _, _ = multipletests(pvalues, alpha=plan.alpha, method=method)
     bounds = [r.claim_lower_bound for r in results]  # the epsilon bound for an (epsilon, delta) claim
     worst = int(np.argmax(bounds)) if not math.isnan(max(bounds)) else 0
     return PairAuditResult(
         results=results,
         adjusted_pvalues=tuple(float(p) for p in adjusted),
         violations=tuple(bool(v) for v in reject),
-        alpha=alpha,
+        alpha=plan.alpha,
         method=method,
         worst=worst,
-        seed=entropy,
+        seed=plan.seed,
     )

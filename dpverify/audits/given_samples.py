@@ -19,15 +19,15 @@ from dataclasses import replace
 import numpy as np
 
 from .. import _validation as check
-from ..claims import PrivacyClaim, resolve_claim
-from ..errors import InsufficientSamplesError, InvalidClaimError, InvalidParameterError
-from ..options import AuditOptions, resolve_options
+from ..errors import InsufficientSamplesError, InvalidParameterError
+from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.outputs import apply_output_key
 from ..pipeline.sampling import concatenate_outputs
 from ..pipeline.selection import MIN_SELECTION, default_selection_size
 from .certification import audit_result
-from .pair import select_for_claim, sizing_claim
+from .choosing import select_for_claim
+from .plan import build_plan
 from .results import AuditResult
 
 __all__ = ["audit_samples"]
@@ -86,6 +86,36 @@ def _count(blocks, codec, indicators, output_key) -> tuple[np.ndarray, int]:
             counts[i] += int(np.count_nonzero(indicator(encoded)))
         n += len(encoded)
     return counts, n
+
+
+def _split(plan, samples_x, samples_x_prime, required: int):
+    """The first ``n_selection`` samples of each input, the streams of the rest, and the plan with the split.
+
+    ``n_selection`` is the options' or :func:`~dpverify.pipeline.selection.default_selection_size` of the
+    smaller sample when both lengths are known (else :data:`~dpverify.pipeline.selection.MIN_SELECTION`);
+    the certification size the selection predicts with is the smaller rest (or nine times the selection).
+    """
+    blocks_x, len_x = _open(samples_x, "samples_x")
+    blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
+    n_selection = plan.options.n_selection
+    if n_selection is None:
+        known = [n for n in (len_x, len_xp) if n is not None]
+        n_selection = default_selection_size(min(known)) if len(known) == 2 else MIN_SELECTION
+    n_selection = check.check_positive_int(n_selection, "n_selection")
+    sel_x, rest_x, got_x = _take(blocks_x, n_selection)
+    sel_xp, rest_xp, got_xp = _take(blocks_xp, n_selection)
+    if min(got_x, got_xp) < n_selection:
+        raise InsufficientSamplesError(
+            f"n_selection={n_selection} but only {got_x} samples of x and {got_xp} of x' were given; "
+            "pass fewer selection samples or more samples",
+            required=n_selection + required,
+        )
+    output_key = plan.options.output_key
+    sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
+    known = [n - n_selection for n in (len_x, len_xp) if n is not None]
+    expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
+    plan = plan.with_selection(n_selection, max(1, expected))
+    return plan, (sel_x, sel_xp), (rest_x, rest_xp)
 
 
 def audit_samples(
@@ -151,75 +181,26 @@ def audit_samples(
     >>> dpverify.audit_samples(a, b, epsilon=0.5).violation
     True
     """
-    options = resolve_options(options, option_fields, driver="audit_samples")
-    if options.executor is not None or options.n_chunks is not None:
-        raise InvalidParameterError(
-            "audit_samples draws no samples, so executor and n_chunks do not apply; leave them unset"
-        )
-    if claim is None and epsilon is None:
-        raise InvalidClaimError(
-            "audit_samples needs the claim: epsilon= (and delta=), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, "
-            "eps) / .gdp(mu) / .tradeoff(f)"
-        )
-    if claim is None:
-        claim = PrivacyClaim(check.check_epsilon(epsilon), check.check_delta(0.0 if delta is None else delta))
-    claim = resolve_claim(None, claim=claim)[0] if epsilon is None and delta is None else claim
-    epsilon, delta = sizing_claim(claim)
-    alpha, n_selection, output_key = options.alpha, options.n_selection, options.output_key
-    if inputs is not None:
-        check.check_inputs_differ(*inputs)
-    blocks_x, len_x = _open(samples_x, "samples_x")
-    blocks_xp, len_xp = _open(samples_x_prime, "samples_x_prime")
-    if n_selection is None:
-        known = [n for n in (len_x, len_xp) if n is not None]
-        n_selection = default_selection_size(min(known)) if len(known) == 2 else MIN_SELECTION
-    n_selection = check.check_positive_int(n_selection, "n_selection")
-    sel_x, rest_x, got_x = _take(blocks_x, n_selection)
-    sel_xp, rest_xp, got_xp = _take(blocks_xp, n_selection)
-    if min(got_x, got_xp) < n_selection:
-        raise InsufficientSamplesError(
-            f"n_selection={n_selection} but only {got_x} samples of x and {got_xp} of x' were given; "
-            "pass fewer selection samples or more samples",
-            required=n_selection + minimum_certifying_samples(epsilon, delta, alpha),
-        )
-    sel_x, sel_xp = apply_output_key(sel_x, output_key), apply_output_key(sel_xp, output_key)
-    known = [n - n_selection for n in (len_x, len_xp) if n is not None]
-    expected = min(known) if known else 9 * n_selection  # unknown lengths: as a 10% split would
-    selection = select_for_claim(
-        sel_x,
-        sel_xp,
-        claim=claim,
-        n_certification=max(1, expected),
-        alpha=alpha,
-        options=options,
-        inputs=inputs,
+    claimed = (epsilon, delta, claim)  # the split is known once the samples are opened (sizes=None)
+    plan = build_plan(
+        "audit_samples", None, inputs, claimed, None, None, options, option_fields, sizes=None, given=True
     )
+    required = minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha)
+    plan, (sel_x, sel_xp), (rest_x, rest_xp) = _split(plan, samples_x, samples_x_prime, required)
+    output_key = plan.options.output_key
+    selection = select_for_claim(plan, sel_x, sel_xp, inputs=inputs)
     del sel_x, sel_xp
     indicators = [c.event.indicator for c in selection.choices]
     counts_x, n_x = _count(rest_x, selection.codec, indicators, output_key)
     counts_xp, n_xp = _count(rest_xp, selection.codec, indicators, output_key)
-    required = minimum_certifying_samples(epsilon, delta, alpha)
     if min(n_x, n_xp) < required:
         raise InsufficientSamplesError(
-            f"after the {n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
+            f"after the {plan.n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
             f"to certify; at least {required} of each are needed to certify a violation of "
-            f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}",
-            required=n_selection + required,
+            f"eps={plan.epsilon:g}, delta={plan.delta:g} at alpha={plan.alpha:g}",
+            required=plan.n_selection + required,
         )
-    result = audit_result(
-        selection,
-        counts_x,
-        counts_xp,
-        n_x,
-        n_xp,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        alpha=alpha,
-        n_selection=n_selection,
-        seed=None,
-        options=options,
-    )
+    result = audit_result(selection, counts_x, counts_xp, n_x, n_xp, **plan.result_fields())
     return replace(
         result, replayable=False, notes=result.notes + ("audit of given samples: there is no seed to replay",)
     )

@@ -25,49 +25,19 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from .._validation import check_inputs_differ
-from ..claims import resolve_claim
 from ..errors import InvalidParameterError
-from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
+from ..options import DEFAULT_SAMPLES, AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import require_memory
-from ..pipeline.partition import select_partition
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
-from ..pipeline.selection import grown_selection_size, select
-from ..protocols import check_mechanism
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw
+from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
+from .choosing import select_for_claim
+from .plan import STREAMS, build_plan, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
 __all__ = ["audit", "audit_streams", "selection_samples"]
-
-
-def sizing_claim(claim) -> tuple[float, float]:
-    """The (epsilon, delta) that sizes the certification sample of an audit of ``claim``: the claim's own
-    for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
-    the sizes of an eps = 1 claim."""
-    return (claim.epsilon, claim.delta) if claim.kind == "dp" else (1.0, 0.0)
-
-
-def select_for_claim(sel_x, sel_x_prime, *, claim, n_certification, alpha, options, inputs):
-    """The frozen events (or cells) that certify ``claim``, chosen on the selection samples alone:
-    :func:`dpverify.pipeline.selection.select` for kinds that read events, ranked by the kind's
-    bound, and :func:`dpverify.pipeline.partition.select_partition` for kinds that read cells."""
-    if claim.kind_record.reads == "cells":
-        return select_partition(sel_x, sel_x_prime, claim=claim, n_certification=n_certification, alpha=alpha)
-    epsilon, delta = sizing_claim(claim)
-    return select(
-        sel_x,
-        sel_x_prime,
-        n_certification=n_certification,
-        epsilon=epsilon,
-        delta=delta,
-        alpha=alpha,
-        event_families=options.families,
-        float_events=options.float_events,
-        inputs=inputs,
-        claim=claim,
-    )
 
 
 def audit(
@@ -172,89 +142,65 @@ def audit(
     >>> r.violation, r.value_verdict.violation
     (True, False)
     """
-    check_mechanism(mechanism)
-    options = resolve_options(options, option_fields, driver="audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
-    (epsilon, delta), alpha = sizing_claim(claim), options.alpha
-    output_key, executor = options.output_key, options.executor
-    fixed_selection = options.n_selection
-    n_samples, n_selection = check_sizes(n_samples, fixed_selection, epsilon=epsilon, delta=delta, alpha=alpha)
-    check_inputs_differ(x, x_prime)
-    n_certification = n_samples - n_selection
-
-    sequence, entropy = resolve_seed(seed)
-    pilot = check_before_drawing(mechanism, x, x_prime, sequence, n_selection, output_key=output_key)
-    streams = audit_streams(sequence)
-    seed_cert_x, seed_cert_xp = streams["certification_x"], streams["certification_x_prime"]
-    common = dict(executor=executor, output_key=output_key)
-    (sel_x, sel_xp), used_x, used_xp = _draw_selection(mechanism, x, x_prime, streams, n_selection, 0, **common)
-    if fixed_selection is None:  # a large discrete output space gets a larger selection share
-        grown = grown_selection_size(sel_x, sel_xp, n_samples, n_selection)
-        if grown > n_selection and n_samples - grown >= minimum_certifying_samples(epsilon, delta, alpha):
-            if pilot is not None:
-                require_memory(pilot, grown)
-            (extra_x, extra_xp), used_more_x, used_more_xp = _draw_selection(
-                mechanism, x, x_prime, streams, n_selection, grown, **common
-            )
-            sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
-            used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
-            n_selection = grown
-            n_certification = n_samples - n_selection
-    selection = select_for_claim(
-        sel_x,
-        sel_xp,
-        claim=claim,
-        n_certification=n_certification,
-        alpha=alpha,
-        options=options,
-        inputs=(x, x_prime),
+    plan = build_plan(
+        "audit", mechanism, (x, x_prime), (epsilon, delta, claim), n_samples, seed, options, option_fields
     )
+    pilot = check_before_drawing(plan, mechanism, x, x_prime)
+    plan, (sel_x, sel_xp), rng_used = _selection_sample(plan, pilot, mechanism, x, x_prime)
+    selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime))
     del sel_x, sel_xp
-    result = certified_result(
-        mechanism,
-        x,
-        x_prime,
-        selection,
-        n_certification,
-        (seed_cert_x, seed_cert_xp),
-        options,
-        executor,
-        sequence=sequence,
-        rng_used=used_x and used_xp,
-        claim_notes=claim_notes,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        alpha=alpha,
-        n_selection=n_selection,
-        seed=entropy,
-    )
+    result = certified_result(plan, mechanism, x, x_prime, selection, rng_used=rng_used)
     note = power_note(result)  # what a budget that found nothing could have seen
     return replace(result, notes=(*result.notes, note)) if note else result
 
 
+def _selection_sample(plan, pilot, mechanism, x, x_prime):
+    """The selection samples of an audit, grown when a large discrete output space repeats (only with the
+    default selection size, and only where the rest still certifies; memory checked again on ``pilot``).
+
+    Returns the plan (with the grown selection size), ``(samples_x, samples_x_prime)`` and whether every draw
+    took its randomness from the generator it was given.
+    """
+    (sel_x, sel_xp), used_x, used_xp = _draw_selection(plan, mechanism, x, x_prime)
+    if plan.options.n_selection is None:  # a large discrete output space gets a larger selection share
+        grown = grown_selection_size(sel_x, sel_xp, plan.n_samples, plan.n_selection)
+        if grown > plan.n_selection and plan.n_samples - grown >= minimum_certifying_samples(
+            plan.epsilon, plan.delta, plan.alpha
+        ):
+            if pilot is not None:
+                require_memory(pilot, grown)
+            (extra_x, extra_xp), used_more_x, used_more_xp = _draw_selection(plan, mechanism, x, x_prime, grown)
+            sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
+            used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
+            plan = plan.with_selection(grown)
+    return plan, (sel_x, sel_xp), used_x and used_xp
+
+
 def audit_streams(sequence) -> dict:
-    """The named seed streams of an audit, children of its SeedSequence (the one place that lays them out).
+    """The named seed streams of an audit, children of its SeedSequence (:data:`dpverify.audits.plan.STREAMS`).
 
     ``selection_x``, ``selection_x_prime`` draw the first selection sample,
     ``certification_x``, ``certification_x_prime`` the certification samples,
     and ``more`` the extra selection samples of a grown selection.
     """
-    names = ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more")
+    names = STREAMS["audit"]
     return dict(zip(names, children(sequence, len(names))))
 
 
-def _draw_selection(mechanism, x, x_prime, streams, first: int, grown: int, *, executor=None, output_key=None):
-    """The first ``first`` selection samples of each input (``grown == 0``), or the ``grown - first`` extra ones.
+def _draw_selection(plan, mechanism, x, x_prime, grown: int = 0, executor=None):
+    """The plan's first ``n_selection`` selection samples of each input (``grown == 0``), or the
+    ``grown - n_selection`` extra ones of a grown selection.
 
     Returns ``((samples_x, samples_x_prime), rng_used_x, rng_used_x_prime)``.
     """
+    streams, first = plan.streams, plan.n_selection
     if grown:
         seed_x, seed_xp = children(streams["more"], 2)
         size = grown - first
     else:
         seed_x, seed_xp, size = streams["selection_x"], streams["selection_x_prime"], first
-    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=output_key, return_rng_used=True)
+    executor = plan.options.executor if executor is None else executor
+    common = dict(executor=executor, n_chunks=DEFAULT_CHUNKS, output_key=plan.options.output_key, return_rng_used=True)
     got_x, used_x = draw(mechanism, x, size, seed_x, label="x", **common)
     got_xp, used_xp = draw(mechanism, x_prime, size, seed_xp, label="x_prime", **common)
     return (got_x, got_xp), used_x, used_xp
@@ -263,8 +209,8 @@ def _draw_selection(mechanism, x, x_prime, streams, first: int, grown: int, *, e
 def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=None) -> tuple:
     """The selection samples of M(x) and M(x') that the audit behind ``result`` chose its events on.
 
-    Re-drawn from the result's seed and options with the audit's own streams,
-    the extra samples of a grown selection included.
+    Re-drawn from the result's plan (:func:`dpverify.audits.plan.plan_of_result`) with the audit's
+    own streams, the extra samples of a grown selection included.
 
     Raises
     ------
@@ -273,14 +219,17 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
     """
     if result.seed is None or result.options is None:
         raise InvalidParameterError("the result records no seed or no options: its selection cannot be re-drawn")
-    streams = audit_streams(resolve_seed(result.seed)[0])
-    epsilon, delta = sizing_claim(result.audited_claim)
-    first = check_sizes(result.n_samples, result.options.n_selection, epsilon=epsilon, delta=delta, alpha=result.alpha)[
-        1
-    ]
-    common = dict(executor=executor, output_key=result.options.output_key)
-    (sel_x, sel_xp), _, _ = _draw_selection(mechanism, x, x_prime, streams, first, 0, **common)
-    if result.n_selection > first:
-        (extra_x, extra_xp), _, _ = _draw_selection(mechanism, x, x_prime, streams, first, result.n_selection, **common)
+    recorded = plan_of_result(result, driver="audit")  # re-drawn on an audit's streams
+    first = recorded.with_selection(_first_split(recorded))  # the split the audit began with
+    (sel_x, sel_xp), _, _ = _draw_selection(first, mechanism, x, x_prime, executor=executor)
+    if result.n_selection > first.n_selection:
+        (extra_x, extra_xp), _, _ = _draw_selection(first, mechanism, x, x_prime, result.n_selection, executor)
         sel_x, sel_xp = concatenate_outputs([sel_x, extra_x]), concatenate_outputs([sel_xp, extra_xp])
     return sel_x, sel_xp
+
+
+def _first_split(plan) -> int:
+    """The selection size an audit of ``plan``'s claim and sizes begins with (before any growth)."""
+    return check_sizes(
+        plan.n_samples, plan.options.n_selection, epsilon=plan.epsilon, delta=plan.delta, alpha=plan.alpha
+    )[1]

@@ -23,6 +23,7 @@ from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .family_wise import PairAuditResult, audit_pairs
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
+from .plan import claim_arguments, plan_of_result
 from .results import AuditResult
 from .search import SearchAuditResult, _on_input_domain, check_replay_candidates, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
@@ -94,50 +95,32 @@ def _inputs(result, inputs: tuple, names: tuple) -> tuple:
     return inputs
 
 
-def _options(result, executor, progress):
-    """The recorded options, run on ``executor``; a refusal where seed or options were not recorded."""
-    if result.seed is None:
-        raise NotReplayableError(
-            "this result has no seed (an audit of given samples, or saved without one): there is nothing to replay"
-        )
-    if result.options is None:
-        raise NotReplayableError("this result does not record its options (saved by an older dpverify)")
-    return replace(result.options, executor=executor, progress=progress)
-
-
-def _claim(result, executor, progress) -> dict:
-    options = _options(result, executor, progress)
-    claim = getattr(result, "claim", None)
-    if claim is not None and claim.kind != "dp":  # a claim of another kind is replayed in its own form
-        return dict(claim=claim, seed=result.seed, options=options)
-    return dict(epsilon=result.claimed_epsilon, delta=result.claimed_delta, seed=result.seed, options=options)
-
-
 def _replay_audit(result, *inputs, executor=None, progress=False):
     mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    return audit(mechanism, x, x_prime, n_samples=result.n_samples, **_claim(result, executor, progress))
+    plan = plan_of_result(result, executor=executor, progress=progress)
+    return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
 
 
 def _replay_sequential(result, *inputs, executor=None, progress=False):
     mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    claim = _claim(result, executor, progress)
+    plan = plan_of_result(result, executor=executor, progress=progress)
     if result.plan is None:
         raise NotReplayableError("this sequential result does not record its look plan")
-    return sequential_audit(mechanism, x, x_prime, n_samples=result.budget, **claim, **result.plan)
+    return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
 
 
 def _replay_search(result, *inputs, executor=None, progress=False):
     mechanism, neighbours = _inputs(result, inputs, ("mechanism", "neighbours"))
-    claim = _claim(result, executor, progress)
+    plan = plan_of_result(result, executor=executor, progress=progress)
     check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
     again = search_audit(
         mechanism,
         neighbours,
-        n_samples=result.n_samples,
+        n_samples=plan.n_samples,
         n_candidates=result.n_pairs_requested,
         n_screening=result.n_screening,
         n_refining=result.n_refining,
-        **claim,
+        **claim_arguments(plan),
     )
     check_replay_candidates(result, neighbours, replayed=again)
     return again
@@ -145,21 +128,19 @@ def _replay_search(result, *inputs, executor=None, progress=False):
 
 def _replay_curve(result, *inputs, executor=None, progress=False):
     mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    options = _options(result, executor, progress)
+    plan = plan_of_result(result, executor=executor, progress=progress)
     return delta_lower_bound_curve(
-        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=result.n_samples, seed=result.seed, options=options
+        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=plan.n_samples, seed=plan.seed, options=plan.options
     )
 
 
 def _replay_pairs(result, *inputs, executor=None, progress=False):
     mechanism, pairs = _inputs(result, inputs, ("mechanism", "pairs"))
-    first = result.results[0]
-    claim = _claim(first, executor, progress)
-    claim["options"] = replace(claim["options"], alpha=result.alpha)
-    claim["seed"] = result.seed
+    first = plan_of_result(result.results[0], executor=executor, progress=progress)
     if result.seed is None:
         raise NotReplayableError("this result has no seed: there is nothing to replay")
-    return audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim)
+    plan = replace(first, options=replace(first.options, alpha=result.alpha), seed=result.seed)
+    return audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim_arguments(plan))
 
 
 def _replay_exact(result, *inputs, executor=None, progress=False):

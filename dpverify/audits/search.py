@@ -57,24 +57,20 @@ from dataclasses import dataclass, replace
 
 import numpy as np
 
+from .. import _validation as check
 from .._results import PlainData, short_repr
-from ..claims import resolve_claim
 from ..errors import InsufficientMemoryError, InvalidParameterError, ReplayMismatchError
-from ..events import candidate_events, default_families, families_of_role, registered_families, screening_families
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
-from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
+from ..options import DEFAULT_SAMPLES, AuditOptions
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
-from ..pipeline.outputs import fit_codec
-from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
-from ..pipeline.selection import predicted_bounds
-from ..protocols import check_mechanism
 from ..support.progress import progress_bar
-from .certification import certified_result, check_sizes
+from .certification import certified_result, check_sampler
+from .choosing import rank_pair, screening_event_families, select_for_claim
 from .findings import classify_finding
-from .pair import select_for_claim, sizing_claim
+from .plan import STREAMS, Sizes, build_plan, fixed_split
 from .power import power_note
 from .results import AuditResult, ValueVerdict
 
@@ -94,9 +90,6 @@ SCREENING_SHARE = 1.0
 #: The default screening budget is at most this many samples per input (the
 #: samples of the surviving pairs are held in memory during a round).
 MAX_SCREENING = 8_000_000
-#: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
-#: over every event of every pair compared in the round.
-RANKING_SHRINKAGE_SE = 1.0
 #: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
 MIN_ROUND_SAMPLES = 500
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
@@ -193,31 +186,62 @@ def _held_per_input(n_screening: int, n_candidates: int, n_refining: int, n_sele
     return max(main + refine, n_selection)
 
 
-def _check_screening_memory(mechanism, x, sequence, sizes: dict, output_key) -> None:
+@dataclass(frozen=True)
+class _Budget:
+    """Samples per input a search spends: screening over all candidates and rounds (``n_screening``), of it
+    refining the winner (``n_refining``), the chosen pair's selection at least (``n_selection``), over the
+    ``n_candidates`` pairs proposed (0 until they are). The search's part of its plan (its ``design``)."""
+
+    n_screening: int
+    n_selection: int
+    n_refining: int = 0
+    n_candidates: int = 0
+
+    def held(self, n_screening: int | None = None) -> int:
+        """The most screening samples per input held at once, with this budget or another ``n_screening``."""
+        n_screening = self.n_screening if n_screening is None else n_screening
+        return _held_per_input(n_screening, self.n_candidates, self.n_refining, self.n_selection)
+
+
+def _search_sizes(n_screening):
+    """The sizing step of a search's plan: a plain audit's split of ``n_samples`` for the chosen pair, and the
+    screening budget (default :func:`default_screening_size`)."""
+
+    def sizes(n_samples, options, claim) -> Sizes:
+        split = fixed_split(n_samples, options, claim)
+        screening = default_screening_size(split.n_samples) if n_screening is None else n_screening
+        budget = _Budget(check.check_count(screening, "n_screening", minimum=1), split.n_selection)
+        return replace(split, design=budget)
+
+    return sizes
+
+
+def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
     """Refuse by name, before any screening draw, a search whose held samples cannot fit in memory.
 
-    One pilot output of ``x`` (a contract stream of ``sequence``: no audit stream moves) sizes the outputs,
-    as :func:`dpverify.audits.certification.check_before_drawing` does for a plain audit.
+    One pilot output of ``x`` (a contract stream of the plan's sequence: no audit stream moves) sizes the
+    outputs, as :func:`dpverify.audits.certification.check_memory` does for the drivers that hold one
+    selection sample; the message says the largest budget that fits.
     """
-    pilot = pilot_output(mechanism, x, sequence, output_key=output_key)
+    pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
     if pilot is None:
         return
-    held = _held_per_input(**sizes)
+    held = budget.held()
     try:
         require_memory(pilot, held)
     except InsufficientMemoryError as exc:
-        lo, hi = sizes["n_refining"] + 1, sizes["n_screening"]
-        if audit_memory_bytes(pilot, _held_per_input(**{**sizes, "n_screening": lo})) > exc.available_bytes:
+        lo, hi = budget.n_refining + 1, budget.n_screening
+        if audit_memory_bytes(pilot, budget.held(lo)) > exc.available_bytes:
             advice = "fewer candidates or a smaller n_samples"
         else:
             while lo < hi:  # the largest budget that fits
                 mid = (lo + hi + 1) // 2
-                fits = audit_memory_bytes(pilot, _held_per_input(**{**sizes, "n_screening": mid}))
+                fits = audit_memory_bytes(pilot, budget.held(mid))
                 lo, hi = (mid, hi) if fits <= exc.available_bytes else (lo, mid - 1)
             advice = f"n_screening={lo} or less"
         raise InsufficientMemoryError(
             f"the search would hold up to {held} screening samples per input at once "
-            f"(n_screening={sizes['n_screening']} over {sizes['n_candidates']} candidates), about "
+            f"(n_screening={budget.n_screening} over {budget.n_candidates} candidates), about "
             f"{exc.required_bytes / 2**30:.3g} GiB, and {exc.available_bytes / 2**30:.3g} GiB is available; "
             f"pass {advice} (or map the outputs to fewer coordinates with output_key=)",
             required_bytes=exc.required_bytes,
@@ -227,7 +251,7 @@ def _check_screening_memory(mechanism, x, sequence, sizes: dict, output_key) -> 
 
 def _proposed_pairs(neighbours, n_candidates, sequence) -> tuple[list, str]:
     """The candidate pairs a search of ``neighbours`` under ``sequence`` screens first (its candidate stream)."""
-    return candidate_pairs(neighbours, n_candidates, children(sequence, 5)[0])
+    return candidate_pairs(neighbours, n_candidates, children(sequence, len(STREAMS["search_audit"]))[0])
 
 
 def check_replay_candidates(result, neighbours, replayed=None) -> None:
@@ -436,48 +460,37 @@ def _round_sizes(n_screening: int, n_candidates: int) -> list[int]:
     return sizes
 
 
-def _rank(pair, context) -> tuple[float, str]:
-    """The largest bound any candidate event of ``pair`` is predicted to certify, and that event.
+@dataclass(frozen=True)
+class _Screening:
+    """How a search screens: its plan, where it draws, the families that rank pairs
+    (:func:`~dpverify.audits.choosing.screening_event_families`) and whether the chosen pair's
+    selection keeps the floating-point families (False on the value track)."""
 
-    Every event of the screening families is scored in both directions with
-    :func:`~dpverify.pipeline.selection.predicted_bounds` at
-    :data:`RANKING_SHRINKAGE_SE` standard errors (one pass; the chosen pair's
-    events are then selected by :func:`~dpverify.pipeline.selection.select`).
-    """
-    codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
-    found = candidate_events(enc_x, enc_xp, codec, context["families"], inputs=(pair.x, pair.x_prime))
-    if not found.events:
-        return -math.inf, "no candidate event"
-    a, b, n = found.counts_x, found.counts_x_prime, pair.n
-    excluded = ((a == 0) & (b == 0)) | ((a == n) & (b == n))
-    best = (-math.inf, "no event separates the samples")
-    if RANKING_SHRINKAGE_SE is None:  # the pair's own winner's curse: sqrt(2 ln M) over its M (event, direction)s
-        shrinkage = dict(n_candidates=2 * len(found.events))
-    else:
-        shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
-    options = dict(delta=context["delta"], alpha=context["alpha"], **shrinkage)
-    claim = context.get("claim")
-    if claim is not None and claim.kind_record.reads == "events" and claim.kind != "dp":
-        options["claim"] = claim  # ranked by the bound on the claim's own parameter
-    for direction, p, q in (("x", a, b), ("x_prime", b, a)):
-        score = predicted_bounds(p, q, n, context["n_certification"], **options)
-        score = np.where(excluded | ~np.isfinite(score), -np.inf, score)
-        i = int(np.argmax(score))
-        if score[i] > best[0]:
-            event = found.events[i]
-            best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
-    return best
+    plan: object
+    executor: object
+    families: list
+    float_events: bool
+
+    @classmethod
+    def of(cls, plan, executor, float_events: bool) -> _Screening:
+        return cls(plan, executor, screening_event_families(plan.options.families, float_events), float_events)
+
+    def final_options(self):
+        """The options the chosen pair's events are selected with: every family asked for."""
+        options = self.plan.options
+        return replace(options, event_families=options.families, float_events=self.float_events)
 
 
-def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool = False, bar=None) -> None:
+def _screen_round(pairs, size, round_index, mechanism, screening, *, final: bool = False, bar=None) -> None:
     """Draw ``size`` more samples per input for every pair and rank it (``final``: select its events).
 
     Pair by pair (each from its own seeds, so the order changes nothing): ``bar`` advances after each,
     so the progress line's time estimate comes after the first pair, not after the first round."""
+    plan = screening.plan
     common = dict(
-        executor=context["executor"],
+        executor=screening.executor,
         n_chunks=DEFAULT_CHUNKS,
-        output_key=context["output_key"],
+        output_key=plan.options.output_key,
         return_rng_used=True,
     )
     for pair in pairs:
@@ -486,20 +499,15 @@ def _screen_round(pairs, size, round_index, mechanism, context, *, final: bool =
         with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
             warnings.simplefilter("ignore", UserWarning)
             if final:  # the chosen pair's events (or cells), selected in the claim's form with every family asked for
-                final_options = replace(
-                    context["options"], event_families=context["final_families"], float_events=context["float_events"]
-                )
                 pair.selection = select_for_claim(
+                    plan,
                     pair.samples_x,
                     pair.samples_x_prime,
-                    claim=context["claim"],
-                    n_certification=context["n_certification"],
-                    alpha=context["alpha"],
-                    options=final_options,
                     inputs=(pair.x, pair.x_prime),
+                    options=screening.final_options(),
                 )
             else:
-                pair.score, pair.event = _rank(pair, context)
+                pair.score, pair.event = rank_pair(pair, plan, screening.families)
         if bar is not None:
             bar.update(size)
 
@@ -519,15 +527,15 @@ def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> No
     pair.rng_used = pair.rng_used and used_x and used_xp
 
 
-def _successive_halving(pairs, n_screening, mechanism, context, progress: bool, first_round: int = 0):
+def _successive_halving(pairs, n_screening, mechanism, screening, first_round: int = 0):
     """Screen ``pairs`` by successive halving; returns the winner and the rounds run (the others keep
     their last scores). Round ``r`` of a pair draws from its seed's child ``first_round + r``."""
     sizes = _round_sizes(n_screening, len(pairs))
     alive = list(pairs)
     total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
-    with progress_bar(total=total, desc="screening pairs", enabled=progress) as bar:
+    with progress_bar(total=total, desc="screening pairs", enabled=screening.plan.options.progress) as bar:
         for round_index, size in enumerate(sizes, start=first_round):
-            _screen_round(alive, size, round_index, mechanism, context, bar=bar)
+            _screen_round(alive, size, round_index, mechanism, screening, bar=bar)
             # ties keep the earlier candidate (the fixed patterns come first)
             ranked = sorted(alive, key=lambda p: (-p.score, p.index))
             keep = max(1, math.ceil(len(alive) / 2))
@@ -546,11 +554,12 @@ def _refines(neighbours) -> bool:
     )
 
 
-def _refine(winner, screened, neighbours, seed, n_screening, n_rounds, mechanism, context, progress: bool):
+def _refine(winner, screened, neighbours, n_screening, n_rounds, mechanism, screening):
     """Local refinement: screen up to :data:`REFINEMENTS` moves of ``winner`` against it (successive
-    halving on ``n_screening`` more samples per input; the winner keeps its samples). The moves not
-    tried before are appended to ``screened``; returns the new winner and the rounds run so far."""
-    seed_moves, seed_screen = children(seed, 2)
+    halving on ``n_screening`` more samples per input, from the plan's refining stream; the winner keeps
+    its samples). The moves not tried before are appended to ``screened``; returns the new winner and the
+    rounds run so far."""
+    seed_moves, seed_screen = children(screening.plan.streams["refining"], 2)
     moves = neighbours.refinements(winner.x, winner.x_prime, REFINEMENTS, np.random.default_rng(seed_moves))
     seen = {pair_key((p.x, p.x_prime)) for p in screened}
     new = []
@@ -564,12 +573,11 @@ def _refine(winner, screened, neighbours, seed, n_screening, n_rounds, mechanism
     seeds = children(seed_screen, len(new))
     pairs = [_Pair(len(screened) + j, x, xp, s) for j, ((x, xp), s) in enumerate(zip(new, seeds))]
     screened.extend(pairs)
-    return _successive_halving([winner, *pairs], n_screening, mechanism, context, progress, first_round=n_rounds)
+    return _successive_halving([winner, *pairs], n_screening, mechanism, screening, first_round=n_rounds)
 
 
 def _check_refining(n_refining, n_screening: int, neighbours) -> int:
-    if isinstance(n_refining, bool) or not isinstance(n_refining, (int, np.integer)) or not 0 <= n_refining:
-        raise InvalidParameterError(f"n_refining must be an integer >= 0, got {n_refining!r}")
+    n_refining = check.check_count(n_refining, "n_refining", minimum=0)
     if n_refining >= n_screening:
         raise InvalidParameterError(f"n_refining={n_refining} must be smaller than n_screening={n_screening}")
     if n_refining and not _refines(neighbours):
@@ -578,26 +586,13 @@ def _check_refining(n_refining, n_screening: int, neighbours) -> int:
             f"dpverify.neighbours with refinements, such as query_vectors); {type(neighbours).__name__} does not, "
             "so leave n_refining at 0"
         )
-    return int(n_refining)
+    return n_refining
 
 
-def _screening_families(families, float_events: bool) -> list:
-    """The event families that rank pairs: those asked for, less those whose records say they do not screen
-    (:attr:`dpverify.events.EventFamily.screening`: their fitting cost grows with the sample and is paid once
-    per pair and round; the chosen pair's events are selected with every family asked for), and less the
-    floating-point families with ``float_events=False``."""
-    pool = list(default_families()) if families is None else list(families)
-    if not float_events:
-        pool = [f for f in pool if f not in families_of_role("implementation")]
-    excluded = set(registered_families()) - set(screening_families())
-    kept = [f for f in pool if f not in excluded]
-    return kept or pool
-
-
-def _top_up(winner, n_selection: int, next_round: int, mechanism, context) -> None:
+def _top_up(winner, n_selection: int, next_round: int, mechanism, screening) -> None:
     """Give the chosen pair a selection sample at least as large as a plain audit's, and select its
     events on all its screening samples with every event family asked for."""
-    _screen_round([winner], max(0, n_selection - winner.n), next_round, mechanism, context, final=True)
+    _screen_round([winner], max(0, n_selection - winner.n), next_round, mechanism, screening, final=True)
 
 
 def _on_input_domain(neighbours, mechanism):
@@ -608,66 +603,45 @@ def _on_input_domain(neighbours, mechanism):
     return neighbours.with_domain(declared)
 
 
-def _find_winner(screened, n_screening, n_refining, n_selection, neighbours, seed_refine, mechanism, context, progress):
-    """Screen ``screened`` (successive halving, then refinement with ``n_refining``) and top the winner up to
-    its selection; returns the winner with its frozen selection, the screening samples drawn per input over
-    all pairs, and the fewest any screened pair had (both before the top-up)."""
-    winner, n_rounds = _successive_halving(screened, n_screening - n_refining, mechanism, context, progress)
-    n_selection_final = n_selection
-    if n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
-        n_selection_final = max(n_selection, winner.n)
-        winner, n_rounds = _refine(
-            winner, screened, neighbours, seed_refine, n_refining, n_rounds, mechanism, context, progress
-        )
+def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening):
+    """Screen ``screened`` (successive halving, then refinement with ``budget.n_refining``) and top the winner
+    up to its selection; returns the winner with its frozen selection, the screening samples drawn per input
+    over all pairs, and the fewest any screened pair had (both before the top-up)."""
+    winner, n_rounds = _successive_halving(screened, budget.n_screening - budget.n_refining, mechanism, screening)
+    n_selection_final = budget.n_selection
+    if budget.n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
+        n_selection_final = max(budget.n_selection, winner.n)
+        winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
-    _top_up(winner, n_selection_final, n_rounds, mechanism, context)
+    _top_up(winner, n_selection_final, n_rounds, mechanism, screening)
     return winner, n_drawn, n_least
 
 
 def _float_picked(winner, options) -> bool:
     """Whether a floating-point family took part in the verdict and value families are there to rank on."""
-    if not options.float_events or not _screening_families(options.families, False):
+    if not options.float_events or not screening_event_families(options.families, False):
         return False
     choices = getattr(winner.selection, "verdict_choices", ())  # a partition (zCDP, Rényi) has value cells only
     return any(c.event.role == "implementation" for c in choices)
 
 
-def _value_track(result, candidates, search, context, options, sequence, seeds_cert):
+def _value_track(result, candidates, budget, neighbours, mechanism, screening):
     """The value verdict of a values-only search, when the floating-point families took part in the verdict.
 
-    The same candidates are screened again, ranked by the value families alone, on the same per-pair,
-    per-round seeds (so exactly the samples a search with ``float_events=False`` draws). Where that
+    The same candidates are screened again, ranked by the value families alone (``screening``), on the same
+    per-pair, per-round seeds (so exactly the samples a search with ``float_events=False`` draws). Where that
     search chooses the verdict's pair, the value verdict stays the one certified with the verdict;
     otherwise its pair's value events are certified on the certification streams of the verdict (valid:
     that pair and its events are functions of the screening streams only) and replace it.
     """
+    plan = screening.plan
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
-    mechanism = search[-1]
-    value, _, _ = _find_winner(fresh, *search, context, options.progress)
+    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening)
     if pair_key((value.x, value.x_prime)) == pair_key((result.x, result.x_prime)):
         return result
-    check_sampler_agreement(
-        mechanism, [("x", value.x), ("x_prime", value.x_prime)], sequence, output_key=options.output_key
-    )
-    certified = certified_result(
-        mechanism,
-        value.x,
-        value.x_prime,
-        value.selection,
-        context["n_certification"],
-        seeds_cert,
-        options,
-        context["executor"],
-        sequence=sequence,
-        rng_used=all(p.rng_used for p in fresh if p.rounds),
-        epsilon=sizing_claim(result.audited_claim)[0],
-        delta=sizing_claim(result.audited_claim)[1],
-        claim=result.audited_claim,
-        alpha=result.alpha,
-        n_selection=value.n,
-        seed=result.seed,
-    )
+    check_sampler(plan, mechanism, value.x, value.x_prime)
+    certified = _certify(plan, mechanism, value, fresh, screening)
     other_kind = result.audited_claim.kind != "dp"
     verdict = ValueVerdict(
         certified.epsilon_lower_bound,
@@ -686,6 +660,38 @@ def _value_track(result, candidates, search, context, options, sequence, seeds_c
         value_verdict=verdict,
     )
     return replace(result, value_verdict=verdict, value_x=value.x, value_x_prime=value.x_prime, finding=finding)
+
+
+def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
+    """The candidate pairs of a search, from the plan's candidate stream, each with its screening seed, and the
+    budget that screens them; memory is checked here, before any screening draw. Returns the pairs, the
+    neighbours (on the mechanism's input domain), the budget and where the pairs came from."""
+    budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
+    neighbours = _on_input_domain(neighbours, mechanism)
+    pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
+    budget = replace(budget, n_candidates=len(pairs))
+    _check_screening_memory(plan, mechanism, pairs[0][0], budget)
+    seeds = children(plan.streams["screening"], len(pairs))
+    screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, seeds))]
+    return screened, neighbours, budget, source
+
+
+def _certify(plan, mechanism, pair, drawn, screening, **fields):
+    """The frozen events of ``pair`` (the chosen candidate, with its selection) certified on the plan's
+    certification streams; ``drawn`` are the candidates whose draws decide ``rng_used``, ``fields`` the
+    result's own (a search's: every candidate and what screening saw of it)."""
+    rng_used = all(p.rng_used for p in drawn if p.rounds)
+    return certified_result(
+        plan,
+        mechanism,
+        pair.x,
+        pair.x_prime,
+        pair.selection,
+        rng_used=rng_used,
+        executor=screening.executor,
+        n_selection=pair.n,
+        **fields,
+    )
 
 
 def search_audit(
@@ -804,82 +810,24 @@ def search_audit(
     >>> r.violation, r.x_prime
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
-    check_mechanism(mechanism)
-    options = resolve_options(options, option_fields, driver="search_audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
-    (epsilon, delta), alpha = sizing_claim(claim), options.alpha
-    n_samples, n_selection = check_sizes(n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=alpha)
-    n_certification = n_samples - n_selection
-    if n_screening is None:
-        n_screening = default_screening_size(n_samples)
-    elif isinstance(n_screening, bool) or not isinstance(n_screening, (int, np.integer)) or n_screening < 1:
-        raise InvalidParameterError(f"n_screening must be an integer >= 1, got {n_screening!r}")
-    n_screening = int(n_screening)
-
-    sequence, entropy = resolve_seed(seed)
-    _, seed_screen, seed_cert_x, seed_cert_xp, seed_refine = children(sequence, 5)  # the first: candidates
-    n_refining = _check_refining(n_refining, n_screening, neighbours)
-    neighbours = _on_input_domain(neighbours, mechanism)
-    pairs, source = _proposed_pairs(neighbours, n_candidates, sequence)
-    sizes = dict(n_screening=n_screening, n_candidates=len(pairs), n_refining=n_refining, n_selection=n_selection)
-    _check_screening_memory(mechanism, pairs[0][0], sequence, sizes, options.output_key)
-    screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, children(seed_screen, len(pairs))))]
-    # one pool for every draw of the search (a worker count would otherwise start a pool per draw)
-    with one_executor(options.executor) as pool:
-        context = dict(
-            executor=pool,
-            output_key=options.output_key,
-            n_certification=n_certification,
-            epsilon=epsilon,
-            delta=delta,
-            alpha=alpha,
-            families=_screening_families(options.families, options.float_events),
-            final_families=options.families,
-            float_events=options.float_events,
-            claim=claim,
-            options=options,
-        )
-        search = (n_screening, n_refining, n_selection, neighbours, seed_refine, mechanism)
-        winner, n_drawn, n_least = _find_winner(screened, *search, context, options.progress)
-        selection = winner.selection
-        # the sampler check every driver makes, on the chosen pair and a stream of its own, before certifying
-        check_sampler_agreement(
-            mechanism, [("x", winner.x), ("x_prime", winner.x_prime)], sequence, output_key=options.output_key
-        )
+    claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
+    plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
+    screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
+    with one_executor(plan.options.executor) as pool:  # one pool for every draw of the search
+        screening = _Screening.of(plan, pool, plan.options.float_events)
+        winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening)
+        check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
         candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
-        result = certified_result(
-            mechanism,
-            winner.x,
-            winner.x_prime,
-            selection,
-            n_certification,
-            (seed_cert_x, seed_cert_xp),
-            options,
-            pool,
-            sequence=sequence,
-            rng_used=all(p.rng_used for p in screened if p.rounds),
-            claim_notes=claim_notes,
-            epsilon=epsilon,
-            delta=delta,
-            claim=claim,
-            alpha=alpha,
-            n_selection=winner.n,
-            seed=entropy,
-            cls=SearchAuditResult,
-            x=winner.x,
-            x_prime=winner.x_prime,
-            candidates=candidates,
-            chosen=winner.index,
-            n_screening=n_screening,
-            n_screening_drawn=n_drawn,
-            n_refining=n_refining,
-            n_pairs_requested=n_candidates,
-            neighbours=source,
+        searched = dict(x=winner.x, x_prime=winner.x_prime, candidates=candidates, chosen=winner.index)
+        budgets = dict(n_screening=budget.n_screening, n_screening_drawn=n_drawn, n_refining=budget.n_refining)
+        requested = dict(n_pairs_requested=n_candidates, neighbours=source)
+        result = _certify(
+            plan, mechanism, winner, screened, screening, cls=SearchAuditResult, **searched, **budgets, **requested
         )
-        if _float_picked(winner, options):
-            value_context = dict(context, families=_screening_families(options.families, False), float_events=False)
-            value_search = (screened[: len(pairs)], search, value_context, options, sequence)
-            result = _value_track(result, *value_search, (seed_cert_x, seed_cert_xp))
-    result = replace(result, n_samples=n_samples)
-    added = (_resolution_note(n_least, n_certification, len(screened)), power_note(result))
+        if _float_picked(winner, plan.options):
+            value_screening = _Screening.of(plan, pool, False)
+            n_proposed = budget.n_candidates
+            result = _value_track(result, screened[:n_proposed], budget, neighbours, mechanism, value_screening)
+    result = replace(result, n_samples=plan.n_samples)
+    added = (_resolution_note(n_least, plan.n_certification, len(screened)), power_note(result))
     return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))

@@ -60,16 +60,16 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData
-from ..claims import resolve_claim
 from ..errors import InsufficientSamplesError
-from ..options import AuditOptions, resolve_options
+from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw, resolve_seed
+from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw
 from ..pipeline.selection import default_selection_size
-from ..protocols import check_mechanism, check_replayable, contract_seed
+from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
-from .pair import select_for_claim, sizing_claim
+from .choosing import select_for_claim
+from .plan import Sizes, build_plan, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -78,6 +78,7 @@ __all__ = [
     "Look",
     "look_schedule",
     "alpha_spending",
+    "LookSizes",
 ]
 
 
@@ -230,40 +231,88 @@ def _split(n: int, n_selection) -> tuple[int, int]:
     return s, n - s
 
 
-def _run_looks(
-    mechanism,
-    x,
-    x_prime,
-    *,
-    schedule,
-    alphas,
-    overall_alpha,
-    epsilon,
-    delta,
-    claim,
-    sequence,
-    entropy,
-    options: AuditOptions,
-) -> SequentialAuditResult:
-    """Steps 3 to 5 of the module docstring for given looks and levels (``claim`` of any kind: each look
+@dataclass(frozen=True)
+class LookSizes:
+    """The looks of a sequential audit, fixed before any draw: the sizes, levels and splits of each.
+
+    Attributes
+    ----------
+    schedule : tuple of int
+        Samples per input at each look (:func:`look_schedule`, less the early looks too small to certify).
+    alphas : tuple of float
+        The level of each look (:func:`alpha_spending`).
+    splits : tuple of (int, int)
+        ``(selection, certification)`` samples per input at each look.
+    first_look, growth, final_share
+        The look plan asked for (recorded in the result: with the budget it replays the audit).
+    """
+
+    schedule: tuple
+    alphas: tuple
+    splits: tuple
+    first_look: int
+    growth: float
+    final_share: float
+
+    def recorded(self) -> dict:
+        """The look plan as the result records it."""
+        return {"first_look": self.first_look, "growth": self.growth, "final_share": self.final_share}
+
+
+def _look_sizes(first_look, growth, final_share):
+    """The sizing step of a sequential audit's plan: the looks (:class:`LookSizes`) within the budget."""
+
+    def sizes(n_samples, options, claim) -> Sizes:
+        (epsilon, delta), alpha, n_selection = sizing_claim(claim), options.alpha, options.n_selection
+        n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
+        first = check.check_positive_int(first_look, "first_look", minimum=2)
+        schedule = look_schedule(n_samples, min(first, n_samples), growth)
+        alphas = alpha_spending(alpha, len(schedule), final_share)
+
+        # Drop early looks too small to ever certify at their level: they would spend alpha for nothing.
+        def can_certify(n, a):
+            return _split(n, n_selection)[1] >= minimum_certifying_samples(epsilon, delta, a)
+
+        if not can_certify(n_samples, alphas[-1]):
+            required = minimum_certifying_samples(epsilon, delta, alphas[-1])
+            raise InsufficientSamplesError(
+                f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, delta={delta:g} "
+                f"at the last look's level {alphas[-1]:.3g} (alpha={alpha:g}, final_share={final_share:g}): "
+                f"at least {required} certification samples per input are needed, "
+                f"and n_samples={n_samples} leaves {_split(n_samples, n_selection)[1]}",
+                required=required + _split(n_samples, n_selection)[0],
+            )
+        while len(schedule) > 1 and not can_certify(schedule[0], alphas[0]):
+            schedule = schedule[1:]
+            alphas = alpha_spending(alpha, len(schedule), final_share)
+        splits = tuple(_split(n, n_selection) for n in schedule)
+        looks = LookSizes(tuple(schedule), tuple(alphas), splits, first, growth, final_share)
+        return Sizes(n_samples, max(s for s, _ in splits), splits[-1][1], design=looks)
+
+    return sizes
+
+
+def _run_looks(plan, mechanism, x, x_prime) -> SequentialAuditResult:
+    """Steps 3 to 5 of the module docstring for the plan's looks (its claim of any kind: each look
     selects and certifies in its form)."""
-    output_key = options.output_key
-    splits = [_split(n, options.n_selection) for n in schedule]
-    seed_sel_x, seed_sel_xp, seed_cert_x, seed_cert_xp = children(sequence, 4)
-    selection_sample = _GrowingSelection(mechanism, x, x_prime, seed_sel_x, seed_sel_xp, len(schedule), options)
+    options, looks_planned, streams = plan.options, plan.design, plan.streams
+    schedule, splits = looks_planned.schedule, looks_planned.splits
+    selection_sample = _GrowingSelection(
+        mechanism, x, x_prime, streams["selection_x"], streams["selection_x_prime"], len(schedule), options
+    )
     cert_batches = [c - (splits[j - 1][1] if j else 0) for j, (_, c) in enumerate(splits)]
-    certification = _BatchCounts(mechanism, x, x_prime, cert_batches, seed_cert_x, seed_cert_xp, options)
-    check_before_drawing(mechanism, x, x_prime, sequence, max(s for s, _ in splits), output_key=output_key)
-    replay = check_replayable(mechanism, x, contract_seed(sequence), output_key=output_key)
+    certification = _BatchCounts(
+        mechanism, x, x_prime, cert_batches, streams["certification_x"], streams["certification_x_prime"], options
+    )
+    check_before_drawing(plan, mechanism, x, x_prime)  # memory for the largest look's selection
+    replay = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=options.output_key)
     looks: list[Look] = []
     adjusted = 1.0
     result = None
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=options.progress) as bar:
-        for k, (alpha_k, (s_k, c_k)) in enumerate(zip(alphas, splits)):
+        for k, (alpha_k, (s_k, c_k)) in enumerate(zip(looks_planned.alphas, splits)):
             sel_x, sel_xp = selection_sample.grow_to(s_k, k)
-            selection = select_for_claim(
-                sel_x, sel_xp, claim=claim, n_certification=c_k, alpha=alpha_k, options=options, inputs=(x, x_prime)
-            )
+            selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime), n_certification=c_k, alpha=alpha_k)
             counts = certification.counts(selection, k)
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
             result = audit_result(
@@ -272,15 +321,9 @@ def _run_looks(
                 counts[1],
                 c_k,
                 c_k,
-                epsilon=epsilon,
-                delta=delta,
-                claim=claim,
-                alpha=alpha_k,
-                n_selection=s_k,
-                seed=entropy,
                 replayable=selection_sample.rng_used and certification.rng_used and replay.replayable,
                 replay_note=replay.note,
-                options=options,
+                **plan.result_fields(alpha=alpha_k, n_selection=s_k),
             )
             rejected = bool(result.pvalue <= alpha_k)
             looks.append(
@@ -295,14 +338,14 @@ def _run_looks(
                     claim_lower_bound=result.claim_lower_bound,
                 )
             )
-            adjusted = min(adjusted, result.pvalue * overall_alpha / alpha_k)
+            adjusted = min(adjusted, result.pvalue * plan.alpha / alpha_k)
             if rejected:
                 break
     values = {f: getattr(result, f) for f in AuditResult.__dataclass_fields__}
     values.update(
         pvalue=min(1.0, adjusted),
         violation=bool(looks[-1].violation),
-        alpha=overall_alpha,
+        alpha=plan.alpha,
         budget=schedule[-1],
         looks=tuple(looks),
         schedule=tuple(schedule),
@@ -466,46 +509,9 @@ def sequential_audit(
     >>> r.violation, r.n_samples < 10**5
     (True, True)
     """
-    check_mechanism(mechanism)
-    options = resolve_options(options, option_fields, driver="sequential_audit")
-    claim, claim_notes = resolve_claim(mechanism, epsilon, delta, claim)
-    (epsilon, delta), alpha, n_selection = sizing_claim(claim), options.alpha, options.n_selection
-    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=2)
-    check.check_inputs_differ(x, x_prime)
-    first_look = check.check_positive_int(first_look, "first_look", minimum=2)
-    schedule = look_schedule(n_samples, min(first_look, n_samples), growth)
-    alphas = alpha_spending(alpha, len(schedule), final_share)
-
-    # Drop early looks too small to ever certify at their level: they would spend alpha for nothing.
-    def can_certify(n, a):
-        return _split(n, n_selection)[1] >= minimum_certifying_samples(epsilon, delta, a)
-
-    if not can_certify(n_samples, alphas[-1]):
-        required = minimum_certifying_samples(epsilon, delta, alphas[-1])
-        raise InsufficientSamplesError(
-            f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, delta={delta:g} "
-            f"at the last look's level {alphas[-1]:.3g} (alpha={alpha:g}, final_share={final_share:g}): "
-            f"at least {required} certification samples per input are needed, "
-            f"and n_samples={n_samples} leaves {_split(n_samples, n_selection)[1]}",
-            required=required + _split(n_samples, n_selection)[0],
-        )
-    while len(schedule) > 1 and not can_certify(schedule[0], alphas[0]):
-        schedule = schedule[1:]
-        alphas = alpha_spending(alpha, len(schedule), final_share)
-    sequence, entropy = resolve_seed(seed)
-    result = _run_looks(
-        mechanism,
-        x,
-        x_prime,
-        schedule=schedule,
-        alphas=alphas,
-        overall_alpha=alpha,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        sequence=sequence,
-        entropy=entropy,
-        options=options,
+    claimed, sizes = (epsilon, delta, claim), _look_sizes(first_look, growth, final_share)
+    plan = build_plan(
+        "sequential_audit", mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes
     )
-    plan = {"first_look": first_look, "growth": growth, "final_share": final_share}
-    return replace(result, notes=result.notes + claim_notes, plan=plan)
+    result = _run_looks(plan, mechanism, x, x_prime)
+    return replace(result, notes=result.notes + plan.claim_notes, plan=plan.design.recorded())

@@ -301,20 +301,13 @@ def event_membership(result, raw_x, raw_x_prime, exact: bool, x, x_prime):
         return None
     if result.partition is not None:  # cells partition the output space: no one event S to mark
         return None
-    from ..audits.pair import select_for_claim
+    from ..audits.choosing import select_for_claim
+    from ..audits.plan import plan_of_result
 
-    options = result.options
+    plan = plan_of_result(result).with_selection(result.n_selection, result.event.n_certification)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        selection = select_for_claim(
-            raw_x,
-            raw_x_prime,
-            claim=result.audited_claim,
-            n_certification=result.event.n_certification,
-            alpha=result.alpha,
-            options=options,
-            inputs=(x, x_prime),
-        )
+        selection = select_for_claim(plan, raw_x, raw_x_prime, inputs=(x, x_prime))
     for choice in (*selection.verdict_choices, *selection.value_choices):
         if choice.event.description == result.event.description:
             indicator, codec = choice.event.indicator, selection.codec

@@ -91,3 +91,106 @@ def test_public_functions_share_the_checks():
         dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, alpha=0)
     with pytest.raises(InvalidParameterError, match="n_certification must be an integer >= 1"):
         oracle_epsilon_bound({0: 1.0}, {1: 1.0}, 0)
+
+
+# The checks the drivers once made inline (the delta curve's grid and split, a search's budgets, audit_pairs'
+# pairs and method, given samples' options and claim), now here. Each test detects a check that lets its bad
+# value through, or that a driver no longer calls (the driver line of each test).
+
+
+def test_grid_is_one_to_a_thousand_finite_non_negative_values_sorted_and_unique():
+    assert check.check_grid([1.0, 0.0, 1.0], "epsilons").tolist() == [0.0, 1.0]
+    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001)):
+        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000 finite values >= 0"):
+            check.check_grid(bad, "epsilons")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
+        dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=[-1.0], seed=1)
+
+
+def test_count_takes_integers_from_its_minimum_and_refuses_bools_and_floats():
+    assert check.check_count(np.int64(3), "n_screening") == 3 and check.check_count(0, "n_refining", minimum=0) == 0
+    for bad in (0, -1, 2.0, True, "5", None):
+        with pytest.raises(InvalidParameterError, match=r"n_screening must be an integer >= 1, got"):
+            check.check_count(bad, "n_screening")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match=r"n_refining must be an integer >= 0, got -1"):
+        dpverify.search_audit(GeometricMechanism(1.0), [(0, 1)], epsilon=1.0, n_refining=-1, seed=1)
+
+
+def test_below_is_strict():
+    assert check.check_below(9, "n_selection", 10, "n_samples") == 9
+    with pytest.raises(InvalidParameterError, match="n_selection must be smaller than n_samples=10, got 10"):
+        check.check_below(10, "n_selection", 10, "n_samples")
+
+
+def test_family_wise_methods_only():
+    for method in check.FAMILY_WISE_METHODS:
+        assert check.check_family_wise(method) == method
+    for bad in ("fdr_bh", "fdr_by", "", None):
+        with pytest.raises(InvalidParameterError, match="must control the family-wise error rate"):
+            check.check_family_wise(bad)
+
+
+def test_pairs_are_a_non_empty_list_of_two_tuples():
+    assert check.check_pairs(iter([(0, 1), [2, 3]])) == [(0, 1), [2, 3]]
+    with pytest.raises(InvalidParameterError, match="at least one"):
+        check.check_pairs([])
+    with pytest.raises(InvalidParameterError, match=r"pairs\[1\] must be an \(x, x_prime\) pair"):
+        check.check_pairs([(0, 1), (0, 1, 2)])
+
+
+def test_a_driver_that_draws_nothing_refuses_sampling_options_and_needs_a_claim():
+    from dpverify import AuditOptions
+
+    check.check_draws_nothing(AuditOptions(), "audit_samples")
+    for options in (AuditOptions(executor=2), AuditOptions(n_chunks=4)):
+        with pytest.raises(InvalidParameterError, match="audit_samples draws no samples"):
+            check.check_draws_nothing(options, "audit_samples")
+    check.check_claim_given(1.0, None)
+    with pytest.raises(InvalidClaimError, match="audit_samples needs the claim"):
+        check.check_claim_given(None, None)
+
+
+def test_below_says_why_where_asked():
+    """Detects: check_sizes' own message (the rest certify) lost in the move to the shared check."""
+    with pytest.raises(
+        InvalidParameterError, match=r"n_selection must be smaller than n_samples=5 \(the rest certify\)"
+    ):
+        check.check_below(5, "n_selection", 5, "n_samples", " (the rest certify)")
+    import dpverify
+    from dpverify.mechanisms import GeometricMechanism
+
+    with pytest.raises(InvalidParameterError, match=r"\(the rest certify\), got 1000"):
+        dpverify.audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=1000, n_selection=1000, seed=1)
+
+
+def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable():
+    """Detects: ``event_families="threshold"`` read letter by letter, ``float_events=1`` taken as True, or an
+    ``output_key`` that fails only when the first output is keyed; each through ``AuditOptions`` too."""
+    from dpverify import AuditOptions
+
+    assert check.check_names(["threshold"], "event_families") == ("threshold",)
+    assert check.check_bool(False, "float_events") is False
+    assert check.check_optional_callable(None, "output_key") is None
+    for bad in (1, 0, np.bool_(True), None):
+        with pytest.raises(InvalidParameterError, match="float_events must be True or False"):
+            AuditOptions(float_events=bad)
+    with pytest.raises(InvalidParameterError, match="got the string 'threshold'"):
+        AuditOptions(event_families="threshold")
+    with pytest.raises(InvalidParameterError, match="output_key must be callable or None, got 3"):
+        AuditOptions(output_key=3)
+
+
+def test_workers_are_whole_numbers_from_one():
+    """Detects: a worker count of 0, a bool or a float let through to the pool."""
+    assert check.check_workers(np.int64(2), 4) == 2
+    for bad in (True, 1.5, "2"):
+        with pytest.raises(InvalidParameterError, match="workers must be a whole number >= 1"):
+            check.check_workers(bad, 4)
+    with pytest.raises(InvalidParameterError, match=r"workers must be >= 1 \(this machine lets the process use 4\)"):
+        check.check_workers(0, 4)

@@ -121,7 +121,8 @@ def test_bad_input_raises_a_named_error_before_drawing(driver, bad):
     assert mechanism.drawn == 0
 
 
-#: Drivers that check memory before they draw; the others draw first (the issue's 3.6 GB search).
+#: Every driver that draws checks memory on its plan before the first draw (a search before screening:
+#: the search that once grew to 3.6 GB before it was killed).
 @pytest.mark.parametrize("driver", DRAWING)
 def test_an_absurd_selection_is_refused_before_drawing(driver, monkeypatch):
     monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 30)

@@ -122,9 +122,9 @@ def test_certification_cannot_change_the_choice(monkeypatch, n_refining):
     honest = dpverify.search_audit(mechanism, query_vectors(None), **kwargs)
     original = search_module.certified_result
 
-    def adversarial_certification(mech, *args, **kw):
+    def adversarial_certification(plan, mech, *args, **kw):
         mech.adversarial = True
-        return original(mech, *args, **kw)
+        return original(plan, mech, *args, **kw)
 
     monkeypatch.setattr(search_module, "certified_result", adversarial_certification)
     mechanism.adversarial = False

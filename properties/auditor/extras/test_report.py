@@ -116,18 +116,18 @@ def test_replay_samples_are_the_audit_selection_also_when_it_grew(monkeypatch):
     The selection of this audit grows (many repeating discrete outputs), so its samples come from two
     streams; the samples handed to the selection during the audit must come back from the replay.
     """
-    import dpverify.audits.pair as pair
+    import dpverify.audits.choosing as choosing
 
     seen = {}
-    real_select = pair.select
+    real_select = choosing.select
 
     def spy(sel_x, sel_xp, **kwargs):
         seen["x"], seen["x_prime"] = np.asarray(sel_x).copy(), np.asarray(sel_xp).copy()
         return real_select(sel_x, sel_xp, **kwargs)
 
-    monkeypatch.setattr(pair, "select", spy)
+    monkeypatch.setattr(choosing, "select", spy)
     result = audit(ManyLabels(), 0, 1, epsilon=1.0, n_samples=200_000, seed=3)
-    monkeypatch.setattr(pair, "select", real_select)
+    monkeypatch.setattr(choosing, "select", real_select)
     assert result.n_selection > 20_000  # the selection grew beyond its first draw
     raw_x, raw_x_prime, exact = replay_samples(result, ManyLabels(), 0, 1, max_samples=10**6)
     assert exact

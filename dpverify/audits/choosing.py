@@ -1,0 +1,125 @@
+"""Choosing what to certify, on selection samples alone: the events of a pair, and the pair of a search.
+
+- :func:`select_for_claim`: the frozen events (or cells) that certify the plan's claim, chosen on a
+  pair's selection samples; every driver that selects calls it, the same way
+  (:func:`dpverify.audit`, :func:`dpverify.search_audit` for its chosen pair,
+  :func:`dpverify.sequential_audit` at each look, :func:`dpverify.audit_samples`);
+- :func:`rank_pair`, :func:`screening_event_families`: how a search ranks a candidate pair on its
+  screening samples (the bound its best event is predicted to certify), and with which families.
+
+Both are functions of selection samples only: the samples that certify never reach them, which is
+what keeps the certified bounds valid however the choice was made (Ding et al. 2018, select then
+test on fresh samples; Bichsel et al. 2021, likelihood-ratio events).
+
+References
+----------
+Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer, "Detecting Violations of Differential Privacy",
+ACM CCS 2018.
+
+B. Bichsel, S. Steffen, I. Bogunovic, M. Vechev, "DP-Sniper: Black-Box Discovery of Differential
+Privacy Violations using Classifiers", IEEE S&P 2021.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from ..events import candidate_events, default_families, families_of_role, registered_families, screening_families
+from ..pipeline.outputs import fit_codec
+from ..pipeline.partition import select_partition
+from ..pipeline.selection import predicted_bounds, select
+
+__all__ = ["select_for_claim", "rank_pair", "screening_event_families", "RANKING_SHRINKAGE_SE"]
+
+#: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
+#: over every event of every pair compared in the round.
+RANKING_SHRINKAGE_SE = 1.0
+
+
+def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, alpha=None, options=None):
+    """The frozen events (or cells) that certify ``plan.claim``, chosen on the selection samples alone.
+
+    :func:`dpverify.pipeline.selection.select` for kinds that read events, ranked by the kind's
+    bound and sized by :func:`dpverify.audits.plan.sizing_claim`, and
+    :func:`dpverify.pipeline.partition.select_partition` for kinds that read cells.
+
+    Parameters
+    ----------
+    plan : AuditPlan
+        The claim, and the defaults of the keywords below.
+    sel_x, sel_x_prime
+        The selection samples of M(x) and M(x') (after any ``output_key``).
+    inputs : tuple or None
+        ``(x, x_prime)`` for the input-aware families.
+    n_certification, alpha, options
+        The certification size the prediction uses, the level and the options (families, float
+        events); default: the plan's (a sequential look passes its own, a search's chosen pair its
+        families).
+    """
+    claim = plan.claim
+    n_certification = plan.n_certification if n_certification is None else n_certification
+    alpha = plan.alpha if alpha is None else alpha
+    options = plan.options if options is None else options
+    if claim.kind_record.reads == "cells":
+        return select_partition(sel_x, sel_x_prime, claim=claim, n_certification=n_certification, alpha=alpha)
+    return select(
+        sel_x,
+        sel_x_prime,
+        n_certification=n_certification,
+        epsilon=plan.epsilon,
+        delta=plan.delta,
+        alpha=alpha,
+        event_families=options.families,
+        float_events=options.float_events,
+        inputs=inputs,
+        claim=claim,
+    )
+
+
+def rank_pair(pair, plan, families) -> tuple[float, str]:
+    """The largest bound any candidate event of ``pair`` is predicted to certify, and that event.
+
+    Every event of ``families`` (:func:`screening_event_families`) is scored in both directions
+    with :func:`~dpverify.pipeline.selection.predicted_bounds` at :data:`RANKING_SHRINKAGE_SE`
+    standard errors (one pass; the chosen pair's events are then selected by
+    :func:`select_for_claim`). ``pair`` holds its screening samples (``samples_x``,
+    ``samples_x_prime``, ``n`` per input) and its inputs (``x``, ``x_prime``).
+    """
+    codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
+    found = candidate_events(enc_x, enc_xp, codec, families, inputs=(pair.x, pair.x_prime))
+    if not found.events:
+        return -math.inf, "no candidate event"
+    a, b, n = found.counts_x, found.counts_x_prime, pair.n
+    excluded = ((a == 0) & (b == 0)) | ((a == n) & (b == n))
+    best = (-math.inf, "no event separates the samples")
+    if RANKING_SHRINKAGE_SE is None:  # the pair's own winner's curse: sqrt(2 ln M) over its M (event, direction)s
+        shrinkage = dict(n_candidates=2 * len(found.events))
+    else:
+        shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
+    options = dict(delta=plan.delta, alpha=plan.alpha, **shrinkage)
+    claim = plan.claim
+    if claim is not None and claim.kind_record.reads == "events" and claim.kind != "dp":
+        options["claim"] = claim  # ranked by the bound on the claim's own parameter
+    for direction, p, q in (("x", a, b), ("x_prime", b, a)):
+        score = predicted_bounds(p, q, n, plan.n_certification, **options)
+        score = np.where(excluded | ~np.isfinite(score), -np.inf, score)
+        i = int(np.argmax(score))
+        if score[i] > best[0]:
+            event = found.events[i]
+            best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
+    return best
+
+
+def screening_event_families(families, float_events: bool) -> list:
+    """The event families that rank pairs: those asked for, less those whose records say they do not screen
+    (:attr:`dpverify.events.EventFamily.screening`: their fitting cost grows with the sample and is paid once
+    per pair and round; the chosen pair's events are selected with every family asked for), and less the
+    floating-point families with ``float_events=False``."""
+    pool = list(default_families()) if families is None else list(families)
+    if not float_events:
+        pool = [f for f in pool if f not in families_of_role("implementation")]
+    excluded = set(registered_families()) - set(screening_families())
+    kept = [f for f in pool if f not in excluded]
+    return kept or pool

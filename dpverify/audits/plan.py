@@ -1,0 +1,351 @@
+"""The audit plan: what a driver fixes before it draws anything, in one record.
+
+Every driver (:func:`dpverify.audit`, :func:`dpverify.search_audit`,
+:func:`dpverify.sequential_audit`, :func:`dpverify.delta_lower_bound_curve`,
+:func:`dpverify.audit_samples`, :func:`dpverify.audit_pairs`) starts by calling
+:func:`build_plan`, which checks the arguments in one order (the mechanism, the
+options, the claim, the sizes, the inputs, the seed) and returns an
+:class:`AuditPlan`: the claim and the notes on it, the options, the sample sizes
+(with the driver's own design: the looks of a sequential audit, the screening
+budget of a search), the seed recorded in the result and the named random streams,
+children of the seed's SeedSequence. The steps after it take the plan, so that
+each is called once, the same way, from every driver:
+
+- the checks before drawing (memory, the sampler check):
+  :func:`dpverify.audits.certification.check_before_drawing`;
+- selection: :func:`dpverify.audits.choosing.select_for_claim`;
+- certification: :func:`dpverify.audits.certification.certified_result`.
+
+:func:`plan_of_result` goes the other way: the plan a recorded result was run
+under, for :func:`dpverify.replay` and for re-drawing an audit's selection samples.
+
+The separate streams follow the usual practice for reproducible parallel random
+numbers (``numpy.random.SeedSequence.spawn``; Salmon et al. 2011): every stream a
+driver draws from is a child of the run's SeedSequence with a fixed index, so
+the plan, not the order of the calls, decides which samples each step sees.
+
+References
+----------
+J. K. Salmon, M. A. Moraes, R. O. Dror, D. E. Shaw, "Parallel Random Numbers: As Easy as
+1, 2, 3", SC 2011.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
+
+from .. import _validation as check
+from ..claims import PrivacyClaim, resolve_claim
+from ..errors import InvalidParameterError, NotReplayableError
+from ..options import AuditOptions, resolve_options
+from ..pipeline.sampling import children, resolve_seed
+from ..pipeline.selection import default_selection_size
+from ..protocols import check_mechanism
+from .certification import check_sizes
+
+__all__ = [
+    "AuditPlan",
+    "Sizes",
+    "build_plan",
+    "plan_of_result",
+    "claim_arguments",
+    "sizing_claim",
+    "fixed_split",
+    "curve_split",
+    "STREAMS",
+]
+
+#: The named random streams of each driver, children of the run's SeedSequence in this order
+#: (the index of a name is its spawn index: reordering a tuple changes every seeded result).
+STREAMS = {
+    "audit": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more"),
+    "search_audit": ("candidates", "screening", "certification_x", "certification_x_prime", "refining"),
+    "sequential_audit": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
+    "delta_lower_bound_curve": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
+    "audit_samples": (),
+    "audit_pairs": (),  # one child per pair, spawned when the pairs are known (:meth:`AuditPlan.pair_seeds`)
+}
+
+
+def sizing_claim(claim) -> tuple[float, float]:
+    """The (epsilon, delta) that sizes the certification sample of an audit of ``claim``: the claim's own
+    for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
+    the sizes of an eps = 1 claim."""
+    return (claim.epsilon, claim.delta) if claim.kind == "dp" else (1.0, 0.0)
+
+
+@dataclass(frozen=True)
+class Sizes:
+    """Samples per input: in all, to select, to certify, and the driver's own design.
+
+    ``design`` is what a driver sizes beyond one split: the looks of a sequential audit
+    (:class:`dpverify.audits.sequential.LookSizes`), the screening budget of a search
+    (:class:`dpverify.audits.search._Budget`); None for the others.
+    """
+
+    n_samples: int | None = None
+    n_selection: int | None = None
+    n_certification: int | None = None
+    design: object = None
+
+
+@dataclass(frozen=True)
+class AuditPlan:
+    """What a driver fixed before drawing: claim, options, sizes, seed and streams.
+
+    Attributes
+    ----------
+    driver : str
+        The driver's name (``"audit"``, ``"search_audit"``...), as in its errors.
+    claim : PrivacyClaim or None
+        The claim audited (None: a delta curve, or the pairs of :func:`dpverify.audit_pairs`, whose
+        audits each resolve their own).
+    claim_notes : tuple of str
+        Notes for the result on the claim (it differs from the one the mechanism states).
+    options : AuditOptions
+        The options, resolved (``alpha`` set), recorded in the result.
+    n_samples, n_selection, n_certification : int or None
+        Samples per input in all, to select the events, to certify them.
+    design : object
+        The driver's own sizes (:class:`Sizes`).
+    seed : int, list, dict or None
+        The value the result records, which replays the run (None: given samples).
+    sequence : numpy.random.SeedSequence or None
+        The root of the run's streams.
+    streams : dict
+        The named children of ``sequence`` (:data:`STREAMS`).
+    """
+
+    driver: str
+    claim: PrivacyClaim | None
+    claim_notes: tuple
+    options: AuditOptions
+    n_samples: int | None = None
+    n_selection: int | None = None
+    n_certification: int | None = None
+    design: object = None
+    seed: object = None
+    sequence: object = field(default=None, repr=False)
+    streams: dict = field(default_factory=dict, repr=False, compare=False)
+
+    @property
+    def alpha(self) -> float:
+        """The level: the false-alarm rate of the driver's verdict."""
+        return self.options.alpha
+
+    @property
+    def epsilon(self) -> float | None:
+        """The epsilon that sizes the certification (:func:`sizing_claim`; None without a claim)."""
+        return None if self.claim is None else sizing_claim(self.claim)[0]
+
+    @property
+    def delta(self) -> float | None:
+        """The delta that sizes the certification (:func:`sizing_claim`; None without a claim)."""
+        return None if self.claim is None else sizing_claim(self.claim)[1]
+
+    def with_selection(self, n_selection: int, n_certification: int | None = None) -> AuditPlan:
+        """The plan with another selection size (a grown selection, the split of given samples);
+        ``n_certification`` defaults to the rest of ``n_samples``."""
+        if n_certification is None:
+            n_certification = self.n_samples - n_selection
+        return replace(self, n_selection=n_selection, n_certification=n_certification)
+
+    def result_fields(self, **overrides) -> dict:
+        """The fields of the result that the plan fixes (claim, level, selection size, seed, options),
+        as keywords of :func:`dpverify.audits.certification.audit_result`; ``overrides`` replace them
+        (a sequential look's level and selection)."""
+        fields = dict(
+            epsilon=self.epsilon,
+            delta=self.delta,
+            claim=self.claim,
+            alpha=self.alpha,
+            n_selection=self.n_selection,
+            seed=self.seed,
+            options=self.options,
+        )
+        fields.update(overrides)
+        return fields
+
+    def pair_seeds(self, n_pairs: int) -> list:
+        """Plain integer seeds, one per pair, from spawned children (each replays its pair's audit alone)."""
+        return [[int(v) for v in child.generate_state(4)] for child in children(self.sequence, n_pairs)]
+
+
+def fixed_split(n_samples, options: AuditOptions, claim) -> Sizes:
+    """The split of a fixed-size audit (:func:`dpverify.audits.certification.check_sizes`), sized by the claim."""
+    epsilon, delta = sizing_claim(claim)
+    n_samples, n_selection = check_sizes(
+        n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=options.alpha
+    )
+    return Sizes(n_samples, n_selection, n_samples - n_selection)
+
+
+def curve_split(n_samples, options: AuditOptions, claim=None) -> Sizes:
+    """The split of a delta curve: at least 20 samples, the default selection size, the rest certify."""
+    n_samples = check.check_positive_int(n_samples, "n_samples", minimum=20)
+    n_selection = options.n_selection
+    if n_selection is None:
+        n_selection = default_selection_size(n_samples)
+    n_selection = check.check_positive_int(n_selection, "n_selection")
+    check.check_below(n_selection, "n_selection", n_samples, "n_samples")
+    return Sizes(n_samples, n_selection, n_samples - n_selection)
+
+
+def _given_claim(epsilon, delta, claim) -> tuple:
+    """The claim of given samples: there is no mechanism to state one, so it must be passed."""
+    check.check_claim_given(epsilon, claim)
+    if claim is None:
+        claim = PrivacyClaim(check.check_epsilon(epsilon), check.check_delta(0.0 if delta is None else delta))
+    return (resolve_claim(None, claim=claim)[0] if epsilon is None and delta is None else claim), ()
+
+
+def build_plan(
+    driver: str,
+    mechanism,
+    inputs,
+    claimed,
+    n_samples,
+    seed,
+    options: AuditOptions | None,
+    option_fields: dict | None,
+    *,
+    sizes: Callable | None = fixed_split,
+    given: bool = False,
+    streams: tuple | None = None,
+) -> AuditPlan:
+    """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
+
+    The order: the mechanism, the options, the claim, the sizes, the inputs, the seed.
+
+    Parameters
+    ----------
+    driver : str
+        The driver's name (its :data:`STREAMS` row, and the name in option errors).
+    mechanism : callable or None
+        Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: nothing
+        to check (given samples; the pairs of :func:`dpverify.audit_pairs`, whose audits check it).
+    inputs : tuple or None
+        ``(x, x_prime)``, checked to differ (None: nothing to check).
+    claimed : tuple or None
+        The driver's ``(epsilon, delta, claim)`` arguments (:func:`dpverify.claims.resolve_claim`); None:
+        the driver takes no claim (a delta curve) or leaves it to its inner audits (:func:`dpverify.audit_pairs`).
+    n_samples
+        The driver's sample-size argument, read by ``sizes``.
+    seed
+        The run's seed (:func:`dpverify.pipeline.sampling.resolve_seed`).
+    options, option_fields
+        :func:`dpverify.options.resolve_options`.
+    sizes : callable or None
+        ``sizes(n_samples, options, claim) -> Sizes`` (:func:`fixed_split` by default; None: the driver
+        sizes later, with :meth:`AuditPlan.with_selection`).
+    given : bool
+        Given samples (:func:`dpverify.audit_samples`): no seed, no sampling options, and a claim that must
+        be passed.
+    streams : tuple of str, optional
+        The names of the run's streams, in spawn order (default: the driver's row of :data:`STREAMS`; a
+        driver of another package names its own).
+
+    Returns
+    -------
+    AuditPlan
+
+    Examples
+    --------
+    >>> from dpverify.audits.plan import build_plan
+    >>> from dpverify.mechanisms import GeometricMechanism
+    >>> plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 100_000, 7, None, None)
+    >>> plan.claim, plan.n_selection, plan.n_certification, plan.alpha, plan.seed
+    (PrivacyClaim(epsilon=1.0), 20000, 80000, 0.05, 7)
+    >>> list(plan.streams)
+    ['selection_x', 'selection_x_prime', 'certification_x', 'certification_x_prime', 'more']
+
+    Raises
+    ------
+    InvalidClaimError, InvalidParameterError, InsufficientSamplesError, IdenticalInputsError
+        As the drivers document: every argument is checked here, before any draw.
+    """
+    if mechanism is not None:
+        check_mechanism(mechanism)
+    options = resolve_options(options, option_fields or {}, driver=driver)
+    if given:
+        check.check_draws_nothing(options, driver)
+    resolved, notes = None, ()
+    if claimed is not None:
+        resolved, notes = _given_claim(*claimed) if given else resolve_claim(mechanism, *claimed)
+    planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
+    if inputs is not None:
+        check.check_inputs_differ(*inputs)
+    sequence, recorded = (None, None) if given else resolve_seed(seed)
+    names = STREAMS[driver] if streams is None else tuple(streams)
+    named = {} if given else dict(zip(names, children(sequence, len(names))))
+    return AuditPlan(
+        driver=driver,
+        claim=resolved,
+        claim_notes=tuple(notes),
+        options=options,
+        n_samples=planned.n_samples,
+        n_selection=planned.n_selection,
+        n_certification=planned.n_certification,
+        design=planned.design,
+        seed=recorded,
+        sequence=sequence,
+        streams=named,
+    )
+
+
+#: The driver behind each result type, by the type's name (the most derived name first).
+_DRIVERS = (
+    ("SearchAuditResult", "search_audit"),
+    ("SequentialAuditResult", "sequential_audit"),
+    ("DeltaCurve", "delta_lower_bound_curve"),
+    ("PairAuditResult", "audit_pairs"),
+    ("AuditResult", "audit"),
+)
+
+
+def plan_of_result(result, *, executor=None, progress: bool = False, driver: str | None = None) -> AuditPlan:
+    """The plan ``result`` was run under: its claim, sizes, seed, options and streams, read from the result.
+
+    What a replay hands back to the driver (:func:`dpverify.replay`), and what re-draws an audit's
+    selection samples. ``executor`` and ``progress`` replace the recorded ones (they change no result);
+    ``driver`` names the streams to lay out (default: those of the driver behind the result's type).
+
+    Raises
+    ------
+    NotReplayableError
+        The result has no seed (given samples) or does not record its options.
+    """
+    if result.seed is None:
+        raise NotReplayableError(
+            "this result has no seed (an audit of given samples, or saved without one): there is nothing to replay"
+        )
+    if getattr(result, "options", None) is None:
+        raise NotReplayableError("this result does not record its options (saved by an older dpverify)")
+    if driver is None:
+        driver = next((d for name, d in _DRIVERS if any(c.__name__ == name for c in type(result).__mro__)), "audit")
+    claim = getattr(result, "audited_claim", None)  # None: a delta curve
+    event = getattr(result, "event", None)
+    sequence, _ = resolve_seed(result.seed)
+    return AuditPlan(
+        driver=driver,
+        claim=claim,
+        claim_notes=(),
+        options=replace(result.options, executor=executor, progress=progress),
+        n_samples=result.budget if driver == "sequential_audit" else result.n_samples,  # sequential: its budget
+        n_selection=getattr(result, "n_selection", None),
+        n_certification=None if event is None else event.n_certification,
+        seed=result.seed,
+        sequence=sequence,
+        streams=dict(zip(STREAMS[driver], children(sequence, len(STREAMS[driver])))),
+    )
+
+
+def claim_arguments(plan: AuditPlan) -> dict:
+    """The driver keywords that state ``plan``'s claim, seed and options again: ``claim=`` for a claim of
+    another kind, ``epsilon=`` and ``delta=`` for an (epsilon, delta) one."""
+    if plan.claim is not None and plan.claim.kind != "dp":
+        return dict(claim=plan.claim, seed=plan.seed, options=plan.options)
+    if plan.claim is None:
+        raise InvalidParameterError(f"a {plan.driver} plan states no claim")
+    return dict(epsilon=plan.claim.epsilon, delta=plan.claim.delta, seed=plan.seed, options=plan.options)
