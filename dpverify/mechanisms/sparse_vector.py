@@ -372,7 +372,8 @@ def _refreshed_pmf(masks, bits, answered, log_up, log_down, density) -> dict:
     """Masks' probabilities when the threshold noise is refreshed after every 1 (see :func:`sparse_vector_pmf`).
 
     ``segment[s, e]``: queries ``s .. e-1`` below and ``e`` above on one threshold
-    draw; ``tail[s]``: queries ``s .. last answered`` all below on one draw.
+    draw; ``tail[s, e]``: queries ``s .. e-1`` all below on one draw (the last segment,
+    when fewer than ``cutoff`` answers are 1).
     """
     n = log_up.shape[0]
     below = np.vstack([np.zeros((1, log_down.shape[1])), np.cumsum(log_down, axis=0)])  # below[k] = sum_{i<k}
