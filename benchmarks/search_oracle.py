@@ -15,7 +15,11 @@ the oracle's best pair (what a user who knew the worst pair would get).
 Exact distributions as in ``benchmarks/oracle.py``: closed forms (randomized
 response, exponential mechanism, geometric, sparse vector Alg. 5), quadrature
 (report noisy max, sparse vector Alg. 1), the pmf of a sufficient statistic
-(binary counter with geometric noise), one changed count (geometric histogram).
+(binary counter with geometric noise), one changed count (geometric histogram). Vector outputs
+whose pairs move several coordinates (the geometric histogram on every l1 pattern, prefix sums
+with geometric noise) use the pmfs of the whole vector's privacy-loss statistic
+(:func:`dpverify.mechanisms.histogram.geometric_loss_pmfs`), whose events are the whole
+vector's likelihood-ratio level sets with the same probabilities.
 
 The claims of the other kinds are covered too (``--kind zcdp`` or ``--kind gdp``): the search
 certifies the claim's own parameter (rho, mu) and the oracle is
@@ -50,9 +54,11 @@ from dpverify.mechanisms import (
     SparseVector,
     SparseVectorNoQueryNoise,
 )
-from dpverify.mechanisms.counter import GeometricBinaryCounter
+from dpverify.mechanisms.counter import GeometricBinaryCounter, GeometricPrefixSums
 from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometric_pmf
+from dpverify.mechanisms.sparse_vector import SparseVectorDworkRoth
 from dpverify.neighbours import QueryVectors, query_vectors, streams
+from dpverify.neighbours.domain import InputDomain
 
 ALPHA = 0.05
 SEED = 20261124
@@ -111,7 +117,30 @@ def _cases() -> list[SearchCase]:
             counter.statistic_pmfs,
         ),
     ]
+    out += _vector_cases()
     return [SearchCase(c.name, c.mechanism, c.neighbours, c.pmfs or _own(c.mechanism)) for c in out]
+
+
+def _vector_cases() -> list[SearchCase]:
+    """Vector outputs whose whole-vector distributions are computable (the peers' benchmarks, benchmarks/peers.py)."""
+    hist = GeometricHistogram(EPS)
+    items, sums = GeometricPrefixSums(EPS, "items"), GeometricPrefixSums(EPS, "sums")
+    return [
+        SearchCase(
+            "geometric histogram, 5 counts, whole vector (every l1 pattern)",
+            hist,
+            QueryVectors(5, norm="l1", domain=InputDomain(low=0, integer=True)),
+            hist.loss_pmfs,
+        ),
+        SearchCase("prefix sums, geometric noise on items, T = 8", items, streams(8), items.loss_pmfs),
+        SearchCase("BROKEN prefix sums, geometric noise on each sum, T = 8", sums, streams(8), sums.loss_pmfs),
+        SearchCase(
+            "sparse vector Alg. 2 (refresh), c = 2, 10 queries",
+            SparseVectorDworkRoth(EPS, 1.0, 2),
+            query_vectors(10),
+            None,
+        ),
+    ]
 
 
 CASES = {case.name: case for case in _cases()}

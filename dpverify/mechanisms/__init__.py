@@ -4,24 +4,36 @@ Randomized response, the Laplace mechanism (snapped to a grid, so float-safe),
 geometric and exponential mechanisms live in :mod:`dpverify.mechanisms.textbook` and are re-exported here; this package
 adds floating-point-safe Laplace (fine grid, Mironov snapping), the Gaussian
 mechanism with analytic calibration, report-noisy-max, noisy histograms, and
-the sparse vector technique, with the broken variants StatDP and DP-Sniper
-audit; the under-noised variants used for power checks, and the textbook
+the sparse vector technique (Lyu, Su and Li's Algorithms 1 to 6), with the broken
+variants StatDP and DP-Sniper audit; the under-noised variants used for power checks, and the textbook
 floating-point Laplace (``x + numpy.laplace``), live in :mod:`.broken`; the
-continual-release counter is :class:`GeometricBinaryCounter` (:mod:`.counter`).
+continual-release counters are :class:`GeometricBinaryCounter` and
+:class:`GeometricPrefixSums` (:mod:`.counter`), whose whole output vectors have exact
+distributions, as :class:`GeometricHistogram`'s do.
 :func:`zoo_entries` lists them on their audit pairs.
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
 from .broken import BrokenGaussianMechanism, BrokenLaplaceMechanism, BrokenNoisyHistogram, FloatLaplaceMechanism
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
-from .counter import GeometricBinaryCounter
-from .histogram import NoisyHistogram
+from .counter import GeometricBinaryCounter, GeometricPrefixSums
+from .histogram import GeometricHistogram, NoisyHistogram
 from .noisy_max import NoisyMaxValue, ReportNoisyMax
-from .sparse_vector import SparseVector, SparseVectorNoQueryNoise, SparseVectorValues, interleaved_pair
+from .sparse_vector import (
+    SparseVector,
+    SparseVectorDworkRoth,
+    SparseVectorLeeClifton,
+    SparseVectorNoCutoff,
+    SparseVectorNoQueryNoise,
+    SparseVectorValues,
+    interleaved_pair,
+)
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
 
 __all__ = [
     "GeometricBinaryCounter",
+    "GeometricPrefixSums",
+    "GeometricHistogram",
     "RandomizedResponse",
     "LaplaceMechanism",
     "GeometricMechanism",
@@ -39,6 +51,9 @@ __all__ = [
     "ReportNoisyMax",
     "NoisyMaxValue",
     "SparseVector",
+    "SparseVectorDworkRoth",
+    "SparseVectorLeeClifton",
+    "SparseVectorNoCutoff",
     "SparseVectorNoQueryNoise",
     "SparseVectorValues",
     "interleaved_pair",

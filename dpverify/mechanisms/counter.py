@@ -32,7 +32,7 @@ from .._validation import check_epsilon
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 
-__all__ = ["GeometricBinaryCounter"]
+__all__ = ["GeometricBinaryCounter", "GeometricPrefixSums"]
 
 
 class GeometricBinaryCounter(StatesClaim):
@@ -114,3 +114,103 @@ class GeometricBinaryCounter(StatesClaim):
         from ..audits.exact import exact_privacy_loss
 
         return exact_privacy_loss(*self.statistic_pmfs(x, x_prime)).epsilon
+
+
+NOISES_ON = ("items", "sums")
+
+
+class GeometricPrefixSums(StatesClaim):
+    """Every prefix sum of an integer stream, with two-sided geometric noise; exact output distribution.
+
+    ``noise_on="items"`` (default): ``s_t = sum_{i <= t} (x_i + Z_i)``, each item noised once
+    with ratio ``r = exp(-eps)`` and the noisy items summed: post-processing of a geometric
+    histogram of the stream, eps-DP for streams differing in one item by at most 1 (the
+    "simple" counter of Chan, Shi and Song 2011, Section 3.1, with the discrete noise of
+    Ghosh, Roughgarden and Sundararajan 2012). ``noise_on="sums"``: ``s_t = sum_{i <= t} x_i
+    + Z_t``, each prefix sum noised on its own with the same ratio, still claimed eps-DP:
+    BROKEN, since a change of item i moves the ``T - i + 1`` sums from i on, and the true
+    loss on such a pair is ``(T - i + 1) eps``.
+
+    Outputs are the int64 vectors of the T noisy prefix sums. In both forms the outputs are
+    a bijective image of independent two-sided geometric coordinates (the increments
+    ``s_t - s_{t-1}`` for items, the sums themselves for sums), so the whole vector's pmf is
+    a product (:meth:`pmf`, for short streams) and its likelihood ratio is that of the
+    privacy-loss statistic of those coordinates (:meth:`loss_pmfs`, any length).
+
+    Parameters
+    ----------
+    epsilon : float
+        Claim; also the noise's ``-ln r``.
+    noise_on : {"items", "sums"}
+
+    References
+    ----------
+    T.-H. H. Chan, E. Shi, D. Song, "Private and Continual Release of Statistics", ACM
+    TISSEC 14(3), 2011, Section 3.1 (the simple counting mechanisms);
+    A. Ghosh, T. Roughgarden, M. Sundararajan, "Universally Utility-Maximizing Privacy
+    Mechanisms", SIAM J. Computing, 2012.
+    """
+
+    claim_neighbouring = "streams differ in one element by at most 1"
+    claim_source = "Chan, Shi and Song 2011, Section 3.1 (noise on the items)"
+
+    def __init__(self, epsilon, noise_on: str = "items"):
+        self.epsilon = check_epsilon(epsilon)
+        self.delta = 0.0
+        if noise_on not in NOISES_ON:
+            raise InvalidParameterError(f"noise_on must be one of {NOISES_ON}, got {noise_on!r}")
+        self.noise_on = noise_on
+        self.ratio = math.exp(-self.epsilon)
+
+    @staticmethod
+    def _stream(data) -> np.ndarray:
+        x = np.asarray(data)
+        if x.ndim != 1 or x.size < 1 or not np.all(np.equal(np.mod(x, 1), 0)):
+            raise InvalidParameterError(f"the data must be a non-empty stream of integers, got {data!r}")
+        return x.astype(np.int64)
+
+    def sample(self, data, size, rng):
+        x = self._stream(data)
+        p = 1 - self.ratio
+        noise = rng.geometric(p, size=(size, x.size)) - rng.geometric(p, size=(size, x.size))
+        if self.noise_on == "items":
+            return np.cumsum(x + noise, axis=1)
+        return np.cumsum(x) + noise
+
+    def __call__(self, data, rng):
+        return self.sample(data, 1, rng)[0]
+
+    def _centres(self, data) -> np.ndarray:
+        """The centres of the independent geometric coordinates (increments or sums)."""
+        x = self._stream(data)
+        return x if self.noise_on == "items" else np.cumsum(x)
+
+    def pmf(self, data) -> dict:
+        """Exact pmf of the whole output vector (``tuple -> probability``), for short streams.
+
+        The product of the coordinates' truncated pmfs (:func:`.histogram.product_pmf`,
+        :func:`.histogram.two_sided_geometric_pmf`), mapped to prefix sums for ``"items"``.
+        """
+        from .histogram import product_pmf, two_sided_geometric_pmf
+
+        marginals = [two_sided_geometric_pmf([c], self.ratio)[0] for c in self._centres(data)]
+        transform = (lambda v: np.cumsum(v, axis=1)) if self.noise_on == "items" else None
+        return product_pmf(marginals, transform)
+
+    def loss_pmfs(self, x, x_prime):
+        """Exact pmfs of the whole output's privacy-loss statistic under x and x' (any length).
+
+        See :func:`.histogram.geometric_loss_pmfs`: the events on it are the likelihood-ratio
+        level sets of the output vectors, with the same probabilities.
+        """
+        from .histogram import geometric_loss_pmfs
+
+        a, b = self._centres(x), self._centres(x_prime)
+        if a.shape != b.shape:
+            raise InvalidParameterError("x and x_prime must be streams of the same length")
+        return geometric_loss_pmfs(a, b, self.ratio)
+
+    def pair_epsilon(self, x, x_prime) -> float:
+        """The exact loss of the whole output on the pair: eps times the l1 distance of the centres."""
+        a, b = self._centres(x), self._centres(x_prime)
+        return float(np.abs(a - b).sum()) * self.epsilon

@@ -8,10 +8,16 @@ measures the noise scale, not float bits.
 
 :class:`GeometricHistogram` adds two-sided geometric noise instead (integer
 counts, integer outputs; Ghosh, Roughgarden, Sundararajan 2012), so its
-output distribution is computable exactly (:func:`two_sided_geometric_pmf`).
+output distribution is computable exactly (:func:`two_sided_geometric_pmf`): for
+short vectors as a whole (:meth:`GeometricHistogram.pmf`, the product of the
+counts' pmfs), and for any pair of any width through the pmf of the privacy-loss
+statistic (:func:`geometric_loss_pmfs`), whose events are exactly the
+likelihood-ratio level sets of the whole output vector.
 """
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -20,10 +26,19 @@ from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid
 
-__all__ = ["NoisyHistogram", "GeometricHistogram", "two_sided_geometric_pmf"]
+__all__ = [
+    "NoisyHistogram",
+    "GeometricHistogram",
+    "two_sided_geometric_pmf",
+    "geometric_loss_pmfs",
+    "product_pmf",
+    "MAX_VECTOR_OUTPUTS",
+]
 
 #: Tail mass below which :func:`two_sided_geometric_pmf` truncates.
 GEOMETRIC_TAIL = 1e-15
+#: Largest number of whole output vectors a product pmf (:func:`product_pmf`) enumerates.
+MAX_VECTOR_OUTPUTS = 2_000_000
 
 
 class NoisyHistogram(StatesClaim):
@@ -99,6 +114,87 @@ def two_sided_geometric_pmf(centers, ratio: float, tail: float = GEOMETRIC_TAIL)
     return out
 
 
+def product_pmf(marginals, transform=None) -> dict:
+    """The pmf of a vector of independent integer coordinates, as ``tuple -> probability``.
+
+    Parameters
+    ----------
+    marginals : sequence of dict
+        One pmf (integer -> probability) per coordinate.
+    transform : callable, optional
+        Maps the (m, k) int64 array of coordinate vectors to the outputs (m, k'), a
+        bijection (e.g. a cumulative sum); default the identity.
+
+    Raises
+    ------
+    InvalidParameterError
+        More than :data:`MAX_VECTOR_OUTPUTS` vectors.
+    """
+    sizes = [len(m) for m in marginals]
+    if not sizes or math.prod(sizes) > MAX_VECTOR_OUTPUTS:
+        raise InvalidParameterError(
+            f"a product pmf of {sizes} outcomes per coordinate exceeds {MAX_VECTOR_OUTPUTS} vectors; "
+            "use the privacy-loss statistic (geometric_loss_pmfs) for wide outputs"
+        )
+    values = [np.fromiter(m.keys(), dtype=np.int64) for m in marginals]
+    masses = [np.fromiter(m.values(), dtype=float) for m in marginals]
+    grid = np.stack([g.ravel() for g in np.meshgrid(*values, indexing="ij")], axis=1)
+    mass = np.ones(1)
+    for p in masses:
+        mass = np.multiply.outer(mass, p).ravel()
+    outputs = grid if transform is None else np.asarray(transform(grid), dtype=np.int64)
+    return {tuple(int(v) for v in row): float(m) for row, m in zip(outputs, mass)}
+
+
+def geometric_loss_pmfs(centres_x, centres_x_prime, ratio: float, tail: float = GEOMETRIC_TAIL) -> tuple:
+    """pmfs of the privacy-loss statistic of independent two-sided geometric coordinates, under x and x'.
+
+    Coordinate ``j`` is ``c_j + Z_j`` under x and ``c'_j + Z_j`` under x', ``Z_j`` two-sided
+    geometric with ratio ``r = e^-eps`` (:func:`two_sided_geometric_pmf`, truncated on the
+    common support of the two centres). The likelihood ratio of a whole output vector
+    ``o`` is ``prod_j r^(|o_j - c_j| - |o_j - c'_j|) = e^(eps L)`` with the integer
+    ``L(o) = sum_j (|o_j - c'_j| - |o_j - c_j|)``, so every likelihood-ratio level set of
+    the output vectors is an event on ``L``, with the same probabilities: the pmfs of
+    ``L`` (the sum of independent per-coordinate terms, a convolution) give the exact
+    privacy loss and the oracle bound of the whole vector, at any width.
+
+    Parameters
+    ----------
+    centres_x, centres_x_prime : sequence of int
+        The coordinates' centres under the two inputs (equal centres contribute nothing).
+    ratio : float
+        ``r`` in (0, 1).
+
+    Returns
+    -------
+    (dict, dict)
+        ``L -> probability`` under x and under x'.
+
+    References
+    ----------
+    A. Ghosh, T. Roughgarden, M. Sundararajan, "Universally Utility-Maximizing Privacy
+    Mechanisms", SIAM J. Computing, 2012 (the two-sided geometric distribution);
+    J. Neyman and E. S. Pearson, 1933 (likelihood-ratio level sets).
+    """
+    a = np.asarray(centres_x, dtype=np.int64).ravel()
+    b = np.asarray(centres_x_prime, dtype=np.int64).ravel()
+    if a.shape != b.shape:
+        raise InvalidParameterError("the two centre vectors must have the same length")
+    # the distribution of L for a coordinate depends only on d = c' - c (by symmetry on |d|)
+    total_x, total_xp = np.ones(1), np.ones(1)
+    for d in np.abs(b - a)[a != b]:
+        d = int(d)
+        px, pxp = two_sided_geometric_pmf([0, d], ratio, tail)
+        loss_x, loss_xp = np.zeros(2 * d + 1), np.zeros(2 * d + 1)  # index L + d
+        for o, p in px.items():
+            loss_x[abs(o - d) - abs(o) + d] += p
+        for o, p in pxp.items():
+            loss_xp[abs(o - d) - abs(o) + d] += p
+        total_x, total_xp = np.convolve(total_x, loss_x), np.convolve(total_xp, loss_xp)
+    offset = (total_x.size - 1) // 2
+    return tuple({int(k - offset): float(v) for k, v in enumerate(t) if v > 0} for t in (total_x, total_xp))
+
+
 class GeometricHistogram(StatesClaim):
     """Integer counts plus independent two-sided geometric noise, ``r = exp(-eps)``: eps-DP.
 
@@ -144,6 +240,28 @@ class GeometricHistogram(StatesClaim):
             raise InvalidParameterError("x and x_prime must differ in exactly one count")
         i = int(differ[0])
         return tuple(two_sided_geometric_pmf([a[i], b[i]], self.ratio))
+
+    def pmf(self, data, tail: float = GEOMETRIC_TAIL) -> dict:
+        """Exact pmf of the whole output vector (``tuple -> probability``), for short vectors.
+
+        The product of the counts' two-sided geometric pmfs, each truncated where its tails
+        hold less than ``tail`` (:func:`two_sided_geometric_pmf`); at most
+        :data:`MAX_VECTOR_OUTPUTS` vectors (about 3 counts at eps = 1). For a pair, and for
+        wide vectors, use :meth:`loss_pmfs`.
+        """
+        counts = self._counts(data)
+        return product_pmf([two_sided_geometric_pmf([c], self.ratio, tail)[0] for c in counts])
+
+    def loss_pmfs(self, x, x_prime):
+        """Exact pmfs of the whole output vector's privacy-loss statistic under x and x'.
+
+        Any pair of integer count vectors of one length (:func:`geometric_loss_pmfs`); its
+        exact loss is ``||x - x'||_1 * eps`` and its oracle bound that of the whole vector.
+        """
+        a, b = self._counts(x), self._counts(x_prime)
+        if a.shape != b.shape:
+            raise InvalidParameterError("x and x_prime must have the same number of counts")
+        return geometric_loss_pmfs(a, b, self.ratio)
 
     def true_epsilon(self, x, x_prime) -> float:
         """||x - x'||_1 * eps."""

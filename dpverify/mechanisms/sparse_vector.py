@@ -1,4 +1,4 @@
-"""The sparse vector technique: Lyu, Su, Li (VLDB 2017) Algorithms 1, 3, 4, 5 and 6.
+"""The sparse vector technique: Lyu, Su, Li (VLDB 2017) Algorithms 1 to 6.
 
 The data is a vector of query answers ``q`` (each of sensitivity 1); each
 query is answered "above" (1) or "below" (0) a threshold ``T``.
@@ -6,6 +6,14 @@ query is answered "above" (1) or "below" (0) a threshold ``T``.
 Algorithm 1 (correct, eps-DP): ``eps1 = eps2 = eps/2``, threshold noise
 ``rho = Lap(1/eps1)``, query noise ``nu_i = Lap(2c/eps2)``; answer 1 iff
 ``q_i + nu_i >= T + rho``; stop after ``c`` answers 1.
+
+Algorithm 2 (Dwork and Roth 2014, correct, eps-DP): ``eps1 = eps2 = eps/2``,
+``rho = Lap(c/eps1)``, query noise ``nu_i = Lap(2c/eps1)``; answer 1 iff
+``q_i + nu_i >= T + rho``, and after every answer 1 the threshold noise is drawn
+afresh, ``rho = Lap(c/eps2)``; stop after ``c`` answers 1.
+
+Algorithm 3 (Roth's lecture notes; broken, infinite loss) releases the noisy
+values of the queries above the threshold: :class:`SparseVectorValues`.
 
 Algorithm 5 (Stoddard et al.; broken, infinite loss): ``rho = Lap(2/eps)``,
 no query noise, no cutoff: answer 1 iff ``q_i >= T + rho`` for every query.
@@ -22,7 +30,10 @@ the number of queries): ``rho = Lap(2/eps)``, ``nu_i = Lap(2/eps)``, no cutoff.
 
 Exact pmfs. Given ``rho = r`` the answers are independent, so every answer
 vector's probability is an integral over ``r`` of a product of Laplace tail
-probabilities (Lyu et al. 2017, proof of Theorem 2);
+probabilities (Lyu et al. 2017, proof of Theorem 2); with the threshold noise
+refreshed after every answer 1 (Algorithm 2) the answers split into segments,
+each ending at a 1, with independent threshold noise, and the probability is the
+product of one such integral per segment;
 :func:`sparse_vector_pmf` evaluates it by composite Gauss-Legendre quadrature
 on panels between the kinks of the integrand (``r = 0`` and ``r = q_i - T``).
 Algorithm 5 has a closed form (:meth:`SparseVectorNoQueryNoise.pmf`).
@@ -48,6 +59,7 @@ from ._base import PmfPairLoss, query_answers
 
 __all__ = [
     "SparseVector",
+    "SparseVectorDworkRoth",
     "SparseVectorLeeClifton",
     "SparseVectorNoQueryNoise",
     "SparseVectorNoCutoff",
@@ -109,6 +121,8 @@ class _SparseVectorMechanism(PmfPairLoss, StatesClaim):
     cutoff = None
     #: Answer 1 iff ``q_i + nu_i > T + rho`` (Algorithm 4), else iff ``>=``.
     strict = False
+    #: Draw the threshold noise afresh after every answer 1 (Algorithm 2).
+    refresh = False
 
     def sample(self, data, size, rng):
         return _sample_answers(
@@ -121,6 +135,7 @@ class _SparseVectorMechanism(PmfPairLoss, StatesClaim):
             self.cutoff,
             self.strict,
             self.output,
+            self.refresh,
         )
 
     def __call__(self, data, rng):
@@ -129,7 +144,9 @@ class _SparseVectorMechanism(PmfPairLoss, StatesClaim):
 
     def pmf(self, data) -> dict:
         """Exact pmf of the mask output (:func:`sparse_vector_pmf`)."""
-        return sparse_vector_pmf(data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff)
+        return sparse_vector_pmf(
+            data, self.threshold, self.threshold_scale, self.query_scale, self.cutoff, refresh=self.refresh
+        )
 
 
 class SparseVector(_SparseVectorMechanism):
@@ -225,11 +242,24 @@ def _check_cutoff(cutoff) -> int:
     return check_positive_int(cutoff, "cutoff")
 
 
-def _sample_answers(q, size, rng, threshold, threshold_scale, query_scale, cutoff, strict, output):
-    """Shared sampler: answer 1 iff ``q_i + nu_i >= T + rho`` (``>`` if strict), stop after ``cutoff`` 1s."""
+def _sample_answers(q, size, rng, threshold, threshold_scale, query_scale, cutoff, strict, output, refresh=False):
+    """Shared sampler: answer 1 iff ``q_i + nu_i >= T + rho`` (``>`` if strict), stop after ``cutoff`` 1s.
+
+    With ``refresh``, rho is drawn afresh after every answer 1 (one column of fresh
+    draws per query, used where the previous answer was 1).
+    """
     rho = rng.laplace(scale=threshold_scale, size=(size, 1))
     nu = rng.laplace(scale=query_scale, size=(size, q.size))
-    above = (q + nu > threshold + rho) if strict else (q + nu >= threshold + rho)
+    if refresh:
+        fresh = rng.laplace(scale=threshold_scale, size=(size, q.size))
+        above = np.empty((size, q.size), dtype=bool)
+        current = rho[:, 0].copy()
+        for i in range(q.size):
+            noisy, level = q[i] + nu[:, i], threshold + current
+            above[:, i] = (noisy > level) if strict else (noisy >= level)
+            current = np.where(above[:, i], fresh[:, i], current)
+    else:
+        above = (q + nu > threshold + rho) if strict else (q + nu >= threshold + rho)
     if cutoff is None:
         answered = np.ones_like(above)
     else:
@@ -258,7 +288,7 @@ def _quadrature(lo, hi, breaks, width):
     return np.concatenate(nodes), np.concatenate(weights)
 
 
-def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None) -> dict:
+def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None, *, refresh=False) -> dict:
     """Exact pmf of a sparse-vector mechanism's mask output, by quadrature over the threshold noise.
 
     The mechanism answers 1 iff ``q_i + nu_i >= T + rho`` with ``rho ~ Lap(threshold_scale)``
@@ -272,6 +302,14 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     the density of rho is below ``e^-45``); the masses are normalized (they sum
     to 1 within ~1e-15 before that).
 
+    With ``refresh`` (Lyu et al. 2017, Algorithm 2, after Dwork and Roth 2014) the
+    threshold noise is drawn afresh after every answer 1. The answers then split into
+    segments, each running from the query after a 1 (or the first query) to the next
+    1 (or to the last query answered), whose threshold noises are independent, so an
+    answer vector's probability is the product over its segments of
+    ``int f_rho(r) prod_{i in segment} P[answer i | r] dr``; each segment integral
+    is taken by the same quadrature.
+
     Parameters
     ----------
     data : sequence of float
@@ -279,11 +317,18 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     threshold, threshold_scale, query_scale : float
         ``T`` and the Laplace scales (``query_scale > 0``).
     cutoff : int or None
+    refresh : bool, default False
+        Draw the threshold noise afresh after every answer 1.
 
     Returns
     -------
     dict
         Mask (as in ``output="mask"``) -> probability, over every possible mask.
+
+    References
+    ----------
+    M. Lyu, D. Su, N. Li, "Understanding the Sparse Vector Technique for Differential
+    Privacy", PVLDB 10(6), 2017, Figure 1 (Algorithms 1 to 6) and the proof of Theorem 2.
     """
     from scipy import stats
 
@@ -310,15 +355,72 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     z = threshold + r[None, :] - q[:, None]  # (n, R): answer i is 1 iff nu_i >= z
     log_up = stats.laplace.logsf(z, scale=query_scale)
     log_down = stats.laplace.logcdf(z, scale=query_scale)
+    density = stats.laplace.pdf(r, scale=threshold_scale) * w
+    if refresh:
+        return _refreshed_pmf(masks, bits, answered, log_up, log_down, density)
     a1 = (bits & answered).astype(float)
     a0 = (~bits & answered).astype(float)
     log_prob = a1 @ log_up + a0 @ log_down
-    density = stats.laplace.pdf(r, scale=threshold_scale) * w
     mass = np.exp(log_prob) @ density
     total = mass.sum()
     if abs(total - 1.0) > 1e-9:
         raise AssertionError(f"sparse-vector quadrature lost mass: total {total!r}")
     return {int(m): float(v) for m, v in zip(masks, mass / total)}
+
+
+def _refreshed_pmf(masks, bits, answered, log_up, log_down, density) -> dict:
+    """Masks' probabilities when the threshold noise is refreshed after every 1 (see :func:`sparse_vector_pmf`).
+
+    ``segment[s, e]``: queries ``s .. e-1`` below and ``e`` above on one threshold
+    draw; ``tail[s, e]``: queries ``s .. e-1`` all below on one draw (the last segment,
+    when fewer than ``cutoff`` answers are 1).
+    """
+    n = log_up.shape[0]
+    below = np.vstack([np.zeros((1, log_down.shape[1])), np.cumsum(log_down, axis=0)])  # below[k] = sum_{i<k}
+    segment = np.zeros((n, n))
+    tail = np.zeros((n, n + 1))  # tail[s, e]: queries s .. e-1 all below
+    for s in range(n):
+        segment[s, s:] = np.exp(below[s:n] - below[s] + log_up[s:]) @ density
+        tail[s, s:] = np.exp(below[s:] - below[s]) @ density
+    out = {}
+    for mask, row, ans in zip(masks, bits, answered):
+        ones = np.flatnonzero(row & ans)
+        last = int(np.flatnonzero(ans).max()) + 1 if ans.any() else 0
+        prob, start = 1.0, 0
+        for e in ones:
+            prob *= segment[start, e]
+            start = e + 1
+        if start < last:
+            prob *= tail[start, last]
+        out[int(mask)] = prob
+    total = sum(out.values())
+    if abs(total - 1.0) > 1e-9:
+        raise AssertionError(f"sparse-vector quadrature lost mass: total {total!r}")
+    return {m: v / total for m, v in out.items()}
+
+
+class SparseVectorDworkRoth(_SparseVectorMechanism):
+    """Lyu et al. Algorithm 2 (Dwork and Roth 2014): threshold noise refreshed after every answer 1; eps-DP.
+
+    ``eps1 = eps2 = eps/2``, ``rho = Lap(c/eps1)``, ``nu_i = Lap(2c/eps1)``; answer 1 iff
+    ``q_i + nu_i >= T + rho``, then draw ``rho = Lap(c/eps2)`` afresh; stop after ``c`` answers 1.
+
+    References
+    ----------
+    C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014,
+    Algorithm 2 (Sparse); M. Lyu, D. Su, N. Li, "Understanding the Sparse Vector
+    Technique for Differential Privacy", PVLDB 10(6), 2017, Figure 1, Algorithm 2.
+    """
+
+    claim_source = "Lyu, Su and Li 2017, Algorithm 2 (Dwork and Roth 2014)"
+    refresh = True
+
+    def __init__(self, epsilon, threshold=0.0, cutoff: int = 1, output: str = "mask"):
+        super().__init__(epsilon, threshold, output, cutoff)
+        eps1 = self.epsilon / 2
+        self.threshold_scale = self.cutoff / eps1
+        self.query_scale = 2.0 * self.cutoff / eps1
+        # the refreshed draws are Lap(c/eps2): the same scale as the first, since eps1 = eps2
 
 
 class SparseVectorLeeClifton(_SparseVectorMechanism):
