@@ -54,7 +54,7 @@ from .discrete import level_set_events, numeric_discrete_events, row_threshold_e
 from .floating import mantissa_events, reachability_events
 from .learned import learned_events, learned_tree_events
 from .products import product_events
-from .real import real_threshold_events, real_value_events
+from .real import real_threshold_events, real_value_events, support_edge_events
 
 __all__ = [
     "EventFamily",
@@ -182,6 +182,9 @@ BUILTIN_FAMILIES = (
     EventFamily("learned", "real", learned_events, memory=LEARNED_MEMORY, opt_in=True),
     EventFamily("learned-trees", "real", learned_tree_events, memory=LEARNED_MEMORY, screening=False, opt_in=True),
     EventFamily("product", "real", product_events, memory=FamilyMemory(arrays=4), opt_in=True),
+    # last: it proposes only where one input's values reach beyond all of the other's, and where it
+    # proposes nothing the candidates (and so every seeded result) are those before it was added
+    EventFamily("support-edge", "real", support_edge_events),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
