@@ -69,7 +69,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
-from ..pipeline.selection import predicted_bounds
+from ..pipeline.selection import grown_selection_size, predicted_bounds
 from ..protocols import check_mechanism
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sizes
@@ -102,6 +102,17 @@ MIN_ROUND_SAMPLES = 500
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
+#: The chosen pair's selection, where its outputs are discrete with many values that repeat
+#: (:func:`~dpverify.pipeline.selection.grown_selection_size`), is topped up to this share of
+#: ``n_samples`` (at most MAX_WINNER_SELECTION per input, and at most MAX_WINNER_SELECTION_BYTES of
+#: outputs per input held): level sets over many outputs are ordered by per-output likelihood-ratio
+#: estimates, whose noise is what limits the bound there. Measured on sparse vector Alg. 6 (10 queries,
+#: 1,024 outputs, the search's best pair, 9e6 certification samples): the expected certified bound of
+#: the selection's picks was 0.878 of the oracle on 2.34e6 selection samples (what screening leaves at
+#: 1e7), 0.923 on 4e6 (10 seeds). The certification size is unchanged; the top-up is drawn, not certified.
+WINNER_GROWN_SHARE = 0.4
+MAX_WINNER_SELECTION = 4_000_000
+MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
 MISS_RATE = 0.05
@@ -601,6 +612,21 @@ def _screening_families(families, float_events: bool) -> list:
     return kept or pool
 
 
+def _grown_winner_selection(winner, n_selection: int, context) -> int:
+    """The chosen pair's selection size where its outputs are discrete with many repeating values
+    (:data:`WINNER_GROWN_SHARE`); ``n_selection`` otherwise, or where its outputs are not arrays or would
+    hold more than :data:`MAX_WINNER_SELECTION_BYTES` per input."""
+    held = winner.samples_x
+    if not isinstance(held, np.ndarray) or held.dtype == object or winner.n < 1:
+        return n_selection
+    cap = min(MAX_WINNER_SELECTION, int(MAX_WINNER_SELECTION_BYTES // max(1, held.nbytes // winner.n)))
+    current = max(n_selection, winner.n)
+    n_samples = context["n_certification"] + context["n_selection"]
+    return grown_selection_size(
+        winner.samples_x, winner.samples_x_prime, n_samples, current, share=WINNER_GROWN_SHARE, cap=cap
+    )
+
+
 def _top_up(winner, n_selection: int, next_round: int, mechanism, context) -> None:
     """Give the chosen pair a selection sample at least as large as a plain audit's, and select its
     events on all its screening samples with every event family asked for."""
@@ -628,6 +654,7 @@ def _find_winner(screened, n_screening, n_refining, n_selection, neighbours, see
         )
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
+    n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, context))
     _top_up(winner, n_selection_final, n_rounds, mechanism, context)
     return winner, n_drawn, n_least
 
@@ -837,6 +864,7 @@ def search_audit(
             executor=pool,
             output_key=options.output_key,
             n_certification=n_certification,
+            n_selection=n_selection,
             epsilon=epsilon,
             delta=delta,
             alpha=alpha,
