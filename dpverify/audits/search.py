@@ -812,6 +812,11 @@ def search_audit(
     certification does (:func:`screening_resolution`), a note says so and gives the
     budget that would resolve the certification's level (:func:`screening_budget_for`).
 
+    Where the chosen pair's outputs are discrete with many values that repeat, its selection is topped
+    up to :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
+    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
+    size is unchanged.
+
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
     the pairs still in; the better half (by predicted bound) goes on. Samples of

@@ -83,3 +83,19 @@ def test_the_value_verdict_sees_the_impossible_region():
     )
     value = result.value_verdict if result.value_verdict is not None else result
     assert value.epsilon_lower_bound >= 1.5, result.summary()
+
+
+@pytest.mark.privacy_audit
+def test_the_value_verdict_sees_the_impossible_region_over_seeds(thorough):
+    """Thorough profile: seeds 0-7 at 2.1e6 samples per input; at least 5 value bounds of 1.5 or more (6
+    measured; 0 before the family, whose value bounds were 0.30-0.46). Deterministic at its seeds."""
+    if not thorough:
+        pytest.skip("eight 2.1e6-sample searches run under the thorough profile")
+    bounds = []
+    for seed in range(8):
+        result = dpverify.search_audit(
+            NoisyMaxValue(0.1, "exponential"), query_vectors(5), epsilon=0.1, n_samples=2_100_000, seed=seed
+        )
+        value = result.value_verdict if result.value_verdict is not None else result
+        bounds.append(value.epsilon_lower_bound)
+    assert sum(b >= 1.5 for b in bounds) >= 5, bounds
