@@ -14,7 +14,8 @@ the oracle's best pair (what a user who knew the worst pair would get).
 
 Exact distributions as in ``benchmarks/oracle.py``: closed forms (randomized
 response, exponential mechanism, geometric, sparse vector Alg. 5), quadrature
-(report noisy max, sparse vector Alg. 1), the pmf of a sufficient statistic
+(report noisy max, the noisy max returning its value, sparse vector Alg. 1 and 6, the
+latter as masks and as answer rows), the pmf of a sufficient statistic
 (binary counter with geometric noise), one changed count (geometric histogram). Vector outputs
 whose pairs move several coordinates (the geometric histogram on every l1 pattern, prefix sums
 with geometric noise) use the pmfs of the whole vector's privacy-loss statistic
@@ -56,7 +57,7 @@ from dpverify.mechanisms import (
 )
 from dpverify.mechanisms.counter import GeometricBinaryCounter, GeometricPrefixSums
 from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometric_pmf
-from dpverify.mechanisms.sparse_vector import SparseVectorDworkRoth
+from dpverify.mechanisms.sparse_vector import SparseVectorDworkRoth, SparseVectorNoCutoff
 from dpverify.neighbours import QueryVectors, query_vectors, streams
 from dpverify.neighbours.domain import InputDomain
 
@@ -97,7 +98,15 @@ def _cases() -> list[SearchCase]:
         SearchCase("report noisy max, Laplace", ReportNoisyMax(EPS, "laplace"), query_vectors(5), None),
         SearchCase("report noisy max, exponential", ReportNoisyMax(EPS, "exponential"), query_vectors(5), None),
         SearchCase("BROKEN noisy max value, Laplace", NoisyMaxValue(EPS, "laplace"), query_vectors(5), None),
+        SearchCase("BROKEN noisy max value, exponential", NoisyMaxValue(EPS, "exponential"), query_vectors(5), None),
         SearchCase("sparse vector Alg. 1, c = 1, 10 queries", SparseVector(EPS), query_vectors(10), None),
+        SearchCase("BROKEN sparse vector Alg. 6, 10 queries", SparseVectorNoCutoff(EPS), query_vectors(10), None),
+        SearchCase(
+            "BROKEN sparse vector Alg. 6, 10 queries, answer rows",
+            SparseVectorNoCutoff(EPS, output="answers"),
+            query_vectors(10),
+            _own(SparseVectorNoCutoff(EPS)),  # the masks' pmf: the rows are in bijection with them
+        ),
         SearchCase(
             "BROKEN sparse vector Alg. 5, 10 queries",
             SparseVectorNoQueryNoise(EPS, threshold=4.0),

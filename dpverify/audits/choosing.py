@@ -84,7 +84,10 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     Every event of ``families`` (:func:`screening_event_families`) is scored in both directions
     with :func:`~dpverify.pipeline.selection.predicted_bounds` at :data:`RANKING_SHRINKAGE_SE`
     standard errors (one pass; the chosen pair's events are then selected by
-    :func:`select_for_claim`). ``pair`` holds its screening samples (``samples_x``,
+    :func:`select_for_claim`). Counts a family estimated on part of the rows (a learned family's
+    held-out rows, ``Candidates.rows``) are scored on those rows: rescaled to all of them, they
+    would look as precise as counts on twice the rows, and a lucky score of a mediocre pair
+    would win the round. ``pair`` holds its screening samples (``samples_x``,
     ``samples_x_prime``, ``n`` per input) and its inputs (``x``, ``x_prime``).
     """
     codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
@@ -93,6 +96,9 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
         return -math.inf, "no candidate event"
     a, b, n = found.counts_x, found.counts_x_prime, pair.n
     excluded = ((a == 0) & (b == 0)) | ((a == n) & (b == n))
+    if found.rows is not None:  # counts on their own rows (the rows are the same for both inputs)
+        rows = found.counted_rows(n)
+        a, b, n = a * rows / n, b * rows / n, rows
     best = (-math.inf, "no event separates the samples")
     if RANKING_SHRINKAGE_SE is None:  # the pair's own winner's curse: sqrt(2 ln M) over its M (event, direction)s
         shrinkage = dict(n_candidates=2 * len(found.events))

@@ -66,6 +66,7 @@ from ..options import DEFAULT_SAMPLES, AuditOptions
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
 from ..pipeline.sampling import _executor as one_executor
+from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler
 from .choosing import rank_pair, screening_event_families, select_for_claim
@@ -95,6 +96,18 @@ MIN_ROUND_SAMPLES = 500
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
+#: The chosen pair's selection, where its outputs are discrete with many values that repeat
+#: (:func:`~dpverify.pipeline.selection.grown_selection_size`), is topped up to this share of
+#: ``n_samples`` (at most MAX_WINNER_SELECTION per input, and at most MAX_WINNER_SELECTION_BYTES of
+#: outputs per input held): level sets over many outputs are ordered by per-output likelihood-ratio
+#: estimates, whose noise is what limits the bound there. Measured on sparse vector Alg. 6 (10 queries,
+#: 1,024 outputs, the search's best pair, 9e6 certification samples): the expected certified bound of
+#: the selection's picks was 0.878 of the oracle on 2.34e6 selection samples (what screening leaves at
+#: 1e7), 0.923 on 4e6 (10 seeds). The certification size is unchanged; the top-up is drawn, not certified.
+#: The memory check before drawing counts the largest top-up (:class:`_Budget`).
+WINNER_GROWN_SHARE = 0.4
+MAX_WINNER_SELECTION = 4_000_000
+MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
 MISS_RATE = 0.05
@@ -189,18 +202,21 @@ def _held_per_input(n_screening: int, n_candidates: int, n_refining: int, n_sele
 @dataclass(frozen=True)
 class _Budget:
     """Samples per input a search spends: screening over all candidates and rounds (``n_screening``), of it
-    refining the winner (``n_refining``), the chosen pair's selection at least (``n_selection``), over the
-    ``n_candidates`` pairs proposed (0 until they are). The search's part of its plan (its ``design``)."""
+    refining the winner (``n_refining``), the chosen pair's selection at least (``n_selection``) and at most
+    (``n_grown``, :data:`WINNER_GROWN_SHARE`), over the ``n_candidates`` pairs proposed (0 until they are).
+    The search's part of its plan (its ``design``)."""
 
     n_screening: int
     n_selection: int
     n_refining: int = 0
     n_candidates: int = 0
+    n_grown: int = 0
 
     def held(self, n_screening: int | None = None) -> int:
         """The most screening samples per input held at once, with this budget or another ``n_screening``."""
         n_screening = self.n_screening if n_screening is None else n_screening
-        return _held_per_input(n_screening, self.n_candidates, self.n_refining, self.n_selection)
+        largest = max(self.n_selection, self.n_grown)
+        return _held_per_input(n_screening, self.n_candidates, self.n_refining, largest)
 
 
 def _search_sizes(n_screening):
@@ -210,7 +226,8 @@ def _search_sizes(n_screening):
     def sizes(n_samples, options, claim) -> Sizes:
         split = fixed_split(n_samples, options, claim)
         screening = default_screening_size(split.n_samples) if n_screening is None else n_screening
-        budget = _Budget(check.check_count(screening, "n_screening", minimum=1), split.n_selection)
+        grown = min(int(WINNER_GROWN_SHARE * split.n_samples), MAX_WINNER_SELECTION)
+        budget = _Budget(check.check_count(screening, "n_screening", minimum=1), split.n_selection, n_grown=grown)
         return replace(split, design=budget)
 
     return sizes
@@ -614,8 +631,24 @@ def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening):
         winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
+    n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, screening))
     _top_up(winner, n_selection_final, n_rounds, mechanism, screening)
     return winner, n_drawn, n_least
+
+
+def _grown_winner_selection(winner, n_selection: int, screening) -> int:
+    """The chosen pair's selection size where its outputs are discrete with many repeating values
+    (:data:`WINNER_GROWN_SHARE`); ``n_selection`` otherwise, or where its outputs are not arrays or would
+    hold more than :data:`MAX_WINNER_SELECTION_BYTES` per input."""
+    held = winner.samples_x
+    if not isinstance(held, np.ndarray) or held.dtype == object or winner.n < 1:
+        return n_selection
+    cap = min(MAX_WINNER_SELECTION, int(MAX_WINNER_SELECTION_BYTES // max(1, held.nbytes // winner.n)))
+    current = max(n_selection, winner.n)
+    n_samples = screening.plan.n_certification + screening.plan.n_selection
+    return grown_selection_size(
+        winner.samples_x, winner.samples_x_prime, n_samples, current, share=WINNER_GROWN_SHARE, cap=cap
+    )
 
 
 def _float_picked(winner, options) -> bool:
@@ -783,6 +816,11 @@ def search_audit(
     When the least-screened candidate resolves coarser event probabilities than the
     certification does (:func:`screening_resolution`), a note says so and gives the
     budget that would resolve the certification's level (:func:`screening_budget_for`).
+
+    Where the chosen pair's outputs are discrete with many values that repeat, its selection is topped
+    up to :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
+    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
+    size is unchanged.
 
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over

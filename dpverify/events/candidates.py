@@ -52,7 +52,9 @@ class Candidates:
     """Events of one family and their counts on the selection samples.
 
     Counts may be fractional where a family estimates them on a subsample and
-    rescales (they only rank candidates; certification counts afresh).
+    rescales (they only rank candidates; certification counts afresh); ``rows``
+    then says on how many rows per input each count was estimated, so that a
+    ranking can judge it at its own precision.
     """
 
     events: list
@@ -60,6 +62,15 @@ class Candidates:
     counts_x_prime: np.ndarray
     #: Families that proposed nothing, with the reason (reported in audit results).
     skipped: dict = field(default_factory=dict)
+    #: Per event, the selection rows per input its counts were estimated on before rescaling to the
+    #: selection size (a learned family's held-out rows); NaN, or None for every event: all of them.
+    rows: np.ndarray | None = None
+
+    def counted_rows(self, n_selection: int) -> np.ndarray:
+        """Rows per input behind each count: :attr:`rows`, ``n_selection`` where all rows counted."""
+        if self.rows is None:
+            return np.full(len(self.events), float(n_selection))
+        return np.where(np.isnan(self.rows), float(n_selection), np.minimum(self.rows, n_selection))
 
     @staticmethod
     def empty(reason: str | None = None) -> Candidates:
@@ -97,4 +108,12 @@ def concat(parts) -> Candidates:
         [e for p in parts for e in p.events],
         np.concatenate([p.counts_x for p in parts]),
         np.concatenate([p.counts_x_prime for p in parts]),
+        rows=_rows(parts),
     )
+
+
+def _rows(parts) -> np.ndarray | None:
+    """The rows behind the counts of ``parts`` concatenated (None where every part counted all rows)."""
+    if all(p.rows is None for p in parts):
+        return None
+    return np.concatenate([np.full(len(p.events), np.nan) if p.rows is None else p.rows for p in parts])

@@ -37,7 +37,9 @@ What is chosen on what. The model is fitted on the first half of the
 selection rows of each input; the candidate events ``{score >= t}`` and
 ``{score < t}`` sit at pooled quantiles of the score on the *other* half, and
 their counts there are rescaled to the selection size (they only rank
-candidates: certification counts fresh samples). Neither the fit nor the
+candidates: certification counts fresh samples), and ``Candidates.rows`` says
+how many held-out rows they rest on (a search's screening ranks them at that
+precision). Neither the fit nor the
 thresholds see a certification sample, so validity is that of every event:
 the frozen indicator is certified on fresh samples.
 
@@ -336,7 +338,8 @@ def _threshold_candidates(score, sel_x, sel_x_prime, m: int, family: str, what: 
     scale_x, scale_xp = len(sel_x) / len(sx), len(sel_x_prime) / len(sxp)
     counts_x = np.concatenate([len(sx) - below_x, below_x]) * scale_x
     counts_xp = np.concatenate([len(sxp) - below_xp, below_xp]) * scale_xp
-    return Candidates(events, counts_x, counts_xp)
+    rows = np.full(len(events), float(min(len(sx), len(sxp))))  # held out: what the counts rest on
+    return Candidates(events, counts_x, counts_xp, rows=rows)
 
 
 def learned_events(sel_x, sel_x_prime, outputs) -> Candidates:

@@ -48,13 +48,13 @@ import numpy as np
 
 from .._validation import check_callable, check_choice, check_name, check_positive_int
 from ..errors import InvalidParameterError
-from .candidates import Candidates
+from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
 from .floating import mantissa_events, reachability_events
 from .learned import learned_events, learned_tree_events
 from .products import product_events
-from .real import real_threshold_events, real_value_events
+from .real import real_threshold_events, real_value_events, support_edge_events
 
 __all__ = [
     "EventFamily",
@@ -182,6 +182,9 @@ BUILTIN_FAMILIES = (
     EventFamily("learned", "real", learned_events, memory=LEARNED_MEMORY, opt_in=True),
     EventFamily("learned-trees", "real", learned_tree_events, memory=LEARNED_MEMORY, screening=False, opt_in=True),
     EventFamily("product", "real", product_events, memory=FamilyMemory(arrays=4), opt_in=True),
+    # last: it proposes only where one input's values reach beyond all of the other's, and where it
+    # proposes nothing the candidates (and so every seeded result) are those before it was added
+    EventFamily("support-edge", "real", support_edge_events),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
@@ -336,7 +339,7 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
             if name not in chosen
         }
         chosen = {n: chosen[n] for n in families if n in chosen}
-    events, cx, cxp = [], [], []
+    events, cx, cxp, parts = [], [], [], []
     for name, record in chosen.items():
         found = record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs)
         if not found.events:
@@ -347,6 +350,7 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
         events.extend(e if e.role == role else replace(e, role=role) for e in found.events)
         cx.append(np.asarray(found.counts_x, dtype=float))
         cxp.append(np.asarray(found.counts_x_prime, dtype=float))
+        parts.append(found)
     if not events:
         return Candidates([], np.zeros(0), np.zeros(0), skipped)
-    return Candidates(events, np.concatenate(cx), np.concatenate(cxp), skipped)
+    return Candidates(events, np.concatenate(cx), np.concatenate(cxp), skipped, rows=_rows(parts))

@@ -69,14 +69,18 @@ REPEATS_FOR_GROWTH = 10
 GROWN_SHARE = 0.2
 
 
-def grown_selection_size(sel_x, sel_x_prime, n_samples: int, n_selection: int) -> int:
+def grown_selection_size(
+    sel_x, sel_x_prime, n_samples: int, n_selection: int, *, share: float = GROWN_SHARE, cap: int = MAX_SELECTION
+) -> int:
     """The selection size to use after looking at a first selection sample.
 
     Growing the selection on what the selection samples show is valid: the
     certification samples are drawn afterwards from independent seeds, and
-    their number is fixed before any of them is drawn.
+    their number is fixed before any of them is drawn. The grown size is
+    ``min(share * n_samples, cap)`` (a search grows its chosen pair's selection
+    further: :data:`dpverify.audits.search.WINNER_GROWN_SHARE`).
     """
-    target = min(int(GROWN_SHARE * n_samples), MAX_SELECTION)
+    target = min(int(share * n_samples), int(cap))
     if target <= n_selection:
         return n_selection
     try:

@@ -216,3 +216,41 @@ def test_learned_features_count_special_values():
     found = learned_module.learned_events(a, b, codec)
     gap = np.max(np.abs(found.counts_x - found.counts_x_prime)) / n
     assert gap > 0.6  # a row with a -inf entry comes from x, one with an inf entry from x' (P = 1 - 0.8^6)
+
+
+def test_screening_ranks_learned_events_on_their_held_out_rows():
+    """The learned family counts its thresholds on the held-out half and rescales them to the selection size;
+    ``Candidates.rows`` says so, and a search's screening (``rank_pair``) scores them on those rows, as precise as
+    they are. Detects: ranking the rescaled counts as counts on every row (tried: ``rank_pair`` without the
+    ``rows`` step; its score is then that of counts on twice the rows, larger, and the test fails), under
+    which a lucky held-out score of a mediocre pair wins a round."""
+    from types import SimpleNamespace
+
+    from dpverify.audits.choosing import RANKING_SHRINKAGE_SE, rank_pair
+    from dpverify.audits.search import _Pair
+    from dpverify.pipeline.selection import predicted_bounds
+
+    mechanism = SparseVectorValues(1.0)
+    rng = np.random.default_rng(2)
+    n = 4_000
+    pair = _Pair(0, *HALF_HALF, np.random.SeedSequence(0))
+    pair.samples_x, pair.samples_x_prime = (
+        mechanism.sample(HALF_HALF[0], n, rng),
+        mechanism.sample(HALF_HALF[1], n, rng),
+    )
+    pair.n = n
+    codec, (a, b) = fit_codec(pair.samples_x, pair.samples_x_prime)
+    found = candidate_events(a, b, codec, ["learned"])
+    assert np.all(found.rows == n - n // 2)
+    plan = SimpleNamespace(delta=0.0, alpha=0.05, claim=None, n_certification=40_000)
+    score, _ = rank_pair(pair, plan, ["learned"])
+    held_x, held_xp, rows = found.counts_x * found.rows / n, found.counts_x_prime * found.rows / n, found.rows
+    options = dict(delta=0.0, alpha=0.05, shrinkage_se=RANKING_SHRINKAGE_SE)
+    honest = max(
+        np.max(np.where(np.isfinite(s), s, -np.inf))
+        for s in (
+            predicted_bounds(held_x, held_xp, rows, 40_000, **options),
+            predicted_bounds(held_xp, held_x, rows, 40_000, **options),
+        )
+    )
+    assert score == pytest.approx(honest)
