@@ -257,8 +257,8 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
                 lo, hi = (mid, hi) if fits <= exc.available_bytes else (lo, mid - 1)
             advice = f"n_screening={lo} or less"
         raise InsufficientMemoryError(
-            f"the search would hold up to {held} screening samples per input at once "
-            f"(n_screening={budget.n_screening} over {budget.n_candidates} candidates), about "
+            f"the search would hold up to {held} samples per input at once (its screening, n_screening="
+            f"{budget.n_screening} over {budget.n_candidates} candidates, or the chosen pair's selection), about "
             f"{exc.required_bytes / 2**30:.3g} GiB, and {exc.available_bytes / 2**30:.3g} GiB is available; "
             f"pass {advice} (or map the outputs to fewer coordinates with output_key=)",
             required_bytes=exc.required_bytes,

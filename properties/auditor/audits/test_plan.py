@@ -132,6 +132,20 @@ def test_a_search_refuses_an_absurd_screening_budget_before_drawing(monkeypatch)
     assert mechanism.drawn <= 1
 
 
+def test_a_search_counts_the_chosen_pairs_largest_selection_before_drawing(monkeypatch):
+    """A search may top its chosen pair's selection up to ``WINNER_GROWN_SHARE * n_samples`` (outputs that
+    repeat); the memory check before drawing counts that top-up. At 1e7 samples per input a plain selection
+    of 2e6 outputs per input needs about 787 MiB by the memory model, the top-up to 4e6 about 1,061 MiB,
+    and a screening of 2,000 almost nothing: with 900 MiB available the search is refused after one pilot
+    output. Detects: a check that counts the screening and the plain selection alone (the top-up then
+    grows past what was checked; tried: the search draws)."""
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 900 << 20)
+    mechanism = Counted()
+    with pytest.raises(InsufficientMemoryError, match="chosen pair's selection"):
+        dpverify.search_audit(mechanism, PAIRS, epsilon=1.0, n_samples=10**7, n_screening=2_000, seed=1)
+    assert mechanism.drawn <= 1
+
+
 def test_a_delta_curve_refuses_an_absurd_selection_before_drawing(monkeypatch):
     """Detects: a delta curve that draws its selection (or runs the sampler check) before the memory check."""
     monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 30)
