@@ -29,6 +29,7 @@ __all__ = [
     "row_projections",
     "MEAN_BLOCK_ELEMENTS",
     "LOG_RATIO_BINS",
+    "COORDINATE_TEST_LEVEL",
 ]
 
 
@@ -157,12 +158,34 @@ def _bin_edges(values: np.ndarray, weights: np.ndarray | None) -> np.ndarray:
     return np.unique(values[np.minimum(picked, len(values) - 1)])
 
 
-def _log_ratio_table(edges, values_x, values_xp, weights_x=None, weights_xp=None) -> np.ndarray:
-    """Per bin ``log((c_x + 1/2) / n_x) - log((c_x' + 1/2) / n_x')`` (counts shrunk toward the ratio 1)."""
+#: Level of the G-test that keeps a coordinate in :class:`LogRatioSum`: a coordinate whose two histograms
+#: do not differ at this level adds only its tables' estimation noise to the sum (measured: on the geometric
+#: histogram, where one count of five moves, the sum over all five lowered the search's bound from 0.096
+#: to 0.080-0.091 over three seeds).
+COORDINATE_TEST_LEVEL = 1e-3
+
+
+def _log_ratio_table(edges, values_x, values_xp, weights_x=None, weights_xp=None) -> tuple[np.ndarray, bool]:
+    """Per bin ``log((c_x + 1/2) / n_x) - log((c_x' + 1/2) / n_x')`` (counts shrunk toward the ratio 1), and
+    whether the two histograms differ (G-test of homogeneity at :data:`COORDINATE_TEST_LEVEL`)."""
+    from scipy.stats import chi2
+
     bins = len(edges) + 1
     c_x = np.bincount(np.searchsorted(edges, values_x, side="right"), weights=weights_x, minlength=bins)
     c_xp = np.bincount(np.searchsorted(edges, values_xp, side="right"), weights=weights_xp, minlength=bins)
-    return np.log((c_x + 0.5) / (c_x.sum() + 0.5 * bins)) - np.log((c_xp + 0.5) / (c_xp.sum() + 0.5 * bins))
+    table = np.log((c_x + 0.5) / (c_x.sum() + 0.5 * bins)) - np.log((c_xp + 0.5) / (c_xp.sum() + 0.5 * bins))
+    n_x, n_xp = c_x.sum(), c_xp.sum()
+    pooled = c_x + c_xp
+    seen = pooled > 0
+    if seen.sum() < 2 or n_x <= 0 or n_xp <= 0:
+        return table, False
+    g = 0.0
+    for counts, n in ((c_x, n_x), (c_xp, n_xp)):
+        expected = pooled[seen] * n / (n_x + n_xp)
+        observed = counts[seen]
+        positive = observed > 0
+        g += 2.0 * np.sum(observed[positive] * np.log(observed[positive] / expected[positive]))
+    return table, bool(chi2.sf(g, seen.sum() - 1) < COORDINATE_TEST_LEVEL)
 
 
 def _log_ratio_sum(columns_x, columns_xp, weights_x=None, weights_xp=None) -> list:
@@ -174,12 +197,12 @@ def _log_ratio_sum(columns_x, columns_xp, weights_x=None, weights_xp=None) -> li
             edges = _bin_edges(probe, None)
         else:
             edges = _bin_edges(values_x, weights_x + weights_xp)  # a code book's rows, weighted by their counts
-        table = _log_ratio_table(edges, values_x, values_xp, weights_x, weights_xp)
-        if np.ptp(table) > 0:
+        table, differ = _log_ratio_table(edges, values_x, values_xp, weights_x, weights_xp)
+        if differ:
             coordinates.append(index)
             all_edges.append(edges)
             tables.append(table)
-    if not coordinates:
+    if len(coordinates) < 2:  # one coordinate's thresholds are there already
         return []
     return [("sum of coordinate log ratios", LogRatioSum(tuple(coordinates), tuple(all_edges), tuple(tables)))]
 
