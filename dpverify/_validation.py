@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from ._results import short_repr
-from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterError
+from .errors import IdenticalInputsError, InvalidArgumentTypeError, InvalidClaimError, InvalidParameterError
 
 __all__ = [
     "check_claimed_epsilon",
@@ -47,6 +47,10 @@ __all__ = [
     "check_names",
     "check_optional_callable",
     "check_workers",
+    "check_has_method",
+    "check_class",
+    "check_not_empty",
+    "check_one_claim",
 ]
 
 
@@ -230,8 +234,14 @@ def check_name(value, what: str, error: type = InvalidParameterError) -> str:
     return value
 
 
-def check_callable(value, name: str, error: type = InvalidParameterError):
-    """A callable (a family's builder, a relation's generator).
+def check_callable(value, name: str, error: type = InvalidParameterError, *, show_type: bool = False):
+    """A callable (a family's builder, a relation's generator, an adapter's function).
+
+    Parameters
+    ----------
+    show_type : bool, default False
+        Name the type of ``value`` in the message rather than its repr (the adapters, which raise
+        :class:`~dpverify.errors.InvalidArgumentTypeError`).
 
     Raises
     ------
@@ -239,8 +249,40 @@ def check_callable(value, name: str, error: type = InvalidParameterError):
         (or ``error``) Not callable.
     """
     if not callable(value):
-        raise error(f"{name} must be callable, got {value!r}")
+        shown = type(value).__name__ if show_type else repr(value)
+        raise error(f"{name} must be callable, got {shown}")
     return value
+
+
+def check_has_method(value, method: str, message: str):
+    """An object with a callable attribute ``method`` (a library's mechanism an adapter calls), else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` with ``message`` (which says what the object must be)."""
+    if not callable(getattr(value, method, None)):
+        raise InvalidArgumentTypeError(message)
+    return value
+
+
+def check_class(value, name: str, what: str) -> type:
+    """A class (not an instance): ``name`` must be a ``what`` class, else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` naming the type given."""
+    if not isinstance(value, type):
+        raise InvalidArgumentTypeError(f"{name} must be a {what} class, got a {type(value).__name__}")
+    return value
+
+
+def check_not_empty(values, name: str, what: str, error: type = InvalidParameterError) -> list:
+    """``values`` as a list with at least one item (a partition, a pattern), else ``error``:
+    ``name must name at least one what``."""
+    values = list(values)
+    if not values:
+        raise error(f"{name} must name at least one {what}")
+    return values
+
+
+def check_one_claim(named: list) -> None:
+    """At most one claim given on the command line: ``named`` lists the claim flags given."""
+    if len(named) > 1:
+        raise InvalidClaimError(f"give one claim: {' or '.join(named)} were all given")
 
 
 def _inputs_equal(x, x_prime) -> bool:
