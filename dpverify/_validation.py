@@ -51,6 +51,8 @@ __all__ = [
     "check_class",
     "check_not_empty",
     "check_one_claim",
+    "check_inputs_or_neighbours",
+    "check_optional_claim",
 ]
 
 
@@ -404,3 +406,26 @@ def check_workers(workers, available: int) -> int:
             f"workers must be >= 1 (this machine lets the process use {available}), got {workers}"
         )
     return workers
+
+
+def check_inputs_or_neighbours(x, x_prime, neighbours, sequential: bool) -> None:
+    """Either both of ``x`` and ``x_prime`` or ``neighbours`` (a search, which is never sequential), as
+    :func:`dpverify.testing.assert_dp` takes them."""
+    if neighbours is not None:
+        if x is not None or x_prime is not None or sequential:
+            raise InvalidParameterError(
+                "give neighbours= or x and x_prime (neighbours does not combine with sequential)"
+            )
+    elif x is None or x_prime is None:
+        raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
+
+
+def check_optional_claim(claim, what: str = "a verification's claim") -> None:
+    """A :class:`dpverify.PrivacyClaim` or None (a verification's claim; the statement says the rest)."""
+    from .claims import PrivacyClaim  # the claims check their fields here: imported when first needed
+
+    if claim is not None and not isinstance(claim, PrivacyClaim):
+        raise InvalidParameterError(
+            f"{what} must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
+            "what the check verifies, in words, is its statement"
+        )

@@ -232,6 +232,25 @@ _MOVED_CHECKS = [
         "measurement must be callable, got int",
     ),
     (
+        lambda: dpverify.testing.assert_dp(LaplaceMechanism(1.0), 0.0, epsilon=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "assert_dp needs x and x_prime, or neighbours=",
+    ),
+    (
+        lambda: dpverify.testing.assert_dp(LaplaceMechanism(1.0), 0.0, 1.0, neighbours=[(0.0, 1.0)], epsilon=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "give neighbours= or x and x_prime (neighbours does not combine with sequential)",
+    ),
+    (
+        lambda: dpverify.verification.Verification("a/b", "eps = 1", lambda seed: None, claim=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "a verification's claim must be a dpverify.PrivacyClaim or None, got float; what the check verifies, "
+        "in words, is its statement",
+    ),
+    (
         lambda: _claims_named({"rho": 0.5, "mu": 1.0}),
         "InvalidClaimError",
         ValueError,
@@ -246,6 +265,8 @@ def test_moved_checks_raise_their_named_error_and_the_builtin_they_raised_before
     again (not a DPVerifyError of the named class) or a named class that no longer subclasses the
     builtin (``except TypeError`` / ``except ValueError`` callers would miss it)."""
     import dpverify.extras.adapters  # noqa: F401
+    import dpverify.testing  # noqa: F401
+    import dpverify.verification  # noqa: F401
 
     named = getattr(dpverify.errors, name)
     assert issubclass(named, dpverify.DPVerifyError) and issubclass(named, builtin)
