@@ -53,6 +53,8 @@ __all__ = [
     "check_one_claim",
     "check_inputs_or_neighbours",
     "check_optional_claim",
+    "check_seed",
+    "check_worker_count",
 ]
 
 
@@ -429,3 +431,29 @@ def check_optional_claim(claim, what: str = "a verification's claim") -> None:
             f"{what} must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
             "what the check verifies, in words, is its statement"
         )
+
+
+def check_seed(seed) -> np.random.SeedSequence:
+    """A seed as a :class:`numpy.random.SeedSequence`: None, a non-negative integer (numpy's too, not bool),
+    or anything numpy seeds from (a list of such integers).
+
+    Raises
+    ------
+    InvalidParameterError
+        A negative integer, or anything numpy cannot seed from (numpy's error is chained).
+    """
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
+        if seed is not None and seed < 0:
+            raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        return np.random.SeedSequence(seed)
+    try:
+        return np.random.SeedSequence(seed)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"seed must be None, a non-negative int, or a SeedSequence, got {seed!r}") from exc
+
+
+def check_worker_count(executor) -> int:
+    """An ``executor`` given as a worker count: an integer >= 1 (1 runs in this process)."""
+    if executor < 1:
+        raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
+    return int(executor)

@@ -194,3 +194,35 @@ def test_workers_are_whole_numbers_from_one():
             check.check_workers(bad, 4)
     with pytest.raises(InvalidParameterError, match=r"workers must be >= 1 \(this machine lets the process use 4\)"):
         check.check_workers(0, 4)
+
+
+def test_seed_checks_moved_from_the_sampling_pipeline():
+    """Detects the negative-seed check removed (numpy would raise its own ValueError) or a seed turned into
+    another sequence than numpy's own (replays would differ)."""
+    assert check.check_seed(7).entropy == np.random.SeedSequence(7).entropy
+    assert check.check_seed([1, 2]).entropy == np.random.SeedSequence([1, 2]).entropy
+    with pytest.raises(InvalidParameterError, match=r"^seed must be a non-negative integer, got -1$"):
+        check.check_seed(-1)
+    with pytest.raises(InvalidParameterError, match=r"seed must be None, a non-negative int, or a SeedSequence"):
+        check.check_seed(1.5)
+    with pytest.raises(InvalidParameterError, match=r"^executor as a worker count must be >= 1, got 0$"):
+        check.check_worker_count(0)
+    assert check.check_worker_count(np.int64(3)) == 3
+
+
+def test_adapter_checks_name_what_is_missing():
+    """Detects check_callable showing a repr where the adapters name the type, or check_has_method accepting
+    an attribute that is not callable."""
+    from dpverify.errors import InvalidArgumentTypeError
+
+    with pytest.raises(InvalidArgumentTypeError, match=r"^f must be callable, got int$"):
+        check.check_callable(5, "f", InvalidArgumentTypeError, show_type=True)
+    with pytest.raises(InvalidParameterError, match=r"^f must be callable, got 5$"):
+        check.check_callable(5, "f")
+
+    class NotCallable:
+        map = 3
+
+    with pytest.raises(InvalidArgumentTypeError, match="needs map"):
+        check.check_has_method(NotCallable(), "map", "needs map")
+    assert check.check_not_empty((1,), "p", "partition") == [1]
