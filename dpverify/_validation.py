@@ -55,6 +55,9 @@ __all__ = [
     "check_optional_claim",
     "check_seed",
     "check_worker_count",
+    "check_instance",
+    "check_known",
+    "check_record_or_fields",
 ]
 
 
@@ -457,3 +460,25 @@ def check_worker_count(executor) -> int:
     if executor < 1:
         raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
     return int(executor)
+
+
+def check_instance(value, types, message: str, error: type = InvalidParameterError):
+    """An instance of ``types`` (a record's field, an entry point's record), else ``error(message)``: the
+    caller's message names the owner and what is allowed."""
+    if not isinstance(value, types):
+        raise error(message)
+    return value
+
+
+def check_known(names, registered, what: str) -> None:
+    """Every one of ``names`` among ``registered`` (a registry's names), else one error naming the unknown
+    ``what`` (``"event families"``) in sorted order beside the registered ones."""
+    unknown = set(names) - set(registered)
+    if unknown:
+        raise InvalidParameterError(f"unknown {what} {sorted(unknown)}; registered: {sorted(registered)}")
+
+
+def check_record_or_fields(record_given: bool, fields_given: bool, what: str) -> None:
+    """A registration given a record or its fields, not both (``what`` names the record type)."""
+    if record_given and fields_given:
+        raise InvalidParameterError(f"pass either {what} record or its fields, not both")

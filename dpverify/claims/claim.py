@@ -113,8 +113,7 @@ class PrivacyClaim(PlainData):
             raise InvalidClaimError(f"a {kind.title} claim has no delta (got delta={self.delta!r})")
         for name, value in kind.check(self).items():
             object.__setattr__(self, name, value)
-        if self.model not in MODELS:
-            raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
+        check.check_choice(self.model, "model", MODELS, InvalidClaimError)
         if self.stated_epsilon is not None:
             object.__setattr__(
                 self, "stated_epsilon", check.check_claimed_epsilon(self.stated_epsilon, "stated_epsilon")

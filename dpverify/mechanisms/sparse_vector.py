@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive_int
+from .._validation import check_choice, check_epsilon, check_positive_int
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from ._base import PmfPairLoss, query_answers
@@ -76,9 +76,7 @@ OUTPUTS = ("mask", "answers")
 
 
 def _check_output(output: str) -> str:
-    if output not in OUTPUTS:
-        raise InvalidParameterError(f"output must be one of {OUTPUTS}, got {output!r}")
-    return output
+    return check_choice(output, "output", OUTPUTS)
 
 
 def _finish(above: np.ndarray, answered: np.ndarray, output: str):

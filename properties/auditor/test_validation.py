@@ -1,6 +1,7 @@
 """The shared argument checks (dpverify._validation): what each accepts, and the named error it raises."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -226,3 +227,35 @@ def test_adapter_checks_name_what_is_missing():
     with pytest.raises(InvalidArgumentTypeError, match="needs map"):
         check.check_has_method(NotCallable(), "map", "needs map")
     assert check.check_not_empty((1,), "p", "partition") == [1]
+
+
+def test_choice_checks_moved_from_the_mechanisms_and_the_claim_keep_their_messages():
+    """Detects a mechanism or a claim that accepts a value outside its choices again (the inline check
+    removed), or the claim's model raising InvalidParameterError rather than InvalidClaimError."""
+    from dpverify import PrivacyClaim
+    from dpverify.mechanisms.counter import NOISES_ON, GeometricPrefixSums
+    from dpverify.mechanisms.noisy_max import NOISES, ReportNoisyMax
+    from dpverify.mechanisms.sparse_vector import OUTPUTS, SparseVector
+
+    with pytest.raises(InvalidParameterError, match=rf"^noise must be one of {re.escape(str(NOISES))}, got 'cauchy'$"):
+        ReportNoisyMax(1.0, noise="cauchy")
+    with pytest.raises(InvalidParameterError, match=rf"^output must be one of {re.escape(str(OUTPUTS))}, got 'x'$"):
+        SparseVector(1.0, output="x")
+    with pytest.raises(InvalidParameterError, match=rf"^noise_on must be one of {re.escape(str(NOISES_ON))}"):
+        GeometricPrefixSums(1.0, noise_on="x")
+    with pytest.raises(InvalidClaimError, match=r"^model must be one of \('central', 'local'\), got 'shuffle'$"):
+        PrivacyClaim(1.0, 0.0, model="shuffle")
+
+
+def test_registry_checks_moved_from_the_event_families():
+    """Detects an event family accepting a memory that is not a FamilyMemory, a record registered beside its
+    fields, or unknown family names let through (the inline checks removed)."""
+    from dpverify.events import registry
+
+    record = registry.event_family("threshold")
+    with pytest.raises(InvalidParameterError, match=r"memory must be a FamilyMemory$"):
+        registry.EventFamily("mine", "real", lambda *a: None, memory=3)
+    with pytest.raises(InvalidParameterError, match=r"^pass either an EventFamily record or its fields, not both$"):
+        registry.register_event_family(record, kind="real")
+    with pytest.raises(InvalidParameterError, match=r"^unknown event families \['nope'\]; registered: \["):
+        check.check_known(["threshold", "nope"], {"threshold": record}, "event families")
