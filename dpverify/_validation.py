@@ -58,6 +58,9 @@ __all__ = [
     "check_instance",
     "check_known",
     "check_record_or_fields",
+    "check_tradeoff_points",
+    "check_tradeoff_values",
+    "check_renyi_orders",
 ]
 
 
@@ -482,3 +485,47 @@ def check_record_or_fields(record_given: bool, fields_given: bool, what: str) ->
     """A registration given a record or its fields, not both (``what`` names the record type)."""
     if record_given and fields_given:
         raise InvalidParameterError(f"pass either {what} record or its fields, not both")
+
+
+def check_tradeoff_points(points) -> tuple:
+    """Points ``(type I, type II)`` of a trade-off function, as a tuple of float pairs sorted by type I.
+
+    Raises
+    ------
+    InvalidClaimError
+        Not pairs of numbers, none, outside [0, 1] x [0, 1], or type II errors that grow with type I.
+    """
+    try:
+        pairs = np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidClaimError(f"trade-off points must be pairs (type I, type II), got {points!r}") from error
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
+        raise InvalidClaimError(f"trade-off points must be a non-empty list of (type I, type II) pairs, got {points!r}")
+    if not np.all(np.isfinite(pairs)) or np.any(pairs < 0) or np.any(pairs > 1):
+        raise InvalidClaimError("trade-off points must lie in [0, 1] x [0, 1]")
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    if np.any(np.diff(pairs[:, 1]) > 0):
+        raise InvalidClaimError("a trade-off function is non-increasing: the type II errors must not grow with type I")
+    return tuple((float(a), float(b)) for a, b in pairs)
+
+
+def check_tradeoff_values(values: np.ndarray) -> None:
+    """The values of a trade-off function on increasing type I errors: in [0, 1] and non-increasing
+    (growth of at most 1e-12 is rounding), else :class:`~dpverify.errors.InvalidClaimError`."""
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+        raise InvalidClaimError("a trade-off function maps [0, 1] into [0, 1]")
+    if np.any(np.diff(values) > 1e-12):
+        raise InvalidClaimError("a trade-off function is non-increasing; the one given grows somewhere on [0, 1]")
+
+
+def check_renyi_orders(orders: np.ndarray, epsilons: np.ndarray) -> None:
+    """A Rényi claim's orders (1-D, finite, > 1, distinct), one epsilon per order, else
+    :class:`~dpverify.errors.InvalidClaimError`."""
+    if orders.ndim != 1 or orders.size == 0 or orders.shape != epsilons.shape:
+        raise InvalidClaimError(
+            f"a Rényi claim states one epsilon per order: got {orders.size} orders and {epsilons.size} epsilons"
+        )
+    if not all(math.isfinite(a) and a > 1 for a in orders):
+        raise InvalidClaimError(f"Rényi orders must be finite and > 1, got {orders.tolist()}")
+    if len(set(orders.tolist())) != orders.size:
+        raise InvalidClaimError(f"Rényi orders must be distinct, got {orders.tolist()}")

@@ -259,3 +259,21 @@ def test_registry_checks_moved_from_the_event_families():
         registry.register_event_family(record, kind="real")
     with pytest.raises(InvalidParameterError, match=r"^unknown event families \['nope'\]; registered: \["):
         check.check_known(["threshold", "nope"], {"threshold": record}, "event families")
+
+
+def test_claim_kind_checks_moved_from_the_renyi_and_tradeoff_kinds():
+    """Detects repeated Rényi orders, orders <= 1, trade-off points outside the unit square or a growing
+    trade-off function accepted as a claim (a check removed from the kinds' domain)."""
+    from dpverify import PrivacyClaim
+
+    with pytest.raises(InvalidClaimError, match=r"^Rényi orders must be distinct, got \[2.0, 2.0\]$"):
+        PrivacyClaim.renyi([2, 2], [0.5, 0.6])
+    with pytest.raises(InvalidClaimError, match=r"^Rényi orders must be finite and > 1, got \[1.0\]$"):
+        PrivacyClaim.renyi(1, 0.5)
+    with pytest.raises(InvalidClaimError, match=r"^trade-off points must lie in \[0, 1\] x \[0, 1\]$"):
+        PrivacyClaim.tradeoff([(0.0, 1.5)])
+    with pytest.raises(InvalidClaimError, match="the type II errors must not grow"):
+        PrivacyClaim.tradeoff([(0.0, 0.5), (0.5, 0.9)])
+    with pytest.raises(InvalidClaimError, match="grows somewhere on"):
+        PrivacyClaim.tradeoff(lambda a: a)
+    assert check.check_tradeoff_points([(0.5, 0.1), (0.0, 1.0)]) == ((0.0, 1.0), (0.5, 0.1))
