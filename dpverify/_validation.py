@@ -61,6 +61,7 @@ __all__ = [
     "check_tradeoff_points",
     "check_tradeoff_values",
     "check_renyi_orders",
+    "check_at_most",
 ]
 
 
@@ -529,3 +530,11 @@ def check_renyi_orders(orders: np.ndarray, epsilons: np.ndarray) -> None:
         raise InvalidClaimError(f"Rényi orders must be finite and > 1, got {orders.tolist()}")
     if len(set(orders.tolist())) != orders.size:
         raise InvalidClaimError(f"Rényi orders must be distinct, got {orders.tolist()}")
+
+
+def check_at_most(count: int, most: int, what: str) -> int:
+    """A size that an exact computation can enumerate: ``count <= most`` of ``what`` (``"queries"``), else
+    :class:`~dpverify.errors.InvalidParameterError`."""
+    if count > most:
+        raise InvalidParameterError(f"at most {most} {what}, got {count}")
+    return count

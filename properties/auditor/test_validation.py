@@ -277,3 +277,12 @@ def test_claim_kind_checks_moved_from_the_renyi_and_tradeoff_kinds():
     with pytest.raises(InvalidClaimError, match="grows somewhere on"):
         PrivacyClaim.tradeoff(lambda a: a)
     assert check.check_tradeoff_points([(0.5, 0.1), (0.0, 1.0)]) == ((0.0, 1.0), (0.5, 0.1))
+
+
+def test_query_limits_moved_from_the_sparse_vector():
+    """Detects the exact sparse-vector pmf enumerating more queries than its limit (the check removed)."""
+    from dpverify.mechanisms.sparse_vector import MAX_PMF_QUERIES, sparse_vector_pmf
+
+    with pytest.raises(InvalidParameterError, match=rf"^at most {MAX_PMF_QUERIES} queries, got {MAX_PMF_QUERIES + 1}$"):
+        sparse_vector_pmf(np.zeros(MAX_PMF_QUERIES + 1), 1.0, 1.0, 1.0)
+    assert check.check_at_most(3, 3, "queries") == 3
