@@ -429,11 +429,10 @@ def check_inputs_or_neighbours(x, x_prime, neighbours, sequential: bool) -> None
         raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
 
 
-def check_optional_claim(claim, what: str = "a verification's claim") -> None:
-    """A :class:`dpverify.PrivacyClaim` or None (a verification's claim; the statement says the rest)."""
-    from .claims import PrivacyClaim  # the claims check their fields here: imported when first needed
-
-    if claim is not None and not isinstance(claim, PrivacyClaim):
+def check_optional_claim(claim, claim_type: type, what: str = "a verification's claim") -> None:
+    """A :class:`dpverify.PrivacyClaim` (``claim_type``, passed in: the claims import this module) or None
+    (a verification's claim; the statement says the rest)."""
+    if claim is not None and not isinstance(claim, claim_type):
         raise InvalidParameterError(
             f"{what} must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
             "what the check verifies, in words, is its statement"

@@ -74,7 +74,7 @@ class Verification:
     claim: PrivacyClaim | None = None
 
     def __post_init__(self):
-        check_optional_claim(self.claim)
+        check_optional_claim(self.claim, PrivacyClaim)
 
 
 @dataclass(frozen=True)
