@@ -62,6 +62,8 @@ __all__ = [
     "check_tradeoff_values",
     "check_renyi_orders",
     "check_at_most",
+    "check_claim_once",
+    "check_audit_domain",
 ]
 
 
@@ -537,3 +539,23 @@ def check_at_most(count: int, most: int, what: str) -> int:
     if count > most:
         raise InvalidParameterError(f"at most {most} {what}, got {count}")
     return count
+
+
+def check_claim_once(epsilon, delta) -> None:
+    """A claim passed as ``claim=`` with neither ``epsilon=`` nor ``delta=`` beside it."""
+    if epsilon is not None or delta is not None:
+        raise InvalidClaimError("pass the claim either as claim= or as epsilon= and delta=, not both")
+
+
+def check_audit_domain(claim):
+    """``claim`` (a :class:`dpverify.PrivacyClaim`) if an audit can test it: epsilon (at the stated delta),
+    rho and mu > 0, every Rényi epsilon > 0; else :class:`~dpverify.errors.InvalidClaimError`."""
+    if claim.kind == "dp":
+        check_epsilon(claim.epsilon)
+    for name in ("rho", "mu"):
+        value = getattr(claim, name)
+        if value is not None and not value > 0:
+            raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
+    if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
+        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
+    return claim

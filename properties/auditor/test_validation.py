@@ -286,3 +286,21 @@ def test_query_limits_moved_from_the_sparse_vector():
     with pytest.raises(InvalidParameterError, match=rf"^at most {MAX_PMF_QUERIES} queries, got {MAX_PMF_QUERIES + 1}$"):
         sparse_vector_pmf(np.zeros(MAX_PMF_QUERIES + 1), 1.0, 1.0, 1.0)
     assert check.check_at_most(3, 3, "queries") == 3
+
+
+def test_claim_resolution_checks_moved_into_validation():
+    """Detects a claim accepted beside epsilon=, a claim that is not a PrivacyClaim, or a zCDP claim with
+    rho = 0 handed to an audit (each check removed from the claim's resolution)."""
+    from dpverify import PrivacyClaim
+    from dpverify.claims import resolve_claim
+    from dpverify.mechanisms.textbook import LaplaceMechanism
+
+    mechanism = LaplaceMechanism(1.0)
+    with pytest.raises(
+        InvalidClaimError, match=r"^pass the claim either as claim= or as epsilon= and delta=, not both"
+    ):
+        resolve_claim(mechanism, 1.0, None, PrivacyClaim(1.0, 0.0))
+    with pytest.raises(InvalidClaimError, match=r"^claim must be a dpverify.PrivacyClaim \(PrivacyClaim\(eps, delta\)"):
+        resolve_claim(mechanism, None, None, 1.0)
+    with pytest.raises(InvalidClaimError, match=r"^an audit needs rho > 0, got rho=0.0$"):
+        resolve_claim(mechanism, None, None, PrivacyClaim.zcdp(0.0))
