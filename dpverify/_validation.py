@@ -64,6 +64,7 @@ __all__ = [
     "check_at_most",
     "check_claim_once",
     "check_audit_domain",
+    "check_keywords",
 ]
 
 
@@ -559,3 +560,15 @@ def check_audit_domain(claim):
     if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
         raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
     return claim
+
+
+def check_keywords(given, allowed, driver: str) -> None:
+    """Keyword arguments ``given`` all among ``allowed`` (the fields of :class:`dpverify.AuditOptions`), else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` (a ``TypeError``, as Python raises for an unexpected
+    keyword) listing the unknown ones and the allowed."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise InvalidArgumentTypeError(
+            f"{driver}() got unexpected keyword argument(s) {unknown}; options are {list(allowed)} "
+            "(fields of dpverify.AuditOptions)"
+        )

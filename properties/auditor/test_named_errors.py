@@ -251,6 +251,13 @@ _MOVED_CHECKS = [
         "in words, is its statement",
     ),
     (
+        lambda: dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, alpah=0.1),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "audit() got unexpected keyword argument(s) ['alpah']; options are "
+        f"{list(dpverify.options.OPTION_FIELDS)} (fields of dpverify.AuditOptions)",
+    ),
+    (
         lambda: _claims_named({"rho": 0.5, "mu": 1.0}),
         "InvalidClaimError",
         ValueError,
