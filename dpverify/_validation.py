@@ -20,7 +20,7 @@ import sys
 import numpy as np
 
 from ._results import short_repr
-from .errors import IdenticalInputsError, InvalidClaimError, InvalidParameterError
+from .errors import IdenticalInputsError, InvalidArgumentTypeError, InvalidClaimError, InvalidParameterError
 
 __all__ = [
     "check_claimed_epsilon",
@@ -47,6 +47,24 @@ __all__ = [
     "check_names",
     "check_optional_callable",
     "check_workers",
+    "check_has_method",
+    "check_class",
+    "check_not_empty",
+    "check_one_claim",
+    "check_inputs_or_neighbours",
+    "check_optional_claim",
+    "check_seed",
+    "check_worker_count",
+    "check_instance",
+    "check_known",
+    "check_record_or_fields",
+    "check_tradeoff_points",
+    "check_tradeoff_values",
+    "check_renyi_orders",
+    "check_at_most",
+    "check_claim_once",
+    "check_audit_domain",
+    "check_keywords",
 ]
 
 
@@ -230,8 +248,14 @@ def check_name(value, what: str, error: type = InvalidParameterError) -> str:
     return value
 
 
-def check_callable(value, name: str, error: type = InvalidParameterError):
-    """A callable (a family's builder, a relation's generator).
+def check_callable(value, name: str, error: type = InvalidParameterError, *, show_type: bool = False):
+    """A callable (a family's builder, a relation's generator, an adapter's function).
+
+    Parameters
+    ----------
+    show_type : bool, default False
+        Name the type of ``value`` in the message rather than its repr (the adapters, which raise
+        :class:`~dpverify.errors.InvalidArgumentTypeError`).
 
     Raises
     ------
@@ -239,8 +263,40 @@ def check_callable(value, name: str, error: type = InvalidParameterError):
         (or ``error``) Not callable.
     """
     if not callable(value):
-        raise error(f"{name} must be callable, got {value!r}")
+        shown = type(value).__name__ if show_type else repr(value)
+        raise error(f"{name} must be callable, got {shown}")
     return value
+
+
+def check_has_method(value, method: str, message: str):
+    """An object with a callable attribute ``method`` (a library's mechanism an adapter calls), else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` with ``message`` (which says what the object must be)."""
+    if not callable(getattr(value, method, None)):
+        raise InvalidArgumentTypeError(message)
+    return value
+
+
+def check_class(value, name: str, what: str) -> type:
+    """A class (not an instance): ``name`` must be a ``what`` class, else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` naming the type given."""
+    if not isinstance(value, type):
+        raise InvalidArgumentTypeError(f"{name} must be a {what} class, got a {type(value).__name__}")
+    return value
+
+
+def check_not_empty(values, name: str, what: str, error: type = InvalidParameterError) -> list:
+    """``values`` as a list with at least one item (a partition, a pattern), else ``error``:
+    ``name must name at least one what``."""
+    values = list(values)
+    if not values:
+        raise error(f"{name} must name at least one {what}")
+    return values
+
+
+def check_one_claim(named: list) -> None:
+    """At most one claim given on the command line: ``named`` lists the claim flags given."""
+    if len(named) > 1:
+        raise InvalidClaimError(f"give one claim: {' or '.join(named)} were all given")
 
 
 def _inputs_equal(x, x_prime) -> bool:
@@ -362,3 +418,157 @@ def check_workers(workers, available: int) -> int:
             f"workers must be >= 1 (this machine lets the process use {available}), got {workers}"
         )
     return workers
+
+
+def check_inputs_or_neighbours(x, x_prime, neighbours, sequential: bool) -> None:
+    """Either both of ``x`` and ``x_prime`` or ``neighbours`` (a search, which is never sequential), as
+    :func:`dpverify.testing.assert_dp` takes them."""
+    if neighbours is not None:
+        if x is not None or x_prime is not None or sequential:
+            raise InvalidParameterError(
+                "give neighbours= or x and x_prime (neighbours does not combine with sequential)"
+            )
+    elif x is None or x_prime is None:
+        raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
+
+
+def check_optional_claim(claim, claim_type: type, what: str = "a verification's claim") -> None:
+    """A :class:`dpverify.PrivacyClaim` (``claim_type``, passed in: the claims import this module) or None
+    (a verification's claim; the statement says the rest)."""
+    if claim is not None and not isinstance(claim, claim_type):
+        raise InvalidParameterError(
+            f"{what} must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
+            "what the check verifies, in words, is its statement"
+        )
+
+
+def check_seed(seed) -> np.random.SeedSequence:
+    """A seed as a :class:`numpy.random.SeedSequence`: None, a non-negative integer (numpy's too, not bool),
+    or anything numpy seeds from (a list of such integers).
+
+    Raises
+    ------
+    InvalidParameterError
+        A negative integer, or anything numpy cannot seed from (numpy's error is chained).
+    """
+    if seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
+        if seed is not None and seed < 0:
+            raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
+        return np.random.SeedSequence(seed)
+    try:
+        return np.random.SeedSequence(seed)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"seed must be None, a non-negative int, or a SeedSequence, got {seed!r}") from exc
+
+
+def check_worker_count(executor) -> int:
+    """An ``executor`` given as a worker count: an integer >= 1 (1 runs in this process)."""
+    if executor < 1:
+        raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
+    return int(executor)
+
+
+def check_instance(value, types, message: str, error: type = InvalidParameterError):
+    """An instance of ``types`` (a record's field, an entry point's record), else ``error(message)``: the
+    caller's message names the owner and what is allowed."""
+    if not isinstance(value, types):
+        raise error(message)
+    return value
+
+
+def check_known(names, registered, what: str) -> None:
+    """Every one of ``names`` among ``registered`` (a registry's names), else one error naming the unknown
+    ``what`` (``"event families"``) in sorted order beside the registered ones."""
+    unknown = set(names) - set(registered)
+    if unknown:
+        raise InvalidParameterError(f"unknown {what} {sorted(unknown)}; registered: {sorted(registered)}")
+
+
+def check_record_or_fields(record_given: bool, fields_given: bool, what: str) -> None:
+    """A registration given a record or its fields, not both (``what`` names the record type)."""
+    if record_given and fields_given:
+        raise InvalidParameterError(f"pass either {what} record or its fields, not both")
+
+
+def check_tradeoff_points(points) -> tuple:
+    """Points ``(type I, type II)`` of a trade-off function, as a tuple of float pairs sorted by type I.
+
+    Raises
+    ------
+    InvalidClaimError
+        Not pairs of numbers, none, outside [0, 1] x [0, 1], or type II errors that grow with type I.
+    """
+    try:
+        pairs = np.asarray(points, dtype=float)
+    except (TypeError, ValueError) as error:
+        raise InvalidClaimError(f"trade-off points must be pairs (type I, type II), got {points!r}") from error
+    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
+        raise InvalidClaimError(f"trade-off points must be a non-empty list of (type I, type II) pairs, got {points!r}")
+    if not np.all(np.isfinite(pairs)) or np.any(pairs < 0) or np.any(pairs > 1):
+        raise InvalidClaimError("trade-off points must lie in [0, 1] x [0, 1]")
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    if np.any(np.diff(pairs[:, 1]) > 0):
+        raise InvalidClaimError("a trade-off function is non-increasing: the type II errors must not grow with type I")
+    return tuple((float(a), float(b)) for a, b in pairs)
+
+
+def check_tradeoff_values(values: np.ndarray) -> None:
+    """The values of a trade-off function on increasing type I errors: in [0, 1] and non-increasing
+    (growth of at most 1e-12 is rounding), else :class:`~dpverify.errors.InvalidClaimError`."""
+    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
+        raise InvalidClaimError("a trade-off function maps [0, 1] into [0, 1]")
+    if np.any(np.diff(values) > 1e-12):
+        raise InvalidClaimError("a trade-off function is non-increasing; the one given grows somewhere on [0, 1]")
+
+
+def check_renyi_orders(orders: np.ndarray, epsilons: np.ndarray) -> None:
+    """A Rényi claim's orders (1-D, finite, > 1, distinct), one epsilon per order, else
+    :class:`~dpverify.errors.InvalidClaimError`."""
+    if orders.ndim != 1 or orders.size == 0 or orders.shape != epsilons.shape:
+        raise InvalidClaimError(
+            f"a Rényi claim states one epsilon per order: got {orders.size} orders and {epsilons.size} epsilons"
+        )
+    if not all(math.isfinite(a) and a > 1 for a in orders):
+        raise InvalidClaimError(f"Rényi orders must be finite and > 1, got {orders.tolist()}")
+    if len(set(orders.tolist())) != orders.size:
+        raise InvalidClaimError(f"Rényi orders must be distinct, got {orders.tolist()}")
+
+
+def check_at_most(count: int, most: int, what: str) -> int:
+    """A size that an exact computation can enumerate: ``count <= most`` of ``what`` (``"queries"``), else
+    :class:`~dpverify.errors.InvalidParameterError`."""
+    if count > most:
+        raise InvalidParameterError(f"at most {most} {what}, got {count}")
+    return count
+
+
+def check_claim_once(epsilon, delta) -> None:
+    """A claim passed as ``claim=`` with neither ``epsilon=`` nor ``delta=`` beside it."""
+    if epsilon is not None or delta is not None:
+        raise InvalidClaimError("pass the claim either as claim= or as epsilon= and delta=, not both")
+
+
+def check_audit_domain(claim):
+    """``claim`` (a :class:`dpverify.PrivacyClaim`) if an audit can test it: epsilon (at the stated delta),
+    rho and mu > 0, every Rényi epsilon > 0; else :class:`~dpverify.errors.InvalidClaimError`."""
+    if claim.kind == "dp":
+        check_epsilon(claim.epsilon)
+    for name in ("rho", "mu"):
+        value = getattr(claim, name)
+        if value is not None and not value > 0:
+            raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
+    if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
+        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
+    return claim
+
+
+def check_keywords(given, allowed, driver: str) -> None:
+    """Keyword arguments ``given`` all among ``allowed`` (the fields of :class:`dpverify.AuditOptions`), else
+    :class:`~dpverify.errors.InvalidArgumentTypeError` (a ``TypeError``, as Python raises for an unexpected
+    keyword) listing the unknown ones and the allowed."""
+    unknown = sorted(set(given) - set(allowed))
+    if unknown:
+        raise InvalidArgumentTypeError(
+            f"{driver}() got unexpected keyword argument(s) {unknown}; options are {list(allowed)} "
+            "(fields of dpverify.AuditOptions)"
+        )

@@ -18,6 +18,9 @@ __all__ = [
     "SchedulerUnreachableError",
     "RegistrationError",
     "ReplayMismatchError",
+    "InvalidArgumentTypeError",
+    "CommandUsageError",
+    "CommandFailure",
 ]
 
 
@@ -127,3 +130,17 @@ class RegistrationError(DPVerifyError, RuntimeError):
 class ReplayMismatchError(DPVerifyError, ValueError):
     """A replay handed inputs other than those its result recorded (a search's neighbours that propose
     other candidate pairs): the replay could only return another audit, so it is refused."""
+
+
+class InvalidArgumentTypeError(DPVerifyError, TypeError):
+    """An argument of the wrong kind: not callable, not a class, or an object without the method a
+    wrapper calls (an adapter's mechanism without ``add_noise``, a measurement without a privacy map)."""
+
+
+class CommandUsageError(DPVerifyError):
+    """The command line asks for something that cannot be done (exit 2); the message says what."""
+
+
+class CommandFailure(DPVerifyError):
+    """The command line failed for a reason other than its arguments (exit 3): a module that raised on
+    import, an output that cannot be written; the message says what."""

@@ -129,17 +129,12 @@ def resolve_options(
 
     Raises
     ------
-    TypeError
-        A keyword that is not a field of :class:`AuditOptions` (the message lists them).
+    InvalidArgumentTypeError
+        (a ``TypeError``) A keyword that is not a field of :class:`AuditOptions` (the message lists them).
     InvalidParameterError
         ``options`` that is not an :class:`AuditOptions`, or a field out of its domain.
     """
-    unknown = sorted(set(shortcuts) - set(OPTION_FIELDS))
-    if unknown:
-        raise TypeError(
-            f"{driver}() got unexpected keyword argument(s) {unknown}; options are {list(OPTION_FIELDS)} "
-            "(fields of dpverify.AuditOptions)"
-        )
+    check.check_keywords(shortcuts, OPTION_FIELDS, driver)
     if options is None:
         options = AuditOptions(**shortcuts)
     elif not isinstance(options, AuditOptions):

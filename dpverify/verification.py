@@ -13,8 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from ._results import Result, dataclass_to_dict
+from ._validation import check_optional_claim
 from .claims import PrivacyClaim
-from .errors import InvalidParameterError
 
 __all__ = ["Verification", "VerificationOutcome", "VerificationRecord"]
 
@@ -74,7 +74,7 @@ class Verification:
     claim: PrivacyClaim | None = None
 
     def __post_init__(self):
-        _check_claim(self.claim)
+        check_optional_claim(self.claim, PrivacyClaim)
 
 
 @dataclass(frozen=True)
@@ -104,11 +104,3 @@ class VerificationRecord(Result):
         if data.get("claim") is not None:
             data["claim"] = PrivacyClaim.from_dict(data["claim"])
         return data
-
-
-def _check_claim(claim) -> None:
-    if claim is not None and not isinstance(claim, PrivacyClaim):
-        raise InvalidParameterError(
-            f"a verification's claim must be a dpverify.PrivacyClaim or None, got {type(claim).__name__}; "
-            "what the check verifies, in words, is its statement"
-        )

@@ -113,8 +113,7 @@ class PrivacyClaim(PlainData):
             raise InvalidClaimError(f"a {kind.title} claim has no delta (got delta={self.delta!r})")
         for name, value in kind.check(self).items():
             object.__setattr__(self, name, value)
-        if self.model not in MODELS:
-            raise InvalidClaimError(f"model must be one of {MODELS}, got {self.model!r}")
+        check.check_choice(self.model, "model", MODELS, InvalidClaimError)
         if self.stated_epsilon is not None:
             object.__setattr__(
                 self, "stated_epsilon", check.check_claimed_epsilon(self.stated_epsilon, "stated_epsilon")
@@ -263,13 +262,14 @@ def resolve_claim(mechanism, epsilon=None, delta=None, claim=None) -> tuple[Priv
         stated_delta = getattr(mechanism, "delta", 0.0)
         stated = PrivacyClaim(_epsilon_attribute(mechanism), stated_delta if stated_delta is not None else 0.0)
     if claim is not None:
-        if epsilon is not None or delta is not None:
-            raise InvalidClaimError("pass the claim either as claim= or as epsilon= and delta=, not both")
-        if not isinstance(claim, PrivacyClaim):
-            raise InvalidClaimError(
-                f"claim must be a dpverify.PrivacyClaim (PrivacyClaim(eps, delta), PrivacyClaim.zcdp(rho), "
-                f".renyi(alpha, eps), .gdp(mu), .tradeoff(f)), got {claim!r}"
-            )
+        check.check_claim_once(epsilon, delta)
+        check.check_instance(
+            claim,
+            PrivacyClaim,
+            f"claim must be a dpverify.PrivacyClaim (PrivacyClaim(eps, delta), PrivacyClaim.zcdp(rho), "
+            f".renyi(alpha, eps), .gdp(mu), .tradeoff(f)), got {claim!r}",
+            InvalidClaimError,
+        )
         audited = _audit_domain(claim)
     else:
         if epsilon is None:
@@ -300,17 +300,8 @@ def _same_claim(a: PrivacyClaim, b: PrivacyClaim) -> bool:
 
 
 def _audit_domain(claim: PrivacyClaim) -> PrivacyClaim:
-    """``claim`` if an audit can test it: epsilon (at the stated delta), rho and mu > 0, every
-    Rényi epsilon > 0."""
-    if claim.kind == "dp":
-        check.check_epsilon(claim.epsilon)
-    for name in ("rho", "mu"):
-        value = getattr(claim, name)
-        if value is not None and not value > 0:
-            raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
-    if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
-        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
-    return claim
+    """``claim`` if an audit can test it (:func:`dpverify._validation.check_audit_domain`)."""
+    return check.check_audit_domain(claim)
 
 
 class StatesClaim:

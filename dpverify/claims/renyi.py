@@ -14,8 +14,6 @@ I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from .. import _validation as check
@@ -33,14 +31,7 @@ def _check(claim) -> dict:
     if callable(epsilons):
         epsilons = [epsilons(float(a)) for a in orders]
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
-    if orders.ndim != 1 or orders.size == 0 or orders.shape != epsilons.shape:
-        raise InvalidClaimError(
-            f"a Rényi claim states one epsilon per order: got {orders.size} orders and {epsilons.size} epsilons"
-        )
-    if not all(math.isfinite(a) and a > 1 for a in orders):
-        raise InvalidClaimError(f"Rényi orders must be finite and > 1, got {orders.tolist()}")
-    if len(set(orders.tolist())) != orders.size:
-        raise InvalidClaimError(f"Rényi orders must be distinct, got {orders.tolist()}")
+    check.check_renyi_orders(orders, epsilons)
     values = tuple(check.check_claimed_epsilon(float(e), "Rényi epsilon") for e in epsilons)
     return {"orders": tuple(float(a) for a in orders), "renyi_epsilons": values}
 

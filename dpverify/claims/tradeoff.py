@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .. import _validation as check
 from ..errors import InvalidClaimError
 from .kinds import ClaimKind
 
@@ -28,21 +29,6 @@ __all__ = ["TRADEOFF", "tradeoff_lower", "TRADEOFF_GRID"]
 
 #: Type I errors at which a callable trade-off function is checked (in [0, 1], non-increasing).
 TRADEOFF_GRID = np.linspace(0.0, 1.0, 101)
-
-
-def _points(points) -> tuple:
-    try:
-        pairs = np.asarray(points, dtype=float)
-    except (TypeError, ValueError) as error:
-        raise InvalidClaimError(f"trade-off points must be pairs (type I, type II), got {points!r}") from error
-    if pairs.ndim != 2 or pairs.shape[1] != 2 or pairs.shape[0] == 0:
-        raise InvalidClaimError(f"trade-off points must be a non-empty list of (type I, type II) pairs, got {points!r}")
-    if not np.all(np.isfinite(pairs)) or np.any(pairs < 0) or np.any(pairs > 1):
-        raise InvalidClaimError("trade-off points must lie in [0, 1] x [0, 1]")
-    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
-    if np.any(np.diff(pairs[:, 1]) > 0):
-        raise InvalidClaimError("a trade-off function is non-increasing: the type II errors must not grow with type I")
-    return tuple((float(a), float(b)) for a, b in pairs)
 
 
 def _evaluate_callable(f, a):
@@ -61,15 +47,12 @@ def _check(claim) -> dict:
     if f is None:
         raise InvalidClaimError("a trade-off claim needs its function: PrivacyClaim.tradeoff(f)")
     if not callable(f):
-        return {"tradeoff_curve": _points(f)}
+        return {"tradeoff_curve": check.check_tradeoff_points(f)}
     try:
         values = _evaluate_callable(f, TRADEOFF_GRID)
     except Exception as error:
         raise InvalidClaimError(f"the trade-off function raised on type I errors in [0, 1]: {error!r}") from error
-    if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
-        raise InvalidClaimError("a trade-off function maps [0, 1] into [0, 1]")
-    if np.any(np.diff(values) > 1e-12):
-        raise InvalidClaimError("a trade-off function is non-increasing; the one given grows somewhere on [0, 1]")
+    check.check_tradeoff_values(values)
     return {"tradeoff_curve": f}
 
 

@@ -27,8 +27,8 @@ import time
 import traceback
 from pathlib import Path
 
-from .._validation import MAX_EPSILON  # the API's bound: both accept the same claims
-from ..errors import DPVerifyError
+from .._validation import MAX_EPSILON, check_one_claim  # the API's bound: both accept the same claims
+from ..errors import CommandFailure, CommandUsageError, DPVerifyError
 
 __all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
 
@@ -42,12 +42,9 @@ EXIT_CODES_HELP = (
 )
 
 
-class _UsageError(Exception):
-    """Exit 2: the command line asks for something that cannot be done."""
-
-
-class _Failure(Exception):
-    """Exit 3: something other than the arguments went wrong; the message says what."""
+#: Exit 2 and exit 3 (the named errors of :mod:`dpverify.errors`, under the names this module used).
+_UsageError = CommandUsageError
+_Failure = CommandFailure
 
 
 # --------------------------------------------------------------------------------------
@@ -314,7 +311,6 @@ def _claim_of_flags(args):
         More than one claim flag, or one beside ``--epsilon``/``--delta``.
     """
     from ..claims import PrivacyClaim
-    from ..errors import InvalidClaimError
 
     given = {
         "--rho": None if args.rho is None else PrivacyClaim.zcdp(args.rho),
@@ -324,8 +320,7 @@ def _claim_of_flags(args):
     named = [flag for flag, claim in given.items() if claim is not None]
     if args.epsilon is not None or args.delta is not None:
         named += ["--epsilon/--delta"] if named else []
-    if len(named) > 1:
-        raise InvalidClaimError(f"give one claim: {' or '.join(named)} were all given")
+    check_one_claim(named)
     return next((claim for claim in given.values() if claim is not None), None)
 
 

@@ -46,7 +46,15 @@ from importlib.metadata import entry_points
 
 import numpy as np
 
-from .._validation import check_callable, check_choice, check_name, check_positive_int
+from .._validation import (
+    check_callable,
+    check_choice,
+    check_instance,
+    check_known,
+    check_name,
+    check_positive_int,
+    check_record_or_fields,
+)
 from ..errors import InvalidParameterError
 from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
@@ -150,8 +158,7 @@ class EventFamily:
         check_choice(self.kind, "kind", KINDS)
         check_choice(self.role, "role", ROLES)
         check_callable(self.build, f"event family {self.name!r}: build")
-        if not isinstance(self.memory, FamilyMemory):
-            raise InvalidParameterError(f"event family {self.name!r}: memory must be a FamilyMemory")
+        check_instance(self.memory, FamilyMemory, f"event family {self.name!r}: memory must be a FamilyMemory")
 
     def candidates(self, sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
         """The family's candidates on the selection samples (``inputs`` passed when it uses them)."""
@@ -212,11 +219,12 @@ def _entry_point_records() -> list[EventFamily]:
             ) from exc
         records = [declared] if isinstance(declared, EventFamily) else list(declared)
         for record in records:
-            if not isinstance(record, EventFamily):
-                raise InvalidParameterError(
-                    f"the event family entry point {ep.name!r} must name an EventFamily or a sequence of them, "
-                    f"got {type(record).__name__}"
-                )
+            check_instance(
+                record,
+                EventFamily,
+                f"the event family entry point {ep.name!r} must name an EventFamily or a sequence of them, "
+                f"got {type(record).__name__}",
+            )
         found.extend(records)
     return found
 
@@ -245,8 +253,7 @@ def register_event_family(
         The registered record.
     """
     if isinstance(family, EventFamily):
-        if kind is not None or build is not None:
-            raise InvalidParameterError("pass either an EventFamily record or its fields, not both")
+        check_record_or_fields(True, kind is not None or build is not None, "an EventFamily")
         record = family
     else:
         record = EventFamily(
@@ -330,9 +337,7 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     if families is None:
         chosen = {name: record for name, record in chosen.items() if not record.opt_in}
     else:
-        unknown = set(families) - set(registry)
-        if unknown:
-            raise InvalidParameterError(f"unknown event families {sorted(unknown)}; registered: {sorted(registry)}")
+        check_known(families, registry, "event families")
         skipped = {
             name: f"applies to {registry[name].kind} outputs, these are {outputs.kind}"
             for name in families

@@ -28,7 +28,7 @@ import math
 import numpy as np
 from scipy import stats
 
-from .._validation import check_epsilon
+from .._validation import check_choice, check_epsilon
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 
@@ -157,9 +157,7 @@ class GeometricPrefixSums(StatesClaim):
     def __init__(self, epsilon, noise_on: str = "items"):
         self.epsilon = check_epsilon(epsilon)
         self.delta = 0.0
-        if noise_on not in NOISES_ON:
-            raise InvalidParameterError(f"noise_on must be one of {NOISES_ON}, got {noise_on!r}")
-        self.noise_on = noise_on
+        self.noise_on = check_choice(noise_on, "noise_on", NOISES_ON)
         self.ratio = math.exp(-self.epsilon)
 
     @staticmethod

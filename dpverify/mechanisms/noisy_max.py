@@ -17,9 +17,8 @@ from __future__ import annotations
 import numpy as np
 from scipy import integrate, stats
 
-from .._validation import check_epsilon
+from .._validation import check_choice, check_epsilon
 from ..claims import StatesClaim
-from ..errors import InvalidParameterError
 from ._base import PmfPairLoss, query_answers
 from .noise import CLAMP_SCALES, fine_grid, round_to_grid
 
@@ -35,9 +34,7 @@ def _noise(kind: str, scale: float, shape, rng):
 
 
 def _check_noise(noise: str) -> str:
-    if noise not in NOISES:
-        raise InvalidParameterError(f"noise must be one of {NOISES}, got {noise!r}")
-    return noise
+    return check_choice(noise, "noise", NOISES)
 
 
 class _NoisyMaxMechanism(StatesClaim):

@@ -52,7 +52,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .._validation import check_epsilon, check_positive_int
+from .._validation import check_at_most, check_choice, check_epsilon, check_positive_int
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
 from ._base import PmfPairLoss, query_answers
@@ -76,9 +76,7 @@ OUTPUTS = ("mask", "answers")
 
 
 def _check_output(output: str) -> str:
-    if output not in OUTPUTS:
-        raise InvalidParameterError(f"output must be one of {OUTPUTS}, got {output!r}")
-    return output
+    return check_choice(output, "output", OUTPUTS)
 
 
 def _finish(above: np.ndarray, answered: np.ndarray, output: str):
@@ -217,8 +215,7 @@ class SparseVectorNoQueryNoise(_SparseVectorMechanism):
         if self.output != "mask":
             raise InvalidParameterError("pmf is implemented for output='mask'")
         q = query_answers(data)
-        if q.size > MAX_MASK_QUERIES:
-            raise InvalidParameterError(f"at most {MAX_MASK_QUERIES} queries, got {q.size}")
+        check_at_most(q.size, MAX_MASK_QUERIES, "queries")
         u = stats.laplace(loc=self.threshold, scale=self.threshold_scale)
         weights = np.left_shift(np.int64(1), np.arange(q.size, dtype=np.int64))
 
@@ -333,8 +330,7 @@ def sparse_vector_pmf(data, threshold, threshold_scale, query_scale, cutoff=None
     from scipy import stats
 
     q = query_answers(data)
-    if q.size > MAX_PMF_QUERIES:
-        raise InvalidParameterError(f"at most {MAX_PMF_QUERIES} queries, got {q.size}")
+    check_at_most(q.size, MAX_PMF_QUERIES, "queries")
     if not (threshold_scale > 0 and query_scale > 0):
         raise InvalidParameterError("threshold_scale and query_scale must be > 0")
     cutoff = None if cutoff is None else _check_cutoff(cutoff)

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .._results import PlainData
+from .._validation import check_seed, check_worker_count
 from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
 from ..protocols import draw_outputs, is_vectorized
 from ..support import arrays
@@ -108,17 +109,8 @@ def resolve_seed(seed) -> tuple[np.random.SeedSequence, int | list | dict]:
         seed = np.random.SeedSequence(seed["entropy"], spawn_key=tuple(seed["spawn_key"]))
     if isinstance(seed, np.random.SeedSequence):
         sequence = seed
-    elif seed is None or (isinstance(seed, numbers.Integral) and not isinstance(seed, bool)):
-        if seed is not None and seed < 0:
-            raise InvalidParameterError(f"seed must be a non-negative integer, got {seed!r}")
-        sequence = np.random.SeedSequence(seed)
     else:
-        try:
-            sequence = np.random.SeedSequence(seed)
-        except (TypeError, ValueError) as exc:
-            raise InvalidParameterError(
-                f"seed must be None, a non-negative int, or a SeedSequence, got {seed!r}"
-            ) from exc
+        sequence = check_seed(seed)
     entropy = sequence.entropy
     if isinstance(entropy, (np.ndarray, list, tuple)):
         entropy = [int(v) for v in entropy]
@@ -360,9 +352,7 @@ def _describe(data) -> str:
 def _executor(executor):
     """The executor to submit chunks to (None: this process), owning a pool made from a count."""
     if isinstance(executor, numbers.Integral) and not isinstance(executor, bool):
-        if executor < 1:
-            raise InvalidParameterError(f"executor as a worker count must be >= 1, got {executor}")
-        if executor == 1:
+        if check_worker_count(executor) == 1:
             yield None
             return
         pool = concurrent.futures.ProcessPoolExecutor(max_workers=int(executor))

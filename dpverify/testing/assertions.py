@@ -40,7 +40,6 @@ from .. import _validation as check
 from .._results import short_repr
 from ..audits.pair import audit
 from ..audits.results import AuditResult
-from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions, resolve_options
 
 __all__ = ["assert_dp", "per_example_alpha", "violation_message"]
@@ -168,11 +167,8 @@ def assert_dp(
     else:
         run = audit
     options = resolve_options(options, option_fields, driver="assert_dp", default_alpha=DEFAULT_TEST_ALPHA)
+    check.check_inputs_or_neighbours(x, x_prime, neighbours, sequential)
     if neighbours is not None:
-        if x is not None or x_prime is not None or sequential:
-            raise InvalidParameterError(
-                "give neighbours= or x and x_prime (neighbours does not combine with sequential)"
-            )
         from ..audits.search import search_audit
 
         result = search_audit(
@@ -188,8 +184,6 @@ def assert_dp(
         if result.violation:
             raise AssertionError(violation_message(result, result.x, result.x_prime))
         return result
-    if x is None or x_prime is None:
-        raise InvalidParameterError("assert_dp needs x and x_prime, or neighbours=")
     result = run(
         mechanism,
         x,

@@ -187,3 +187,109 @@ def test_a_relation_flag_the_relation_ignores_is_refused(flags, capsys):
     code = main(["audit", "dpverify.mechanisms:GeometricMechanism", "--epsilon", "1.0", "--samples", "5000", *flags])
     assert code == 2
     assert "is not used by --search" in capsys.readouterr().err
+
+
+def _claims_named(flags):
+    from types import SimpleNamespace
+
+    from dpverify.cli.commands import _claim_of_flags
+
+    args = SimpleNamespace(**{**dict(rho=None, mu=None, renyi=None, epsilon=None, delta=None), **flags})
+    return _claim_of_flags(args)
+
+
+# Each call, the named error it raises, the builtin it raised before the check moved into
+# dpverify._validation, and the message, which did not change.
+_MOVED_CHECKS = [
+    (
+        lambda: dpverify.extras.adapters.PyDPMechanism(object()),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "mechanism must be a python-dp numerical mechanism, with add_noise(value)",
+    ),
+    (
+        lambda: dpverify.extras.adapters.PipelineDPAggregation(None, None, public_partitions=[], epsilon=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "public_partitions must name at least one partition",
+    ),
+    (
+        lambda: dpverify.extras.adapters.DiffprivlibMechanism(LaplaceMechanism(1.0)),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "mechanism_class must be a diffprivlib mechanism class, got a LaplaceMechanism",
+    ),
+    (
+        lambda: OpenDPMeasurement(lambda data: data, 1),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "measurement must have a privacy map measurement.map(d_in), as OpenDP's do",
+    ),
+    (
+        lambda: OpenDPMeasurement(5, 1),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "measurement must be callable, got int",
+    ),
+    (
+        lambda: dpverify.testing.assert_dp(LaplaceMechanism(1.0), 0.0, epsilon=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "assert_dp needs x and x_prime, or neighbours=",
+    ),
+    (
+        lambda: dpverify.testing.assert_dp(LaplaceMechanism(1.0), 0.0, 1.0, neighbours=[(0.0, 1.0)], epsilon=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "give neighbours= or x and x_prime (neighbours does not combine with sequential)",
+    ),
+    (
+        lambda: dpverify.verification.Verification("a/b", "eps = 1", lambda seed: None, claim=1.0),
+        "InvalidParameterError",
+        ValueError,
+        "a verification's claim must be a dpverify.PrivacyClaim or None, got float; what the check verifies, "
+        "in words, is its statement",
+    ),
+    (
+        lambda: dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, alpah=0.1),
+        "InvalidArgumentTypeError",
+        TypeError,
+        "audit() got unexpected keyword argument(s) ['alpah']; options are "
+        f"{list(dpverify.options.OPTION_FIELDS)} (fields of dpverify.AuditOptions)",
+    ),
+    (
+        lambda: _claims_named({"rho": 0.5, "mu": 1.0}),
+        "InvalidClaimError",
+        ValueError,
+        "give one claim: --rho or --mu were all given",
+    ),
+]
+
+
+@pytest.mark.parametrize("call, name, builtin, message", _MOVED_CHECKS, ids=lambda v: getattr(v, "__name__", None))
+def test_moved_checks_raise_their_named_error_and_the_builtin_they_raised_before(call, name, builtin, message):
+    """Detects a check removed (no error, or a later one with another message), a bare builtin raised
+    again (not a DPVerifyError of the named class) or a named class that no longer subclasses the
+    builtin (``except TypeError`` / ``except ValueError`` callers would miss it)."""
+    import dpverify.extras.adapters  # noqa: F401
+    import dpverify.testing  # noqa: F401
+    import dpverify.verification  # noqa: F401
+
+    named = getattr(dpverify.errors, name)
+    assert issubclass(named, dpverify.DPVerifyError) and issubclass(named, builtin)
+    with pytest.raises(builtin) as info:
+        call()
+    assert type(info.value) is named
+    assert str(info.value) == message
+
+
+def test_the_command_line_errors_are_named_and_keep_their_old_names():
+    """Detects the CLI defining its own exception classes again (outside dpverify.errors), or the old
+    private names no longer importable."""
+    from dpverify.cli import commands
+
+    assert commands._UsageError is dpverify.errors.CommandUsageError
+    assert commands._Failure is dpverify.errors.CommandFailure
+    assert commands._exit_code_of(commands._UsageError("x")) == commands.EXIT_USAGE
+    assert commands._exit_code_of(commands._Failure("x")) == commands.EXIT_FAILURE
+    assert commands._message_of(commands._Failure("cannot write")) == "cannot write"

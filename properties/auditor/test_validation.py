@@ -1,6 +1,7 @@
 """The shared argument checks (dpverify._validation): what each accepts, and the named error it raises."""
 
 import math
+import re
 
 import numpy as np
 import pytest
@@ -194,3 +195,112 @@ def test_workers_are_whole_numbers_from_one():
             check.check_workers(bad, 4)
     with pytest.raises(InvalidParameterError, match=r"workers must be >= 1 \(this machine lets the process use 4\)"):
         check.check_workers(0, 4)
+
+
+def test_seed_checks_moved_from_the_sampling_pipeline():
+    """Detects the negative-seed check removed (numpy would raise its own ValueError) or a seed turned into
+    another sequence than numpy's own (replays would differ)."""
+    assert check.check_seed(7).entropy == np.random.SeedSequence(7).entropy
+    assert check.check_seed([1, 2]).entropy == np.random.SeedSequence([1, 2]).entropy
+    with pytest.raises(InvalidParameterError, match=r"^seed must be a non-negative integer, got -1$"):
+        check.check_seed(-1)
+    with pytest.raises(InvalidParameterError, match=r"seed must be None, a non-negative int, or a SeedSequence"):
+        check.check_seed(1.5)
+    with pytest.raises(InvalidParameterError, match=r"^executor as a worker count must be >= 1, got 0$"):
+        check.check_worker_count(0)
+    assert check.check_worker_count(np.int64(3)) == 3
+
+
+def test_adapter_checks_name_what_is_missing():
+    """Detects check_callable showing a repr where the adapters name the type, or check_has_method accepting
+    an attribute that is not callable."""
+    from dpverify.errors import InvalidArgumentTypeError
+
+    with pytest.raises(InvalidArgumentTypeError, match=r"^f must be callable, got int$"):
+        check.check_callable(5, "f", InvalidArgumentTypeError, show_type=True)
+    with pytest.raises(InvalidParameterError, match=r"^f must be callable, got 5$"):
+        check.check_callable(5, "f")
+
+    class NotCallable:
+        map = 3
+
+    with pytest.raises(InvalidArgumentTypeError, match="needs map"):
+        check.check_has_method(NotCallable(), "map", "needs map")
+    assert check.check_not_empty((1,), "p", "partition") == [1]
+
+
+def test_choice_checks_moved_from_the_mechanisms_and_the_claim_keep_their_messages():
+    """Detects a mechanism or a claim that accepts a value outside its choices again (the inline check
+    removed), or the claim's model raising InvalidParameterError rather than InvalidClaimError."""
+    from dpverify import PrivacyClaim
+    from dpverify.mechanisms.counter import NOISES_ON, GeometricPrefixSums
+    from dpverify.mechanisms.noisy_max import NOISES, ReportNoisyMax
+    from dpverify.mechanisms.sparse_vector import OUTPUTS, SparseVector
+
+    with pytest.raises(InvalidParameterError, match=rf"^noise must be one of {re.escape(str(NOISES))}, got 'cauchy'$"):
+        ReportNoisyMax(1.0, noise="cauchy")
+    with pytest.raises(InvalidParameterError, match=rf"^output must be one of {re.escape(str(OUTPUTS))}, got 'x'$"):
+        SparseVector(1.0, output="x")
+    with pytest.raises(InvalidParameterError, match=rf"^noise_on must be one of {re.escape(str(NOISES_ON))}"):
+        GeometricPrefixSums(1.0, noise_on="x")
+    with pytest.raises(InvalidClaimError, match=r"^model must be one of \('central', 'local'\), got 'shuffle'$"):
+        PrivacyClaim(1.0, 0.0, model="shuffle")
+
+
+def test_registry_checks_moved_from_the_event_families():
+    """Detects an event family accepting a memory that is not a FamilyMemory, a record registered beside its
+    fields, or unknown family names let through (the inline checks removed)."""
+    from dpverify.events import registry
+
+    record = registry.event_family("threshold")
+    with pytest.raises(InvalidParameterError, match=r"memory must be a FamilyMemory$"):
+        registry.EventFamily("mine", "real", lambda *a: None, memory=3)
+    with pytest.raises(InvalidParameterError, match=r"^pass either an EventFamily record or its fields, not both$"):
+        registry.register_event_family(record, kind="real")
+    with pytest.raises(InvalidParameterError, match=r"^unknown event families \['nope'\]; registered: \["):
+        check.check_known(["threshold", "nope"], {"threshold": record}, "event families")
+
+
+def test_claim_kind_checks_moved_from_the_renyi_and_tradeoff_kinds():
+    """Detects repeated Rényi orders, orders <= 1, trade-off points outside the unit square or a growing
+    trade-off function accepted as a claim (a check removed from the kinds' domain)."""
+    from dpverify import PrivacyClaim
+
+    with pytest.raises(InvalidClaimError, match=r"^Rényi orders must be distinct, got \[2.0, 2.0\]$"):
+        PrivacyClaim.renyi([2, 2], [0.5, 0.6])
+    with pytest.raises(InvalidClaimError, match=r"^Rényi orders must be finite and > 1, got \[1.0\]$"):
+        PrivacyClaim.renyi(1, 0.5)
+    with pytest.raises(InvalidClaimError, match=r"^trade-off points must lie in \[0, 1\] x \[0, 1\]$"):
+        PrivacyClaim.tradeoff([(0.0, 1.5)])
+    with pytest.raises(InvalidClaimError, match="the type II errors must not grow"):
+        PrivacyClaim.tradeoff([(0.0, 0.5), (0.5, 0.9)])
+    with pytest.raises(InvalidClaimError, match="grows somewhere on"):
+        PrivacyClaim.tradeoff(lambda a: a)
+    assert check.check_tradeoff_points([(0.5, 0.1), (0.0, 1.0)]) == ((0.0, 1.0), (0.5, 0.1))
+
+
+def test_query_limits_moved_from_the_sparse_vector():
+    """Detects the exact sparse-vector pmf enumerating more queries than its limit (the check removed)."""
+    from dpverify.mechanisms.sparse_vector import MAX_PMF_QUERIES, sparse_vector_pmf
+
+    with pytest.raises(InvalidParameterError, match=rf"^at most {MAX_PMF_QUERIES} queries, got {MAX_PMF_QUERIES + 1}$"):
+        sparse_vector_pmf(np.zeros(MAX_PMF_QUERIES + 1), 1.0, 1.0, 1.0)
+    assert check.check_at_most(3, 3, "queries") == 3
+
+
+def test_claim_resolution_checks_moved_into_validation():
+    """Detects a claim accepted beside epsilon=, a claim that is not a PrivacyClaim, or a zCDP claim with
+    rho = 0 handed to an audit (each check removed from the claim's resolution)."""
+    from dpverify import PrivacyClaim
+    from dpverify.claims import resolve_claim
+    from dpverify.mechanisms.textbook import LaplaceMechanism
+
+    mechanism = LaplaceMechanism(1.0)
+    with pytest.raises(
+        InvalidClaimError, match=r"^pass the claim either as claim= or as epsilon= and delta=, not both"
+    ):
+        resolve_claim(mechanism, 1.0, None, PrivacyClaim(1.0, 0.0))
+    with pytest.raises(InvalidClaimError, match=r"^claim must be a dpverify.PrivacyClaim \(PrivacyClaim\(eps, delta\)"):
+        resolve_claim(mechanism, None, None, 1.0)
+    with pytest.raises(InvalidClaimError, match=r"^an audit needs rho > 0, got rho=0.0$"):
+        resolve_claim(mechanism, None, None, PrivacyClaim.zcdp(0.0))

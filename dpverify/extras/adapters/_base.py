@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import check_delta, check_epsilon
+from ..._validation import check_callable, check_delta, check_epsilon
 from ...claims import PrivacyClaim
+from ...errors import InvalidArgumentTypeError
 
 __all__: list = []
 
@@ -34,9 +35,7 @@ class _StatedClaim:
 
 
 def _check_callable(function, what):
-    if not callable(function):
-        raise TypeError(f"{what} must be callable, got {type(function).__name__}")
-    return function
+    return check_callable(function, what, InvalidArgumentTypeError, show_type=True)
 
 
 def _random_state(rng: np.random.Generator) -> np.random.RandomState:

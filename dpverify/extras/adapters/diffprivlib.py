@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 
+from ..._validation import check_class
 from .random_state import BuildOnceMechanism
 
 __all__ = ["DiffprivlibMechanism"]
@@ -70,9 +71,7 @@ class DiffprivlibMechanism(BuildOnceMechanism):
     """
 
     def __init__(self, mechanism_class, *, apply=None, **parameters):
-        if not isinstance(mechanism_class, type):
-            what = type(mechanism_class).__name__
-            raise TypeError(f"mechanism_class must be a diffprivlib mechanism class, got a {what}")
+        check_class(mechanism_class, "mechanism_class", "diffprivlib mechanism")
         stated = mechanism_class(**parameters)
         epsilon, delta = getattr(stated, "epsilon", None), getattr(stated, "delta", 0.0) or 0.0
         build = functools.partial(_build, mechanism_class, dict(parameters))

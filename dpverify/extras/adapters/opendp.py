@@ -11,6 +11,7 @@ import pickle
 
 import numpy as np
 
+from ..._validation import check_has_method
 from ...claims import PrivacyClaim
 from ...errors import InvalidClaimError, InvalidParameterError
 from ._base import _check_callable, _check_claim, _StatedClaim
@@ -115,8 +116,9 @@ class OpenDPMeasurement(_StatedClaim):
         self.measurement = _check_callable(measurement, "measurement")
         self.batch = None if batch is None else _check_callable(batch, "batch")
         self._compositions: dict = {}
-        if not callable(getattr(measurement, "map", None)):
-            raise TypeError("measurement must have a privacy map measurement.map(d_in), as OpenDP's do")
+        check_has_method(
+            measurement, "map", "measurement must have a privacy map measurement.map(d_in), as OpenDP's do"
+        )
         if not hasattr(measurement, "output_measure") and hasattr(measurement, "output_metric"):
             raise InvalidParameterError(
                 f"this is an OpenDP Transformation (output metric {measurement.output_metric}), not a "

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from ..._validation import check_not_empty
 from ...errors import InvalidClaimError, InvalidParameterError
 from ._base import _check_claim, _StatedClaim
 
@@ -50,9 +51,7 @@ class PipelineDPAggregation(_StatedClaim):
 
     def __init__(self, params, data_extractors, *, public_partitions, epsilon=None, delta=None, budget_accountant=None):
         self.params, self.data_extractors = params, data_extractors
-        self.public_partitions = list(public_partitions)
-        if not self.public_partitions:
-            raise ValueError("public_partitions must name at least one partition")
+        self.public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
         self.accountant_class = None
         if budget_accountant is not None:
             if epsilon is not None or delta is not None:

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pickle
 
+from ..._validation import check_has_method
 from ._base import _check_claim, _StatedClaim
 
 __all__ = ["PyDPMechanism"]
@@ -55,9 +56,9 @@ class PyDPMechanism(_StatedClaim):
     replayable = False
 
     def __init__(self, mechanism):
-        if not callable(getattr(mechanism, "add_noise", None)):
-            raise TypeError("mechanism must be a python-dp numerical mechanism, with add_noise(value)")
-        self.mechanism = mechanism
+        self.mechanism = check_has_method(
+            mechanism, "add_noise", "mechanism must be a python-dp numerical mechanism, with add_noise(value)"
+        )
         self.epsilon, self.delta = _check_claim(getattr(mechanism, "epsilon", None), getattr(mechanism, "delta", 0.0))
 
     def __call__(self, data, rng=None):
