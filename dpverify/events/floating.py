@@ -229,15 +229,21 @@ def mantissa_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if seen.size < 2:
         return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
 
-    # Dense index of each code (-1 for codes not seen during selection), by table
-    # lookup: codes lie in [0, 2 (BINADE_SPAN + 2) (MAX_TRAILING_ZEROS + 1)).
-    lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
-    lookup[seen] = np.arange(seen.size, dtype=np.int64)
-    encode = MantissaCoder(lookup, top)
-    view = CodeBook([_describe_code(int(c), top) for c in seen])
+    lookup, encode, view = _mantissa_coder(seen, top)
     dense = lookup[codes]  # encode(sel_x), encode(sel_x_prime), as one array
     found = level_set_events(dense[: len(sel_x)], dense[len(sel_x) :], view)
     return relabel(found, encode, "mantissa", "mantissa code")
+
+
+def _mantissa_coder(seen: np.ndarray, top: int):
+    """The dense index of each mantissa code (-1 for codes not seen during selection), its encoder and the
+    codes' descriptions, for the sorted distinct codes ``seen`` under the largest finite binade ``top``.
+
+    A table lookup: codes lie in [0, 2 (BINADE_SPAN + 2) (MAX_TRAILING_ZEROS + 1)).
+    """
+    lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
+    lookup[seen] = np.arange(seen.size, dtype=np.int64)
+    return lookup, MantissaCoder(lookup, top), CodeBook([_describe_code(int(c), top) for c in seen])
 
 
 def _compiled(sel_x, sel_x_prime) -> bool:
@@ -279,10 +285,7 @@ def _mantissa_events_compiled(sel_x, sel_x_prime) -> Candidates:
     seen = np.unique(codes[finite])
     if seen.size < 2:
         return Candidates.empty("the outputs show a single (sign, binade, trailing zeros) code")
-    lookup = np.full(2 * (BINADE_SPAN + 2) * (MAX_TRAILING_ZEROS + 1), -1, dtype=np.int64)
-    lookup[seen] = np.arange(seen.size, dtype=np.int64)
-    encode = MantissaCoder(lookup, top)
-    view = CodeBook([_describe_code(int(c), top) for c in seen])
+    lookup, encode, view = _mantissa_coder(seen, top)
     dense = lookup[codes]
     known = dense >= 0  # codes of infinities and NaN were never seen among finite outputs
     halves = [
