@@ -65,6 +65,8 @@ __all__ = [
     "check_claim_once",
     "check_audit_domain",
     "check_keywords",
+    "check_not_both",
+    "check_given",
 ]
 
 
@@ -484,10 +486,22 @@ def check_known(names, registered, what: str) -> None:
         raise InvalidParameterError(f"unknown {what} {sorted(unknown)}; registered: {sorted(registered)}")
 
 
+def check_not_both(first_given: bool, second_given: bool, message: str, error: type = InvalidParameterError) -> None:
+    """Two ways of passing one thing, at most one of them used; else ``error(message)``."""
+    if first_given and second_given:
+        raise error(message)
+
+
+def check_given(value, message: str, error: type = InvalidClaimError):
+    """``value`` if it is not None; else ``error(message)`` (the message says how to give it)."""
+    if value is None:
+        raise error(message)
+    return value
+
+
 def check_record_or_fields(record_given: bool, fields_given: bool, what: str) -> None:
     """A registration given a record or its fields, not both (``what`` names the record type)."""
-    if record_given and fields_given:
-        raise InvalidParameterError(f"pass either {what} record or its fields, not both")
+    check_not_both(record_given, fields_given, f"pass either {what} record or its fields, not both")
 
 
 def check_tradeoff_points(points) -> tuple:
@@ -544,8 +558,12 @@ def check_at_most(count: int, most: int, what: str) -> int:
 
 def check_claim_once(epsilon, delta) -> None:
     """A claim passed as ``claim=`` with neither ``epsilon=`` nor ``delta=`` beside it."""
-    if epsilon is not None or delta is not None:
-        raise InvalidClaimError("pass the claim either as claim= or as epsilon= and delta=, not both")
+    check_not_both(
+        True,
+        epsilon is not None or delta is not None,
+        "pass the claim either as claim= or as epsilon= and delta=, not both",
+        InvalidClaimError,
+    )
 
 
 def check_audit_domain(claim):

@@ -304,3 +304,29 @@ def test_claim_resolution_checks_moved_into_validation():
         resolve_claim(mechanism, None, None, 1.0)
     with pytest.raises(InvalidClaimError, match=r"^an audit needs rho > 0, got rho=0.0$"):
         resolve_claim(mechanism, None, None, PrivacyClaim.zcdp(0.0))
+
+
+def test_pipelinedp_budget_checks_moved_into_validation():
+    """Detects a PipelineDP aggregation taking a budget_accountant beside epsilon= (the budget given twice),
+    or built with no budget at all (either check removed), or the two errors' types swapped."""
+    from dpverify.extras.adapters.pipelinedp import PipelineDPAggregation
+
+    class Accountant:
+        total_epsilon, total_delta = 1.0, 0.0
+
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^give the budget once: a budget_accountant \(its totals are the claim\) or epsilon= and delta=, "
+        r"not both$",
+    ):
+        PipelineDPAggregation(None, None, public_partitions=[0], epsilon=1.0, budget_accountant=Accountant())
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^PipelineDPAggregation needs the budget: budget_accountant=pipeline_dp.NaiveBudgetAccountant\("
+        r"total_epsilon=\.\.\., total_delta=\.\.\.\) or epsilon= \(and delta=\)$",
+    ):
+        PipelineDPAggregation(None, None, public_partitions=[0], delta=1e-6)
+    assert PipelineDPAggregation(None, None, public_partitions=[0], budget_accountant=Accountant()).epsilon == 1.0
+    with pytest.raises(InvalidClaimError, match=r"^msg$"):
+        check.check_given(None, "msg")
+    check.check_not_both(True, False, "msg")

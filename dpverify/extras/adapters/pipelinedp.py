@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ..._validation import check_not_empty
-from ...errors import InvalidClaimError, InvalidParameterError
+from ..._validation import check_given, check_not_both, check_not_empty
 from ._base import _check_claim, _StatedClaim
 
 __all__ = ["PipelineDPAggregation"]
@@ -54,18 +53,19 @@ class PipelineDPAggregation(_StatedClaim):
         self.public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
         self.accountant_class = None
         if budget_accountant is not None:
-            if epsilon is not None or delta is not None:
-                raise InvalidParameterError(
-                    "give the budget once: a budget_accountant (its totals are the claim) or epsilon= and delta=, "
-                    "not both"
-                )
+            check_not_both(
+                True,
+                epsilon is not None or delta is not None,
+                "give the budget once: a budget_accountant (its totals are the claim) or epsilon= and delta=, not both",
+            )
             epsilon, delta = budget_accountant.total_epsilon, budget_accountant.total_delta
             self.accountant_class = type(budget_accountant)
             self.claim_source = f"PipelineDP's {type(budget_accountant).__name__} totals"
-        elif epsilon is None:
-            raise InvalidClaimError(
+        else:
+            check_given(
+                epsilon,
                 "PipelineDPAggregation needs the budget: budget_accountant=pipeline_dp.NaiveBudgetAccountant("
-                "total_epsilon=..., total_delta=...) or epsilon= (and delta=)"
+                "total_epsilon=..., total_delta=...) or epsilon= (and delta=)",
             )
         self.epsilon, self.delta = _check_claim(epsilon, 0.0 if delta is None else delta)
 
