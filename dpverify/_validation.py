@@ -67,6 +67,9 @@ __all__ = [
     "check_keywords",
     "check_not_both",
     "check_given",
+    "check_finite_positive",
+    "check_nonzero",
+    "check_call",
 ]
 
 
@@ -219,13 +222,42 @@ def check_positive_real(value, name: str, lower: float = 0.0, error: type = Inva
     InvalidParameterError
         Not a real number, not finite, or ``<= lower``.
     """
-    if not _is_real(value) or not math.isfinite(float(value)) or not float(value) > lower:
+    if isinstance(value, bool) or not _finite_above(value, lower):
         raise error(f"{name} must be a finite real number > {lower:g}, got {value!r}")
     return float(value)
 
 
-def check_choice(value, name: str, allowed: tuple, error: type = InvalidParameterError):
+def _finite_above(value, lower: float) -> bool:
+    return isinstance(value, numbers.Real) and math.isfinite(float(value)) and float(value) > lower
+
+
+def check_finite_positive(value, message: str, error: type = InvalidClaimError) -> float:
+    """A finite real number > 0 as read from another library (a rho; ``True`` passes, as 1), else
+    ``error(message)``."""
+    if not _finite_above(value, 0.0):
+        raise error(message)
+    return float(value)
+
+
+def check_nonzero(value, message: str, error: type = InvalidClaimError) -> None:
+    """``value`` not a real number equal to 0 (a claim of 0 that no audit can test), else ``error(message)``."""
+    if isinstance(value, numbers.Real) and float(value) == 0.0:
+        raise error(message)
+
+
+def check_call(function, describe, error: type, catch: tuple = (Exception,)):
+    """``function()``, or ``error(describe(exc))`` raised from the exception ``exc`` it raised (one of
+    ``catch``): another library's call that fails because of the argument the user gave."""
+    try:
+        return function()
+    except catch as exc:
+        raise error(describe(exc)) from exc
+
+
+def check_choice(value, name: str, allowed: tuple, error: type = InvalidParameterError, message: str | None = None):
     """One of the strings (or other hashable values) ``allowed``: a norm, a role, a kind.
+
+    ``message``, where given, replaces the default one (an adapter listing what each choice means).
 
     Raises
     ------
@@ -233,7 +265,7 @@ def check_choice(value, name: str, allowed: tuple, error: type = InvalidParamete
         (or ``error``) ``value`` is none of ``allowed``.
     """
     if value not in allowed:
-        raise error(f"{name} must be one of {allowed}, got {value!r}")
+        raise error(message or f"{name} must be one of {allowed}, got {value!r}")
     return value
 
 

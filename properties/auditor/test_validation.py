@@ -330,3 +330,80 @@ def test_pipelinedp_budget_checks_moved_into_validation():
     with pytest.raises(InvalidClaimError, match=r"^msg$"):
         check.check_given(None, "msg")
     check.check_not_both(True, False, "msg")
+
+
+class _Mapped:
+    """An OpenDP-shaped measurement whose privacy map returns ``mapped`` (or raises it)."""
+
+    def __init__(self, mapped, output_measure="MaxDivergence"):
+        self.mapped, self.output_measure = mapped, output_measure
+
+    def map(self, d_in):
+        if isinstance(self.mapped, Exception):
+            raise self.mapped
+        return self.mapped
+
+    def __call__(self, data):
+        return 0
+
+
+class _Transformation:
+    output_metric = "SymmetricDistance()"
+
+    def map(self, d_in):
+        return d_in
+
+    def __call__(self, data):
+        return data
+
+
+def test_opendp_checks_moved_into_validation():
+    """Detects the OpenDP adapter accepting a Transformation, a map that fails or is epsilon = 0, an unsupported
+    output measure, a rho <= 0 or a Rényi curve it cannot evaluate (each check removed), or a message or error
+    type changed in the move."""
+    from dpverify.errors import InvalidArgumentTypeError
+    from dpverify.extras.adapters import OpenDPMeasurement
+
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^this is an OpenDP Transformation \(output metric SymmetricDistance\(\)\), not a Measurement: it "
+        r"adds no noise and has no privacy claim; chain a mechanism onto it first, e\.g\. transformation >> "
+        r"dp\.m\.then_laplace\(scale=\.\.\.\)$",
+    ):
+        OpenDPMeasurement(_Transformation(), d_in=1)
+    with pytest.raises(
+        InvalidParameterError,
+        match=r"^measurement\.map\(d_in='1'\) failed \(TypeError: wrong\); d_in must be a distance in the "
+        r"measurement's input metric \(an int for integer and symmetric distances, a float for real ones\)$",
+    ) as info:
+        OpenDPMeasurement(_Mapped(TypeError("wrong")), d_in="1")
+    assert isinstance(info.value.__cause__, TypeError) and not isinstance(info.value, InvalidArgumentTypeError)
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^the measurement's output measure is 'SmoothedMaxDivergence'; supported: 'MaxDivergence' \(pure "
+        r"epsilon\), 'Approximate\(MaxDivergence\)' \(\(epsilon, delta\)\), 'ZeroConcentratedDivergence' "
+        r"\(rho-zCDP\) and 'RenyiDivergence' \(a Renyi curve\)\. Convert first, e\.g\. "
+        r"dp\.c\.make_fix_delta\(dp\.c\.make_zCDP_to_approxDP\(m\), delta\)$",
+    ):
+        OpenDPMeasurement(_Mapped(1.0, "SmoothedMaxDivergence"), d_in=1)
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^measurement\.map\(2\) is epsilon = 0: an audit needs a claim > 0 \(is d_in = 2 right\?\)$",
+    ):
+        OpenDPMeasurement(_Mapped(0), d_in=2)
+    for rho in (0.0, math.nan, math.inf, "x"):
+        with pytest.raises(
+            InvalidClaimError,
+            match=rf"^measurement\.map\(1\) is rho = {re.escape(repr(rho))}: an audit needs a finite rho > 0 "
+            r"\(is d_in right\?\)$",
+        ):
+            OpenDPMeasurement(_Mapped(rho, "ZeroConcentratedDivergence"), d_in=1)
+    assert OpenDPMeasurement(_Mapped(0.5, "ZeroConcentratedDivergence"), d_in=1).native_claim.rho == 0.5
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^measurement\.map\(1\) is a Renyi curve that could not be evaluated at the orders .* "
+        r"\(TypeError: 'str' object is not callable\)$",
+    ) as info:
+        OpenDPMeasurement(_Mapped("curve", "RenyiDivergence"), d_in=1)
+    assert isinstance(info.value.__cause__, TypeError)
+    assert OpenDPMeasurement(_Mapped(0.5), d_in=1).epsilon == 0.5

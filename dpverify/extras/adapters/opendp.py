@@ -5,13 +5,19 @@ Extra: ``pip install 'dpverify[adapters]'`` (OpenDP); this module does not impor
 
 from __future__ import annotations
 
-import math
 import numbers
 import pickle
 
 import numpy as np
 
-from ..._validation import check_has_method
+from ..._validation import (
+    check_call,
+    check_choice,
+    check_finite_positive,
+    check_has_method,
+    check_nonzero,
+    check_not_both,
+)
 from ...claims import PrivacyClaim
 from ...errors import InvalidClaimError, InvalidParameterError
 from ._base import _check_callable, _check_claim, _StatedClaim
@@ -22,6 +28,9 @@ __all__ = ["OpenDPMeasurement", "COMPOSED"]
 #: Copies of a measurement composed into one call of :meth:`OpenDPMeasurement.sample` (building the
 #: composition costs about 4 us per copy, once per size).
 COMPOSED = 10_000
+
+#: The output measures whose privacy map an audit reads (anything else is refused).
+_MEASURES = ("MaxDivergence", "Approximate(MaxDivergence)", "ZeroConcentratedDivergence", "RenyiDivergence")
 
 
 def _compose(measurement, k: int):
@@ -119,45 +128,49 @@ class OpenDPMeasurement(_StatedClaim):
         check_has_method(
             measurement, "map", "measurement must have a privacy map measurement.map(d_in), as OpenDP's do"
         )
-        if not hasattr(measurement, "output_measure") and hasattr(measurement, "output_metric"):
-            raise InvalidParameterError(
-                f"this is an OpenDP Transformation (output metric {measurement.output_metric}), not a "
-                "Measurement: it adds no noise and has no privacy claim; chain a mechanism onto it first, "
-                "e.g. transformation >> dp.m.then_laplace(scale=...)"
-            )
+        check_not_both(
+            not hasattr(measurement, "output_measure"),
+            hasattr(measurement, "output_metric"),
+            f"this is an OpenDP Transformation (output metric {getattr(measurement, 'output_metric', None)}), not a "
+            "Measurement: it adds no noise and has no privacy claim; chain a mechanism onto it first, "
+            "e.g. transformation >> dp.m.then_laplace(scale=...)",
+        )
         self.d_in = d_in
         measure = str(getattr(measurement, "output_measure", ""))
-        try:
-            claim = measurement.map(d_in)
-        except Exception as exc:  # OpenDP raises TypeError or OpenDPException for a d_in of the wrong type
-            raise InvalidParameterError(
+        claim = check_call(  # OpenDP raises TypeError or OpenDPException for a d_in of the wrong type
+            lambda: measurement.map(d_in),
+            lambda exc: (
                 f"measurement.map(d_in={d_in!r}) failed ({type(exc).__name__}: {exc}); d_in must be a distance "
                 "in the measurement's input metric (an int for integer and symmetric distances, a float for "
                 "real ones)"
-            ) from exc
+            ),
+            InvalidParameterError,
+        )
+        check_choice(
+            measure,
+            "output measure",
+            _MEASURES,
+            InvalidClaimError,
+            message=f"the measurement's output measure is {measure or 'unknown'!r}; supported: "
+            "'MaxDivergence' (pure epsilon), 'Approximate(MaxDivergence)' ((epsilon, delta)), "
+            "'ZeroConcentratedDivergence' (rho-zCDP) and 'RenyiDivergence' (a Renyi curve). "
+            "Convert first, e.g. dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m), delta)",
+        )
         self.native_claim = None
         if measure == "MaxDivergence":
             epsilon, delta = claim, 0.0
         elif measure == "Approximate(MaxDivergence)":
             epsilon, delta = claim
-        elif measure in ("ZeroConcentratedDivergence", "RenyiDivergence"):
+        else:  # "ZeroConcentratedDivergence" or "RenyiDivergence"
             self.native_claim = _native_claim(measure, claim, d_in)
             epsilon, delta = None, 0.0
-        else:
-            raise InvalidClaimError(
-                f"the measurement's output measure is {measure or 'unknown'!r}; supported: "
-                "'MaxDivergence' (pure epsilon), 'Approximate(MaxDivergence)' ((epsilon, delta)), "
-                "'ZeroConcentratedDivergence' (rho-zCDP) and 'RenyiDivergence' (a Renyi curve). "
-                "Convert first, e.g. dp.c.make_fix_delta(dp.c.make_zCDP_to_approxDP(m), delta)"
-            )
         if self.native_claim is not None:
             self.epsilon, self.delta = None, 0.0
             self.claim_source = f"OpenDP's privacy map of the measurement at d_in={d_in!r} ({measure})"
             return
-        if isinstance(epsilon, numbers.Real) and float(epsilon) == 0.0:
-            raise InvalidClaimError(
-                f"measurement.map({d_in!r}) is epsilon = 0: an audit needs a claim > 0 (is d_in = {d_in!r} right?)"
-            )
+        check_nonzero(
+            epsilon, f"measurement.map({d_in!r}) is epsilon = 0: an audit needs a claim > 0 (is d_in = {d_in!r} right?)"
+        )
         self.epsilon, self.delta = _check_claim(epsilon, delta)
         self.claim_source = f"OpenDP's privacy map of the measurement at d_in={d_in!r}"
 
@@ -210,16 +223,16 @@ def _native_claim(measure: str, mapped, d_in) -> PrivacyClaim:
     from ...mechanisms.concentrated import RENYI_CLAIM_ORDERS
 
     if measure == "ZeroConcentratedDivergence":
-        if not isinstance(mapped, numbers.Real) or not math.isfinite(float(mapped)) or float(mapped) <= 0:
-            raise InvalidClaimError(
-                f"measurement.map({d_in!r}) is rho = {mapped!r}: an audit needs a finite rho > 0 (is d_in right?)"
-            )
-        return PrivacyClaim.zcdp(float(mapped))
-    try:
-        values = [float(mapped(alpha)) for alpha in RENYI_CLAIM_ORDERS]
-    except Exception as exc:  # an OpenDP curve is evaluated by calling it at an order
-        raise InvalidClaimError(
+        rho = check_finite_positive(
+            mapped, f"measurement.map({d_in!r}) is rho = {mapped!r}: an audit needs a finite rho > 0 (is d_in right?)"
+        )
+        return PrivacyClaim.zcdp(rho)
+    values = check_call(  # an OpenDP curve is evaluated by calling it at an order
+        lambda: [float(mapped(alpha)) for alpha in RENYI_CLAIM_ORDERS],
+        lambda exc: (
             f"measurement.map({d_in!r}) is a Renyi curve that could not be evaluated at the orders "
             f"{RENYI_CLAIM_ORDERS} ({type(exc).__name__}: {exc})"
-        ) from exc
+        ),
+        InvalidClaimError,
+    )
     return PrivacyClaim.renyi(RENYI_CLAIM_ORDERS, values)
