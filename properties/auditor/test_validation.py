@@ -407,3 +407,37 @@ def test_opendp_checks_moved_into_validation():
         OpenDPMeasurement(_Mapped("curve", "RenyiDivergence"), d_in=1)
     assert isinstance(info.value.__cause__, TypeError)
     assert OpenDPMeasurement(_Mapped(0.5), d_in=1).epsilon == 0.5
+
+
+def test_tumult_budget_checks_moved_into_validation():
+    """Detects a Tumult budget of another kind read as (epsilon, delta), a budget that is not numbers, or a
+    rho that is not finite > 0 accepted (each check removed), or a message or error type changed in the move."""
+    from dpverify.extras.adapters.tumult import budget_claim, zcdp_budget_claim
+
+    def budget(kind, **fields):
+        made = type(kind, (), {"__repr__": lambda self: kind})()
+        made.__dict__.update(fields)
+        return made
+
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^a Tumult RhoZCDPBudget is not an \(epsilon, delta\) budget; supported: PureDPBudget and "
+        r"ApproxDPBudget$",
+    ):
+        budget_claim(budget("RhoZCDPBudget", rho=1.0))
+    with pytest.raises(
+        InvalidClaimError, match=r"^the Tumult budget ApproxDPBudget is not a finite \(epsilon, delta\)$"
+    ) as info:
+        budget_claim(budget("ApproxDPBudget", epsilon=1.0, delta="x"))
+    assert isinstance(info.value.__cause__, ValueError)
+    assert budget_claim(budget("PureDPBudget", epsilon=2)) == (2.0, 0.0)
+    assert budget_claim(budget("ApproxDPBudget", epsilon=1, delta=1e-6)) == (1.0, 1e-6)
+    with pytest.raises(InvalidClaimError, match=r"^the Tumult budget RhoZCDPBudget is not a finite rho$"):
+        zcdp_budget_claim(budget("RhoZCDPBudget"))
+    for rho in (0.0, -1.0, math.inf, math.nan):
+        with pytest.raises(
+            InvalidClaimError, match=r"^the Tumult budget RhoZCDPBudget needs a finite rho > 0 to be audited$"
+        ):
+            zcdp_budget_claim(budget("RhoZCDPBudget", rho=rho))
+    assert zcdp_budget_claim(budget("RhoZCDPBudget", rho=0.5)).rho == 0.5
+    assert zcdp_budget_claim(budget("PureDPBudget", epsilon=1.0)) is None

@@ -22,6 +22,7 @@ import numbers
 
 import numpy as np
 
+from ..._validation import check_call, check_choice, check_finite_positive
 from ...errors import InvalidClaimError
 from ._base import _check_claim, _StatedClaim
 
@@ -40,12 +41,13 @@ def zcdp_budget_claim(budget):
         return None
     from ...claims import PrivacyClaim
 
-    try:
-        rho = float(budget.rho)
-    except (TypeError, ValueError, OverflowError, AttributeError) as exc:
-        raise InvalidClaimError(f"the Tumult budget {budget!r} is not a finite rho") from exc
-    if not 0 < rho < float("inf"):
-        raise InvalidClaimError(f"the Tumult budget {budget!r} needs a finite rho > 0 to be audited")
+    rho = check_call(
+        lambda: float(budget.rho),
+        lambda exc: f"the Tumult budget {budget!r} is not a finite rho",
+        InvalidClaimError,
+        catch=(TypeError, ValueError, OverflowError, AttributeError),
+    )
+    check_finite_positive(rho, f"the Tumult budget {budget!r} needs a finite rho > 0 to be audited")
     return PrivacyClaim.zcdp(rho)
 
 
@@ -59,18 +61,23 @@ def budget_claim(budget) -> tuple[float, float]:
         Another budget (``RhoZCDPBudget`` is read by :func:`zcdp_budget_claim`), or an infinite one.
     """
     kind = type(budget).__name__
+    check_choice(
+        kind,
+        "budget",
+        ("PureDPBudget", "ApproxDPBudget"),
+        InvalidClaimError,
+        message=f"a Tumult {kind} is not an (epsilon, delta) budget; supported: PureDPBudget and ApproxDPBudget",
+    )
     if kind == "PureDPBudget":
         epsilon, delta = budget.epsilon, 0.0
-    elif kind == "ApproxDPBudget":
-        epsilon, delta = budget.epsilon, budget.delta
     else:
-        raise InvalidClaimError(
-            f"a Tumult {kind} is not an (epsilon, delta) budget; supported: PureDPBudget and ApproxDPBudget"
-        )
-    try:
-        return float(epsilon), float(delta)
-    except (TypeError, ValueError, OverflowError) as exc:
-        raise InvalidClaimError(f"the Tumult budget {budget!r} is not a finite (epsilon, delta)") from exc
+        epsilon, delta = budget.epsilon, budget.delta
+    return check_call(
+        lambda: (float(epsilon), float(delta)),
+        lambda exc: f"the Tumult budget {budget!r} is not a finite (epsilon, delta)",
+        InvalidClaimError,
+        catch=(TypeError, ValueError, OverflowError),
+    )
 
 
 class TumultQuery(_StatedClaim):
