@@ -70,6 +70,8 @@ __all__ = [
     "check_finite_positive",
     "check_nonzero",
     "check_call",
+    "check_nothing_missing",
+    "check_not_in",
 ]
 
 
@@ -529,6 +531,18 @@ def check_given(value, message: str, error: type = InvalidClaimError):
     if value is None:
         raise error(message)
     return value
+
+
+def check_nothing_missing(missing, message: str, error: type = InvalidClaimError) -> None:
+    """``missing`` (what a definition lacks) empty; else ``error(message)``."""
+    if missing:
+        raise error(message)
+
+
+def check_not_in(value, forbidden, message: str, error: type = InvalidClaimError) -> None:
+    """``value`` not among ``forbidden`` (a name reserved by a built-in); else ``error(message)``."""
+    if value in forbidden:
+        raise error(message)
 
 
 def check_record_or_fields(record_given: bool, fields_given: bool, what: str) -> None:

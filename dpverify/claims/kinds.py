@@ -34,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from importlib import metadata
 
+from .. import _validation as check
 from ..errors import InvalidClaimError
 
 __all__ = [
@@ -103,12 +104,16 @@ class ClaimKind:
     cells_bound: Callable | None = None
 
     def __post_init__(self):
-        if self.reads not in READS:
-            raise InvalidClaimError(f"a claim kind reads one of {READS}, got {self.reads!r}")
+        check.check_choice(
+            self.reads,
+            "reads",
+            READS,
+            InvalidClaimError,
+            message=f"a claim kind reads one of {READS}, got {self.reads!r}",
+        )
         needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
         missing = [n for n in needed if getattr(self, n) is None]
-        if missing:
-            raise InvalidClaimError(f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
+        check.check_nothing_missing(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
 
 
 _KINDS: dict[str, ClaimKind] = {}
@@ -117,11 +122,16 @@ _LOADED_ENTRY_POINTS = False
 
 def register_claim_kind(kind: ClaimKind) -> ClaimKind:
     """Register ``kind`` under its name (a built-in name cannot be replaced); returns it."""
-    if not isinstance(kind, ClaimKind):
-        raise InvalidClaimError(f"register_claim_kind takes a dpverify.claims.ClaimKind, got {kind!r}")
+    check.check_instance(
+        kind, ClaimKind, f"register_claim_kind takes a dpverify.claims.ClaimKind, got {kind!r}", InvalidClaimError
+    )
     existing = _KINDS.get(kind.name)
-    if existing is not None and existing is not kind:
-        raise InvalidClaimError(f"a claim kind named {kind.name!r} is already registered")
+    check.check_not_both(
+        existing is not None,
+        existing is not kind,
+        f"a claim kind named {kind.name!r} is already registered",
+        InvalidClaimError,
+    )
     _KINDS[kind.name] = kind
     return kind
 
@@ -132,10 +142,9 @@ _BUILTIN_NAMES: set = set()
 
 def unregister_claim_kind(name: str) -> None:
     """Remove a kind that :func:`register_claim_kind` or an entry point added (not a built-in)."""
-    if name in _BUILTIN_NAMES:
-        raise InvalidClaimError(f"{name!r} is a built-in claim kind and cannot be removed")
-    if _KINDS.pop(name, None) is None:
-        raise InvalidClaimError(f"no claim kind {name!r} is registered; registered: {list(_KINDS)}")
+    check.check_not_in(name, _BUILTIN_NAMES, f"{name!r} is a built-in claim kind and cannot be removed")
+    message = f"no claim kind {name!r} is registered; registered: {list(_KINDS)}"
+    check.check_given(_KINDS.pop(name, None), message)
 
 
 def _load_entry_points() -> None:
@@ -165,6 +174,4 @@ def claim_kind(name: str) -> ClaimKind:
     if kind is None:
         _load_entry_points()
         kind = _KINDS.get(name)
-    if kind is None:
-        raise InvalidClaimError(f"unknown claim kind {name!r}; registered kinds: {list(_KINDS)}")
-    return kind
+    return check.check_given(kind, f"unknown claim kind {name!r}; registered kinds: {list(_KINDS)}")

@@ -441,3 +441,47 @@ def test_tumult_budget_checks_moved_into_validation():
             zcdp_budget_claim(budget("RhoZCDPBudget", rho=rho))
     assert zcdp_budget_claim(budget("RhoZCDPBudget", rho=0.5)).rho == 0.5
     assert zcdp_budget_claim(budget("PureDPBudget", epsilon=1.0)) is None
+
+
+def test_claim_kind_registry_checks_moved_into_validation():
+    """Detects a claim kind reading something other than events or cells, one missing its bound, a non-kind
+    registered, a name registered twice, a built-in removed, an unknown name removed or looked up without
+    the error (each check removed), or a message or error type changed in the move."""
+    from dpverify.claims.kinds import ClaimKind, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
+
+    fields = dict(
+        name="test-validation-kind",
+        title="t",
+        parameter="p",
+        reads="events",
+        fields=("mu",),
+        check=lambda claim: {},
+        claimed_value=lambda claim: 0.0,
+        describe=lambda claim: "",
+        event_bound=lambda claim, p_lo, q_hi: 0.0,
+    )
+    with pytest.raises(InvalidClaimError, match=r"^a claim kind reads one of \('events', 'cells'\), got 'rows'$"):
+        ClaimKind(**{**fields, "reads": "rows"})
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^claim kind 'test-validation-kind' reads cells and must define \['orders', 'cells_bound'\]$",
+    ):
+        ClaimKind(**{**fields, "reads": "cells"})
+    with pytest.raises(InvalidClaimError, match=r"^register_claim_kind takes a dpverify.claims.ClaimKind, got 3$"):
+        register_claim_kind(3)
+    kind = register_claim_kind(ClaimKind(**fields))
+    try:
+        assert register_claim_kind(kind) is kind and claim_kind(kind.name) is kind
+        with pytest.raises(
+            InvalidClaimError, match=r"^a claim kind named 'test-validation-kind' is already registered$"
+        ):
+            register_claim_kind(ClaimKind(**fields))
+    finally:
+        unregister_claim_kind(kind.name)
+    with pytest.raises(InvalidClaimError, match=r"^'zcdp' is a built-in claim kind and cannot be removed$"):
+        unregister_claim_kind("zcdp")
+    registered = re.escape(str(list(claim_kinds())))
+    with pytest.raises(InvalidClaimError, match=rf"^no claim kind 'nope' is registered; registered: {registered}$"):
+        unregister_claim_kind("nope")
+    with pytest.raises(InvalidClaimError, match=rf"^unknown claim kind 'nope'; registered kinds: {registered}$"):
+        claim_kind("nope")
