@@ -70,7 +70,7 @@ __all__ = [
     "check_finite_positive",
     "check_nonzero",
     "check_call",
-    "check_nothing_missing",
+    "check_empty",
     "check_not_in",
 ]
 
@@ -533,9 +533,10 @@ def check_given(value, message: str, error: type = InvalidClaimError):
     return value
 
 
-def check_nothing_missing(missing, message: str, error: type = InvalidClaimError) -> None:
-    """``missing`` (what a definition lacks) empty; else ``error(message)``."""
-    if missing:
+def check_empty(faults, message: str, error: type = InvalidClaimError) -> None:
+    """``faults`` (the names at fault: fields a definition lacks, or states where none belongs) empty; else
+    ``error(message)``."""
+    if faults:
         raise error(message)
 
 

@@ -23,13 +23,11 @@ __all__ = ["APPROXIMATE_DP"]
 
 
 def _check(claim) -> dict:
-    if claim.epsilon is None:
-        from ..errors import InvalidClaimError
-
-        raise InvalidClaimError(
-            "an (epsilon, delta) claim needs epsilon: PrivacyClaim(epsilon, delta); for another kind use "
-            "PrivacyClaim.zcdp(rho), .renyi(alpha, epsilon), .gdp(mu) or .tradeoff(f)"
-        )
+    check.check_given(
+        claim.epsilon,
+        "an (epsilon, delta) claim needs epsilon: PrivacyClaim(epsilon, delta); for another kind use "
+        "PrivacyClaim.zcdp(rho), .renyi(alpha, epsilon), .gdp(mu) or .tradeoff(f)",
+    )
     epsilon = check.check_claimed_epsilon(claim.epsilon)
     return {"epsilon": epsilon, "delta": check.check_delta(claim.delta)}
 

@@ -107,10 +107,13 @@ class PrivacyClaim(PlainData):
     def __post_init__(self):
         kind = self.kind_record
         others = [f for f in _KIND_FIELDS[1:] + ("epsilon",) if f not in kind.fields and getattr(self, f) is not None]
-        if others:
-            raise InvalidClaimError(f"a {kind.title} claim states {list(kind.fields)}; it cannot also state {others}")
-        if kind.name != "dp" and self.delta:
-            raise InvalidClaimError(f"a {kind.title} claim has no delta (got delta={self.delta!r})")
+        check.check_empty(others, f"a {kind.title} claim states {list(kind.fields)}; it cannot also state {others}")
+        check.check_not_both(
+            kind.name != "dp",
+            kind.name != "dp" and self.delta,
+            f"a {kind.title} claim has no delta (got delta={self.delta!r})",
+            InvalidClaimError,
+        )
         for name, value in kind.check(self).items():
             object.__setattr__(self, name, value)
         check.check_choice(self.model, "model", MODELS, InvalidClaimError)
@@ -219,11 +222,13 @@ def claim_of(mechanism) -> PrivacyClaim | None:
         A ``claim`` attribute that is not a :class:`PrivacyClaim`.
     """
     claim = getattr(mechanism, "claim", None)
-    if claim is None or isinstance(claim, PrivacyClaim):
-        return claim
-    raise InvalidClaimError(
-        f"{type(mechanism).__name__}.claim must be a dpverify.claims.PrivacyClaim (or None), got {claim!r}"
+    check.check_instance(
+        claim,
+        (PrivacyClaim, type(None)),
+        f"{type(mechanism).__name__}.claim must be a dpverify.claims.PrivacyClaim (or None), got {claim!r}",
+        InvalidClaimError,
     )
+    return claim
 
 
 def _epsilon_attribute(mechanism) -> float | None:
@@ -273,12 +278,12 @@ def resolve_claim(mechanism, epsilon=None, delta=None, claim=None) -> tuple[Priv
         audited = _audit_domain(claim)
     else:
         if epsilon is None:
-            if stated is None:
-                raise InvalidClaimError(
-                    "no claim given, and the mechanism states no claim (a dpverify.claims.PrivacyClaim as its `claim` "
-                    "attribute, or a real `epsilon` attribute): pass epsilon= (and delta= for an approximate "
-                    "claim), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, eps) / .gdp(mu) / .tradeoff(f)"
-                )
+            check.check_given(
+                stated,
+                "no claim given, and the mechanism states no claim (a dpverify.claims.PrivacyClaim as its `claim` "
+                "attribute, or a real `epsilon` attribute): pass epsilon= (and delta= for an approximate "
+                "claim), or claim=PrivacyClaim.zcdp(rho) / .renyi(alpha, eps) / .gdp(mu) / .tradeoff(f)",
+            )
             if stated.kind != "dp":
                 return _audit_domain(stated), ()
             epsilon = stated.epsilon

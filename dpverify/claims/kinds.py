@@ -113,7 +113,7 @@ class ClaimKind:
         )
         needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
         missing = [n for n in needed if getattr(self, n) is None]
-        check.check_nothing_missing(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
+        check.check_empty(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
 
 
 _KINDS: dict[str, ClaimKind] = {}

@@ -17,7 +17,6 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validation as check
-from ..errors import InvalidClaimError
 from .kinds import ClaimKind
 
 __all__ = ["RENYI"]
@@ -26,8 +25,10 @@ __all__ = ["RENYI"]
 def _check(claim) -> dict:
     orders = np.atleast_1d(np.asarray(claim.orders, dtype=float)) if claim.orders is not None else None
     epsilons = claim.renyi_epsilons
-    if orders is None or epsilons is None:
-        raise InvalidClaimError("a Rényi claim needs its orders and epsilons: PrivacyClaim.renyi(alpha, epsilon)")
+    check.check_empty(
+        [name for name, value in (("orders", orders), ("epsilons", epsilons)) if value is None],
+        "a Rényi claim needs its orders and epsilons: PrivacyClaim.renyi(alpha, epsilon)",
+    )
     if callable(epsilons):
         epsilons = [epsilons(float(a)) for a in orders]
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))

@@ -44,14 +44,14 @@ def _evaluate_callable(f, a):
 
 def _check(claim) -> dict:
     f = claim.tradeoff_curve
-    if f is None:
-        raise InvalidClaimError("a trade-off claim needs its function: PrivacyClaim.tradeoff(f)")
+    check.check_given(f, "a trade-off claim needs its function: PrivacyClaim.tradeoff(f)")
     if not callable(f):
         return {"tradeoff_curve": check.check_tradeoff_points(f)}
-    try:
-        values = _evaluate_callable(f, TRADEOFF_GRID)
-    except Exception as error:
-        raise InvalidClaimError(f"the trade-off function raised on type I errors in [0, 1]: {error!r}") from error
+    values = check.check_call(
+        lambda: _evaluate_callable(f, TRADEOFF_GRID),
+        lambda error: f"the trade-off function raised on type I errors in [0, 1]: {error!r}",
+        InvalidClaimError,
+    )
     check.check_tradeoff_values(values)
     return {"tradeoff_curve": f}
 

@@ -485,3 +485,54 @@ def test_claim_kind_registry_checks_moved_into_validation():
         unregister_claim_kind("nope")
     with pytest.raises(InvalidClaimError, match=rf"^unknown claim kind 'nope'; registered kinds: {registered}$"):
         claim_kind("nope")
+
+
+def test_claim_form_checks_moved_into_validation():
+    """Detects a claim that states fields of another kind, a delta beside a non-(epsilon, delta) kind, no
+    epsilon, no Rényi orders, no or a raising trade-off function, a mechanism's claim attribute that is not
+    a PrivacyClaim or no claim at all accepted (each check removed), or a message or error type changed."""
+    from dpverify import PrivacyClaim
+    from dpverify.claims import resolve_claim
+    from dpverify.claims.claim import claim_of
+
+    with pytest.raises(InvalidClaimError, match=r"^a .* claim states \['rho'\]; it cannot also state \['mu'\]$"):
+        PrivacyClaim(kind="zcdp", rho=0.5, mu=1.0)
+    with pytest.raises(InvalidClaimError, match=r"^a .* claim has no delta \(got delta=0\.1\)$"):
+        PrivacyClaim(kind="zcdp", rho=0.5, delta=0.1)
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^an \(epsilon, delta\) claim needs epsilon: PrivacyClaim\(epsilon, delta\); for another kind use "
+        r"PrivacyClaim\.zcdp\(rho\), \.renyi\(alpha, epsilon\), \.gdp\(mu\) or \.tradeoff\(f\)$",
+    ):
+        PrivacyClaim(None, 0.0)
+    with pytest.raises(
+        InvalidClaimError, match=r"^a Rényi claim needs its orders and epsilons: PrivacyClaim\.renyi\(alpha, epsilon\)$"
+    ):
+        PrivacyClaim(kind="renyi", orders=(2.0,))
+    with pytest.raises(InvalidClaimError, match=r"^a trade-off claim needs its function: PrivacyClaim\.tradeoff\(f\)$"):
+        PrivacyClaim(kind="tradeoff")
+
+    def raising(alpha):
+        raise ZeroDivisionError("no")
+
+    with pytest.raises(
+        InvalidClaimError,
+        match=r"^the trade-off function raised on type I errors in \[0, 1\]: ZeroDivisionError\('no'\)$",
+    ) as info:
+        PrivacyClaim.tradeoff(raising)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+
+    class Stating:
+        claim = 3
+
+    class Silent:
+        def __call__(self, x, rng=None):
+            return 0
+
+    with pytest.raises(
+        InvalidClaimError, match=r"^Stating\.claim must be a dpverify\.claims\.PrivacyClaim \(or None\), got 3$"
+    ):
+        claim_of(Stating())
+    assert claim_of(Silent()) is None
+    with pytest.raises(InvalidClaimError, match=r"^no claim given, and the mechanism states no claim \(a dpverify"):
+        resolve_claim(Silent(), None, None, None)
