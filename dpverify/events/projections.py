@@ -1,9 +1,10 @@
 """Projections of real vectors: the numbers threshold and interval events compare.
 
-Each coordinate (up to 16), the sum, the largest coordinate, and the direction
+Each coordinate (up to 16), the sum, the largest coordinate, the direction
 of the mean difference between the two selection samples (StatDP's projections
-of vector outputs). The projections are picklable indicators' parts
-(:mod:`.indicators`).
+of vector outputs), and the sum of the coordinates' log ratios where two or more
+coordinates differ (:class:`LogRatioSum`). The projections are picklable
+indicators' parts (:mod:`.indicators`).
 
 References
 ----------
@@ -244,7 +245,8 @@ def _direction(direction: np.ndarray) -> list:
 
 
 def vector_projections(sel_x, sel_x_prime):
-    """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference."""
+    """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference, and the sum of
+    coordinate log ratios (:class:`LogRatioSum`) where two or more coordinates' histograms differ."""
     d = sel_x.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]

@@ -504,7 +504,9 @@ def test_the_larger_selection_over_seeds(thorough):
     """Thorough profile: sparse vector Alg. 6 searches at 3e6 samples per input, seeds 1-6: mean bound at
     least 0.255 (0.264 measured; 0.246 without the top-up). Deterministic at its seeds."""
     if not thorough:
-        pytest.skip("six 3e6-sample searches run under the thorough profile")
+        pytest.skip(
+            "six 3e6-sample searches (about a minute) run under the thorough profile: DPVERIFY_PROFILE=thorough"
+        )
     from dpverify.mechanisms.sparse_vector import SparseVectorNoCutoff
 
     bounds = [
