@@ -59,9 +59,9 @@ def test_the_family_proposes_nothing_where_the_supports_agree():
 @pytest.mark.privacy_audit
 def test_support_edge_events_keep_the_false_alarm_rate(suite_alpha):
     """40 audits of a mechanism at its exact loss, support-edge events only, at alpha = 0.1: at most the
-    Bin(40, 0.1) quantile at the suite's level may flag. Detects: certification that counts the event in a
-    way that is not the selection's (a region closed at the other input's extreme, a bound on the wrong
-    direction), and checks the family is the one chosen (``picked == 40``). Limit: it cannot detect
+    Bin(40, 0.1) quantile at the suite's level may flag, and the family must be the one chosen
+    (``picked == 40``). A guard of the family's false-alarm rate, not a mutation test: no mutation was
+    seen failing it. Limit: it cannot detect
     certification reusing the selection sample here: an event of counts (k, 0) on 2,000 reused samples
     certifies more than eps = 5 only for k in the hundreds, and the family proposes k >= 5 with chance
     about 2^-5 on equal supports (the Clopper-Pearson pair (5, 0) of 2,000 gives ln(p_lo / q_hi) < 0)."""
