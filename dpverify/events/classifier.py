@@ -176,8 +176,9 @@ def output_features(group, xp=np):
     features are computed on another library's device.
     """
     if xp is np:
-        group = np.asarray(group, dtype=np.float64)
-    g = xp.clip(group, -FEATURE_CLIP, FEATURE_CLIP)
+        g = np.clip(np.asarray(group, dtype=np.float64), -FEATURE_CLIP, FEATURE_CLIP)
+    else:
+        g = arrays.clip(group, -FEATURE_CLIP, FEATURE_CLIP, xp)
     if g.ndim == 1:
         g = xp.reshape(g, (g.shape[0], 1))
     if g.shape[1] > MAX_FULL_WIDTH:

@@ -174,7 +174,7 @@ def _mantissa_codes_on(values, top_binade: int, xp):
     for k in range(1, MAX_TRAILING_ZEROS + 1):
         tz = tz + arrays.astype(xp.remainder(field, 2.0**k) == 0, f64, xp)
     sign = arrays.astype(xp.signbit(values), f64, xp)
-    e_code = xp.clip(biased - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1)
+    e_code = arrays.clip(biased - (top_binade - BINADE_SPAN), 0, BINADE_SPAN + 1, xp)
     code = (sign * (BINADE_SPAN + 2) + e_code) * (MAX_TRAILING_ZEROS + 1) + tz
     return arrays.astype(code, xp.int64, xp)
 

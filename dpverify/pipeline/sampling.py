@@ -201,6 +201,18 @@ def _output_width(codec) -> int:
     return max(1, int(getattr(codec, "dimension", 1) or 1))
 
 
+#: Most outputs a block holds when they live on an accelerator and are counted there (a GPU's
+#: per-block cost is the launch of a few dozen kernels, about 1 ms: 16 Mi outputs make it 0.06 ns
+#: each), and most bytes of float64 entries it holds there.
+ACCELERATOR_BLOCK_SIZE = 1 << 24
+ACCELERATOR_BLOCK_BYTES = 1 << 28
+
+
+def _accelerator_block_size(codec) -> int:
+    """Outputs drawn at once after a first block showed that they live, and are counted, on an accelerator."""
+    return max(1, min(ACCELERATOR_BLOCK_SIZE, ACCELERATOR_BLOCK_BYTES // (8 * _output_width(codec))))
+
+
 def _block_size(mechanism, codec=None) -> int:
     """Outputs drawn at once: a function of the mechanism's contract and the code book (so of the seed)."""
     if not is_vectorized(mechanism):
@@ -252,6 +264,7 @@ class _CountTask:
     output_key: object = None
     block_size: int = BLOCK_SIZE
     compiled: bool = False  # count with dpverify.pipeline.counting's kernels where they apply
+    grow_on_accelerator: bool = False  # blocks after the first of :func:`_accelerator_block_size`
 
 
 @dataclass(frozen=True)
@@ -323,9 +336,9 @@ def _count_chunk(task: _CountTask):
     counter = compile_counter(task.codec, task.indicators) if task.compiled else None
     if counter is not None and task.codec.kind == "real":
         _keep_blocks_on_the_heap(task.block_size * 8 * int(getattr(task.codec, "dimension", 1) or 1))
-    done = 0
+    done, block_size = 0, task.block_size
     while done < task.size:
-        size = min(task.block_size, task.size - done)
+        size = min(block_size, task.size - done)
         try:
             raw = _draw_block(task.mechanism, task.data, size, rng)
         except Exception as exc:
@@ -334,6 +347,8 @@ def _count_chunk(task: _CountTask):
             _count_block(task, raw, counts, where, counter)
         except Exception as exc:
             return _failure(exc, False)
+        if done == 0 and task.grow_on_accelerator and arrays.on_accelerator(raw) and _on_device(task):
+            block_size = max(block_size, _accelerator_block_size(task.codec))
         done += size
     return _Counted(counts, task.size, _state(rng) != before, frozenset(where))
 
@@ -617,7 +632,10 @@ def count_events(
         part of the seeding, so change it only together with the seed. By
         default :data:`BLOCK_SIZE` for a vectorized ``sample`` (fewer for outputs
         wider than 32 entries: at most :data:`BLOCK_BYTES` of float64 per block)
-        and :data:`CALL_BLOCK_SIZE` for calls.
+        and :data:`CALL_BLOCK_SIZE` for calls; when the first block of a chunk
+        comes back on an accelerator and its events are counted there, the
+        following blocks hold :data:`ACCELERATOR_BLOCK_SIZE` outputs (at most
+        :data:`ACCELERATOR_BLOCK_BYTES` of float64 on the device).
 
     Returns
     -------
@@ -627,14 +645,15 @@ def count_events(
     indicators = tuple(indicators)
     if n_chunks is None:
         n_chunks = default_chunks(max(n for _, n, _, _ in inputs))
-    if block_size is None:
+    grow = block_size is None
+    if grow:
         block_size = _block_size(mechanism, codec)
     tasks, owners, weights = [], [], []
     compiled = max((n for _, n, _, _ in inputs), default=0) >= MIN_COMPILED_OUTPUTS
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):
-            task = _CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size, compiled)
+            task = _CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size, compiled, grow)
             tasks.append(task)
             owners.append(index)
             weights.append(size)

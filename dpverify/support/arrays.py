@@ -92,6 +92,16 @@ def device_of(x):
     return getattr(x, "device", None)
 
 
+def on_accelerator(x) -> bool:
+    """Whether ``x`` lives on an accelerator (a GPU, say) rather than in host memory.
+
+    Read from the name of its device (``cuda:0``, ``<CUDA Device 0>``,
+    ``CudaDevice(id=0)``): a device whose name says CPU, or none, is the host.
+    """
+    device = device_of(x)
+    return device is not None and "cpu" not in str(device).lower()
+
+
 def asarray_like(values, like, xp):
     """``values`` (numpy) as an array of ``xp`` on the device of ``like``."""
     device = device_of(like)
@@ -104,6 +114,18 @@ def astype(x, dtype, xp):
     if hasattr(xp, "astype"):
         return xp.astype(x, dtype)
     return x.astype(dtype)
+
+
+def clip(x, low: float, high: float, xp):
+    """``x`` clipped to ``[low, high]`` (NaN stays NaN), as ``maximum`` then ``minimum`` with 0-d arrays.
+
+    The same values as ``xp.clip``; array-api-compat's generic ``clip`` broadcasts and copies its
+    bounds on every call, about 1 ms per call on a GPU.
+    """
+    return xp.minimum(
+        xp.maximum(x, asarray_like(np.asarray(low, dtype=np.float64), x, xp)),
+        asarray_like(np.asarray(high, dtype=np.float64), x, xp),
+    )
 
 
 def count(mask, xp) -> int:

@@ -125,3 +125,36 @@ def test_torch_generator_is_seeded_from_the_audit_rng():
     a = arrays.torch_generator(np.random.default_rng(1))
     b = arrays.torch_generator(np.random.default_rng(1))
     assert torch.equal(torch.rand(5, generator=a), torch.rand(5, generator=b))
+
+
+def test_blocks_grow_on_an_accelerator_and_counts_stay_those_of_the_host(monkeypatch):
+    """Outputs on an accelerator are drawn in blocks of ``ACCELERATOR_BLOCK_SIZE`` after the first.
+
+    The numpy Laplace draws the same stream whatever the block sizes, so the audit must equal
+    the numpy one bit for bit. Detects (each seen failing): blocks grown for events counted on
+    the host (integer vectors), and a grown size other than the stated one; a miscount after the
+    switch would break the equality with the numpy audit. Deterministic.
+    """
+    from dpverify.pipeline import sampling
+
+    sizes = []
+
+    class Recording(OnArrays):
+        def sample(self, data, size, rng):
+            sizes.append(size)
+            return super().sample(data, size, rng)
+
+    monkeypatch.setattr(arrays, "on_accelerator", lambda x: True)
+    monkeypatch.setattr(sampling, "BLOCK_SIZE", 1_000)
+    monkeypatch.setattr(sampling, "ACCELERATOR_BLOCK_SIZE", 7_000)
+    inner = GridLaplace(1.0)
+    options = {"event_families": ["threshold"], "n_chunks": 2}
+    here = dpverify.audit(inner, 0.0, 1.0, epsilon=1.0, n_samples=60_000, seed=7, **options)
+    there = dpverify.audit(Recording(inner, xp.asarray), 0.0, 1.0, epsilon=1.0, n_samples=60_000, seed=7, **options)
+    assert there.event == here.event and there.epsilon_lower_bound == here.epsilon_lower_bound
+    assert 7_000 in sizes and max(sizes) == 7_000
+
+    sizes.clear()  # integer vectors are counted on the host: their blocks keep the host's size
+    inner, x, x_prime = CALIBRATION_CASES["int-rows"]
+    dpverify.audit(Recording(inner, xp.asarray), x, x_prime, epsilon=1.0, n_samples=20_000, seed=7, n_chunks=2)
+    assert sizes and max(sizes) <= 1_000
