@@ -155,18 +155,37 @@ MONOTONE_TEST_LEVEL = 1e-3
 _EDGE_PROBE = 1 << 16
 
 
-def _bin_edges(values: np.ndarray, weights: np.ndarray | None, bins: int = LOG_RATIO_BINS) -> np.ndarray:
-    """Up to ``bins - 1`` distinct finite edges at the (weighted) quantiles of ``values``."""
+def _bin_edges(values: np.ndarray, weights: np.ndarray | None, *bins: int) -> list[np.ndarray]:
+    """For each number of ``bins``: up to ``bins - 1`` distinct finite edges at the (weighted) quantiles of
+    ``values`` (one sort for all; the edges of ``k`` bins are among those of ``m * k``)."""
     keep = np.isfinite(values)
     values = values[keep]
     weights = np.ones(len(values)) if weights is None else weights[keep]
     if values.size == 0:
-        return np.empty(0)
+        return [np.empty(0) for _ in bins]
     order = np.argsort(values, kind="stable")
     values, cumulative = values[order], np.cumsum(weights[order])
-    levels = cumulative[-1] * np.arange(1, bins) / bins
-    picked = np.searchsorted(cumulative, levels, side="left")
-    return np.unique(values[np.minimum(picked, len(values) - 1)])
+    out = []
+    for k in bins:
+        levels = cumulative[-1] * np.arange(1, k) / k
+        picked = np.searchsorted(cumulative, levels, side="left")
+        out.append(np.unique(values[np.minimum(picked, len(values) - 1)]))
+    return out
+
+
+def _bin_counts(edges, values_x, values_xp, weights_x=None, weights_xp=None) -> tuple[np.ndarray, np.ndarray]:
+    """The two (weighted) histograms on ``edges`` (``searchsorted(..., side="right")``; NaN in the last bin)."""
+    bins = len(edges) + 1
+    c_x = np.bincount(np.searchsorted(edges, values_x, side="right"), weights=weights_x, minlength=bins)
+    c_xp = np.bincount(np.searchsorted(edges, values_xp, side="right"), weights=weights_xp, minlength=bins)
+    return c_x, c_xp
+
+
+def _coarser(counts: np.ndarray, fine_edges: np.ndarray, edges: np.ndarray) -> np.ndarray:
+    """A histogram on ``fine_edges`` summed into the bins of ``edges``, a subset of them: the histogram on
+    ``edges`` (a fine bin ``j >= 1`` holds values in ``[fine_edges[j - 1], fine_edges[j])``)."""
+    target = np.concatenate([[0], np.searchsorted(edges, fine_edges, side="right")])
+    return np.bincount(target, weights=counts, minlength=len(edges) + 1)
 
 
 #: Level of the G-test that keeps a coordinate in :class:`LogRatioSum`: a coordinate whose two histograms
@@ -176,14 +195,12 @@ def _bin_edges(values: np.ndarray, weights: np.ndarray | None, bins: int = LOG_R
 COORDINATE_TEST_LEVEL = 1e-3
 
 
-def _log_ratio_table(edges, values_x, values_xp, weights_x=None, weights_xp=None) -> tuple[np.ndarray, bool]:
-    """Per bin ``log((c_x + 1/2) / n_x) - log((c_x' + 1/2) / n_x')`` (counts shrunk toward the ratio 1), and
-    whether the two histograms differ (G-test of homogeneity at :data:`COORDINATE_TEST_LEVEL`)."""
+def _log_ratio_table(c_x: np.ndarray, c_xp: np.ndarray) -> tuple[np.ndarray, bool]:
+    """Per bin ``log((c_x + 1/2) / n_x) - log((c_x' + 1/2) / n_x')`` of two histograms (counts shrunk toward
+    the ratio 1), and whether they differ (G-test of homogeneity at :data:`COORDINATE_TEST_LEVEL`)."""
     from scipy.stats import chi2
 
-    bins = len(edges) + 1
-    c_x = np.bincount(np.searchsorted(edges, values_x, side="right"), weights=weights_x, minlength=bins)
-    c_xp = np.bincount(np.searchsorted(edges, values_xp, side="right"), weights=weights_xp, minlength=bins)
+    bins = len(c_x)
     table = np.log((c_x + 0.5) / (c_x.sum() + 0.5 * bins)) - np.log((c_xp + 0.5) / (c_xp.sum() + 0.5 * bins))
     n_x, n_xp = c_x.sum(), c_xp.sum()
     pooled = c_x + c_xp
@@ -248,20 +265,6 @@ def monotone_fit(table: np.ndarray, counts_x: np.ndarray, counts_xp: np.ndarray)
     return best
 
 
-def _monotone_table(values_x, values_xp, weights_x, weights_xp):
-    """The edges and isotonic table of a coordinate on :data:`MONOTONE_BINS` bins (None where not monotone)."""
-    if weights_x is None:
-        edges = _bin_edges(np.concatenate([values_x[:_EDGE_PROBE], values_xp[:_EDGE_PROBE]]), None, MONOTONE_BINS)
-    else:
-        edges = _bin_edges(values_x, weights_x + weights_xp, MONOTONE_BINS)
-    table, _ = _log_ratio_table(edges, values_x, values_xp, weights_x, weights_xp)
-    bins = len(edges) + 1
-    c_x = np.bincount(np.searchsorted(edges, values_x, side="right"), weights=weights_x, minlength=bins)
-    c_xp = np.bincount(np.searchsorted(edges, values_xp, side="right"), weights=weights_xp, minlength=bins)
-    fit = monotone_fit(table, c_x, c_xp)
-    return None if fit is None else (edges, fit)
-
-
 def _log_ratio_sum(columns_x, columns_xp, weights_x=None, weights_xp=None) -> list:
     """The :class:`LogRatioSum` projection of up to 16 coordinates (none where no coordinate separates).
 
@@ -273,14 +276,15 @@ def _log_ratio_sum(columns_x, columns_xp, weights_x=None, weights_xp=None) -> li
     for index, (values_x, values_xp) in enumerate(zip(columns_x, columns_xp)):
         if weights_x is None:
             probe = np.concatenate([values_x[:_EDGE_PROBE], values_xp[:_EDGE_PROBE]])
-            edges = _bin_edges(probe, None)
-        else:
-            edges = _bin_edges(values_x, weights_x + weights_xp)  # a code book's rows, weighted by their counts
-        table, differ = _log_ratio_table(edges, values_x, values_xp, weights_x, weights_xp)
+            fine_edges, edges = _bin_edges(probe, None, MONOTONE_BINS, LOG_RATIO_BINS)
+        else:  # a code book's rows, weighted by their counts
+            fine_edges, edges = _bin_edges(values_x, weights_x + weights_xp, MONOTONE_BINS, LOG_RATIO_BINS)
+        fine_x, fine_xp = _bin_counts(fine_edges, values_x, values_xp, weights_x, weights_xp)
+        table, differ = _log_ratio_table(_coarser(fine_x, fine_edges, edges), _coarser(fine_xp, fine_edges, edges))
         if differ:
-            monotone = _monotone_table(values_x, values_xp, weights_x, weights_xp)
-            if monotone is not None:
-                edges, table = monotone
+            fit = monotone_fit(_log_ratio_table(fine_x, fine_xp)[0], fine_x, fine_xp)
+            if fit is not None:
+                edges, table = fine_edges, fit
             coordinates.append(index)
             all_edges.append(edges)
             tables.append(table)
