@@ -109,7 +109,8 @@ class LogRatioSum:
 
     The likelihood ratio of the whole vector when its coordinates are independent given the
     input (noise added to each coordinate), each coordinate's log ratio estimated from the two
-    selection samples' histograms (a naive Bayes score). ``edges[i]`` are the bin edges of
+    selection samples' histograms (a naive Bayes score), monotone in the coordinate where the data
+    do not reject it (:func:`monotone_fit`). ``edges[i]`` are the bin edges of
     coordinate ``coordinates[i]`` (``searchsorted(..., side="right")``; NaN falls in the last
     bin). No compiled form: the order of the additions is numpy's.
 
