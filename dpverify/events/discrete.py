@@ -19,7 +19,7 @@ import numpy as np
 
 from .candidates import Candidates, Event, concat
 from .indicators import CodeSet, CodeValue
-from .projections import row_projections
+from .projections import LogRatioSum, row_projections
 from .thresholds import (
     INTERVAL_POINTS,
     THRESHOLD_POINTS,
@@ -171,5 +171,6 @@ def row_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     parts = []
     for name, project in row_projections(table, sel_x, sel_x_prime):
         lookup = CodeValue.of(project(table))  # each code's projection: no (n, d) array of the selection rows
-        parts.append(threshold_candidates(lookup(sel_x), lookup(sel_x_prime), lookup, name))
+        tails = isinstance(project, LogRatioSum)
+        parts.append(threshold_candidates(lookup(sel_x), lookup(sel_x_prime), lookup, name, tails=tails))
     return concat(parts)

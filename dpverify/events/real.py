@@ -18,7 +18,7 @@ import numpy as np
 from .candidates import Candidates, CodeBook, Event, concat
 from .discrete import level_set_events, singleton_events
 from .indicators import AtLeast, Below, Composed, ExactValue
-from .projections import vector_projections
+from .projections import LogRatioSum, vector_projections
 from .thresholds import format_threshold, threshold_candidates
 
 __all__ = [
@@ -36,9 +36,12 @@ MAX_DISCRETE_VALUES = 1024
 
 
 def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
-    """Thresholds and intervals on coordinates and simple projections of real outputs."""
+    """Thresholds and intervals on coordinates and simple projections of real outputs (and thresholds in the
+    tails of the sum of coordinate log ratios, :func:`.thresholds.threshold_candidates` with ``tails``)."""
     parts = [
-        threshold_candidates(project(sel_x), project(sel_x_prime), project, name)
+        threshold_candidates(
+            project(sel_x), project(sel_x_prime), project, name, tails=isinstance(project, LogRatioSum)
+        )
         for name, project in vector_projections(sel_x, sel_x_prime)
     ]
     return concat(parts)

@@ -22,6 +22,7 @@ from .indicators import AtLeast, Below, Within
 __all__ = [
     "THRESHOLD_POINTS",
     "INTERVAL_POINTS",
+    "TAIL_QUANTILES",
     "pooled_grids",
     "sorted_grids",
     "signed_zeros_mixed",
@@ -35,6 +36,9 @@ __all__ = [
 #: Quantile points per projection for threshold events, and for interval events.
 THRESHOLD_POINTS = 32
 INTERVAL_POINTS = 12
+#: Pooled quantiles (and their complements) of the extra thresholds in the tails of a likelihood-ratio
+#: statistic (:func:`threshold_candidates` with ``tails=True``), below the grid's first point 1/33.
+TAIL_QUANTILES = (1e-3, 2e-3, 4e-3, 7e-3, 1e-2, 1.5e-2, 2e-2)
 
 
 def pooled_grids(values: np.ndarray, *points: int) -> list[np.ndarray]:
@@ -150,8 +154,26 @@ def format_threshold(t: float) -> str:
     return f"{t:.6g}"
 
 
-def threshold_candidates(px, pxp, project, name: str) -> Candidates:
-    """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``."""
+def _tail_points(px, pxp, sx, sxp) -> np.ndarray:
+    """The pooled values at :data:`TAIL_QUANTILES` and their complements (``quantile(method="nearest")``)."""
+    q = np.asarray(TAIL_QUANTILES)
+    quantiles = np.concatenate([q, 1 - q])
+    fx, fxp = _finite_part(sx), _finite_part(sxp)
+    if fx.size + fxp.size == 0:
+        return np.zeros(0)
+    if signed_zeros_mixed(px, pxp):
+        pooled = np.concatenate([px, pxp])
+        return np.unique(np.quantile(pooled[np.isfinite(pooled)], quantiles, method="nearest"))
+    return np.unique(order_statistics(fx, fxp, _nearest_ranks(fx.size + fxp.size, quantiles)))
+
+
+def threshold_candidates(px, pxp, project, name: str, *, tails: bool = False) -> Candidates:
+    """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``.
+
+    With ``tails``, thresholds also at the pooled :data:`TAIL_QUANTILES` and their complements: on a
+    likelihood-ratio statistic the most lopsided events (Neyman and Pearson's best tests at the smallest
+    sizes) lie in its tails, beyond the grid's first and last points.
+    """
     # NaN projections (unseen codes, inf - inf) belong to no threshold event; the selected copies are sorted in place
     sx, sxp = px[~np.isnan(px)], pxp[~np.isnan(pxp)]
     sx.sort()
@@ -161,6 +183,8 @@ def threshold_candidates(px, pxp, project, name: str) -> Candidates:
         # a zero on a grid has the sign numpy's own expression gives it (its sort may return one sign
         # for both zeros); any other grid value is the same double whichever sort found it
         grids = pooled_grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
+    if tails:
+        grids = [np.union1d(grids[0], _tail_points(px, pxp, sx, sxp)), grids[1]]
     return threshold_events(sx, sxp, grids, project, name)
 
 

@@ -9,8 +9,18 @@
 - ``test_support_edge_events_keep_the_false_alarm_rate``: validity with the family alone on the grid
   Laplace at its exact claim eps = 5 (its tails put many samples of one input beyond the other's, so the
   family proposes in every audit): 40 audits at alpha = 0.1, violations at most the 1 - suite_alpha
-  quantile of Bin(40, 0.1) (false failure <= 1e-6). Detects counting the chosen event on the selection
-  sample (every audit would certify an infinite loss).
+  quantile of Bin(40, 0.1) (false failure <= 1e-6). A guard of the rate: no mutation was seen failing it
+  (reuse of the selection sample is the next test's).
+- ``test_support_edge_flukes_certify_nothing_on_fresh_samples``: validity where the selection sample is
+  full of support edges and none is real: 4,000 independent normals per output, whatever the input, with
+  200 selection rows per input. The mean-difference direction fitted on those rows splits them (each
+  row's own square norm moves it by d / n = 20 against a spread of sqrt(2 d / n) = 6.3), so most of one
+  input's selection rows lie beyond every row of the other on it and the family proposes counts like
+  (190, 0); fresh rows of the two inputs fall on it alike. Three audits at alpha = 1e-7 (false failure
+  <= 3e-7 by the union bound: the two output distributions are equal, so any violation is a false
+  alarm). Detects certification that counts the selection rows again: counted on the selection rows
+  alone, each audit certified 3.15 against the claim 0.25; with half the certification rows being the
+  selection rows, 0.47-0.92 (10 of 10 seeds flagged both ways).
 - ``test_the_value_verdict_sees_the_impossible_region``: power floor of a search on report noisy max
   returning its value with exponential noise (true loss infinite): the value bound at 2.1e6 samples per
   input, seed 1, is at least 1.5 (2.53 measured; 0.41 without the family: thresholds at pooled quantiles
@@ -25,6 +35,7 @@ import pytest
 from scipy import stats
 
 import dpverify
+from dpverify.audits.pair import selection_samples
 from dpverify.events import candidate_events
 from dpverify.events.real import MIN_EDGE_TAIL, support_edge_events
 from dpverify.mechanisms import GridLaplace, NoisyMaxValue
@@ -61,10 +72,10 @@ def test_support_edge_events_keep_the_false_alarm_rate(suite_alpha):
     """40 audits of a mechanism at its exact loss, support-edge events only, at alpha = 0.1: at most the
     Bin(40, 0.1) quantile at the suite's level may flag, and the family must be the one chosen
     (``picked == 40``). A guard of the family's false-alarm rate, not a mutation test: no mutation was
-    seen failing it. Limit: it cannot detect
-    certification reusing the selection sample here: an event of counts (k, 0) on 2,000 reused samples
-    certifies more than eps = 5 only for k in the hundreds, and the family proposes k >= 5 with chance
-    about 2^-5 on equal supports (the Clopper-Pearson pair (5, 0) of 2,000 gives ln(p_lo / q_hi) < 0)."""
+    seen failing it. Limit: it cannot detect certification reusing the selection sample here: an event of
+    counts (k, 0) on 2,000 reused samples certifies more than eps = 5 only for k in the hundreds, and the
+    family proposes k >= 5 with chance about 2^-5 on equal supports (the Clopper-Pearson pair (5, 0) of
+    2,000 gives ln(p_lo / q_hi) < 0); ``test_support_edge_flukes_certify_nothing_on_fresh_samples`` does."""
     violations, picked = 0, 0
     for s in np.random.SeedSequence(7).spawn(40):
         result = dpverify.audit(
@@ -81,6 +92,50 @@ def test_support_edge_events_keep_the_false_alarm_rate(suite_alpha):
         picked += result.event.family == "support-edge"
     assert picked == 40
     assert violations <= stats.binom.ppf(1 - suite_alpha, 40, 0.1)
+
+
+class _SameNormals:
+    """``d`` independent standard normals, whatever the input: every claim holds, with loss 0."""
+
+    def __init__(self, d):
+        self.d = d
+
+    def sample(self, data, size, rng):
+        return rng.standard_normal((size, self.d))
+
+    def __call__(self, data, rng):
+        return rng.standard_normal(self.d)
+
+
+@pytest.mark.privacy_audit
+def test_support_edge_flukes_certify_nothing_on_fresh_samples(suite_alpha):
+    """The selection rows show support edges of counts about (190, 0) on the fitted mean-difference
+    projection; fresh rows of two equal distributions certify none of them. Three audits at alpha = 1e-7
+    (false failure <= 3e-7 <= ``suite_alpha``); each audit certified 3.15 against the claim 0.25 with its
+    certification counted on the selection rows, and 0.47-0.92 with half the certification rows being
+    the selection rows."""
+    alpha = 1e-7
+    mechanism = _SameNormals(4_000)
+    seeds = np.random.SeedSequence(28).spawn(3)
+    assert len(seeds) * alpha <= suite_alpha
+    for s in seeds:
+        result = dpverify.audit(
+            mechanism,
+            0,
+            1,
+            epsilon=0.25,
+            n_samples=600,
+            n_selection=200,
+            alpha=alpha,
+            seed=s,
+            event_families=["support-edge"],
+        )
+        assert result.event.family == "support-edge"
+        assert not result.violation, result.summary()
+    # the premise, at the last seed: the selection rows hold an edge that would certify a loss if reused
+    sel_x, sel_xp = selection_samples(result, mechanism, 0, 1)
+    found = support_edge_events(sel_x, sel_xp, None)
+    assert np.max(np.maximum(found.counts_x, found.counts_x_prime)) >= 150
 
 
 @pytest.mark.privacy_audit
