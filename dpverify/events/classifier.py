@@ -53,7 +53,7 @@ from ..support import arrays
 from . import _float_kernels
 from .candidates import Candidates, Event
 from .indicators import AtLeast, Below
-from .thresholds import nearest_quantiles, signed_zeros_mixed
+from .thresholds import nearest_quantiles, presorted_projection, signed_zeros_mixed
 
 __all__ = [
     "MAX_FIT_SAMPLES",
@@ -441,6 +441,28 @@ def _label_table(outputs, sel_x):
     return label_features(outputs.labels)
 
 
+def _scores_in_value_order(score, sel_x, sel_x_prime):
+    """The sorted scores of scalar outputs, computed from the selection values sorted by the threshold
+    family (:func:`.thresholds.presorted_projection`), or None where these are not at hand.
+
+    A quadratic score of sorted values runs in at most a few monotone stretches, which a merge sort
+    (``kind="stable"``) orders in about 2 ms per 1e6 instead of 5 (numpy's default sort ignores runs).
+    Each row's score is its own double whatever rows surround it (:func:`row_products`), so these are
+    the scores of the selection outputs, permuted; sorted, they are the same doubles in the same order,
+    since equal doubles have the same bits. Where that fails (both signed zeros, or NaN, among the
+    scores, whose places a sort may change) the caller scores the outputs in their own order.
+    """
+    sorted_x, sorted_xp = (presorted_projection(g, "output") for g in (sel_x, sel_x_prime))
+    if sorted_x is None or sorted_xp is None or len(sorted_x) != len(sel_x) or len(sorted_xp) != len(sel_x_prime):
+        return None
+    scores_x, scores_xp = score(sorted_x.reshape(-1, 1)), score(sorted_xp.reshape(-1, 1))
+    if np.isnan(scores_x).any() or np.isnan(scores_xp).any() or signed_zeros_mixed(scores_x, scores_xp):
+        return None
+    scores_x.sort(kind="stable")
+    scores_xp.sort(kind="stable")
+    return scores_x, scores_xp
+
+
 def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Thresholds on a logistic-regression estimate of the log likelihood ratio.
 
@@ -469,13 +491,17 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if not np.any(model.weights):
         return Candidates.empty()
     score = ClassifierScore(model, table, width)
-    scores_x, scores_xp = score(sel_x), score(sel_x_prime)
-    if signed_zeros_mixed(scores_x, scores_xp):  # numpy's quantiles read the unsorted scores then
-        sx, sxp = np.sort(scores_x), np.sort(scores_xp)
-    else:  # sorted in place: nearest_quantiles reads the sorted groups alone
-        scores_x.sort()
-        scores_xp.sort()
-        sx, sxp = scores_x, scores_xp
+    presorted = _scores_in_value_order(score, sel_x, sel_x_prime) if table is None and width == 1 else None
+    if presorted is not None:  # sorted, without NaN or both signed zeros
+        scores_x, scores_xp = sx, sxp = presorted
+    else:
+        scores_x, scores_xp = score(sel_x), score(sel_x_prime)
+        if signed_zeros_mixed(scores_x, scores_xp):  # numpy's quantiles read the unsorted scores then
+            sx, sxp = np.sort(scores_x), np.sort(scores_xp)
+        else:  # sorted in place: nearest_quantiles reads the sorted groups alone
+            scores_x.sort()
+            scores_xp.sort()
+            sx, sxp = scores_x, scores_xp
     thresholds = np.unique(nearest_quantiles(scores_x, scores_xp, sx, sxp, THRESHOLD_QUANTILES))
     below_x = np.searchsorted(sx, thresholds, side="left")
     below_xp = np.searchsorted(sxp, thresholds, side="left")
