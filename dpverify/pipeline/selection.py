@@ -219,6 +219,12 @@ FIRST_COMPUTED = 8
 BOUND_MARGIN = 1e-6
 
 
+#: Largest selection size at which a candidate dominated by another (a count under x at least as large,
+#: one under x' at most as large) is passed over: a positive bound then changes by at least a relative
+#: 1e-8 per count, far above its rounding, so the larger count scores higher.
+MAX_DOMINANCE_SELECTION = 10**8
+
+
 class CandidateScores:
     """The scores of the candidates in one direction at one shrinkage, computed where a pick needs them.
 
@@ -237,7 +243,11 @@ class CandidateScores:
     than ``alpha/2``); each bound is monotone in the count, and a real count lies within 1 of an integer;
     the upper bound of a count of 0 is ``1 - (alpha/2)^(1/m)``. Bounds are computed in decreasing
     order of this upper bound, :data:`FIRST_COMPUTED` first, then every candidate whose upper bound
-    reaches the best score found (less :data:`BOUND_MARGIN`); the others cannot score as high. The
+    reaches the best score found (less :data:`BOUND_MARGIN`); the others cannot score as high. Once a
+    positive bound is found, a candidate dominated by another (a count under x at least as large, one
+    under x' at most as large) is passed over too: the bound is monotone in each count, and strictly
+    so where it is positive (its probabilities are then far from underflow and change by a relative
+    1e-8 or more per count; equal counts leave the earlier index first). The
     bounds computed are those :func:`predicted_bounds` gives, to the bit (the same elementwise
     operations, on the distinct counts). Claims of other kinds compute every bound.
 
@@ -305,6 +315,20 @@ class CandidateScores:
         bound = _predicted_bound(p_lo, q_hi, self.delta, self.claim)
         self.values[index] = np.where(np.isfinite(bound), bound, NO_BOUND_SCORE + self.fallback[index])
 
+    def _dominated(self, candidates) -> np.ndarray:
+        """Whether each of ``candidates`` has another among them with a count under x at least as large and
+        one under x' at most as large (the same counts: an earlier index). All False where counts are too
+        fine for the bounds to tell them apart (:data:`MAX_DOMINANCE_SELECTION`)."""
+        if self.n_selection > MAX_DOMINANCE_SELECTION:
+            return np.zeros(candidates.size, dtype=bool)
+        p, q = self.p[candidates], self.q[candidates]
+        order = np.lexsort((candidates, q, -p))  # count under x down, then count under x' up, then index
+        in_order = q[order]
+        smallest_before = np.minimum.accumulate(np.concatenate([[np.inf], in_order[:-1]]))
+        dominated = np.empty(candidates.size, dtype=bool)
+        dominated[order] = smallest_before <= in_order
+        return dominated
+
     def best(self, excluded) -> tuple:
         """``(score, index)`` of the first largest score among candidates not ``excluded`` (``(-inf, 0)``
         when all are): what ``argmax`` of the scores, ``-inf`` where excluded, returns."""
@@ -318,6 +342,8 @@ class CandidateScores:
             if bounds.size:
                 top = bounds.max()
                 needed = candidates[self.upper[candidates] >= top - BOUND_MARGIN * (1 + abs(top))]
+                if top > 0:  # positive bounds, far from underflow: a dominated candidate scores strictly less
+                    needed = np.intersect1d(needed, candidates[~self._dominated(candidates)], assume_unique=True)
             else:
                 needed = candidates[self.upper[candidates] > -np.inf]
             self._compute(needed[np.isnan(self.values[needed])])

@@ -306,11 +306,16 @@ def test_scores_computed_where_needed_pick_as_every_score_would():
     that exclude some, most or all candidates.
 
     Detects an upper bound that is not one (a candidate passed over that would have won: seen with the
-    bound lowered by 0.05), candidates ruled out on the first few computed alone, and a tie resolved to
-    a later index.
+    bound lowered by 0.05), candidates ruled out on the first few computed alone, a tie resolved to a
+    later index, and dominated candidates passed over where the best bound is not positive (counts 1
+    and 4 then tie near underflow at -702, and the later index was returned: seen failing).
     """
     from dpverify.pipeline.selection import CandidateScores
 
+    tied = np.array([1.0] + [4.0] * 9), np.zeros(10)  # every bound -702.06: the first is the pick
+    scores = CandidateScores(*tied, 460_220, 4_341, dict(shrinkage_se=2.0), delta=0.0, alpha=1e-3)
+    expected = _argmax_of_every_score(*tied, 460_220, 4_341, dict(shrinkage_se=2.0), np.zeros(10, bool), 0.0, 1e-3)
+    assert scores.best(np.zeros(10, dtype=bool)) == expected
     rng = np.random.default_rng(30)
     audited = [_laplace_candidate_counts(seed, 200_000) for seed in (1, 2)]
     for trial in range(120):
@@ -322,6 +327,8 @@ def test_scores_computed_where_needed_pick_as_every_score_would():
                 p, q = q, p
         elif trial % 3 == 1:
             p, q = rng.integers(0, 6, 60).astype(float), rng.integers(0, 4, 60).astype(float)
+            if trial % 2:  # tiny counts of many: bounds near underflow, where distinct counts tie
+                n, m = 460_220, 4_341
         else:
             p, q = rng.integers(0, n + 1, 80).astype(float), rng.integers(0, n + 1, 80).astype(float)
             p[40:], q[40:] = p[:40], q[:40]  # ties: the first of equal scores is the pick
