@@ -371,7 +371,7 @@ def _family_results(sel_x, sel_xp, shared):
     return found
 
 
-@pytest.mark.parametrize("case", ["laplace", "signed zeros", "infinities"])
+@pytest.mark.parametrize("case", ["laplace", "grid", "signed zeros", "infinities"])
 def test_shared_sorted_projections_give_the_same_candidates(case):
     """The threshold, classifier and support-edge families propose the same events with the same counts
     whether they share the sorted selection values (the classifier scoring them in value order, merge
@@ -386,6 +386,8 @@ def test_shared_sorted_projections_give_the_same_candidates(case):
     x, xp = rng.laplace(size=n), rng.laplace(size=n) + 1.0
     if case == "signed zeros":  # outputs rounded to a coarse grid: both zeros among values and scores
         x, xp = np.round(x * 2) / 2 * np.where(rng.random(n) < 0.5, 1.0, -1.0), np.round(xp * 2) / 2
+    elif case == "grid":  # the snapped Laplace's grid: ties, and scores that fall then rise along the values
+        x, xp = np.round(x * 2**20) / 2**20, np.round(xp * 2**20) / 2**20
     elif case == "infinities":
         x[:50], xp[:7] = np.inf, -np.inf
     assert _family_results(x, xp, shared=True) == _family_results(x, xp, shared=False)
