@@ -290,13 +290,16 @@ def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
     return out
 
 
-def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> LogisticScore:
+def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, compiled: bool = False) -> LogisticScore:
     """Ridge-penalized logistic regression of "input was x" by Newton's method (IRLS).
 
     Parameters
     ----------
     features_x, features_x_prime : numpy.ndarray
         Feature rows of outputs of M(x) (label 1) and of M(x') (label 0).
+    compiled : bool
+        Take the features' means and standard deviations with a compiled kernel (the same doubles,
+        :func:`dpverify.events._float_kernels.column_mean_std`), where numba is loaded anyway.
 
     Returns
     -------
@@ -306,8 +309,11 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray) -> 
     """
     X = np.concatenate([features_x, features_x_prime], axis=0)
     y = np.concatenate([np.ones(len(features_x)), np.zeros(len(features_x_prime))])
-    mean = X.mean(axis=0)
-    scale = X.std(axis=0)
+    if compiled and X.ndim == 2 and X.shape[1] >= 2 and len(X) and X.dtype == np.float64 and X.flags.c_contiguous:
+        mean, scale = _float_kernels.column_mean_std(X)
+    else:
+        mean = X.mean(axis=0)
+        scale = X.std(axis=0)
     keep = scale > 1e-12 * np.maximum(1.0, np.abs(mean))
     scale = np.where(keep, scale, 1.0)
     X -= mean  # standardized in place: the fit holds one design matrix, not three
@@ -500,7 +506,9 @@ def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
     width = sel_x.shape[1] if table is None else 1
     m = fit_rows(feature_count(width) if table is None else table.shape[1])
     unfitted = ClassifierScore(None, table, width)
-    model = fit_logistic_score(unfitted.features_in_blocks(sel_x[:m]), unfitted.features_in_blocks(sel_x_prime[:m]))
+    compiled = len(sel_x) >= _float_kernels.MIN_COMPILED_SELECTION // 2  # numba is loaded anyway (_compiled_scores)
+    features_x, features_xp = unfitted.features_in_blocks(sel_x[:m]), unfitted.features_in_blocks(sel_x_prime[:m])
+    model = fit_logistic_score(features_x, features_xp, compiled=compiled)
     if not np.any(model.weights):
         return Candidates.empty()
     score = ClassifierScore(model, table, width)

@@ -73,9 +73,12 @@ def signed_zeros_mixed(*values: np.ndarray) -> bool:
     """
     negative = positive = False
     for part in values:
-        bits = np.asarray(part, dtype=np.float64).view(np.uint64)
-        negative = negative or bool(np.any(bits == np.uint64(1 << 63)))
-        positive = positive or bool(np.any(bits == np.uint64(0)))
+        part = np.asarray(part, dtype=np.float64)
+        zeros = part[part == 0]  # both signed zeros; usually none, and then one pass
+        if zeros.size:
+            signs = np.signbit(zeros)
+            negative = negative or bool(signs.any())
+            positive = positive or not bool(signs.all())
     return negative and positive
 
 
@@ -185,8 +188,9 @@ def sorted_projection(group, name: str, values: np.ndarray) -> np.ndarray:
     key = (id(group), name)
     if cache is not None and key in cache and cache[key][0] is group:
         return cache[key][1]
-    kept = values[~np.isnan(values)]  # a copy, sorted in place
-    kept.sort()
+    kept = np.sort(values)  # NaN sorts last: cut off (the sort of the other values is the same)
+    if kept.size and np.isnan(kept[-1]):
+        kept = kept[: np.searchsorted(kept, np.nan, side="left")].copy()
     if cache is not None:
         kept.flags.writeable = False
         cache[key] = (group, kept)
