@@ -243,7 +243,10 @@ class CandidateScores:
     than ``alpha/2``); each bound is monotone in the count, and a real count lies within 1 of an integer;
     the upper bound of a count of 0 is ``1 - (alpha/2)^(1/m)``. Bounds are computed in decreasing
     order of this upper bound, :data:`FIRST_COMPUTED` first, then every candidate whose upper bound
-    reaches the best score found (less :data:`BOUND_MARGIN`); the others cannot score as high. Once a
+    reaches the best score found (less :data:`BOUND_MARGIN`); the others cannot score as high. Of
+    these, the shrunk selection estimates ``p_sel``, ``q_sel`` (two of the four evaluations) are
+    computed first, and the bound only where ``ln(p_sel + 1/m - delta) - ln(max(q_sel - 1/m,
+    1 - (alpha/2)^(1/m)))``, an upper bound by the same argument, still reaches the best score. Once a
     positive bound is found, a candidate dominated by another (a count under x at least as large, one
     under x' at most as large) is passed over too: the bound is monotone in each count, and strictly
     so where it is positive (its probabilities are then far from underflow and change by a relative
@@ -273,6 +276,7 @@ class CandidateScores:
             options.pop("n_candidates", len(self.p)), options.pop("shrinkage_se", None)
         )
         self.values = np.full(len(self.p), np.nan)  # NaN: not computed yet
+        self.p_sel, self.q_sel = np.full(len(self.p), np.nan), np.full(len(self.p), np.nan)  # shrunk estimates
         if claim is None:
             self.upper = self._upper_bounds()
         if self.upper is None:
@@ -296,22 +300,42 @@ class CandidateScores:
         with np.errstate(divide="ignore"):
             return np.log(np.maximum(top - self.delta, 0.0)) - np.log(bottom)
 
+    def _shrink(self, index):
+        """The shrunk selection estimates (``p_sel``, ``q_sel`` of :func:`predicted_bounds`) of ``index``,
+        each distinct count's once."""
+        n, sa = self.n_selection, self.shrinkage_alpha
+        for counts, shrunk, bound in (
+            (self.p, self.p_sel, clopper_pearson_lower),
+            (self.q, self.q_sel, clopper_pearson_upper),
+        ):
+            missing = index[np.isnan(shrunk[index])]
+            if missing.size:
+                distinct, at = np.unique(counts[missing], return_inverse=True)
+                shrunk[missing] = bound(distinct, n, sa)[at]
+
+    def _upper_after_shrinking(self, index) -> np.ndarray:
+        """A tighter upper bound of the candidates ``index``, from their shrunk estimates (class Notes)."""
+        m = self.n_certification
+        p_sel, q_sel = self.p_sel[index], self.q_sel[index]
+        top = np.where(p_sel > 0, np.minimum(p_sel + 1.0 / m, 1.0), 0.0)
+        bottom = np.maximum(q_sel - 1.0 / m, -math.expm1(math.log(self.alpha / 2) / m) * (1 - 1e-9))
+        with np.errstate(divide="ignore"):
+            return np.log(np.maximum(top - self.delta, 0.0)) - np.log(bottom)
+
     def _compute(self, index):
-        """Compute the scores of the candidates ``index`` (each distinct count's bound once)."""
+        """Compute the scores of the candidates ``index`` (each distinct count's bounds once)."""
         if index.size == 0:
             return
+        sizes = (self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha)
         if self.claim is not None:
-            p_lo = _predicted_lower(
-                self.p[index], self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha
-            )
-            q_hi = _predicted_upper(
-                self.q[index], self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha
-            )
-        else:
-            ps, p_at = np.unique(self.p[index], return_inverse=True)
-            qs, q_at = np.unique(self.q[index], return_inverse=True)
-            p_lo = _predicted_lower(ps, self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha)[p_at]
-            q_hi = _predicted_upper(qs, self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha)[q_at]
+            p_lo, q_hi = _predicted_lower(self.p[index], *sizes), _predicted_upper(self.q[index], *sizes)
+        else:  # predicted_bounds' operations, each on the distinct values
+            self._shrink(index)
+            m, alpha = self.n_certification, self.alpha
+            ps, p_at = np.unique(self.p_sel[index], return_inverse=True)
+            qs, q_at = np.unique(self.q_sel[index], return_inverse=True)
+            p_lo = clopper_pearson_lower(ps * m, m, alpha)[p_at]
+            q_hi = clopper_pearson_upper(qs * m, m, alpha)[q_at]
         bound = _predicted_bound(p_lo, q_hi, self.delta, self.claim)
         self.values[index] = np.where(np.isfinite(bound), bound, NO_BOUND_SCORE + self.fallback[index])
 
@@ -341,9 +365,17 @@ class CandidateScores:
             bounds = known[known > NO_BOUND_SCORE / 2]  # finite bounds (NaN compares False)
             if bounds.size:
                 top = bounds.max()
-                needed = candidates[self.upper[candidates] >= top - BOUND_MARGIN * (1 + abs(top))]
+                reach = top - BOUND_MARGIN * (1 + abs(top))
+                needed = candidates[self.upper[candidates] >= reach]
                 if top > 0:  # positive bounds, far from underflow: a dominated candidate scores strictly less
                     needed = np.intersect1d(needed, candidates[~self._dominated(candidates)], assume_unique=True)
+                needed = needed[np.isnan(self.values[needed])]
+                self._shrink(needed)  # half the work of a bound, and a bound on it much closer to it
+                closer = self._upper_after_shrinking(needed)
+                self._compute(needed[np.argsort(-closer, kind="stable")[:FIRST_COMPUTED]])  # raise the best first
+                known = self.values[candidates]
+                top = known[known > NO_BOUND_SCORE / 2].max()
+                needed = needed[closer >= top - BOUND_MARGIN * (1 + abs(top))]
             else:
                 needed = candidates[self.upper[candidates] > -np.inf]
             self._compute(needed[np.isnan(self.values[needed])])
