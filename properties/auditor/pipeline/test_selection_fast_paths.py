@@ -308,7 +308,9 @@ def test_scores_computed_where_needed_pick_as_every_score_would():
     Detects an upper bound that is not one (a candidate passed over that would have won: seen with the
     bound lowered by 0.05), candidates ruled out on the first few computed alone, a tie resolved to a
     later index, and dominated candidates passed over where the best bound is not positive (counts 1
-    and 4 then tie near underflow at -702, and the later index was returned: seen failing).
+    and 4 then tie near underflow at -702, and the later index was returned: seen failing). The
+    closer bound from the shrunk estimates, lowered by 0.05, was not seen failing: its order is the
+    scores' order on these data, and the winner is among the few computed first.
     """
     from dpverify.pipeline.selection import CandidateScores
 
