@@ -298,8 +298,9 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
     features_x, features_x_prime : numpy.ndarray
         Feature rows of outputs of M(x) (label 1) and of M(x') (label 0).
     compiled : bool
-        Take the features' means and standard deviations with a compiled kernel (the same doubles,
-        :func:`dpverify.events._float_kernels.column_mean_std`), where numba is loaded anyway.
+        Take the features' means and standard deviations, the design matrix and its weighted copies
+        with compiled kernels (the same doubles: :func:`dpverify.events._float_kernels.column_mean_std`,
+        ``standardized_design``, ``weighted_rows``), where numba is loaded anyway.
 
     Returns
     -------
@@ -309,17 +310,22 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
     """
     X = np.concatenate([features_x, features_x_prime], axis=0)
     y = np.concatenate([np.ones(len(features_x)), np.zeros(len(features_x_prime))])
-    if compiled and X.ndim == 2 and X.shape[1] >= 2 and len(X) and X.dtype == np.float64 and X.flags.c_contiguous:
+    shaped = X.ndim == 2 and X.shape[1] >= 2 and len(X) > 0
+    fast = bool(compiled and shaped and X.dtype == np.float64 and X.flags.c_contiguous)
+    if fast:
         mean, scale = _float_kernels.column_mean_std(X)
     else:
         mean = X.mean(axis=0)
         scale = X.std(axis=0)
     keep = scale > 1e-12 * np.maximum(1.0, np.abs(mean))
     scale = np.where(keep, scale, 1.0)
-    X -= mean  # standardized in place: the fit holds one design matrix, not three
-    X /= scale
-    X[:, ~keep] = 0.0
-    A = np.concatenate([X, np.ones((len(X), 1))], axis=1)
+    if fast:  # the same doubles, one pass (and no row-by-row broadcasting)
+        A = _float_kernels.standardized_design(X, mean, scale, keep)
+    else:
+        X -= mean  # standardized in place: the fit holds one design matrix, not three
+        X /= scale
+        X[:, ~keep] = 0.0
+        A = np.concatenate([X, np.ones((len(X), 1))], axis=1)
     del X
     k = A.shape[1]
     beta = np.zeros(k)
@@ -332,7 +338,11 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
         p = 1.0 / (1.0 + np.exp(-eta))
         w = p * (1 - p)
         gradient = A.T @ (y - p) - penalty * beta
-        hessian = np.multiply(A, w[:, None], out=weighted).T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
+        if fast:
+            _float_kernels.weighted_rows(A, w, weighted)
+        else:
+            np.multiply(A, w[:, None], out=weighted)
+        hessian = weighted.T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
