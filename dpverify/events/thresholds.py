@@ -83,9 +83,17 @@ def signed_zeros_mixed(*values: np.ndarray) -> bool:
 
 
 def _distinct_up_to(sorted_values: np.ndarray, limit: int) -> np.ndarray | None:
-    """The distinct values of a sorted array, or None when there are more than ``limit``."""
+    """The distinct values of a sorted array, or None when there are more than ``limit``.
+
+    Evenly spaced entries are looked at first: the distinct values among them are distinct values of
+    the array, so more than ``limit`` of them answer None without the pass over every value (continuous
+    outputs: 1 ms per 1e6 values).
+    """
     if sorted_values.size == 0:
         return sorted_values
+    probe = sorted_values[np.unique(np.linspace(0, sorted_values.size - 1, 4 * limit + 4).astype(np.intp))]
+    if np.count_nonzero(probe[1:] != probe[:-1]) + 1 > limit:
+        return None
     new = sorted_values[1:] != sorted_values[:-1]
     if np.count_nonzero(new) + 1 > limit:
         return None

@@ -393,3 +393,25 @@ def test_shared_sorted_projections_give_the_same_candidates(case):
     elif case == "infinities":
         x[:50], xp[:7] = np.inf, -np.inf
     assert _family_results(x, xp, shared=True) == _family_results(x, xp, shared=False)
+
+
+@given(
+    hnp.arrays(np.float64, st.integers(0, 200), elements=st.one_of(few_doubles, st.just(np.nan))),
+    st.integers(1, 40),
+)
+@example(np.array([-np.inf] + [np.nan] * 12), 21)
+def test_distinct_values_read_from_a_probe_first_are_the_full_pass(values, limit):
+    """``_distinct_up_to`` (evenly spaced entries looked at first) returns what the pass over every value
+    returns: None beyond ``limit`` distinct values, else the same doubles. Detects a probe that reads one
+    entry twice (a NaN then counts as two distinct values: seen failing on the example)."""
+    sorted_values = np.sort(values)
+    new = sorted_values[1:] != sorted_values[:-1]
+    if sorted_values.size == 0:
+        expected = sorted_values
+    elif np.count_nonzero(new) + 1 > limit:
+        expected = None
+    else:
+        expected = sorted_values[np.concatenate([[True], new])]
+    got = thresholds._distinct_up_to(sorted_values, limit)
+    assert (got is None) == (expected is None)
+    assert got is None or _same_bits(got, expected)
