@@ -13,7 +13,12 @@ kernels here read each output once and keep only histograms:
 * :func:`reachability_counts` counts the four cells ``2 [y - x exact] + [y - x' exact]`` (TwoSum,
   as :func:`dpverify.events.floating.difference_is_exact`);
 * :func:`standardized_scalar_features` writes the classifier's standardized features of scalar
-  doubles in one pass (numpy makes five block-sized temporaries for them).
+  doubles in one pass (numpy makes five block-sized temporaries for them);
+* :func:`column_mean_std` gives the classifier fit's column means and standard deviations, those of
+  ``X.mean(axis=0)`` and ``X.std(axis=0)`` (numpy reduces over rows one row at a time, two numbers a
+  step, where a matrix has two or more columns); :func:`standardized_design` and
+  :func:`weighted_rows` write its design matrix and the Newton steps' weighted copy of it (numpy
+  broadcasts a row of two or three numbers at a time: 1 ms per pass at 2e5 rows).
 
 The counts are integers and every test is the IEEE operation numpy makes, so the candidates are
 those of the numpy path, bit for bit (tested on random doubles with signed zeros, infinities, NaN
@@ -41,6 +46,9 @@ __all__ = [
     "bit_field_counts",
     "reachability_counts",
     "standardized_scalar_features",
+    "column_mean_std",
+    "standardized_design",
+    "weighted_rows",
 ]
 
 #: Selection outputs (both inputs together) from which the floating-point families count with the
@@ -113,3 +121,55 @@ def standardized_scalar_features(values, clip, mean, scale, out):
             g = clip
         out[r, 0] = (g - m0) / s0
         out[r, 1] = (g * g - m1) / s1
+
+
+@njit(cache=True, nogil=True)
+def column_mean_std(X):
+    """``(X.mean(axis=0), X.std(axis=0))`` of a C-contiguous float64 matrix of two or more columns, bit for bit.
+
+    numpy reduces a C-contiguous matrix over its rows one row at a time when it has two or more columns
+    (its pairwise summation runs along a contiguous axis only: a single column is summed pairwise, and
+    is left to numpy): the sum starts at the first row and adds each next one. ``std`` takes the mean
+    so (the sum divided by the rows), then the same sum of the squared differences, divided by the
+    rows, and its square root. The same IEEE operations in the same order, in one pass each instead of
+    one call of numpy's inner loop per row (2e5 rows: 7 ms to 1 ms); tested against numpy.
+    """
+    n, k = X.shape
+    total = X[0].copy()
+    for i in range(1, n):
+        for j in range(k):
+            total[j] += X[i, j]
+    mean = total / n
+    squares = np.empty(k)
+    for j in range(k):
+        d = X[0, j] - mean[j]
+        squares[j] = d * d
+    for i in range(1, n):
+        for j in range(k):
+            d = X[i, j] - mean[j]
+            squares[j] += d * d
+    return mean, np.sqrt(squares / n)
+
+
+@njit(cache=True, nogil=True)
+def standardized_design(X, mean, scale, keep):
+    """The fit's design matrix: ``(X - mean) / scale`` in the columns ``keep`` says to keep, 0.0 in the
+    others, and a last column of ones; what ``X -= mean; X /= scale; X[:, ~keep] = 0.0`` and
+    ``np.concatenate([X, np.ones((n, 1))], axis=1)`` give (``scale`` 1.0 where not kept), in one pass."""
+    n, k = X.shape
+    A = np.empty((n, k + 1))
+    for i in range(n):
+        for j in range(k):
+            A[i, j] = (X[i, j] - mean[j]) / scale[j] if keep[j] else 0.0
+        A[i, k] = 1.0
+    return A
+
+
+@njit(cache=True, nogil=True)
+def weighted_rows(A, w, out):
+    """``numpy.multiply(A, w[:, None], out=out)``: row ``i`` of ``A`` times ``w[i]``."""
+    n, k = A.shape
+    for i in range(n):
+        for j in range(k):
+            out[i, j] = A[i, j] * w[i]
+    return out

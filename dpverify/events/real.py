@@ -19,7 +19,7 @@ from .candidates import Candidates, CodeBook, Event, concat
 from .discrete import level_set_events, singleton_events
 from .indicators import AtLeast, Below, Composed, ExactValue
 from .projections import LogRatioSum, vector_projections
-from .thresholds import format_threshold, threshold_candidates
+from .thresholds import format_threshold, sorted_projection, threshold_candidates
 
 __all__ = [
     "MAX_DISCRETE_VALUES",
@@ -35,12 +35,24 @@ __all__ = [
 MAX_DISCRETE_VALUES = 1024
 
 
+def _shared(sel_x, sel_x_prime):
+    """The groups whose sorted projection the families share (:func:`.thresholds.shared_sorts`): scalar
+    outputs' one projection (two sorted copies of the selection values, which the classifier reads too);
+    vectors' many projections are sorted one at a time, so that their memory stays one projection's."""
+    return (sel_x, sel_x_prime) if sel_x.shape[1] == 1 else (None, None)
+
+
 def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Thresholds and intervals on coordinates and simple projections of real outputs (and thresholds in the
     tails of the sum of coordinate log ratios, :func:`.thresholds.threshold_candidates` with ``tails``)."""
     parts = [
         threshold_candidates(
-            project(sel_x), project(sel_x_prime), project, name, tails=isinstance(project, LogRatioSum)
+            project(sel_x),
+            project(sel_x_prime),
+            project,
+            name,
+            groups=_shared(sel_x, sel_x_prime),
+            tails=isinstance(project, LogRatioSum),
         )
         for name, project in vector_projections(sel_x, sel_x_prime)
     ]
@@ -112,7 +124,8 @@ def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
     events, cx, cxp = [], [], []
     for name, project in vector_projections(sel_x, sel_x_prime):
         px, pxp = project(sel_x), project(sel_x_prime)
-        sx, sxp = np.sort(px[~np.isnan(px)]), np.sort(pxp[~np.isnan(pxp)])
+        group_x, group_xp = _shared(sel_x, sel_x_prime)
+        sx, sxp = sorted_projection(group_x, name, px), sorted_projection(group_xp, name, pxp)
         if sx.size == 0 or sxp.size == 0:
             continue
         for a, b in ((sx, sxp), (sxp, sx)):

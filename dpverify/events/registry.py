@@ -63,6 +63,7 @@ from .floating import mantissa_events, reachability_events
 from .learned import learned_events, learned_tree_events
 from .products import product_events
 from .real import real_threshold_events, real_value_events, support_edge_events
+from .thresholds import shared_sorts
 
 __all__ = [
     "EventFamily",
@@ -345,8 +346,12 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
         }
         chosen = {n: chosen[n] for n in families if n in chosen}
     events, cx, cxp, parts = [], [], [], []
+    with shared_sorts():  # families that sort the same projection sort it once
+        found_by_family = {
+            name: record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs) for name, record in chosen.items()
+        }
     for name, record in chosen.items():
-        found = record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs)
+        found = found_by_family[name]
         if not found.events:
             if "_" in found.skipped:  # families say why when the reason helps the reader
                 skipped[name] = found.skipped["_"]

@@ -143,7 +143,9 @@ def smallest_rejecting_level(rejects, *, iterations: int = 80, lowest: float = -
 
     ``rejects(log_alpha)`` says whether the test rejects at ``exp(log_alpha)``. Returns 1 when it does not
     reject at ``alpha`` just below 1, and ``floor`` when it rejects at ``exp(lowest)`` already. The one
-    implementation behind :func:`claim_pvalue` and the p-values of the other claim kinds.
+    implementation behind :func:`claim_pvalue` and the p-values of the other claim kinds. The bisection
+    stops early once its ends are adjacent doubles (``rejects`` is false at one, true at the other, so
+    no later step could move them): about 60 of the 80 steps, the same result.
     """
     high = math.log(1.0 - 1e-12)
     if not rejects(high):
@@ -153,6 +155,8 @@ def smallest_rejecting_level(rejects, *, iterations: int = 80, lowest: float = -
         return floor
     for _ in range(iterations):
         mid = 0.5 * (low + high)
+        if mid == low or mid == high:  # adjacent doubles: every later step would leave low and high as they are
+            break
         if rejects(mid):
             high = mid
         else:

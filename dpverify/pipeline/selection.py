@@ -26,7 +26,15 @@ from ..events import Event, candidate_events, default_families, families_of_role
 from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import OutputCodec, fit_codec
 
-__all__ = ["Selection", "Choice", "select", "select_event", "predicted_bounds", "default_selection_size"]
+__all__ = [
+    "Selection",
+    "Choice",
+    "select",
+    "select_event",
+    "predicted_bounds",
+    "CandidateScores",
+    "default_selection_size",
+]
 
 #: The best-looking of M candidates is inflated by luck (winner's curse) by
 #: about sqrt(2 ln M) standard errors; selection estimates are shrunk by that
@@ -106,18 +114,39 @@ def predicted_bounds(
     that certification would give at the shrunk probabilities on
     ``n_certification`` fresh samples is then computed with the audit's ``alpha``.
     """
+    shrinkage_alpha = _shrinkage_alpha(
+        len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates, shrinkage_se
+    )
+    p_lo = _predicted_lower(count_p, n_selection, n_certification, shrinkage_alpha, alpha)
+    q_hi = _predicted_upper(count_q, n_selection, n_certification, shrinkage_alpha, alpha)
+    return _predicted_bound(p_lo, q_hi, delta, claim)
+
+
+def _shrinkage_alpha(n_candidates: int, shrinkage_se) -> float:
+    """The two-sided level of a shrinkage by ``shrinkage_se`` standard errors (None: ``max(1, sqrt(2 ln M))``,
+    M = ``max(2, n_candidates)``)."""
     if shrinkage_se is None:
-        m = max(2, len(np.atleast_1d(count_p)) if n_candidates is None else n_candidates)
-        k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(m)))
+        k = max(MIN_SHRINKAGE_SE, math.sqrt(2 * math.log(max(2, n_candidates))))
     else:
         k = shrinkage_se
     from scipy import stats  # here: scipy.stats costs 0.6 s to import
 
-    shrinkage_alpha = 2 * stats.norm.sf(k)
+    return 2 * stats.norm.sf(k)
+
+
+def _predicted_lower(count_p, n_selection, n_certification, shrinkage_alpha, alpha):
+    """``p_lo`` of :func:`predicted_bounds`: the certification's lower bound at the shrunk selection estimate."""
     p_sel = clopper_pearson_lower(count_p, n_selection, shrinkage_alpha)
+    return clopper_pearson_lower(p_sel * n_certification, n_certification, alpha)
+
+
+def _predicted_upper(count_q, n_selection, n_certification, shrinkage_alpha, alpha):
+    """``q_hi`` of :func:`predicted_bounds`: the certification's upper bound at the shrunk selection estimate."""
     q_sel = clopper_pearson_upper(count_q, n_selection, shrinkage_alpha)
-    p_lo = clopper_pearson_lower(p_sel * n_certification, n_certification, alpha)
-    q_hi = clopper_pearson_upper(q_sel * n_certification, n_certification, alpha)
+    return clopper_pearson_upper(q_sel * n_certification, n_certification, alpha)
+
+
+def _predicted_bound(p_lo, q_hi, delta, claim):
     if claim is not None:
         bound = claim.kind_record.event_bound(claim, p_lo, q_hi)
         return np.where(bound > 0, bound, -np.inf)
@@ -162,15 +191,16 @@ def select_event(
         best = None
         for direction, p, q in (("x", a, b), ("x_prime", b, a)):
             key = (direction, None if options is None else tuple(sorted(options.items())))
-            score = None if scores is None else scores.get(key)
-            if score is None:
-                score = _score(p, q, n_selection, n_certification, options, delta=delta, alpha=alpha, claim=claim)
+            scored = None if scores is None else scores.get(key)
+            if scored is None:
+                scored = CandidateScores(
+                    p, q, n_selection, n_certification, options, delta=delta, alpha=alpha, claim=claim
+                )
                 if scores is not None:
-                    scores[key] = score
-            score = np.where(excluded, -np.inf, score)
-            i = int(np.argmax(score))
-            if best is None or score[i] > best[0]:
-                best = (score[i], i, direction)
+                    scores[key] = scored
+            value, i = scored.best(excluded)
+            if best is None or value > best[0]:
+                best = (value, i, direction)
         if best[0] > 0:
             break
     if not np.isfinite(best[0]):
@@ -178,14 +208,182 @@ def select_event(
     return best[1], best[2]
 
 
-def _score(p, q, n_selection, n_certification, options, *, delta, alpha, claim=None) -> np.ndarray:
-    """Each candidate's predicted bound (``options``: the shrinkage), or with None the smoothed log ratio."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        fallback = np.log(p + 0.5) - np.log(q + 0.5)
-    if options is None:
-        return fallback
-    score = predicted_bounds(p, q, n_selection, n_certification, delta=delta, alpha=alpha, claim=claim, **options)
-    return np.where(np.isfinite(score), score, -1e6 + fallback)
+#: A candidate whose predicted bound is not finite scores this plus its smoothed log ratio: below every
+#: finite bound (at least ``ln`` of the smallest double, about -745), so any finite bound ranks first.
+NO_BOUND_SCORE = -1e6
+#: Candidates (of largest upper bound) whose predicted bounds :class:`CandidateScores` computes first.
+FIRST_COMPUTED = 8
+#: A candidate is passed over only when its upper bound lies at least this far below the best computed
+#: score, relative to ``1 + |best|``: far above the rounding of the upper bounds and of scipy's inverse
+#: incomplete beta function (relative errors near 1e-15).
+BOUND_MARGIN = 1e-6
+
+
+#: Largest selection size at which a candidate dominated by another (a count under x at least as large,
+#: one under x' at most as large) is passed over: a positive bound then changes by at least a relative
+#: 1e-8 per count, far above its rounding, so the larger count scores higher.
+MAX_DOMINANCE_SELECTION = 10**8
+
+
+class CandidateScores:
+    """The scores of the candidates in one direction at one shrinkage, computed where a pick needs them.
+
+    A candidate's score is its predicted bound (:func:`predicted_bounds`, ``options`` the shrinkage)
+    where that is finite, else :data:`NO_BOUND_SCORE` plus its smoothed log ratio
+    ``ln((p + 1/2) / (q + 1/2))``; with ``options`` None, the smoothed log ratio alone.
+    :meth:`best` returns what ``argmax`` over every score would, without computing every bound.
+
+    Notes
+    -----
+    Each bound takes four evaluations of the inverse incomplete beta function. For integer counts
+    ``k_p, k_q`` of ``n`` selection samples and ``m`` certification samples, the bound is at most
+    ``ln(k_p/n + 1/m - delta) - ln(max(k_q/n - 1/m, 1 - (alpha/2)^(1/m)))``: a Clopper-Pearson lower
+    bound on an integer count ``k`` of ``N`` is at most ``k/N``, and an upper bound at least ``k/N``
+    (``k`` is the median of the binomial of mean ``k``, so the tail beyond it holds at least 1/2, more
+    than ``alpha/2``); each bound is monotone in the count, and a real count lies within 1 of an integer;
+    the upper bound of a count of 0 is ``1 - (alpha/2)^(1/m)``. Bounds are computed in decreasing
+    order of this upper bound, :data:`FIRST_COMPUTED` first, then every candidate whose upper bound
+    reaches the best score found (less :data:`BOUND_MARGIN`); the others cannot score as high. Of
+    these, the shrunk selection estimates ``p_sel``, ``q_sel`` (two of the four evaluations) are
+    computed first, and the bound only where ``ln(p_sel + 1/m - delta) - ln(max(q_sel - 1/m,
+    1 - (alpha/2)^(1/m)))``, an upper bound by the same argument, still reaches the best score. Once a
+    positive bound is found, a candidate dominated by another (a count under x at least as large, one
+    under x' at most as large) is passed over too: the bound is monotone in each count, and strictly
+    so where it is positive (its probabilities are then far from underflow and change by a relative
+    1e-8 or more per count; equal counts leave the earlier index first). The
+    bounds computed are those :func:`predicted_bounds` gives, to the bit (the same elementwise
+    operations, on the distinct counts). Claims of other kinds compute every bound.
+
+    References
+    ----------
+    C. J. Clopper and E. S. Pearson, "The use of confidence or fiducial limits illustrated in the case
+    of the binomial", Biometrika, 1934. R. Kaas and J. M. Buhrman, "Mean, median and mode in binomial
+    distributions", Statistica Neerlandica, 1980 (the median of a binomial of integer mean is the mean).
+    """
+
+    def __init__(self, p, q, n_selection, n_certification, options, *, delta, alpha, claim=None):
+        self.p, self.q = np.asarray(p, dtype=float), np.asarray(q, dtype=float)
+        self.n_selection, self.n_certification = n_selection, n_certification
+        self.delta, self.alpha, self.claim = delta, alpha, claim
+        with np.errstate(divide="ignore", invalid="ignore"):
+            self.fallback = np.log(self.p + 0.5) - np.log(self.q + 0.5)
+        self.upper = None
+        if options is None:
+            self.values = self.fallback
+            return
+        options = dict(options)
+        self.shrinkage_alpha = _shrinkage_alpha(
+            options.pop("n_candidates", len(self.p)), options.pop("shrinkage_se", None)
+        )
+        self.values = np.full(len(self.p), np.nan)  # NaN: not computed yet
+        self.p_sel, self.q_sel = np.full(len(self.p), np.nan), np.full(len(self.p), np.nan)  # shrunk estimates
+        if claim is None:
+            self.upper = self._upper_bounds()
+        if self.upper is None:
+            self._compute(np.arange(len(self.p)))
+        else:
+            certain = self.upper == -np.inf  # p_lo <= delta for sure: no finite bound
+            self.values[certain] = NO_BOUND_SCORE + self.fallback[certain]
+
+    def _upper_bounds(self):
+        """An upper bound on each candidate's predicted bound (class Notes), or None where it does not hold."""
+        p, q, n, m, alpha = self.p, self.q, self.n_selection, self.n_certification, self.alpha
+        if not (0 < alpha < 1 and 0 < self.shrinkage_alpha < 1 and n >= 1 and m >= 1 and len(p)):
+            return None
+        if not (np.all(p == np.floor(p)) and np.all(q == np.floor(q))):
+            return None
+        if p.min() < 0 or q.min() < 0 or p.max() > n or q.max() > n:
+            return None
+        top = np.where(p > 0, np.minimum(p / n + 1.0 / m, 1.0), 0.0)
+        floor = -math.expm1(math.log(alpha / 2) / m) * (1 - 1e-9)
+        bottom = np.maximum(q / n - 1.0 / m, floor)
+        with np.errstate(divide="ignore"):
+            return np.log(np.maximum(top - self.delta, 0.0)) - np.log(bottom)
+
+    def _shrink(self, index):
+        """The shrunk selection estimates (``p_sel``, ``q_sel`` of :func:`predicted_bounds`) of ``index``,
+        each distinct count's once."""
+        n, sa = self.n_selection, self.shrinkage_alpha
+        for counts, shrunk, bound in (
+            (self.p, self.p_sel, clopper_pearson_lower),
+            (self.q, self.q_sel, clopper_pearson_upper),
+        ):
+            missing = index[np.isnan(shrunk[index])]
+            if missing.size:
+                distinct, at = np.unique(counts[missing], return_inverse=True)
+                shrunk[missing] = bound(distinct, n, sa)[at]
+
+    def _upper_after_shrinking(self, index) -> np.ndarray:
+        """A tighter upper bound of the candidates ``index``, from their shrunk estimates (class Notes)."""
+        m = self.n_certification
+        p_sel, q_sel = self.p_sel[index], self.q_sel[index]
+        top = np.where(p_sel > 0, np.minimum(p_sel + 1.0 / m, 1.0), 0.0)
+        bottom = np.maximum(q_sel - 1.0 / m, -math.expm1(math.log(self.alpha / 2) / m) * (1 - 1e-9))
+        with np.errstate(divide="ignore"):
+            return np.log(np.maximum(top - self.delta, 0.0)) - np.log(bottom)
+
+    def _compute(self, index):
+        """Compute the scores of the candidates ``index`` (each distinct count's bounds once)."""
+        if index.size == 0:
+            return
+        sizes = (self.n_selection, self.n_certification, self.shrinkage_alpha, self.alpha)
+        if self.claim is not None:
+            p_lo, q_hi = _predicted_lower(self.p[index], *sizes), _predicted_upper(self.q[index], *sizes)
+        else:  # predicted_bounds' operations, each on the distinct values
+            self._shrink(index)
+            m, alpha = self.n_certification, self.alpha
+            ps, p_at = np.unique(self.p_sel[index], return_inverse=True)
+            qs, q_at = np.unique(self.q_sel[index], return_inverse=True)
+            p_lo = clopper_pearson_lower(ps * m, m, alpha)[p_at]
+            q_hi = clopper_pearson_upper(qs * m, m, alpha)[q_at]
+        bound = _predicted_bound(p_lo, q_hi, self.delta, self.claim)
+        self.values[index] = np.where(np.isfinite(bound), bound, NO_BOUND_SCORE + self.fallback[index])
+
+    def _dominated(self, candidates) -> np.ndarray:
+        """Whether each of ``candidates`` has another among them with a count under x at least as large and
+        one under x' at most as large (the same counts: an earlier index). All False where counts are too
+        fine for the bounds to tell them apart (:data:`MAX_DOMINANCE_SELECTION`)."""
+        if self.n_selection > MAX_DOMINANCE_SELECTION:
+            return np.zeros(candidates.size, dtype=bool)
+        p, q = self.p[candidates], self.q[candidates]
+        order = np.lexsort((candidates, q, -p))  # count under x down, then count under x' up, then index
+        in_order = q[order]
+        smallest_before = np.minimum.accumulate(np.concatenate([[np.inf], in_order[:-1]]))
+        dominated = np.empty(candidates.size, dtype=bool)
+        dominated[order] = smallest_before <= in_order
+        return dominated
+
+    def best(self, excluded) -> tuple:
+        """``(score, index)`` of the first largest score among candidates not ``excluded`` (``(-inf, 0)``
+        when all are): what ``argmax`` of the scores, ``-inf`` where excluded, returns."""
+        candidates = np.flatnonzero(~np.asarray(excluded, dtype=bool))
+        if self.upper is not None and candidates.size:
+            order = candidates[np.argsort(-self.upper[candidates], kind="stable")]
+            first = order[:FIRST_COMPUTED]
+            self._compute(first[np.isnan(self.values[first])])
+            known = self.values[candidates]
+            bounds = known[known > NO_BOUND_SCORE / 2]  # finite bounds (NaN compares False)
+            if bounds.size:
+                top = bounds.max()
+                reach = top - BOUND_MARGIN * (1 + abs(top))
+                needed = candidates[self.upper[candidates] >= reach]
+                if top > 0:  # positive bounds, far from underflow: a dominated candidate scores strictly less
+                    needed = np.intersect1d(needed, candidates[~self._dominated(candidates)], assume_unique=True)
+                needed = needed[np.isnan(self.values[needed])]
+                self._shrink(needed)  # half the work of a bound, and a bound on it much closer to it
+                closer = self._upper_after_shrinking(needed)
+                self._compute(needed[np.argsort(-closer, kind="stable")[:FIRST_COMPUTED]])  # raise the best first
+                known = self.values[candidates]
+                top = known[known > NO_BOUND_SCORE / 2].max()
+                needed = needed[closer >= top - BOUND_MARGIN * (1 + abs(top))]
+            else:
+                needed = candidates[self.upper[candidates] > -np.inf]
+            self._compute(needed[np.isnan(self.values[needed])])
+        score = np.full(len(self.values), -np.inf)
+        known = candidates[~np.isnan(self.values[candidates])]
+        score[known] = self.values[known]
+        i = int(np.argmax(score))
+        return score[i], i
 
 
 @dataclass(frozen=True)

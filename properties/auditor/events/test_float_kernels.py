@@ -174,3 +174,32 @@ def test_compiled_scalar_scores_equal_numpys(monkeypatch):
     monkeypatch.setattr(_float_kernels, "MIN_COMPILED_SELECTION", 2)
     assert classifier._compiled_scores(group, model)
     np.testing.assert_array_equal(score(group).view(np.uint64), whole.view(np.uint64))
+
+
+@pytest.mark.parametrize(("n", "k"), [(2, 2), (200_000, 2), (99_999, 3), (5_000, 21), (3_000, 257)])
+def test_column_mean_std_equal_numpys(n, k):
+    """``column_mean_std`` gives ``X.mean(axis=0)`` and ``X.std(axis=0)`` bit for bit on the fit's features
+    (values and their squares, standardized or not) and wide random matrices.
+
+    Detects a pairwise or blocked summation where numpy adds row after row (seen failing on single
+    columns, which numpy sums pairwise and the fit leaves to numpy), and a variance about another
+    mean. Fails too if a numpy release changes its order of summation: the fit then keeps numpy's.
+    """
+    rng = np.random.default_rng(n + k)
+    column = rng.laplace(size=(n, 1)) * rng.choice([1e-3, 1.0, 1e3]) + rng.choice([0.0, 1.0, -7.5])
+    X = np.concatenate(
+        [column, column * column] + [rng.normal(size=(n, 1)) * 10.0 ** (j % 8) for j in range(k - 2)], axis=1
+    )
+    mean, std = _float_kernels.column_mean_std(X)
+    assert np.array_equal(mean.view(np.uint64), X.mean(axis=0).view(np.uint64))
+    assert np.array_equal(std.view(np.uint64), X.std(axis=0).view(np.uint64))
+
+
+def test_compiled_fit_equals_numpys():
+    """The fit with the compiled column statistics returns numpy's model, bit for bit."""
+    rng = np.random.default_rng(4)
+    a, b = output_features(rng.laplace(size=(100_000, 1))), output_features(rng.laplace(size=(100_000, 1)) + 1)
+    plain, compiled = fit_logistic_score(a.copy(), b.copy()), fit_logistic_score(a, b, compiled=True)
+    for name in ("mean", "scale", "weights"):
+        assert np.array_equal(getattr(plain, name).view(np.uint64), getattr(compiled, name).view(np.uint64))
+    assert plain.intercept == compiled.intercept

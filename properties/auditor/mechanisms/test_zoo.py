@@ -299,3 +299,16 @@ def test_gaussian_above_eps_8_holds_its_exact_privacy_profile(claimed_eps, suite
     )
     assert not result.violation, result.summary()
     assert result.delta_lower_bound > 0.8 * probe
+
+
+def test_snapped_laplace_single_call_rounds_as_its_sample():
+    """A single call of the snapped Laplace mechanism (its scalar rounding path) gives the double its
+    vectorized ``sample`` gives for the same noise, ties to even included. Detects a scalar path that
+    rounds half away from zero, or that skips the snap."""
+    from dpverify.mechanisms.textbook import LaplaceMechanism
+
+    mechanism = LaplaceMechanism(1.0)
+    noise = np.random.default_rng(9).laplace(size=2_000) * 10.0 ** np.arange(-3, 5).repeat(250)
+    values = np.concatenate([noise, (np.arange(-8, 9) + 0.5) * mechanism.snap])  # ties between grid points
+    single = np.array([mechanism._round(float(v)) for v in values])
+    assert np.array_equal(single.view(np.uint64), mechanism._round(values).view(np.uint64))

@@ -227,3 +227,28 @@ def test_one_bound_equals_the_same_bound_in_an_array():
                     alone = bound(count * (nobs / 100), nobs, alpha)
                     assert isinstance(alone, np.ndarray) and alone.shape == ()
                     assert alone.view(np.uint64) == together[i : i + 1].view(np.uint64)[0], (bound, count, nobs)
+
+
+def test_smallest_rejecting_level_stops_where_the_full_bisection_would_end():
+    """Stopping the bisection once its ends are adjacent doubles returns what all 80 steps return, on
+    boundaries across the whole range of ``log(alpha)`` (and on claim p-values, through
+    ``claim_pvalue``). Detects a stop that returns ``low`` or the midpoint, or one taken a step early."""
+    import math
+
+    from dpverify.pipeline.bounds import smallest_rejecting_level
+
+    def all_steps(rejects):
+        high, low = math.log(1.0 - 1e-12), -745.0
+        if not rejects(high):
+            return 1.0
+        if rejects(low):
+            return 0.0
+        for _ in range(80):
+            mid = 0.5 * (low + high)
+            high, low = (mid, low) if rejects(mid) else (high, mid)
+        return math.exp(high)
+
+    rng = np.random.default_rng(8)
+    for boundary in np.concatenate([rng.uniform(-745, 0, 200), -(10.0 ** rng.uniform(-12, 0, 200)), [-745.0, 0.0]]):
+        rejects = lambda log_alpha, b=float(boundary): log_alpha >= b  # noqa: E731
+        assert smallest_rejecting_level(rejects) == all_steps(rejects)

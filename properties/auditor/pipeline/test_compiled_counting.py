@@ -318,3 +318,28 @@ def test_scalar_kernel_counts_as_numpy_on_odd_doubles(seed):
     assert counter.program["scalars"]
     kinds = set(counter.program["projections"][:, 0].tolist())
     assert {counting._MANTISSA, counting._REACHABILITY, counting._COORDINATE} <= kinds
+
+
+def test_chunks_of_one_count_compile_their_events_once(monkeypatch):
+    """The chunks of one count share one compiled counter; another code book or another indicator (even
+    an equal one) compiles afresh. Detects a counter reused across counts of other events (keyed on the
+    code book alone, or on equality), which would count the wrong events."""
+    from types import SimpleNamespace
+
+    from dpverify.pipeline import sampling
+
+    compiled = []
+    monkeypatch.setattr(sampling, "compile_counter", lambda codec, indicators: compiled.append(1) or object())
+    monkeypatch.setattr(sampling, "_last_counter", None)
+    codec, other_codec = object(), object()
+    first, second = (lambda e: e), (lambda e: e)
+    tasks = [SimpleNamespace(codec=codec, indicators=(first, second)) for _ in range(4)]
+    counters = {id(sampling._compiled_counter(t)) for t in tasks}
+    assert len(counters) == 1 and len(compiled) == 1
+    for task in (
+        SimpleNamespace(codec=other_codec, indicators=(first, second)),
+        SimpleNamespace(codec=other_codec, indicators=(first, lambda e: e)),
+        SimpleNamespace(codec=other_codec, indicators=(first,)),
+    ):
+        sampling._compiled_counter(task)
+    assert len(compiled) == 4

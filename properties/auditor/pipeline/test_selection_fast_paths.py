@@ -1,22 +1,24 @@
 """The selection step's fast paths give numpy's own answers, bit for bit.
 
-Selection sorts each projection once and reads the quantile grids, the
-distinct values and the counts from the sorted groups; finds the distinct
-small integers of a code book by counting; reads mantissa codes through two
-small tables; and scores each candidate once for the verdict and the value
-picks. Each result must be the double (or integer) the plain numpy
-expression gives, since the events chosen, their descriptions and so every
-seeded audit depend on it. The one trap is the signed zero: -0.0 == 0.0, and
-numpy's sort may return either for both (it does on this machine), so where
-both occur the numpy expression itself is used.
+Selection sorts each projection once and reads the quantile grids, the distinct
+values and the counts from the sorted groups; finds the distinct small integers
+of a code book by counting; reads mantissa codes through two small tables; and
+scores each candidate once for the verdict and the value picks, computing its
+predicted bound only where an upper bound says it could win. Each result must
+be the double (or integer) the plain numpy expression gives, since the events
+chosen, their descriptions and so every seeded audit depend on it. The one trap
+is the signed zero: -0.0 == 0.0, and numpy's sort may return either for both
+(it does on this machine), so where both occur the numpy expression itself is
+used.
 
 Deterministic: fixed seeds and Hypothesis examples, no statistical decision:
-false-alarm rate 0 on correct code, power 1 against any fast path whose
-result differs from numpy's on the data tested. Reading the pooled grid from
-the sorted groups without the signed-zero fallback, an off-by-one rank
+false-alarm rate 0 on correct code, power 1 against any fast path whose result
+differs from numpy's on the data tested. Reading the pooled grid from the
+sorted groups without the signed-zero fallback, an off-by-one rank
 (``round((n - 1) q)`` read as ``floor``), a tail table shifted by one bit, a
-bincount that drops the largest key, or a score cache keyed without the
-shrinkage make these tests fail.
+bincount that drops the largest key, a score cache keyed without the shrinkage, or a
+candidate's bound passed over on an upper bound lowered by 0.05 make these
+tests fail.
 """
 
 from __future__ import annotations
@@ -226,7 +228,12 @@ def test_codes_of_consecutive_integer_keys_are_numpys_search(dtype, keys, values
 
 
 def test_scores_are_kept_per_shrinkage_and_direction(monkeypatch):
-    """The verdict and value picks score each candidate once, and pick as when every score is recomputed."""
+    """The verdict and value picks compute each candidate's bound at most once per direction and shrinkage,
+    and pick as when every score is recomputed.
+
+    Detects a cache keyed without the direction or the shrinkage (a pick then reads another's scores), and
+    scores recomputed for the value pick (the cost the cache saves).
+    """
     from dpverify.mechanisms import FloatLaplaceMechanism
     from dpverify.pipeline import selection
 
@@ -237,13 +244,13 @@ def test_scores_are_kept_per_shrinkage_and_direction(monkeypatch):
     kept = select(sel_x, sel_xp, **options)
     assert kept.value_choices, "needs an implementation event in the verdict, so that both picks run"
     calls = []
-    plain_score = selection._score
+    plain_compute = selection.CandidateScores._compute
 
-    def recorded_score(p, *args, **kwargs):
-        calls.append((id(p), repr(args[3])))  # the direction's counts and the shrinkage
-        return plain_score(p, *args, **kwargs)
+    def recorded_compute(self, index):
+        calls.extend((id(self.p), self.shrinkage_alpha, int(i)) for i in index)  # direction, shrinkage, candidate
+        return plain_compute(self, index)
 
-    monkeypatch.setattr(selection, "_score", recorded_score)
+    monkeypatch.setattr(selection.CandidateScores, "_compute", recorded_compute)
     again = select(sel_x, sel_xp, **options)
     assert calls and len(calls) == len(set(calls))
     monkeypatch.setattr(selection, "select_event", _without_cache(selection.select_event))
@@ -259,3 +266,152 @@ def _without_cache(select_event):
         return select_event(*args, scores=None, **kwargs)
 
     return uncached
+
+
+def _argmax_of_every_score(p, q, n, m, options, excluded, delta, alpha):
+    """The pick as ``select_event`` made it before scores were computed where needed: every bound, then argmax."""
+    from dpverify.pipeline.selection import NO_BOUND_SCORE, predicted_bounds
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        fallback = np.log(p + 0.5) - np.log(q + 0.5)
+    if options is None:
+        score = fallback
+    else:
+        bound = predicted_bounds(p, q, n, m, delta=delta, alpha=alpha, **options)
+        score = np.where(np.isfinite(bound), bound, NO_BOUND_SCORE + fallback)
+    score = np.where(excluded, -np.inf, score)
+    i = int(np.argmax(score))
+    return score[i], i
+
+
+def _laplace_candidate_counts(seed, n):
+    """The selection counts of every candidate event of the snapped Laplace mechanism on 0 and 1 (eps 1).
+
+    Many events (thresholds, intervals, the classifier's level sets in the lower tail) have a ratio of
+    about e and bounds within a few hundredths of each other: passing over one that would win shows."""
+    from dpverify.events import candidate_events
+    from dpverify.mechanisms import LaplaceMechanism
+
+    rng = np.random.default_rng(seed)
+    mechanism = LaplaceMechanism(1.0)
+    codec, (enc_x, enc_xp) = outputs.fit_codec(mechanism.sample(0.0, n, rng), mechanism.sample(1.0, n, rng))
+    found = candidate_events(enc_x, enc_xp, codec)
+    return found.counts_x, found.counts_x_prime
+
+
+def test_scores_computed_where_needed_pick_as_every_score_would():
+    """``CandidateScores.best`` returns the score and index (bits and first index of ties) that the argmax
+    of every candidate's predicted bound returns: over a Laplace audit's candidates, small and zero
+    counts, repeated count pairs, deltas, levels, the three shrinkages, the smoothed ratio, and masks
+    that exclude some, most or all candidates.
+
+    Detects an upper bound that is not one (a candidate passed over that would have won: seen with the
+    bound lowered by 0.05), candidates ruled out on the first few computed alone, a tie resolved to a
+    later index, and dominated candidates passed over where the best bound is not positive (counts 1
+    and 4 then tie near underflow at -702, and the later index was returned: seen failing). The
+    closer bound from the shrunk estimates, lowered by 0.05, was not seen failing: its order is the
+    scores' order on these data, and the winner is among the few computed first.
+    """
+    from dpverify.pipeline.selection import CandidateScores
+
+    tied = np.array([1.0] + [4.0] * 9), np.zeros(10)  # every bound -702.06: the first is the pick
+    scores = CandidateScores(*tied, 460_220, 4_341, dict(shrinkage_se=2.0), delta=0.0, alpha=1e-3)
+    expected = _argmax_of_every_score(*tied, 460_220, 4_341, dict(shrinkage_se=2.0), np.zeros(10, bool), 0.0, 1e-3)
+    assert scores.best(np.zeros(10, dtype=bool)) == expected
+    rng = np.random.default_rng(30)
+    audited = [_laplace_candidate_counts(seed, 200_000) for seed in (1, 2)]
+    for trial in range(120):
+        n = int(rng.choice([50, 2_000, 200_000]))
+        m = int(rng.choice([1, 1_000, 9 * n]))
+        if trial % 3 == 0:  # large counts: upper bounds close to the bounds, where passing one over shows
+            (p, q), n, m = audited[trial % 2], 200_000, 1_800_000
+            if trial % 6 == 3:
+                p, q = q, p
+        elif trial % 3 == 1:
+            p, q = rng.integers(0, 6, 60).astype(float), rng.integers(0, 4, 60).astype(float)
+            if trial % 2:  # tiny counts of many: bounds near underflow, where distinct counts tie
+                n, m = 460_220, 4_341
+        else:
+            p, q = rng.integers(0, n + 1, 80).astype(float), rng.integers(0, n + 1, 80).astype(float)
+            p[40:], q[40:] = p[:40], q[:40]  # ties: the first of equal scores is the pick
+        delta = float(rng.choice([0.0, 1e-6, 1e-2]))
+        alpha = float(rng.choice([0.05, 1e-4, 0.6]))
+        options = [dict(n_candidates=2 * len(p)), dict(shrinkage_se=2.0), dict(shrinkage_se=1.0), None][trial % 4]
+        scores = CandidateScores(p, q, n, m, options, delta=delta, alpha=alpha)
+        for share in (0.0, 0.3, 0.95, 1.0):
+            excluded = rng.random(len(p)) < share
+            value, index = scores.best(excluded)
+            expected_value, expected_index = _argmax_of_every_score(p, q, n, m, options, excluded, delta, alpha)
+            assert index == expected_index
+            assert _same_bits(value, expected_value)
+
+
+def test_scores_computed_where_needed_compute_few_bounds():
+    """On the tail counts of a Laplace pair, most candidates' bounds are never computed (the point of
+    computing them where needed). Detects an upper bound so loose that it rules nothing out."""
+    from dpverify.pipeline.selection import CandidateScores
+
+    p, q = _laplace_candidate_counts(3, 200_000)
+    scores = CandidateScores(q, p, 200_000, 1_800_000, dict(shrinkage_se=2.0), delta=0.0, alpha=0.05)
+    scores.best(np.zeros(len(p), dtype=bool))
+    assert np.count_nonzero(~np.isnan(scores.values)) <= len(p) // 2
+
+
+def _family_results(sel_x, sel_xp, shared):
+    """The threshold, classifier and support-edge candidates (descriptions and counts), the families run
+    one after the other with their sorted projections shared, or each on its own."""
+    from contextlib import nullcontext
+
+    from dpverify.events import classifier, real
+
+    codec, (enc_x, enc_xp) = outputs.fit_codec(sel_x, sel_xp)
+    found = []
+    with thresholds.shared_sorts() if shared else nullcontext():
+        for family in (real.real_threshold_events, classifier.classifier_events, real.support_edge_events):
+            c = family(enc_x, enc_xp, codec)
+            found.append(([e.description for e in c.events], c.counts_x.tolist(), c.counts_x_prime.tolist()))
+    return found
+
+
+@pytest.mark.parametrize("case", ["laplace", "grid", "signed zeros", "infinities"])
+def test_shared_sorted_projections_give_the_same_candidates(case):
+    """The threshold, classifier and support-edge families propose the same events with the same counts
+    whether they share the sorted selection values (the classifier scoring them in value order, merge
+    sorted) or sort on their own; 300,000 outputs per input, so the compiled classifier scores run.
+
+    Detects the classifier scoring one input's sorted values as the other's (seen failing). The
+    guards for both signed zeros or NaN among the scores are not reached here: a score of exactly 0
+    did not occur, and real outputs hold no NaN.
+    """
+    rng = np.random.default_rng(31)
+    n = 1_000_000
+    x, xp = rng.laplace(size=n), rng.laplace(size=n) + 1.0
+    if case == "signed zeros":  # outputs rounded to a coarse grid: both zeros among values and scores
+        x, xp = np.round(x * 2) / 2 * np.where(rng.random(n) < 0.5, 1.0, -1.0), np.round(xp * 2) / 2
+    elif case == "grid":  # the snapped Laplace's grid: ties, and scores that fall then rise along the values
+        x, xp = np.round(x * 2**20) / 2**20, np.round(xp * 2**20) / 2**20
+    elif case == "infinities":
+        x[:50], xp[:7] = np.inf, -np.inf
+    assert _family_results(x, xp, shared=True) == _family_results(x, xp, shared=False)
+
+
+@given(
+    hnp.arrays(np.float64, st.integers(0, 200), elements=st.one_of(few_doubles, st.just(np.nan))),
+    st.integers(1, 40),
+)
+@example(np.array([-np.inf] + [np.nan] * 12), 21)
+def test_distinct_values_read_from_a_probe_first_are_the_full_pass(values, limit):
+    """``_distinct_up_to`` (evenly spaced entries looked at first) returns what the pass over every value
+    returns: None beyond ``limit`` distinct values, else the same doubles. Detects a probe that reads one
+    entry twice (a NaN then counts as two distinct values: seen failing on the example)."""
+    sorted_values = np.sort(values)
+    new = sorted_values[1:] != sorted_values[:-1]
+    if sorted_values.size == 0:
+        expected = sorted_values
+    elif np.count_nonzero(new) + 1 > limit:
+        expected = None
+    else:
+        expected = sorted_values[np.concatenate([[True], new])]
+    got = thresholds._distinct_up_to(sorted_values, limit)
+    assert (got is None) == (expected is None)
+    assert got is None or _same_bits(got, expected)
