@@ -343,3 +343,18 @@ def test_chunks_of_one_count_compile_their_events_once(monkeypatch):
     ):
         sampling._compiled_counter(task)
     assert len(compiled) == 4
+
+
+def test_a_finished_count_holds_no_code_book(monkeypatch):
+    """After an audit the process keeps no reference to its code book and events (an audit of many
+    distinct outputs would otherwise hold its code book until the next count). Detects the counter
+    cache left filled after ``count_events`` (seen failing). Deterministic."""
+    from dpverify.mechanisms import GridLaplace
+    from dpverify.pipeline import sampling
+
+    compiled = []
+    real = sampling.compile_counter
+    monkeypatch.setattr(sampling, "MIN_COMPILED_OUTPUTS", 1)  # the compiled path at a small size
+    monkeypatch.setattr(sampling, "compile_counter", lambda *a: compiled.append(1) or real(*a))
+    dpverify.audit(GridLaplace(1.0), 0.0, 1.0, epsilon=1.0, n_samples=100_000, seed=3)
+    assert compiled and sampling._last_counter is None
