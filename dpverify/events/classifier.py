@@ -257,7 +257,7 @@ class LogisticScore:
 ROW_PRODUCT_ROWS = 4096
 
 
-def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
+def row_products(A: np.ndarray, v: np.ndarray, out: np.ndarray | None = None) -> np.ndarray:
     """``A @ v`` for a matrix ``A`` of many rows, ``ROW_PRODUCT_ROWS`` (4,096) rows per product.
 
     Each row's value is its own dot product, whatever rows are computed with it (tested), so
@@ -272,6 +272,8 @@ def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
         A float64 matrix (rows x columns).
     v : numpy.ndarray
         A float64 vector of one entry per column.
+    out : numpy.ndarray, optional
+        A float64 vector of one entry per row to write the products into (a Newton fit reuses one).
 
     Returns
     -------
@@ -283,11 +285,13 @@ def row_products(A: np.ndarray, v: np.ndarray) -> np.ndarray:
     N. J. Higham, *Accuracy and Stability of Numerical Algorithms*, 2nd ed. (2002), Section 3.1
     (the rounding of an inner product depends on its order of summation).
     """
-    if len(A) <= ROW_PRODUCT_ROWS:
-        return A @ v
-    out = np.empty(len(A))
+    if out is None:
+        if len(A) <= ROW_PRODUCT_ROWS:
+            return A @ v
+        out = np.empty(len(A))
     for start in range(0, len(A), ROW_PRODUCT_ROWS):
-        out[start : start + ROW_PRODUCT_ROWS] = A[start : start + ROW_PRODUCT_ROWS] @ v
+        stop = start + ROW_PRODUCT_ROWS
+        np.matmul(A[start:stop], v, out=out[start:stop])
     return out
 
 
@@ -301,7 +305,10 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
     compiled : bool
         Take the features' means and standard deviations, the design matrix and its weighted copies
         with compiled kernels (the same doubles: :func:`dpverify.events._float_kernels.column_mean_std`,
-        ``standardized_design``, ``weighted_rows``), where numba is loaded anyway.
+        ``standardized_design``, ``weighted_rows``), where numba is loaded anyway; a three-column
+        design (scalar outputs) gets each step's gradient and Hessian from one compiled pass summed in
+        a fixed order (:func:`~dpverify.events._float_kernels.logistic_newton_sums`; OpenBLAS's sums
+        round differently with its number of threads), the same model to about 1e-13.
 
     Returns
     -------
@@ -333,17 +340,16 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
     penalty = RIDGE * len(A) * np.ones(k)
     penalty[-1] = 0.0
     penalty[:-1][~keep] = 1.0  # pins constant features at 0
-    weighted = np.empty_like(A)  # A * w[:, None], refilled at each step
+    # Three columns (scalar outputs: the value, its square, the intercept) are summed by one compiled
+    # pass in a fixed order; wider designs by OpenBLAS (whose rounding follows its threads).
+    summed = fast and k == 3
+    eta, p = np.empty(len(A)), np.empty(len(A))
+    terms = _three_column_terms(A, y) if summed else _blas_terms(A, y, fast)
     for _ in range(MAX_NEWTON_STEPS):
-        eta = np.clip(row_products(A, beta), -30, 30)
-        p = 1.0 / (1.0 + np.exp(-eta))
-        w = p * (1 - p)
-        gradient = A.T @ (y - p) - penalty * beta
-        if fast:
-            _float_kernels.weighted_rows(A, w, weighted)
-        else:
-            np.multiply(A, w[:, None], out=weighted)
-        hessian = weighted.T @ A + np.diag(penalty) + 1e-9 * np.eye(k)
+        _fitted_probabilities(A, beta, eta, p)
+        gradient, hessian = terms(p)
+        gradient = gradient - penalty * beta
+        hessian = hessian + np.diag(penalty) + 1e-9 * np.eye(k)
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -353,6 +359,47 @@ def fit_logistic_score(features_x: np.ndarray, features_x_prime: np.ndarray, com
             break
     weights = np.where(keep, beta[:-1], 0.0)
     return LogisticScore(mean, scale, weights, float(beta[-1]))
+
+
+def _fitted_probabilities(A, beta, eta, p) -> None:
+    """``p = 1 / (1 + exp(-clip(A beta, -30, 30)))`` into the buffers ``eta`` and ``p``: a Newton step of the
+    fit refills them (a fresh array of every row at each step costs page faults), operation by operation
+    the doubles of the expression."""
+    np.clip(row_products(A, beta, out=eta), -30, 30, out=eta)
+    np.negative(eta, out=p)
+    np.exp(p, out=p)
+    np.add(1.0, p, out=p)
+    np.divide(1.0, p, out=p)
+
+
+def _blas_terms(A, y, compiled: bool):
+    """``p -> (A.T @ (y - p), A.T @ diag(p (1 - p)) @ A)`` by OpenBLAS, with buffers kept between steps."""
+    weighted = np.empty_like(A)  # A * w[:, None]
+    w, r = np.empty(len(A)), np.empty(len(A))
+
+    def terms(p):
+        np.subtract(1, p, out=w)
+        np.multiply(p, w, out=w)
+        np.subtract(y, p, out=r)
+        if compiled:
+            _float_kernels.weighted_rows(A, w, weighted)
+        else:
+            np.multiply(A, w[:, None], out=weighted)
+        return A.T @ r, weighted.T @ A
+
+    return terms
+
+
+def _three_column_terms(A, y):
+    """:func:`_blas_terms` of a three-column design, summed in a fixed order in one compiled pass
+    (:func:`dpverify.events._float_kernels.logistic_newton_sums`)."""
+    sums = np.empty(9)
+
+    def terms(p):
+        g0, g1, g2, h00, h01, h02, h11, h12, h22 = _float_kernels.logistic_newton_sums(A, y, p, sums)
+        return np.array([g0, g1, g2]), np.array([[h00, h01, h02], [h01, h11, h12], [h02, h12, h22]])
+
+    return terms
 
 
 @dataclass(frozen=True, eq=False)

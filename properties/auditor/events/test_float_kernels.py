@@ -195,11 +195,56 @@ def test_column_mean_std_equal_numpys(n, k):
     assert np.array_equal(std.view(np.uint64), X.std(axis=0).view(np.uint64))
 
 
-def test_compiled_fit_equals_numpys():
-    """The fit with the compiled column statistics returns numpy's model, bit for bit."""
+def test_compiled_fit_equals_numpys_but_for_the_newton_sums_order():
+    """The fit with the compiled kernels returns numpy's model: bit for bit where OpenBLAS sums the
+    Newton steps (designs wider than three columns), to rounding where the three-column design of
+    scalar outputs is summed in a fixed order (:func:`_float_kernels.logistic_newton_sums`).
+
+    Detects a wrong gradient entry (another optimum) or Hessian entry (Newton steps that stop 1e-8 short
+    of it) in the compiled steps, far beyond the 1e-12 allowed for rounding, and any change of the column
+    statistics (compared bit for bit).
+    """
     rng = np.random.default_rng(4)
     a, b = output_features(rng.laplace(size=(100_000, 1))), output_features(rng.laplace(size=(100_000, 1)) + 1)
     plain, compiled = fit_logistic_score(a.copy(), b.copy()), fit_logistic_score(a, b, compiled=True)
+    for name in ("mean", "scale"):
+        assert np.array_equal(getattr(plain, name).view(np.uint64), getattr(compiled, name).view(np.uint64))
+    scale = 1e-12 * np.max(np.abs(plain.weights))  # rounding of sums of 2e5 rows: about 1e-13 of it (seen)
+    np.testing.assert_allclose(compiled.weights, plain.weights, rtol=0, atol=scale)
+    assert abs(compiled.intercept - plain.intercept) <= scale
+    wide_a = np.concatenate([a, rng.normal(size=(len(a), 1))], axis=1)
+    wide_b = np.concatenate([b, rng.normal(size=(len(b), 1))], axis=1)
+    plain = fit_logistic_score(wide_a.copy(), wide_b.copy())
+    compiled = fit_logistic_score(wide_a, wide_b, compiled=True)
     for name in ("mean", "scale", "weights"):
         assert np.array_equal(getattr(plain, name).view(np.uint64), getattr(compiled, name).view(np.uint64))
     assert plain.intercept == compiled.intercept
+
+
+def _running_sum(terms: np.ndarray) -> float:
+    """``0.0 + t0 + t1 + ...`` in this order (numpy's cumsum adds left to right)."""
+    return float(np.cumsum(np.concatenate([[0.0], terms]))[-1])
+
+
+@pytest.mark.parametrize("n", [1, 4096, 3 * 4096 + 17])
+def test_logistic_newton_sums_in_their_fixed_order(n):
+    """The compiled Newton sums equal the same sums in numpy's left-to-right cumsum, block by block of
+    ``NEWTON_BLOCK`` rows and then over the blocks, bit for bit: a fixed order, the same doubles on every
+    machine and thread count.
+
+    Detects a sum of another order (pairwise, one running sum, blocks of another size: seen failing with
+    blocks of 2,048), a Hessian entry multiplied in another order (``(a1 w) a0`` for ``(a0 w) a1``), and
+    rows lost at the last block's edge.
+    """
+    rng = np.random.default_rng(n)
+    A = np.concatenate([rng.standard_normal((n, 2)) * [1.0, 1e3], np.ones((n, 1))], axis=1)
+    y = (rng.random(n) < 0.5).astype(float)
+    p = rng.random(n)
+    out = _float_kernels.logistic_newton_sums(A, y, p, np.empty(9))
+    w, r = p * (1.0 - p), y - p
+    B = A * w[:, None]
+    terms = [A[:, 0] * r, A[:, 1] * r, A[:, 2] * r]
+    terms += [B[:, j] * A[:, l] for j in range(3) for l in range(j, 3)]
+    block = _float_kernels.NEWTON_BLOCK
+    expected = [_running_sum(np.array([_running_sum(t[i : i + block]) for i in range(0, n, block)])) for t in terms]
+    np.testing.assert_array_equal(out.view(np.uint64), np.array(expected).view(np.uint64))
