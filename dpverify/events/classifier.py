@@ -550,12 +550,27 @@ def _merge_sorted(scores: np.ndarray, values: np.ndarray, model: LogisticScore) 
     slope, curve = model.weights[0] / model.scale[0], model.weights[1] / model.scale[1]
     if curve != 0:  # d score / dv = slope + 2 curve v: the score falls below the vertex when curve > 0
         k = int(np.searchsorted(values, -slope / (2 * curve)))
-        parts = (scores[:k][::-1], scores[k:]) if curve > 0 else (scores[:k], scores[k:][::-1])
-        scores = np.concatenate(parts)
+        _reverse_in_place(scores[:k] if curve > 0 else scores[k:])
     elif slope < 0:
-        scores = scores[::-1].copy()
+        _reverse_in_place(scores)
     scores.sort(kind="stable")
     return scores
+
+
+#: Elements swapped at a time by :func:`_reverse_in_place`.
+REVERSE_CHUNK = 1 << 16
+
+
+def _reverse_in_place(a: np.ndarray) -> None:
+    """``a[:] = a[::-1]`` for a 1-d array, through copies of :data:`REVERSE_CHUNK` elements (numpy would copy
+    the whole array first, since the two sides overlap: a fresh array of every selection score)."""
+    n = len(a)
+    half = n // 2
+    for start in range(0, half, REVERSE_CHUNK):
+        stop = min(half, start + REVERSE_CHUNK)
+        left = a[start:stop].copy()
+        a[start:stop] = a[n - stop : n - start][::-1]
+        a[n - stop : n - start] = left[::-1]
 
 
 def classifier_events(sel_x, sel_x_prime, outputs) -> Candidates:
