@@ -50,6 +50,7 @@ __all__ = [
     "FIELD_BITS",
     "LOW_BITS",
     "bit_field_counts",
+    "difference_is_exact",
     "reachability_counts",
     "standardized_scalar_features",
     "column_mean_std",
@@ -86,28 +87,49 @@ def bit_field_counts(bits, split, counts):
 
 
 @njit(cache=True, nogil=True)
+def difference_is_exact(y, o):
+    """Whether ``y - o`` is a finite double and exact (TwoSum's error zero): what
+    :func:`dpverify.events.floating.difference_is_exact` decides, for one double."""
+    c = -o
+    s = y + c
+    bb = s - y
+    err = (y - (s - bb)) + (c - bb)
+    return np.isfinite(s) & (err == 0.0)
+
+
+@njit(cache=True, nogil=True)
 def reachability_counts(values, x, x_prime, split, counts):
     """Add the cell ``2 [y - x exact] + [y - x' exact]`` (every coordinate) of the rows of ``values``.
 
     Rows before ``split`` go to ``counts[0]``, the others to ``counts[1]`` ((2, 4) int64). A
     difference is exact when TwoSum's error is zero and the rounded difference finite (NaN and
     infinities are not exact), as :func:`dpverify.events.floating.difference_is_exact` decides.
+    Scalar outputs (C-contiguous) are counted by three sums per half, a loop the compiler vectorizes
+    (a histogram's increments are not: 0.5 ms per 1e6 rows instead of 2).
     """
     n, d = values.shape
+    if d == 1:
+        column = values.reshape(n)
+        for half in range(2):
+            start = 0 if half == 0 else split
+            stop = split if half == 0 else n
+            only_x, only_x_prime, both = 0, 0, 0
+            for r in range(start, stop):
+                exact_x = difference_is_exact(column[r], x[0])
+                exact_x_prime = difference_is_exact(column[r], x_prime[0])
+                only_x += exact_x
+                only_x_prime += exact_x_prime
+                both += exact_x & exact_x_prime
+            counts[half, 3] += both
+            counts[half, 2] += only_x - both
+            counts[half, 1] += only_x_prime - both
+            counts[half, 0] += stop - start - only_x - only_x_prime + both
+        return
     for r in range(n):
         exact_x, exact_x_prime = True, True
         for k in range(d):
-            y = values[r, k]
-            c = -x[k]
-            s = y + c
-            bb = s - y
-            err = (y - (s - bb)) + (c - bb)
-            exact_x = exact_x & (np.isfinite(s) & (err == 0.0))
-            c = -x_prime[k]
-            s = y + c
-            bb = s - y
-            err = (y - (s - bb)) + (c - bb)
-            exact_x_prime = exact_x_prime & (np.isfinite(s) & (err == 0.0))
+            exact_x = exact_x & difference_is_exact(values[r, k], x[k])
+            exact_x_prime = exact_x_prime & difference_is_exact(values[r, k], x_prime[k])
         counts[0 if r < split else 1, 2 * np.int64(exact_x) + np.int64(exact_x_prime)] += 1
 
 
@@ -121,14 +143,17 @@ def standardized_scalar_features(values, clip, mean, scale, out):
     NaN stays NaN, as with ``numpy.clip``.
     """
     m0, m1, s0, s1 = mean[0], mean[1], scale[0], scale[1]
-    for r in range(values.shape[0]):
-        g = values[r, 0]
-        if g < -clip:
-            g = -clip
-        if g > clip:
-            g = clip
-        out[r, 0] = (g - m0) / s0
-        out[r, 1] = (g * g - m1) / s1
+    # flat views (reshape refuses a non-contiguous array): the compiler vectorizes the stores of stride 2
+    # that it does not see in out[r, 0] and out[r, 1] (0.3 ms per 1e6 rows instead of 1.9)
+    n = values.shape[0]
+    column = values.reshape(n)
+    flat = out.reshape(2 * n)
+    for r in range(n):
+        g = column[r]
+        g = -clip if g < -clip else g
+        g = clip if g > clip else g
+        flat[2 * r] = (g - m0) / s0
+        flat[2 * r + 1] = (g * g - m1) / s1
 
 
 @njit(cache=True, nogil=True)

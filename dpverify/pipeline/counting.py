@@ -62,6 +62,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..events._float_kernels import difference_is_exact as _difference_is_exact
 from ..events.classifier import FEATURE_CLIP, ClassifierScore
 from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
 from ..events.indicators import counted_as
@@ -105,16 +106,6 @@ def _mantissa_code(bits, lowest_binade, top_class):
     # min(trailing zeros, 3) without a branch on the (random) low bits; a zero field counts 3
     tz = np.int64((m & np.uint64(1)) == 0) + np.int64((m & np.uint64(3)) == 0) + np.int64((m & np.uint64(7)) == 0)
     return (sign * (top_class + 1) + e) * (_KERNEL_TRAILING_ZEROS + 1) + tz
-
-
-@njit(cache=True, nogil=True)
-def _difference_is_exact(y, o):
-    """Whether ``y - o`` is a finite double (TwoSum error zero): floating.difference_is_exact."""
-    c = -o
-    s = y + c
-    bb = s - y
-    err = (y - (s - bb)) + (c - bb)
-    return np.isfinite(s) & (err == 0.0)
 
 
 #: Rows a kernel reduces at once, projection by projection and event by event (short, simple loops
