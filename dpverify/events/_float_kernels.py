@@ -113,10 +113,11 @@ def reachability_counts(values, x, x_prime, split, counts):
         for half in range(2):
             start = 0 if half == 0 else split
             stop = split if half == 0 else n
+            part = column[start:stop]  # a loop over range(len(part)) vectorizes, one over range(start, stop) not
             only_x, only_x_prime, both = 0, 0, 0
-            for r in range(start, stop):
-                exact_x = difference_is_exact(column[r], x[0])
-                exact_x_prime = difference_is_exact(column[r], x_prime[0])
+            for r in range(len(part)):
+                exact_x = difference_is_exact(part[r], x[0])
+                exact_x_prime = difference_is_exact(part[r], x_prime[0])
                 only_x += exact_x
                 only_x_prime += exact_x_prime
                 both += exact_x & exact_x_prime
