@@ -309,22 +309,25 @@ def _count_block(task: _CountTask, raw, counts, where: set, counter=None) -> Non
 #: glibc serves allocations above its mmap threshold with fresh pages (zeroed by the kernel at first
 #: touch) and raises the threshold to the size of a freed mapped block, up to 32 MiB.
 _MMAP_THRESHOLD_MAX = 32 << 20
+#: Outputs of a draw from which :func:`_reuse_freed_memory` takes effect (selection samples this large
+#: make temporaries above glibc's first mmap threshold).
+LARGE_DRAW_BYTES = 1 << 20
 _blocks_on_heap = False
 
 
-def _keep_blocks_on_the_heap(block_bytes: int) -> None:
+def _reuse_freed_memory() -> None:
     """Let the allocator reuse freed memory instead of mapping fresh pages for each block and selection.
 
     Once per process: a block just under 32 MiB is allocated (untouched) and freed, which raises glibc's
     mmap threshold to its largest value, and with it the heap's trim threshold to 64 MiB (Linux;
     elsewhere nothing changes). A mechanism's ``sample`` then writes into reused memory (numpy's Laplace
-    draws 1.2x as fast here), and the next audit's selection reuses the heap its temporaries grew
+    draws 1.2x as fast here), and an audit's selection reuses the heap that earlier temporaries grew
     instead of faulting in fresh pages (the selection at 1e7 samples per input took 5,000 page faults,
     about 8 ms, with the threshold at twice an 8 MiB block). The process keeps at most 64 MiB of freed
-    memory for it. Results do not depend on it.
+    memory for it. Called where an audit draws large numpy outputs; results do not depend on it.
     """
     global _blocks_on_heap
-    if not _blocks_on_heap and 0 < 2 * block_bytes <= _MMAP_THRESHOLD_MAX:
+    if not _blocks_on_heap:
         _blocks_on_heap = True
         # A mapped block of exactly 32 MiB would be one page too large to count (glibc's chunk adds a header).
         del_me = np.empty(_MMAP_THRESHOLD_MAX - 8192, dtype=np.uint8)
@@ -367,7 +370,7 @@ def _count_chunk(task: _CountTask):
     where: set = set()
     counter = _compiled_counter(task) if task.compiled else None
     if counter is not None and task.codec.kind == "real":
-        _keep_blocks_on_the_heap(task.block_size * 8 * int(getattr(task.codec, "dimension", 1) or 1))
+        _reuse_freed_memory()
     done, block_size = 0, task.block_size
     while done < task.size:
         size = min(block_size, task.size - done)
@@ -599,6 +602,8 @@ def draw(
     _raise_failures(results, [label] * len(results), {label: data})
     rng_used = any(r.rng_used for r in results)
     outputs = _concatenate_drawn(results)
+    if isinstance(outputs, np.ndarray) and outputs.nbytes >= LARGE_DRAW_BYTES:
+        _reuse_freed_memory()
     if return_rng_used:
         return outputs, rng_used
     return outputs
