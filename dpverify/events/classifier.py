@@ -546,7 +546,8 @@ def _has_zero(sorted_values: np.ndarray) -> bool:
 def _merge_sorted(scores: np.ndarray, values: np.ndarray, model: LogisticScore) -> np.ndarray:
     """``numpy.sort(scores)``, for the scores of the sorted scalar ``values``: the stretch where the quadratic
     score falls is reversed first, so that a merge sort meets two rising runs (a falling run with ties, as
-    on a grid, is cut at every tie). Any arrangement gives the same sorted doubles; this one is fast."""
+    on a grid, is cut at every tie). Any arrangement gives the same sorted doubles; this one is fast.
+    ``scores`` is sorted in place and returned."""
     slope, curve = model.weights[0] / model.scale[0], model.weights[1] / model.scale[1]
     if curve != 0:  # d score / dv = slope + 2 curve v: the score falls below the vertex when curve > 0
         k = int(np.searchsorted(values, -slope / (2 * curve)))

@@ -248,3 +248,19 @@ def test_logistic_newton_sums_in_their_fixed_order(n):
     block = _float_kernels.NEWTON_BLOCK
     expected = [_running_sum(np.array([_running_sum(t[i : i + block]) for i in range(0, n, block)])) for t in terms]
     np.testing.assert_array_equal(out.view(np.uint64), np.array(expected).view(np.uint64))
+
+
+@pytest.mark.parametrize("chunk", [1, 3, 1 << 16])
+def test_reverse_in_place_reverses(monkeypatch, chunk):
+    """The classifier's in-place reversal of its falling scores equals ``a[::-1]`` at every length.
+
+    Detects a middle element moved in an odd length, a pair swapped twice or missed at a chunk's edge
+    (chunks of 1 and 3 put edges everywhere), and a view's neighbours written (the reversed stretch is
+    a slice of the scores).
+    """
+    monkeypatch.setattr(classifier, "REVERSE_CHUNK", chunk)
+    for n in range(0, 20):
+        whole = np.arange(n + 4, dtype=float)
+        classifier._reverse_in_place(whole[2 : n + 2])
+        expected = np.concatenate([[0.0, 1.0], np.arange(2, n + 2, dtype=float)[::-1], [n + 2.0, n + 3.0]])
+        np.testing.assert_array_equal(whole, expected)
