@@ -108,6 +108,23 @@ def _mantissa_code(bits, lowest_binade, top_class):
     return (sign * (top_class + 1) + e) * (_KERNEL_TRAILING_ZEROS + 1) + tz
 
 
+@njit(cache=True, nogil=True)
+def _count_in_tile(tile, m, test, low, high):
+    """How many of ``tile[:m]`` pass a real event's test: ``>= low``, ``< low``, or in ``[low, high)``
+    (one loop over ``range(m)`` per test, which the compiler vectorizes)."""
+    found = 0
+    if test == _AT_LEAST:
+        for i in range(m):
+            found += tile[i] >= low
+    elif test == _BELOW:
+        for i in range(m):
+            found += tile[i] < low
+    else:
+        for i in range(m):
+            found += (tile[i] >= low) & (tile[i] < high)
+    return found
+
+
 #: Rows a kernel reduces at once, projection by projection and event by event (short, simple loops
 #: the compiler vectorizes; the buffers hold a tile, never the block).
 TILE = 256
@@ -193,18 +210,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     histogram[r & (LANES - 1), 2 * np.int64(exact_x) + np.int64(exact_x_prime) + 1] += 1
         m = stop - start
         for j in range(events.shape[0]):
-            tile, test, low, high = reals[events[j, 1]], events[j, 0], bounds[j, 0], bounds[j, 1]
-            found = 0
-            if test == _AT_LEAST:
-                for i in range(m):
-                    found += tile[i] >= low
-            elif test == _BELOW:
-                for i in range(m):
-                    found += tile[i] < low
-            else:
-                for i in range(m):
-                    found += (tile[i] >= low) & (tile[i] < high)
-            counts[j] += found
+            counts[j] += _count_in_tile(reals[events[j, 1]], m, events[j, 0], bounds[j, 0], bounds[j, 1])
     for p in range(n_projections):
         for lane in range(LANES):
             histograms[p] += lanes[p, lane]
@@ -269,18 +275,7 @@ def count_scalars(column, bits, projections, numbers, events, bounds, counts, hi
                 histogram[0, 2] += only_x_prime - both
                 histogram[0, 1] += m - only_x - only_x_prime + both
         for j in range(events.shape[0]):
-            test, low, high = events[j, 0], bounds[j, 0], bounds[j, 1]
-            found = 0
-            if test == _AT_LEAST:
-                for i in range(m):
-                    found += tile[i] >= low
-            elif test == _BELOW:
-                for i in range(m):
-                    found += tile[i] < low
-            else:
-                for i in range(m):
-                    found += (tile[i] >= low) & (tile[i] < high)
-            counts[j] += found
+            counts[j] += _count_in_tile(tile, m, events[j, 0], bounds[j, 0], bounds[j, 1])
     for p in range(n_projections):
         for lane in range(LANES):
             histograms[p] += lanes[p, lane]
