@@ -288,9 +288,10 @@ SCORE_MARGIN = 2.0**-44
 
 
 @njit(cache=True, nogil=True)
-def count_scores(values, params, tests, thresholds, block_rows, counts, unsure):
-    """Thresholds on a scalar classifier score, counted per score block; ``unsure[k]`` marks the blocks
-    where some output's score lies within the filter margin of a threshold (numpy counts those again).
+def count_scores(column, params, tests, thresholds, block_rows, counts, unsure):
+    """Thresholds on a scalar classifier score of the doubles ``column`` (1-D, contiguous), counted per score
+    block; ``unsure[k]`` marks the blocks where some output's score lies within the filter margin of a
+    threshold (numpy counts those again).
 
     ``params[s] = (clip, mean_0, mean_1, w_0 / scale_0, w_1 / scale_1, b)``; ``tests[j] = (test, s)``
     (``_AT_LEAST`` or ``_BELOW``) at ``thresholds[j]``; ``counts[k, j]`` counts event ``j`` in block ``k``.
@@ -298,7 +299,7 @@ def count_scores(values, params, tests, thresholds, block_rows, counts, unsure):
     clipped output) differs from numpy's ``((g - mean) / scale) @ w + b`` by a few units of roundoff of
     ``|terms| + |b|``, far inside the margin.
     """
-    n = values.shape[0]
+    n = column.shape[0]
     n_events, n_scores = tests.shape[0], params.shape[0]
     scores = np.zeros((n_scores, TILE))
     sizes = np.zeros((n_scores, TILE))  # |first term| + |second term| + |b|
@@ -306,12 +307,13 @@ def count_scores(values, params, tests, thresholds, block_rows, counts, unsure):
         near = 0
         for start in range(k * block_rows, min(n, (k + 1) * block_rows), TILE):
             m = min(TILE, min(n, (k + 1) * block_rows) - start)
+            part = column[start : start + m]  # read as part[i], the loop vectorizes (values[start + i, 0]: 4x slower)
             for s in range(n_scores):
                 clip, m0, m1 = params[s, 0], params[s, 1], params[s, 2]
                 k0, k1, b = params[s, 3], params[s, 4], params[s, 5]
                 tile, size = scores[s], sizes[s]
                 for i in range(m):
-                    g = min(max(values[start + i, 0], -clip), clip)
+                    g = min(max(part[i], -clip), clip)
                     first = (g - m0) * k0
                     second = (g * g - m1) * k1
                     tile[i] = first + second + b
@@ -623,7 +625,8 @@ def _count_scored(counter: CompiledCounter, values: np.ndarray, counts: np.ndarr
     n_blocks = -(-len(values) // rows)
     per_block = np.zeros((n_blocks, len(counter.scored)), dtype=np.int64)
     unsure = np.zeros(n_blocks, dtype=np.bool_)
-    count_scores(values, p["score_params"], p["score_tests"], p["score_thresholds"], rows, per_block, unsure)
+    column = values[:, 0]  # scores are of scalar outputs: contiguous
+    count_scores(column, p["score_params"], p["score_tests"], p["score_thresholds"], rows, per_block, unsure)
     for k in np.flatnonzero(unsure):  # the rows numpy scores at once, as ClassifierScore.__call__ slices them
         encoded = counter.codec.encode(values[k * rows : (k + 1) * rows])
         per_block[k] = [np.count_nonzero(indicator(encoded)) for _, indicator in counter.scored]
