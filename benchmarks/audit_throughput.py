@@ -11,7 +11,8 @@ counting cost nothing).
 
 Mechanisms: the zoo's Laplace (snapped to 2^-20), the textbook floating-point
 Laplace ``x + rng.laplace`` (``float-laplace``, which leaks through its low bits;
-Mironov 2012), geometric and randomized
+Mironov 2012), the textbook floating-point Gaussian ``x + rng.normal`` (``float-gaussian``, sigma 1
+claimed (1, 1e-5)-DP, whose audit freezes a classifier score), geometric and randomized
 response at eps = 1 on inputs 0 and 1, and the sparse vector technique (Lyu,
 Su and Li, "Understanding the Sparse Vector Technique for Differential
 Privacy", VLDB 2017, Algorithm 1, c = 1, 10 queries) on the mechanism
@@ -65,15 +66,30 @@ _clock = time.perf_counter
 ASV_SAMPLES = 10_000_000
 
 
+class FloatGaussian:
+    """The textbook floating-point Gaussian mechanism ``x + rng.normal(0, sigma)`` (no snapping)."""
+
+    def __init__(self, sigma: float):
+        self.sigma = sigma
+
+    def __call__(self, data, rng) -> float:
+        return float(data) + rng.normal(0.0, self.sigma)
+
+    def sample(self, data, size, rng) -> np.ndarray:
+        return float(data) + rng.normal(0.0, self.sigma, size)
+
+
 def _instances():
-    """name -> (mechanism, x, x_prime, claimed epsilon)."""
+    """name -> (mechanism, x, x_prime, claim keywords of ``dpverify.audit``)."""
     svt = SparseVector(0.1, threshold=0.0)
+    pure = {"epsilon": 1.0}
     return {
-        "laplace": (LaplaceMechanism(1.0), 0.0, 1.0, 1.0),
-        "float-laplace": (FloatLaplaceMechanism(1.0), 0.0, 1.0, 1.0),
-        "geometric": (GeometricMechanism(1.0), 0, 1, 1.0),
-        "randomized-response": (RandomizedResponse(1.0), 0, 1, 1.0),
-        "sparse-vector": (svt, (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), 0.1),
+        "laplace": (LaplaceMechanism(1.0), 0.0, 1.0, pure),
+        "float-laplace": (FloatLaplaceMechanism(1.0), 0.0, 1.0, pure),
+        "float-gaussian": (FloatGaussian(1.0), 0.0, 1.0, {"epsilon": 1.0, "delta": 1e-5}),
+        "geometric": (GeometricMechanism(1.0), 0, 1, pure),
+        "randomized-response": (RandomizedResponse(1.0), 0, 1, pure),
+        "sparse-vector": (svt, (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), {"epsilon": 0.1}),
     }
 
 
@@ -93,14 +109,14 @@ def sampling_seconds(mechanism, x, x_prime, n_samples: int, seed: int = SEED) ->
     return _clock() - start
 
 
-def audit_seconds(mechanism, x, x_prime, epsilon: float, n_samples: int, seed: int = SEED):
+def audit_seconds(mechanism, x, x_prime, claim: dict, n_samples: int, seed: int = SEED):
     """``(seconds, AuditResult)`` of one end-to-end audit on this process (``executor=None``)."""
     start = _clock()
-    result = dpverify.audit(mechanism, x, x_prime, epsilon=epsilon, n_samples=n_samples, seed=seed)
+    result = dpverify.audit(mechanism, x, x_prime, n_samples=n_samples, seed=seed, **claim)
     return _clock() - start, result
 
 
-def selection_seconds(mechanism, x, x_prime, epsilon: float, n_samples: int, seed: int = SEED) -> float:
+def selection_seconds(mechanism, x, x_prime, claim: dict, n_samples: int, seed: int = SEED) -> float:
     """Seconds the selection step takes on the default selection sample of an audit of ``n_samples``.
 
     The selection sample (at most :data:`dpverify.pipeline.selection.MAX_SELECTION` outputs per input) is drawn
@@ -114,8 +130,8 @@ def selection_seconds(mechanism, x, x_prime, epsilon: float, n_samples: int, see
         sel_x,
         sel_x_prime,
         n_certification=n_samples - n_selection,
-        epsilon=epsilon,
-        delta=0.0,
+        epsilon=claim["epsilon"],
+        delta=claim.get("delta", 0.0),
         alpha=0.05,
         inputs=(x, x_prime),
     )
@@ -127,10 +143,10 @@ def throughput_ratio(name: str, n_samples: int, selection: bool = False) -> dict
 
     With ``selection`` the seconds of the selection step alone are measured too (``selection_seconds``).
     """
-    mechanism, x, x_prime, epsilon = _instances()[name]
+    mechanism, x, x_prime, claim = _instances()[name]
     t_sample = sampling_seconds(mechanism, x, x_prime, n_samples)
-    t_audit, result = audit_seconds(mechanism, x, x_prime, epsilon, n_samples)
-    t_select = selection_seconds(mechanism, x, x_prime, epsilon, n_samples) if selection else float("nan")
+    t_audit, result = audit_seconds(mechanism, x, x_prime, claim, n_samples)
+    t_select = selection_seconds(mechanism, x, x_prime, claim, n_samples) if selection else float("nan")
     drawn = 2 * n_samples
     return {
         "mechanism": name,
@@ -158,8 +174,8 @@ class AuditThroughputRatio:
         self.instance = _instances()[name]
 
     def time_audit(self, name):
-        mechanism, x, x_prime, epsilon = self.instance
-        audit_seconds(mechanism, x, x_prime, epsilon, ASV_SAMPLES)
+        mechanism, x, x_prime, claim = self.instance
+        audit_seconds(mechanism, x, x_prime, claim, ASV_SAMPLES)
 
     def track_ratio(self, name):
         return throughput_ratio(name, ASV_SAMPLES)["ratio"]
@@ -176,25 +192,26 @@ FLOAT_EVENTS_SEED = 1
 
 
 class FloatOutputThroughputRatio:
-    """Throughput of the floating-point Laplace audits as a share of the sampling rate, at 1e7 and 1e8
+    """Throughput of the floating-point audits as a share of the sampling rate, at 1e7 and 1e8
     samples per input (seed 1): the snapped Laplace, whose frozen events include the classifier's
-    score, thresholds and mantissa codes, and the textbook ``x + rng.laplace``, whose leak the
-    mantissa and reachability events certify.
+    score, thresholds and mantissa codes, the textbook ``x + rng.laplace``, whose leak the
+    mantissa and reachability events certify, and the textbook ``x + rng.normal``, whose frozen
+    event is a classifier score.
 
     ``track_ratio`` times the process's first audit (numba loaded on the way, 0.2-0.5 s);
     ``track_warm_ratio`` an audit after an untimed one, the cost of every later audit of a process.
     """
 
-    params = [["laplace", "float-laplace"], [10_000_000, FLOAT_EVENTS_SAMPLES]]
+    params = [["laplace", "float-laplace", "float-gaussian"], [10_000_000, FLOAT_EVENTS_SAMPLES]]
     param_names = ["mechanism", "n_samples"]
     timeout = 600
     number = 1
     repeat = 1
 
     def _ratio(self, name, n_samples):
-        mechanism, x, x_prime, epsilon = _instances()[name]
+        mechanism, x, x_prime, claim = _instances()[name]
         t_sample = sampling_seconds(mechanism, x, x_prime, n_samples, seed=FLOAT_EVENTS_SEED)
-        t_audit, _ = audit_seconds(mechanism, x, x_prime, epsilon, n_samples, seed=FLOAT_EVENTS_SEED)
+        t_audit, _ = audit_seconds(mechanism, x, x_prime, claim, n_samples, seed=FLOAT_EVENTS_SEED)
         return t_sample / t_audit
 
     def track_ratio(self, name, n_samples):
@@ -203,8 +220,8 @@ class FloatOutputThroughputRatio:
     track_ratio.unit = "audit rate / sample() rate"
 
     def track_warm_ratio(self, name, n_samples):
-        mechanism, x, x_prime, epsilon = _instances()[name]
-        audit_seconds(mechanism, x, x_prime, epsilon, ASV_SAMPLES, seed=FLOAT_EVENTS_SEED + 1)  # loads numba
+        mechanism, x, x_prime, claim = _instances()[name]
+        audit_seconds(mechanism, x, x_prime, claim, ASV_SAMPLES, seed=FLOAT_EVENTS_SEED + 1)  # loads numba
         return self._ratio(name, n_samples)
 
     track_warm_ratio.unit = "audit rate / sample() rate"
@@ -234,12 +251,12 @@ def main(argv=None) -> None:
     print("|---|---|---|---|---|---|---|---|")
     for name in args.mechanism or MECHANISMS:
         if args.warm:
-            mechanism, x, x_prime, epsilon = _instances()[name]
-            audit_seconds(mechanism, x, x_prime, epsilon, ASV_SAMPLES, seed=SEED + 1)
+            mechanism, x, x_prime, claim = _instances()[name]
+            audit_seconds(mechanism, x, x_prime, claim, ASV_SAMPLES, seed=SEED + 1)
         if args.profile:
-            mechanism, x, x_prime, epsilon = _instances()[name]
+            mechanism, x, x_prime, claim = _instances()[name]
             profiler = cProfile.Profile()
-            profiler.runcall(audit_seconds, mechanism, x, x_prime, epsilon, args.samples)
+            profiler.runcall(audit_seconds, mechanism, x, x_prime, claim, args.samples)
             pstats.Stats(profiler).sort_stats("tottime").print_stats(args.profile)
             continue
         ratios = []
