@@ -81,10 +81,14 @@ from .thresholds import nearest_quantiles
 
 __all__ = [
     "OutputFeatures",
+    "SummaryFeatures",
     "LearnedScore",
     "learned_events",
     "learned_tree_events",
+    "learned_count_events",
+    "find_markers",
     "fit_streaming_logistic",
+    "fit_counted_logistic",
     "LinearLearnedScore",
     "learned_rows",
     "sklearn_available",
@@ -106,6 +110,11 @@ MARKER_SHARE = 0.01
 MAX_MARKERS = 4
 #: Output elements featurized at once when scoring (32 MiB of float64).
 SCORE_ELEMENTS = 1 << 22
+#: Entries the family ``"learned-counts"`` reads to find markers (a 2 MiB prefix: it runs in every
+#: screening round of a search, on every vector output).
+MARKER_ELEMENTS = 1 << 18
+#: Bins of the smallest value proper in :class:`SummaryFeatures` (at pooled quantiles of the selection).
+LEVEL_BINS = 5
 #: The booster: small trees with large leaves (the signal of a DP output is a small shift of probability;
 #: deep trees fit the noise), deterministic (no early-stopping split). Measured on the sparse vector
 #: returning its values (Lyu et al. Alg. 3, half-half pair, 1e5 rows per input): 31 leaves and 100 trees
@@ -130,6 +139,20 @@ def sklearn_available() -> bool:
     return True
 
 
+def find_markers(sel_x, sel_x_prime, elements: int) -> tuple:
+    """The markers of 2-D real outputs, sorted: the (at most :data:`MAX_MARKERS`) finite values that make up
+    at least :data:`MARKER_SHARE` of the finite entries of the first ``elements // 2`` entries of each input."""
+    rows = max(1, elements // (2 * max(1, sel_x.shape[1])))
+    pooled = np.concatenate([sel_x[:rows].ravel(), sel_x_prime[:rows].ravel()])
+    pooled = pooled[np.isfinite(pooled)]
+    markers = ()
+    if pooled.size:
+        values, counts = np.unique(pooled, return_counts=True)
+        frequent = np.argsort(-counts, kind="stable")[:MAX_MARKERS]
+        markers = tuple(float(values[i]) for i in frequent if counts[i] >= MARKER_SHARE * pooled.size)
+    return tuple(sorted(markers))
+
+
 @dataclass(frozen=True)
 class OutputFeatures:
     """The features of real outputs of ``width`` coordinates with the selection sample's ``markers``."""
@@ -140,15 +163,7 @@ class OutputFeatures:
     @classmethod
     def of(cls, sel_x, sel_x_prime) -> OutputFeatures:
         """Find the markers in (a bounded prefix of) the selection samples."""
-        rows = max(1, SCORE_ELEMENTS // (2 * max(1, sel_x.shape[1])))
-        pooled = np.concatenate([sel_x[:rows].ravel(), sel_x_prime[:rows].ravel()])
-        pooled = pooled[np.isfinite(pooled)]
-        markers = ()
-        if pooled.size:
-            values, counts = np.unique(pooled, return_counts=True)
-            frequent = np.argsort(-counts, kind="stable")[:MAX_MARKERS]
-            markers = tuple(float(values[i]) for i in frequent if counts[i] >= MARKER_SHARE * pooled.size)
-        return cls(int(sel_x.shape[1]), tuple(sorted(markers)))
+        return cls(int(sel_x.shape[1]), find_markers(sel_x, sel_x_prime, SCORE_ELEMENTS))
 
     @property
     def n_features(self) -> int:
@@ -202,6 +217,106 @@ class OutputFeatures:
     def in_blocks(self, rows) -> np.ndarray:
         block = self.block_rows()
         return np.concatenate([self(rows[i : i + block]) for i in range(0, max(1, len(rows)), block)])
+
+
+@dataclass(frozen=True)
+class SummaryFeatures:
+    """Counts and level of outputs with markers: a handful of features where the evidence is in the counts.
+
+    Per row: the count of each marker, of the values proper (finite entries that are no marker) and
+    of the non-finite entries; a one-hot bin of the smallest value proper (``len(edges) + 1`` bins at
+    ``edges``, and one more for "no value"); and every count times every bin. The likelihood ratio of
+    the sparse vector returning its values (Lyu, Su, Li 2017, Algorithm 3) on the pair "every query up
+    by 1" is nearly of this form: each answered value moves it by a saturated Laplace ratio, each
+    "below" by an amount that shrinks as the threshold noise (bounded by the smallest value) grows.
+    Few features, so a fit on a few 1e5 rows is sharp where the many features of
+    :class:`OutputFeatures` leave noise in the score.
+    """
+
+    width: int
+    markers: tuple
+    edges: tuple
+
+    @classmethod
+    def of(cls, sel_x, sel_x_prime, markers) -> SummaryFeatures:
+        """Bin edges at :data:`LEVEL_BINS` pooled quantiles of the rows' smallest value (a bounded prefix)."""
+        rows = max(1, SCORE_ELEMENTS // (2 * max(1, sel_x.shape[1])))
+        pooled = np.concatenate([sel_x[:rows], sel_x_prime[:rows]])
+        low = _smallest_value(np.asarray(pooled, dtype=np.float64), markers)
+        low = low[np.isfinite(low)]
+        edges = ()
+        if low.size:
+            edges = tuple(float(e) for e in np.unique(np.quantile(low, np.linspace(0, 1, LEVEL_BINS + 1)[1:-1])))
+        return cls(int(sel_x.shape[1]), tuple(markers), edges)
+
+    @property
+    def n_counts(self) -> int:
+        return len(self.markers) + 2
+
+    @property
+    def n_bins(self) -> int:
+        return len(self.edges) + 2
+
+    @property
+    def n_features(self) -> int:
+        return self.n_counts + self.n_bins + self.n_counts * self.n_bins
+
+    def cells(self, rows) -> np.ndarray:
+        """Per row, the counts (markers, values proper, non-finite) and the bin of the smallest value: (n, c + 1) ints."""
+        g = np.asarray(rows, dtype=np.float64)
+        if g.ndim == 1:
+            g = g[:, None]
+        proper = np.isfinite(g)
+        out = np.empty((g.shape[0], self.n_counts + 1), dtype=np.int64)
+        for j, m in enumerate(self.markers):
+            is_marker = g == m
+            proper &= ~is_marker
+            out[:, j] = is_marker.sum(axis=1)
+        out[:, -3] = proper.sum(axis=1)
+        out[:, -2] = (~np.isfinite(g)).sum(axis=1)
+        low = np.min(np.where(proper, g, np.inf), axis=1)
+        some = np.isfinite(low)
+        which = np.searchsorted(np.asarray(self.edges, dtype=np.float64), np.where(some, low, 0.0))
+        out[:, -1] = np.where(some, which, self.n_bins - 1)
+        return out
+
+    def of_cells(self, cells) -> np.ndarray:
+        """The features of :meth:`cells`: counts, one-hot bin, every count times every bin."""
+        n = len(cells)
+        counts = cells[:, :-1].astype(np.float64)
+        bins = np.zeros((n, self.n_bins))
+        bins[np.arange(n), cells[:, -1]] = 1.0
+        products = (counts[:, :, None] * bins[:, None, :]).reshape(n, -1)
+        return np.concatenate([counts, bins, products], axis=1)
+
+    def __call__(self, rows) -> np.ndarray:
+        return self.of_cells(self.cells(rows))
+
+    def block_rows(self) -> int:
+        """Rows featurized at once."""
+        return max(1, SCORE_ELEMENTS // (self.width + self.n_features))
+
+    def tally(self, rows_x, rows_xp):
+        """The distinct cells of both inputs' rows and how many rows of each input fall in each (read in blocks)."""
+        block = self.block_rows()
+        found = {}
+        for label, rows in enumerate((rows_x, rows_xp)):
+            for start in range(0, len(rows), block):
+                cells, counts = np.unique(self.cells(rows[start : start + block]), axis=0, return_counts=True)
+                for cell, count in zip(map(tuple, cells.tolist()), counts.tolist()):
+                    found.setdefault(cell, [0, 0])[label] += count
+        keys = sorted(found)
+        cells = np.array(keys, dtype=np.int64).reshape(len(keys), self.n_counts + 1)
+        tallies = np.array([found[k] for k in keys], dtype=np.float64).reshape(len(keys), 2)
+        return cells, tallies[:, 0], tallies[:, 1]
+
+
+def _smallest_value(g: np.ndarray, markers) -> np.ndarray:
+    """Per row, the smallest finite entry that is no marker (``inf`` where there is none)."""
+    proper = np.isfinite(g)
+    for m in markers:
+        proper &= g != m
+    return np.min(np.where(proper, g, np.inf), axis=1)
 
 
 def learned_rows(n_features: int) -> int:
@@ -269,12 +384,37 @@ def fit_streaming_logistic(features: OutputFeatures, rows_x, rows_xp):
     Returns ``(mean, scale, weights, intercept)`` of the standardized features, or None when no feature
     varies.
     """
-    k = features.n_features
+    return _newton_logistic(lambda: ((part, y, None) for part, y in _blocks(features, rows_x, rows_xp)), features.n_features)
+
+
+def fit_counted_logistic(design, count_x, count_xp):
+    """The ridge logistic regression of :func:`fit_streaming_logistic` on distinct feature rows ``design``,
+    each standing for ``count_x`` rows of x and ``count_xp`` rows of x' (the likelihood is the same as on
+    the rows themselves; each Newton step costs one pass over the distinct rows, not over the sample).
+    """
+    design = np.asarray(design, dtype=np.float64)
+
+    def blocks():
+        yield design, np.ones(len(design)), np.asarray(count_x, dtype=np.float64)
+        yield design, np.zeros(len(design)), np.asarray(count_xp, dtype=np.float64)
+
+    return _newton_logistic(blocks, design.shape[1])
+
+
+def _newton_logistic(blocks, k: int):
+    """Newton steps of the ridge logistic fit over ``blocks()``: (features, labels, row weights or None)."""
     total, square, n = np.zeros(k), np.zeros(k), 0
-    for part, _ in _blocks(features, rows_x, rows_xp):
-        total += part.sum(axis=0)
-        square += (part * part).sum(axis=0)
-        n += len(part)
+    for part, _, w in blocks():
+        if w is None:
+            total += part.sum(axis=0)
+            square += (part * part).sum(axis=0)
+            n += len(part)
+        else:
+            total += w @ part
+            square += w @ (part * part)
+            n += w.sum()
+    if n <= 0:
+        return None
     mean = total / n
     scale = np.sqrt(np.maximum(square / n - mean * mean, 0.0))
     keep = scale > 1e-9 * np.maximum(1.0, np.abs(mean))
@@ -287,11 +427,15 @@ def fit_streaming_logistic(features: OutputFeatures, rows_x, rows_xp):
     penalty[:-1][~keep] = n  # pins constant features at 0
     for _ in range(NEWTON_STEPS):
         gradient, hessian = -penalty * beta, np.diag(penalty) + 1e-9 * np.eye(k + 1)
-        for part, y in _blocks(features, rows_x, rows_xp):
+        for part, y, w in blocks():
             a = np.concatenate([(part - mean) / scale, np.ones((len(part), 1))], axis=1)
             p = 1.0 / (1.0 + np.exp(-np.clip(a @ beta, -30, 30)))
-            gradient += a.T @ (y - p)
-            hessian += (a * (p * (1 - p))[:, None]).T @ a
+            if w is None:
+                gradient += a.T @ (y - p)
+                hessian += (a * (p * (1 - p))[:, None]).T @ a
+            else:
+                gradient += a.T @ (w * (y - p))
+                hessian += (a * (w * p * (1 - p))[:, None]).T @ a
         try:
             step = np.linalg.solve(hessian, gradient)
         except np.linalg.LinAlgError:
@@ -357,6 +501,31 @@ def learned_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if fitted is None:
         return Candidates.empty("no feature of the outputs varies")
     return _threshold_candidates(LinearLearnedScore(features, *fitted), sel_x, sel_x_prime, m, "learned", "learned")
+
+
+def learned_count_events(sel_x, sel_x_prime, outputs) -> Candidates:
+    """Thresholds on a logistic regression over :class:`SummaryFeatures` (the family ``"learned-counts"``).
+
+    Real vector outputs with markers only (:func:`find_markers` on the first :data:`MARKER_ELEMENTS`
+    entries); elsewhere nothing, silently, so that the family, in the default set, changes no result
+    where it does not apply. The fit reads the first half of the selection rows once, tallying them
+    into their distinct cells (:meth:`SummaryFeatures.tally`), and fits on the tallies
+    (:func:`fit_counted_logistic`); the thresholds and their counts come from the second half.
+    """
+    n = min(len(sel_x), len(sel_x_prime))
+    if n < MIN_ROWS or sel_x.ndim != 2 or sel_x.shape[1] < 2 or sel_x.dtype.kind != "f":
+        return Candidates.empty()
+    markers = find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS)
+    if not markers:
+        return Candidates.empty()
+    m = n // 2
+    summary = SummaryFeatures.of(sel_x[:m], sel_x_prime[:m], markers)
+    cells, count_x, count_xp = summary.tally(sel_x[:m], sel_x_prime[:m])
+    fitted = fit_counted_logistic(summary.of_cells(cells), count_x, count_xp)
+    if fitted is None:
+        return Candidates.empty()
+    score = LinearLearnedScore(summary, *fitted)
+    return _threshold_candidates(score, sel_x, sel_x_prime, m, "learned-counts", "count-and-level")
 
 
 def learned_tree_events(sel_x, sel_x_prime, outputs) -> Candidates:
