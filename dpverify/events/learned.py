@@ -285,7 +285,7 @@ class SummaryFeatures:
         return self.n_counts + self.n_bins + self.n_counts * self.n_bins
 
     def cells(self, rows) -> np.ndarray:
-        """Per row, the counts (markers, values proper, non-finite) and the bin of the smallest value: (n, c + 1) ints."""
+        """Per row: the counts (markers, values proper, non-finite) and the bin of the smallest value, as ints."""
         g = np.asarray(rows, dtype=np.float64)
         if g.ndim == 1:
             g = g[:, None]
@@ -407,7 +407,9 @@ def fit_streaming_logistic(features: OutputFeatures, rows_x, rows_xp):
     Returns ``(mean, scale, weights, intercept)`` of the standardized features, or None when no feature
     varies.
     """
-    return _newton_logistic(lambda: ((part, y, None) for part, y in _blocks(features, rows_x, rows_xp)), features.n_features)
+    return _newton_logistic(
+        lambda: ((part, y, None) for part, y in _blocks(features, rows_x, rows_xp)), features.n_features
+    )
 
 
 def fit_counted_logistic(design, count_x, count_xp):
