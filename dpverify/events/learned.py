@@ -51,9 +51,14 @@ selection rows once and fits on the tallies (:func:`fit_counted_logistic`),
 and counts its thresholds on the same rows. A plain audit of that pair with it
 alone certified 0.118, 0.123 and 0.114 at 7.1e6 samples per input (seeds 1-3;
 the best any audit certifying three events on 6.39e6 samples can expect is
-0.141). It proposes nothing, silently, on outputs without markers.
+0.141), and :func:`dpverify.search_audit` from the input domain 0.1258 (seed
+20261127; 0.0614 without the family, which raised the search's time from 88 s
+to 107 s). It proposes nothing, silently, on outputs without markers, so the
+seeded results of audits without markers are those before it was added.
 
-What is chosen on what. The model is fitted on the first half of the
+What is chosen on what. ``"learned-counts"`` fits and counts its thresholds on
+all the selection rows, as a level-set family does. For the other two, the
+model is fitted on the first half of the
 selection rows of each input; the candidate events ``{score >= t}`` and
 ``{score < t}`` sit at pooled quantiles of the score on the *other* half, and
 their counts there are rescaled to the selection size (they only rank
