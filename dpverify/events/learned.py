@@ -142,6 +142,8 @@ MARKER_ELEMENTS = 1 << 16
 TAIL_SHARE = 0.02
 TAIL_LEVELS = 24
 #: Bins of the smallest value proper in :class:`SummaryFeatures` (at pooled quantiles of the selection).
+#: Measured on Lyu et al.'s Alg. 3, all-above pair, plain audits at 7.1e6 samples per input, mean of
+#: seeds 1-3: 3 bins certify 0.104, 5 bins 0.118, 8 bins 0.113.
 LEVEL_BINS = 5
 #: The booster: small trees with large leaves (the signal of a DP output is a small shift of probability;
 #: deep trees fit the noise), deterministic (no early-stopping split). Measured on the sparse vector
