@@ -81,8 +81,9 @@ def test_learned_indicator_pickles_and_counts_alike():
 
 
 def test_learned_memory_stays_in_its_model_at_width_5000():
-    """Outputs of width 5,000: the features stay bounded, and building the events holds no more than the
-    record declares (beyond the selection rows themselves)."""
+    """Outputs of width 5,000: the features stay bounded, and building the events (``learned`` and
+    ``learned-counts``, whose records declare the same memory) holds no more than the record declares
+    (beyond the selection rows themselves)."""
     rng = np.random.default_rng(3)
     n, width = 1_000, 5_000
     a = np.where(rng.random((n, width)) < 0.9, -1000.0, rng.normal(size=(n, width)))
@@ -90,14 +91,15 @@ def test_learned_memory_stays_in_its_model_at_width_5000():
     codec, _ = fit_codec(a[:10], b[:10])
     features = learned_module.OutputFeatures.of(a, b)
     assert features.n_features <= 64 and features.block_rows() * width <= learned_module.SCORE_ELEMENTS
-    tracemalloc.start()
-    try:
-        found = learned_module.learned_events(a, b, codec)
-        peak = tracemalloc.get_traced_memory()[1]
-    finally:
-        tracemalloc.stop()
-    assert found.events
-    assert peak <= LEARNED_MEMORY.fixed_bytes, f"peak {peak / 2**20:.0f} MiB"
+    for build in (learned_module.learned_events, learned_module.learned_count_events):
+        tracemalloc.start()
+        try:
+            found = build(a, b, codec)
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+        assert found.events
+        assert peak <= LEARNED_MEMORY.fixed_bytes, f"{build.__name__}: peak {peak / 2**20:.0f} MiB"
 
 
 def test_learned_trees_skip_with_a_note_without_sklearn(monkeypatch):
