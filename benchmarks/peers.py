@@ -68,6 +68,8 @@ SEED = 20261127
 #: Samples per input of the peers' runs: StatDP's default for query vectors, DP-Sniper's.
 BUDGETS = {"statdp": 2_100_000, "dpsniper": 7_100_000}
 ASV_SAMPLES = 200_000
+#: Monte Carlo outputs per input behind a sparse vector Alg. 3 pair's estimated ceiling.
+VALUES_MONTE_CARLO = 1_000_000
 INF = float("inf")
 
 
@@ -77,7 +79,9 @@ class PeerCase:
 
     ``peer`` is the best figure a peer reported at claim 0.1 (None: none known), ``peer_name``
     whose it is (its budget is the case's default); ``pmfs(x, x_prime)`` gives exact pmfs (or
-    those of a sufficient statistic), None where the output distribution is not computable.
+    those of a sufficient statistic), None where the output distribution is not computable;
+    there ``pair_ceiling(x, x_prime, n, alpha)``, where given, estimates the ceiling otherwise
+    (Monte Carlo over the exact likelihood ratio: :mod:`svt_values_ceiling`).
     """
 
     name: str
@@ -88,6 +92,7 @@ class PeerCase:
     peer: float | None = None
     peer_name: str = "statdp"
     pmfs: object = field(default=None, repr=False)
+    pair_ceiling: object = field(default=None, repr=False)
 
 
 def _domain(mechanism, x, x_prime):
@@ -98,14 +103,25 @@ def _own(mechanism):
     return lambda x, xp: (mechanism.pmf(x), mechanism.pmf(xp))
 
 
+def _values_ceiling(mechanism, x, x_prime, n, alpha):
+    try:
+        from .svt_values_ceiling import monte_carlo_ceiling
+    except ImportError:  # run as a script
+        from svt_values_ceiling import monte_carlo_ceiling
+
+    return monte_carlo_ceiling(mechanism, x, x_prime, n, alpha=alpha, n_monte_carlo=VALUES_MONTE_CARLO, seed=SEED)
+
+
 def _cases() -> list[PeerCase]:
     five, ten = ((1.0,) * 5, (2.0,) * 5), ((1.0,) * 10, (2.0,) * 10)
     out = []
 
-    def add(name, family, mechanism, example, broken, peer=None, peer_name="statdp", pmfs="own", neighbours=None):
+    def add(
+        name, family, mechanism, example, broken, peer=None, peer_name="statdp", pmfs="own", neighbours=None, **more
+    ):
         neighbours = neighbours if neighbours is not None else _domain(mechanism, *example)
         pmfs = _own(mechanism) if pmfs == "own" else pmfs
-        out.append(PeerCase(name, family, mechanism, neighbours, broken, peer, peer_name, pmfs))
+        out.append(PeerCase(name, family, mechanism, neighbours, broken, peer, peer_name, pmfs, **more))
 
     add(
         "report noisy max (index), Laplace",
@@ -141,7 +157,17 @@ def _cases() -> list[PeerCase]:
     add("sparse vector Alg. 1, c = 1", "svt", SparseVector(EPS, threshold=1.0), ten, False, 0.0858, "dpsniper")
     add("sparse vector Alg. 2 (refresh), c = 2", "svt", SparseVectorDworkRoth(EPS, threshold=1.0, cutoff=2), ten, False)
     values = SparseVectorValues(EPS, threshold=1.0, cutoff=2)
-    add("BROKEN sparse vector Alg. 3 (values), c = 2", "svt", values, ten, True, 0.135, "dpsniper", pmfs=None)
+    add(
+        "BROKEN sparse vector Alg. 3 (values), c = 2",
+        "svt",
+        values,
+        ten,
+        True,
+        0.135,
+        "dpsniper",
+        pmfs=None,
+        pair_ceiling=functools.partial(_values_ceiling, values),
+    )
     add("BROKEN sparse vector Alg. 4, c = 1", "svt", SparseVectorLeeClifton(EPS, threshold=1.0), ten, True)
     add("BROKEN sparse vector Alg. 5", "svt", SparseVectorNoQueryNoise(EPS, threshold=1.0), ten, True, 14.31)
     add("BROKEN sparse vector Alg. 6", "svt", SparseVectorNoCutoff(EPS, threshold=1.0), ten, True)
@@ -158,13 +184,17 @@ FAMILIES = sorted({case.family for case in CASES.values()})
 
 @functools.cache
 def _pair_oracle(name: str, x, x_prime, n: int, alpha: float) -> float:
-    pmf_x, pmf_xp = CASES[name].pmfs(x, x_prime)
+    case = CASES[name]
+    if case.pmfs is None:
+        return case.pair_ceiling(x, x_prime, n, alpha)
+    pmf_x, pmf_xp = case.pmfs(x, x_prime)
     return oracle_epsilon_bound(pmf_x, pmf_xp, n, alpha=alpha).epsilon_lower_bound
 
 
 def ceiling(name: str, pairs, n: int, alpha: float = ALPHA) -> float:
-    """The best bound any event on any of ``pairs`` could certify with ``n`` samples per input (nan: no pmf)."""
-    if CASES[name].pmfs is None:
+    """The best bound any event on any of ``pairs`` could certify with ``n`` samples per input (nan: no pmf
+    and no estimate)."""
+    if CASES[name].pmfs is None and CASES[name].pair_ceiling is None:
         return math.nan
     return max(_pair_oracle(name, x, xp, n, alpha) for x, xp in pairs)
 

@@ -60,7 +60,7 @@ from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
 from .floating import mantissa_events, reachability_events
-from .learned import learned_events, learned_tree_events
+from .learned import learned_count_events, learned_events, learned_tree_events
 from .products import product_events
 from .real import real_threshold_events, real_value_events, support_edge_events
 from .thresholds import shared_sorts
@@ -190,6 +190,8 @@ BUILTIN_FAMILIES = (
     EventFamily("learned", "real", learned_events, memory=LEARNED_MEMORY, opt_in=True),
     EventFamily("learned-trees", "real", learned_tree_events, memory=LEARNED_MEMORY, screening=False, opt_in=True),
     EventFamily("product", "real", product_events, memory=FamilyMemory(arrays=4), opt_in=True),
+    # proposes only on real vector outputs with markers, silently nothing elsewhere (seeded results unchanged)
+    EventFamily("learned-counts", "real", learned_count_events, memory=LEARNED_MEMORY),
     # last: it proposes only where one input's values reach beyond all of the other's, and where it
     # proposes nothing the candidates (and so every seeded result) are those before it was added
     EventFamily("support-edge", "real", support_edge_events),

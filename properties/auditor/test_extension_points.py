@@ -53,6 +53,7 @@ FAMILY_ORDER = [
     "learned",  # the opt-in families come last: out of the default set, no seeded result moves
     "learned-trees",
     "product",
+    "learned-counts",  # default, but it proposes only on vectors with markers: elsewhere no seeded result moves
     "support-edge",  # default, but it proposes only beyond one input's support: elsewhere no seeded result moves
 ]
 RELATION_ORDER = ["scalars", "vectors", "streams", "graphs", "datasets", "bits"]
