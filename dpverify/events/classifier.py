@@ -462,7 +462,7 @@ class ClassifierScore:
             stop = min(n, start + SCALAR_SCORE_ROWS)
             rows = z[: stop - start]
             _float_kernels.standardized_scalar_features(group[start:stop], FEATURE_CLIP, m.mean, m.scale, rows)
-            out[start:stop] = rows @ m.weights
+            np.matmul(rows, m.weights, out=out[start:stop])
         out += m.intercept
         return out
 
