@@ -42,7 +42,10 @@ RANKING_SHRINKAGE_SE = 1.0
 #: about 2^-5 each). Screening ranks them at the winner's-curse shrinkage, sqrt(2 ln M) standard errors over
 #: their M (event, direction)s, not at RANKING_SHRINKAGE_SE: at 1 SE such chance tails of a few values read
 #: as bounds of 0.4 to 1.5 on Lyu et al.'s Alg. 3 (Laplace noise, no support edge) and decided its rounds.
-#: A true edge (counts in the thousands against 0) still ranks far ahead.
+#: A true edge (counts in the thousands against 0) still ranks far ahead. Vector outputs only: a scalar has
+#: one projection, where MIN_EDGE_TAIL keeps chance tails rare, and the true edge of the noisy max returning
+#: its value (exponential noise) shows only a few times in a first round; ranked strictly there, its search
+#: at 2.1e6 samples per input certified a mean of 2.07 over seeds 0-7 against 2.45 at 1 SE.
 EXTREME_FAMILIES = ("support-edge",)
 
 
@@ -117,6 +120,7 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     if claim is not None and claim.kind_record.reads == "events" and claim.kind != "dp":
         options["claim"] = claim  # ranked by the bound on the claim's own parameter
     extreme = np.array([e.family in EXTREME_FAMILIES for e in found.events], dtype=bool)
+    extreme &= _is_vector(pair.samples_x)  # one projection of a scalar: chance tails stay rare (MIN_EDGE_TAIL)
     strict = dict(options, shrinkage_se=None, n_candidates=2 * int(extreme.sum()))
     for direction, p, q in (("x", a, b), ("x_prime", b, a)):
         score = predicted_bounds(p, q, n, plan.n_certification, **options)
@@ -129,6 +133,12 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
             event = found.events[i]
             best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
     return best
+
+
+def _is_vector(samples) -> bool:
+    """Whether screening samples are vectors of two or more coordinates (many projections)."""
+    shape = getattr(samples, "shape", ())
+    return len(shape) == 2 and shape[1] >= 2
 
 
 def screening_event_families(families, float_events: bool) -> list:
