@@ -111,6 +111,7 @@ __all__ = [
     "learned_events",
     "learned_tree_events",
     "learned_count_events",
+    "count_events_apply",
     "find_markers",
     "fit_streaming_logistic",
     "fit_counted_logistic",
@@ -547,6 +548,25 @@ def learned_events(sel_x, sel_x_prime, outputs) -> Candidates:
     if fitted is None:
         return Candidates.empty("no feature of the outputs varies")
     return _threshold_candidates(LinearLearnedScore(features, *fitted), sel_x, sel_x_prime, m, "learned", "learned")
+
+
+def count_events_apply(sel_x, sel_x_prime) -> bool:
+    """Whether :func:`learned_count_events` fits anything on these selection rows: real vector outputs
+    (at least two coordinates) with markers (:func:`find_markers` on the first :data:`MARKER_ELEMENTS`
+    entries) and, besides them, values proper (finite entries that are no marker) in that prefix.
+    Outputs made of markers alone (index or yes/no vectors) are excluded: there the count-and-level
+    score is a function of a few discrete codes, which the level-set family ranks already."""
+    if not isinstance(sel_x, np.ndarray) or not isinstance(sel_x_prime, np.ndarray):
+        return False
+    n = min(len(sel_x), len(sel_x_prime))
+    if n < MIN_ROWS or sel_x.ndim != 2 or sel_x.shape[1] < 2 or sel_x.dtype.kind != "f":
+        return False
+    markers = find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS)
+    if not markers:
+        return False
+    rows = max(1, MARKER_ELEMENTS // (2 * sel_x.shape[1]))
+    low = _smallest_value(np.concatenate([sel_x[:rows], sel_x_prime[:rows]]).astype(np.float64), markers)
+    return bool(np.isfinite(low).any())
 
 
 def learned_count_events(sel_x, sel_x_prime, outputs) -> Candidates:
