@@ -550,6 +550,16 @@ def learned_events(sel_x, sel_x_prime, outputs) -> Candidates:
     return _threshold_candidates(LinearLearnedScore(features, *fitted), sel_x, sel_x_prime, m, "learned", "learned")
 
 
+def _count_markers(sel_x, sel_x_prime) -> tuple:
+    """The markers the count-and-level family counts: those of :func:`find_markers` on the first
+    :data:`MARKER_ELEMENTS` entries of real vector outputs (two or more coordinates, at least
+    :data:`MIN_ROWS` rows per input); ``()`` where the family does not apply."""
+    n = min(len(sel_x), len(sel_x_prime))
+    if n < MIN_ROWS or sel_x.ndim != 2 or sel_x.shape[1] < 2 or sel_x.dtype.kind != "f":
+        return ()
+    return find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS)
+
+
 def count_events_apply(sel_x, sel_x_prime) -> bool:
     """Whether :func:`learned_count_events` fits anything on these selection rows: real vector outputs
     (at least two coordinates) with markers (:func:`find_markers` on the first :data:`MARKER_ELEMENTS`
@@ -558,10 +568,7 @@ def count_events_apply(sel_x, sel_x_prime) -> bool:
     score is a function of a few discrete codes, which the level-set family ranks already."""
     if not isinstance(sel_x, np.ndarray) or not isinstance(sel_x_prime, np.ndarray):
         return False
-    n = min(len(sel_x), len(sel_x_prime))
-    if n < MIN_ROWS or sel_x.ndim != 2 or sel_x.shape[1] < 2 or sel_x.dtype.kind != "f":
-        return False
-    markers = find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS)
+    markers = _count_markers(sel_x, sel_x_prime)
     if not markers:
         return False
     rows = max(1, MARKER_ELEMENTS // (2 * sel_x.shape[1]))
@@ -582,10 +589,7 @@ def learned_count_events(sel_x, sel_x_prime, outputs) -> Candidates:
     distinct score value in the pooled 2% tails is a threshold (the best events of Lyu et al.'s
     Algorithm 3 have probability about 0.0015, between the grid's 1e-3 and 3e-3).
     """
-    n = min(len(sel_x), len(sel_x_prime))
-    if n < MIN_ROWS or sel_x.ndim != 2 or sel_x.shape[1] < 2 or sel_x.dtype.kind != "f":
-        return Candidates.empty()
-    markers = find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS)
+    markers = _count_markers(sel_x, sel_x_prime)
     if not markers:
         return Candidates.empty()
     summary = SummaryFeatures.of(sel_x, sel_x_prime, markers)

@@ -312,7 +312,7 @@ _MMAP_THRESHOLD_MAX = 32 << 20
 #: Outputs of a draw from which :func:`_reuse_freed_memory` takes effect (selection samples this large
 #: make temporaries above glibc's first mmap threshold).
 LARGE_DRAW_BYTES = 1 << 20
-_blocks_on_heap = False
+_freed_memory_reused = False
 
 
 def _reuse_freed_memory() -> None:
@@ -326,9 +326,9 @@ def _reuse_freed_memory() -> None:
     about 8 ms, with the threshold at twice an 8 MiB block). The process keeps at most 64 MiB of freed
     memory for it. Called where an audit draws large numpy outputs; results do not depend on it.
     """
-    global _blocks_on_heap
-    if not _blocks_on_heap:
-        _blocks_on_heap = True
+    global _freed_memory_reused
+    if not _freed_memory_reused:
+        _freed_memory_reused = True
         # A mapped block of exactly 32 MiB would be one page too large to count (glibc's chunk adds a header).
         del_me = np.empty(_MMAP_THRESHOLD_MAX - 8192, dtype=np.uint8)
         del del_me
