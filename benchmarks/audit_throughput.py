@@ -51,7 +51,7 @@ import time
 import numpy as np
 
 import dpverify
-from dpverify.mechanisms.broken import FloatLaplaceMechanism
+from dpverify.mechanisms.broken import FloatGaussianMechanism, FloatLaplaceMechanism
 from dpverify.mechanisms.sparse_vector import SparseVector
 from dpverify.mechanisms.textbook import GeometricMechanism, LaplaceMechanism, RandomizedResponse
 from dpverify.pipeline.sampling import BLOCK_SIZE
@@ -66,19 +66,6 @@ _clock = time.perf_counter
 ASV_SAMPLES = 10_000_000
 
 
-class FloatGaussian:
-    """The textbook floating-point Gaussian mechanism ``x + rng.normal(0, sigma)`` (no snapping)."""
-
-    def __init__(self, sigma: float):
-        self.sigma = sigma
-
-    def __call__(self, data, rng) -> float:
-        return float(data) + rng.normal(0.0, self.sigma)
-
-    def sample(self, data, size, rng) -> np.ndarray:
-        return float(data) + rng.normal(0.0, self.sigma, size)
-
-
 def _instances():
     """name -> (mechanism, x, x_prime, claim keywords of ``dpverify.audit``)."""
     svt = SparseVector(0.1, threshold=0.0)
@@ -86,7 +73,7 @@ def _instances():
     return {
         "laplace": (LaplaceMechanism(1.0), 0.0, 1.0, pure),
         "float-laplace": (FloatLaplaceMechanism(1.0), 0.0, 1.0, pure),
-        "float-gaussian": (FloatGaussian(1.0), 0.0, 1.0, {"epsilon": 1.0, "delta": 1e-5}),
+        "float-gaussian": (FloatGaussianMechanism(1.0, 1e-5, sigma=1.0), 0.0, 1.0, {"epsilon": 1.0, "delta": 1e-5}),
         "geometric": (GeometricMechanism(1.0), 0, 1, pure),
         "randomized-response": (RandomizedResponse(1.0), 0, 1, pure),
         "sparse-vector": (svt, (0.0,) * 9 + (1.0,), (1.0,) * 9 + (0.0,), {"epsilon": 0.1}),

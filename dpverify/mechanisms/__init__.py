@@ -14,7 +14,13 @@ distributions, as :class:`GeometricHistogram`'s do.
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
-from .broken import BrokenGaussianMechanism, BrokenLaplaceMechanism, BrokenNoisyHistogram, FloatLaplaceMechanism
+from .broken import (
+    BrokenGaussianMechanism,
+    BrokenLaplaceMechanism,
+    BrokenNoisyHistogram,
+    FloatGaussianMechanism,
+    FloatLaplaceMechanism,
+)
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .counter import GeometricBinaryCounter, GeometricPrefixSums
 from .histogram import GeometricHistogram, NoisyHistogram
@@ -47,6 +53,7 @@ __all__ = [
     "BrokenNoisyHistogram",
     "BrokenLaplaceMechanism",
     "FloatLaplaceMechanism",
+    "FloatGaussianMechanism",
     "BrokenGaussianMechanism",
     "ReportNoisyMax",
     "NoisyMaxValue",

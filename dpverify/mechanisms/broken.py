@@ -19,11 +19,17 @@ References
 from __future__ import annotations
 
 from .._validation import check_fraction
-from .additive import GaussianMechanism
+from .additive import GaussianMechanism, _draw_shape
 from .histogram import NoisyHistogram
 from .textbook import LaplaceMechanism
 
-__all__ = ["BrokenLaplaceMechanism", "FloatLaplaceMechanism", "BrokenGaussianMechanism", "BrokenNoisyHistogram"]
+__all__ = [
+    "BrokenLaplaceMechanism",
+    "FloatLaplaceMechanism",
+    "BrokenGaussianMechanism",
+    "FloatGaussianMechanism",
+    "BrokenNoisyHistogram",
+]
 
 
 class BrokenLaplaceMechanism(LaplaceMechanism):
@@ -70,6 +76,33 @@ class FloatLaplaceMechanism(LaplaceMechanism):
     def __init__(self, epsilon, sensitivity=1.0):
         super().__init__(epsilon, sensitivity)
         self.snap = None
+
+
+class FloatGaussianMechanism(GaussianMechanism):
+    """The textbook Gaussian mechanism on doubles, ``x + rng.normal(0, sigma)``, claiming (eps, delta). Broken.
+
+    As with :class:`FloatLaplaceMechanism`, the doubles reachable from two inputs differ, so the low
+    bits of an output reveal the input (Mironov [2]_); :class:`dpverify.mechanisms.GaussianMechanism`
+    rounds its output to a fine grid and clamps it instead. Nothing is clamped here.
+
+    Parameters
+    ----------
+    epsilon, delta : float
+        The (false) claim.
+    sensitivity : float
+        l2 sensitivity.
+    sigma : float, optional
+        Noise standard deviation; default the analytic sigma of the claim
+        (:func:`dpverify.mechanisms.additive.analytic_gaussian_sigma`).
+    """
+
+    def __init__(self, epsilon, delta, sensitivity=1.0, sigma=None):
+        super().__init__(epsilon, delta, sensitivity, sigma=sigma)
+        self.bound = self.grid = None
+
+    def sample(self, data, size, rng):
+        arr, shape = _draw_shape(data, size)
+        return arr + rng.normal(scale=self.sigma, size=shape)
 
 
 class BrokenGaussianMechanism(GaussianMechanism):

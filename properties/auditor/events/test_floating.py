@@ -31,6 +31,7 @@ from dpverify.events.floating import (
     trailing_zero_bits,
 )
 from dpverify.mechanisms import (
+    FloatGaussianMechanism,
     FloatLaplaceMechanism,
     GeometricMechanism,
     GridLaplace,
@@ -129,17 +130,8 @@ def test_floating_bound_grows_with_the_sample_size():
 
 
 def test_textbook_float_gaussian_is_flagged(suite_alpha):
-    class FloatGaussian:
-        epsilon = 1.0
-
-        def sample(self, data, size, rng):
-            return data + rng.normal(scale=5.0, size=size)
-
-        def __call__(self, data, rng):
-            return data + rng.normal(scale=5.0)
-
     result = dpverify.audit(
-        FloatGaussian(),
+        FloatGaussianMechanism(1.0, 1e-3, sigma=5.0),
         0.0,
         1.0,
         epsilon=1.0,

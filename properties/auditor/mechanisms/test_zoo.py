@@ -213,6 +213,21 @@ def test_float_laplace_releases_raw_doubles_and_the_correct_one_refuses_no_grid(
         LaplaceMechanism(0.5, snap=None)
 
 
+@pytest.mark.parametrize("epsilon, delta", [(0.5, 1e-5), (2.0, 1e-3)])
+def test_float_gaussian_releases_raw_doubles_at_the_analytic_sigma(epsilon, delta):
+    """Detects a float Gaussian that rounds to the grid or clamps (its leak would be hidden), or one whose
+    default sigma is not the analytic sigma of its claim (checked at two claims)."""
+    from dpverify.mechanisms import FloatGaussianMechanism, GaussianMechanism
+
+    leaky = FloatGaussianMechanism(epsilon, delta, sensitivity=2.0)
+    assert leaky.sigma == GaussianMechanism(epsilon, delta, 2.0).sigma
+    assert (leaky.epsilon, leaky.delta) == (epsilon, delta)
+    raw = leaky.sample(3.0, 1000, np.random.default_rng(0))
+    assert np.array_equal(raw, 3.0 + np.random.default_rng(0).normal(scale=leaky.sigma, size=1000))
+    assert np.array_equal(leaky.sample(np.zeros(2), 3, np.random.default_rng(1)).shape, (3, 2))
+    assert isinstance(leaky(1e6, np.random.default_rng(2)), float)  # far beyond any clamp, kept
+
+
 def _exponential_mechanism_loss(u, u_prime, eps) -> float:
     """Exact loss of the exponential mechanism on a pair, P[i] ~ exp(eps u_i / 2) written out (Dwork and Roth 2014,
     Theorem 3.10; sensitivity 1), not through the mechanism's own probabilities."""
