@@ -101,6 +101,32 @@ def _edge_thresholds(tail: np.ndarray, lower: bool) -> np.ndarray:
     return np.nextafter(inner[::-1], np.inf) if lower else inner
 
 
+def _support_edge(other: np.ndarray, lower: bool) -> float:
+    """Where the other input's support is estimated to end, from its sorted selection values: its smallest
+    value less the gap to its next distinct value, ``2 X(1) - X(2)`` (Robson and Whitlock 1964; mirrored
+    above), or its extreme itself where it shows a single distinct value."""
+    if lower:
+        extreme, beyond = other[0], other[np.searchsorted(other, other[0], side="right") :]
+        step = beyond[0] - extreme if beyond.size else 0.0
+        edge = extreme - step
+    else:
+        extreme, beyond = other[-1], other[: np.searchsorted(other, other[-1], side="left")]
+        step = extreme - beyond[-1] if beyond.size else 0.0
+        edge = extreme + step
+    return float(edge) if np.isfinite(edge) else float(extreme)
+
+
+def _tail_beyond(a: np.ndarray, b: np.ndarray, lower: bool) -> np.ndarray:
+    """The sorted values of ``a`` beyond the estimated end of ``b``'s support (:func:`_support_edge`); where
+    fewer than :data:`MIN_EDGE_TAIL` lie there (a screening round's small sample shows few values at the
+    edge), those beyond ``b``'s extreme itself."""
+    for edge in (_support_edge(b, lower), b[0] if lower else b[-1]):
+        tail = a[: np.searchsorted(a, edge, side="left")] if lower else a[np.searchsorted(a, edge, side="right") :]
+        if tail.size >= MIN_EDGE_TAIL:
+            break
+    return tail
+
+
 def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
     """Events beyond the support of one input's selection values, on each projection (``"support-edge"``).
 
@@ -109,17 +135,25 @@ def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
     region below it), the best event is that region, of probability 0 under the other input and often
     rare under the first. Pooled quantile thresholds (:mod:`.thresholds`) sit at ranks ``1/33, ...``
     and miss it. On each projection and in each direction, when at least :data:`MIN_EDGE_TAIL` values
-    of one input lie below the smallest (above the largest) value of the other, this family proposes
-    the events "at most" (at least) each of :data:`EDGE_POINTS` order statistics of that tail, the
-    whole tail first (its closed end is the tail's own extreme, not the other input's: the region
-    between them, where the other input has mass that no selection sample showed, is left out).
-    Certification on fresh samples decides what the region really holds.
+    of one input lie below the other's estimated support edge (:func:`_support_edge`: its smallest value
+    less the gap to its next one; mirrored above), this family proposes the events "at most" (at least)
+    each of :data:`EDGE_POINTS` order statistics of that tail, the whole tail first. Its closed end is
+    the tail's own extreme, short of the estimated edge: the other input has mass just beyond its
+    smallest selection value that no selection sample showed, and each count of it there costs the
+    certified bound dearly. (Where fewer than :data:`MIN_EDGE_TAIL` values lie beyond the estimated
+    edge, the tail is taken beyond the other's smallest value itself, as a small screening sample needs.)
+    Measured on the noisy max returning its value with exponential noise (outputs on steps of 2^-6, the
+    worst pair, 1e7 samples per input): ending the region at the other input's smallest value instead
+    put its first grid point, of probability 2.2e-7 under it, in the event; plain audits at seeds 0-9
+    certified a mean of 3.36 that way and 3.91 now (2.06 and 2.10 at 2.1e6), the search 3.86 and 4.59
+    (oracle 4.79). Certification on fresh samples decides what the region really holds.
 
     References
     ----------
     C. Dwork, A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014, Claim 3.9 (report
     noisy max); Z. Ding, Y. Wang, G. Wang, D. Zhang, D. Kifer, "Detecting Violations of Differential
-    Privacy", ACM CCS 2018 (noisy max returning its value, a broken variant).
+    Privacy", ACM CCS 2018 (noisy max returning its value, a broken variant); D. S. Robson, J. H. Whitlock,
+    "Estimation of a truncation point", Biometrika 51(1-2), 1964 (the edge estimate ``2 X(1) - X(2)``).
     """
     events, cx, cxp = [], [], []
     for name, project in vector_projections(sel_x, sel_x_prime):
@@ -130,10 +164,7 @@ def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
             continue
         for a, b in ((sx, sxp), (sxp, sx)):
             for lower in (True, False):
-                if lower:
-                    tail = a[: np.searchsorted(a, b[0], side="left")]
-                else:
-                    tail = a[np.searchsorted(a, b[-1], side="right") :]
+                tail = _tail_beyond(a, b, lower)
                 if tail.size < MIN_EDGE_TAIL or not np.all(np.isfinite(tail)):
                     continue
                 for t in _edge_thresholds(tail, lower):
