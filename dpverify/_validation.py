@@ -616,15 +616,17 @@ def check_claim_once(epsilon, delta) -> None:
 def check_audit_domain(claim):
     """``claim`` (a :class:`dpverify.PrivacyClaim`) if an audit can test it: epsilon (at the stated delta),
     rho and mu > 0, every Rényi epsilon > 0; else :class:`~dpverify.errors.InvalidClaimError`."""
-    if claim.kind == "dp":
-        check_epsilon(claim.epsilon)
-    for name in ("rho", "mu"):
-        value = getattr(claim, name)
-        if value is not None and not value > 0:
-            raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
-    if claim.renyi_epsilons is not None and min(claim.renyi_epsilons) <= 0:
-        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
+    audit_check = claim.kind_record.audit_check
+    if audit_check is not None:
+        audit_check(claim)
     return claim
+
+
+def check_audit_positive(value, name: str) -> None:
+    """An audited claim's parameter ``value`` > 0 (a claim of 0 cannot be tested by any finite sample), else
+    :class:`~dpverify.errors.InvalidClaimError` naming ``name``."""
+    if not value > 0:
+        raise InvalidClaimError(f"an audit needs {name} > 0, got {name}={value!r}")
 
 
 def check_keywords(given, allowed, driver: str) -> None:

@@ -72,7 +72,8 @@ def sizing_claim(claim) -> tuple[float, float]:
     """The (epsilon, delta) that sizes the certification sample of an audit of ``claim``: the claim's own
     for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
     the sizes of an eps = 1 claim."""
-    return (claim.epsilon, claim.delta) if claim.kind == "dp" else (1.0, 0.0)
+    pair = claim.kind_record.epsilon_delta
+    return (1.0, 0.0) if pair is None else pair(claim)
 
 
 @dataclass(frozen=True)
@@ -344,8 +345,8 @@ def plan_of_result(result, *, executor=None, progress: bool = False, driver: str
 def claim_arguments(plan: AuditPlan) -> dict:
     """The driver keywords that state ``plan``'s claim, seed and options again: ``claim=`` for a claim of
     another kind, ``epsilon=`` and ``delta=`` for an (epsilon, delta) one."""
-    if plan.claim is not None and plan.claim.kind != "dp":
-        return dict(claim=plan.claim, seed=plan.seed, options=plan.options)
     if plan.claim is None:
         raise InvalidParameterError(f"a {plan.driver} plan states no claim")
-    return dict(epsilon=plan.claim.epsilon, delta=plan.claim.delta, seed=plan.seed, options=plan.options)
+    pair = plan.claim.kind_record.epsilon_delta
+    stated = dict(claim=plan.claim) if pair is None else dict(zip(("epsilon", "delta"), pair(plan.claim)))
+    return dict(stated, seed=plan.seed, options=plan.options)

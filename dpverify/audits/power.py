@@ -130,7 +130,7 @@ def power_note(result) -> str | None:
     """
     n = int(getattr(result.event, "n_certification", 0) or 0)
     claim = getattr(result, "claim", None)
-    if result.violation or n <= 0 or (claim is not None and claim.kind != "dp"):
+    if result.violation or n <= 0 or (claim is not None and claim.kind_record.epsilon_delta is None):
         return None  # the floor is an (epsilon, delta) one: a claim of another kind has its own parameter
     epsilon, delta, alpha = result.claimed_epsilon, result.claimed_delta, result.alpha
     floor = smallest_epsilon_excess(n, epsilon, delta, alpha)

@@ -266,7 +266,7 @@ class AuditResult(Result):
 
     def summary(self) -> str:
         """A few readable lines: verdict, bound, event, replay seed."""
-        if self.claim is not None and self.claim.kind != "dp":
+        if self.claim is not None and self.claim.kind_record.epsilon_delta is None:
             return self._claim_summary()
         verdict = "VIOLATION" if self.violation else "no violation found"
         claim = f"eps={self.claimed_epsilon:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")

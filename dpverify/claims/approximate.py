@@ -52,4 +52,6 @@ APPROXIMATE_DP = ClaimKind(
     claimed_value=lambda claim: claim.epsilon,
     describe=_describe,
     event_bound=_event_bound,
+    epsilon_delta=lambda claim: (claim.epsilon, claim.delta),
+    audit_check=lambda claim: check.check_epsilon(claim.epsilon),
 )

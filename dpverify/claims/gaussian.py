@@ -48,4 +48,5 @@ GAUSSIAN_DP = ClaimKind(
     claimed_value=lambda claim: claim.mu,
     describe=lambda claim: f"mu={claim.mu:g} (Gaussian DP)",
     event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi),
+    audit_check=lambda claim: check.check_audit_positive(claim.mu, "mu"),
 )

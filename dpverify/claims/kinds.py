@@ -89,6 +89,18 @@ class ClaimKind:
         Kinds reading cells: ``cells_bound(claim, orders, divergence_lower_bounds) ->
         (bound, order)``: the certified parameter bound from the Rényi lower bounds at
         ``orders``, and the order that gives it.
+    epsilon_delta : callable or None
+        ``epsilon_delta(claim) -> (epsilon, delta)`` for a kind whose claim *is* an
+        (epsilon, delta) pair: its events are ranked and its samples sized at that pair,
+        its results carry ``claimed_epsilon``, ``claimed_delta`` and a delta bound beside
+        the epsilon bound, and a driver restates it as ``epsilon=``, ``delta=``. None (the
+        default) for every other kind: events are ranked by ``event_bound``, samples sized
+        as for ``epsilon = 1, delta = 0``, results read ``claim_lower_bound`` and a driver
+        restates the claim as ``claim=``.
+    audit_check : callable or None
+        ``audit_check(claim) -> None`` raises :class:`~dpverify.InvalidClaimError` when an
+        audit cannot test a valid claim (a parameter of 0, which no finite sample refutes);
+        None: every valid claim can be audited.
     """
 
     name: str
@@ -102,6 +114,8 @@ class ClaimKind:
     event_bound: Callable | None = None
     orders: Callable | None = None
     cells_bound: Callable | None = None
+    epsilon_delta: Callable | None = None
+    audit_check: Callable | None = None
 
     def __post_init__(self):
         check.check_choice(

@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validation as check
+from ..errors import InvalidClaimError
 from .kinds import ClaimKind
 
 __all__ = ["RENYI"]
@@ -49,6 +50,11 @@ def _describe(claim) -> str:
     return f"Rényi curve {{{pairs}{more}}} ({len(claim.orders)} orders)"
 
 
+def _audit_check(claim) -> None:
+    if min(claim.renyi_epsilons) <= 0:
+        raise InvalidClaimError(f"an audit needs every Rényi epsilon > 0, got {claim.renyi_epsilons}")
+
+
 def _cells_bound(claim, orders, divergences):
     divergences = np.maximum(np.asarray(divergences, dtype=float), 0.0)
     if len(claim.orders) == 1:
@@ -69,4 +75,5 @@ RENYI = ClaimKind(
     describe=_describe,
     orders=lambda claim: np.asarray(claim.orders, dtype=float),
     cells_bound=_cells_bound,
+    audit_check=_audit_check,
 )

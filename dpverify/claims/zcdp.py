@@ -54,4 +54,5 @@ ZCDP = ClaimKind(
     describe=lambda claim: f"rho={claim.rho:g} (zCDP)",
     orders=lambda claim: ZCDP_ORDERS,
     cells_bound=_cells_bound,
+    audit_check=lambda claim: check.check_audit_positive(claim.rho, "rho"),
 )

@@ -116,7 +116,7 @@ def _fmt(v: float) -> str:
 def _other_kind(result) -> bool:
     """Whether the audited claim is of another kind than (epsilon, delta)-DP (zCDP, Rényi, Gaussian DP, f-DP)."""
     claim = getattr(result, "claim", None)
-    return claim is not None and claim.kind != "dp"
+    return claim is not None and claim.kind_record.epsilon_delta is None
 
 
 def _claim_facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:

@@ -54,7 +54,7 @@ def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
     """The assertion message of :func:`assert_dp`: event, both probabilities, bound, replay seed."""
     ev = result.event
     stated = getattr(result, "claim", None)
-    if stated is not None and stated.kind != "dp":
+    if stated is not None and stated.kind_record.epsilon_delta is None:
         return _claim_violation_message(result, stated, x, x_prime)
     claim = f"epsilon={result.claimed_epsilon:g}" + (
         f", delta={result.claimed_delta:g}" if result.claimed_delta else ""
