@@ -40,6 +40,7 @@ from ..pipeline.bounds import (
 )
 from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
+from ..pipeline.partition import SCORE_CELLS
 from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
@@ -237,7 +238,7 @@ def audit_result(
     another kind than (epsilon, delta)-DP is certified in its own form
     (:func:`claim_result`).
     """
-    if claim is not None and claim.kind != "dp":
+    if claim is not None and claim.kind_record.epsilon_delta is None:
         return claim_result(
             selection,
             counts_x,
@@ -393,34 +394,24 @@ def claim_result(
     )
     claimed = claim.parameter
     if kind.reads == "cells":
-        cells_x = _all_cells(counts_x, n_x)
-        cells_xp = _all_cells(counts_x_prime, n_x_prime)
-        bound, order, direction, region = cells_statistic(claim, cells_x, cells_xp, n_x, n_x_prime, alpha)
-        bound = max(bound, 0.0)
-        violation = bool(bound > claimed)
-        pvalue = cells_pvalue(claim, cells_x, cells_xp, n_x, n_x_prime) if violation or bound > 0 else 1.0
-        violation = violation and pvalue <= alpha
-        eps_lb = _cells_epsilon(region)
-        partition = PartitionEstimate(
-            description=getattr(selection, "description", "no cells"),
-            edges=tuple(getattr(selection, "edges", ())),
-            counts_x=tuple(int(c) for c in cells_x),
-            counts_x_prime=tuple(int(c) for c in cells_xp),
-            n_certification=int(n_x),
-            order=order,
-            direction=direction,
-            n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+        k = len(selection.cells)
+        bound, pvalue, violation, eps_lb, partition = _certify_cells(
+            selection, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, claim=claim, alpha=alpha
         )
-        event = EventEstimate(
-            partition.description,
-            "cells",
-            direction,
-            0.0,
-            0.0,
-            0,
-            0,
-            int(n_x),
-            None if n_x == n_x_prime else int(n_x_prime),
+        event = _cells_event(selection, partition, counts_x, counts_x_prime, n_x, n_x_prime)
+        value_verdict = None
+        if selection.value is not None:  # a floating-point event's cells decided: the best cells of a score too
+            v_bound, v_p, v_violation, v_eps, v_cells = _certify_cells(
+                selection.value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, claim=claim, alpha=alpha
+            )
+            v_event = _cells_event(selection.value, v_cells, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime)
+            value_verdict = ValueVerdict(v_eps, 0.0, v_p, v_violation, v_event, alpha=alpha, claim_lower_bound=v_bound)
+        finding = classify_finding(
+            violation=violation,
+            family=selection.family,
+            epsilon_lower_bound=bound,
+            claimed_epsilon=claimed,
+            value_verdict=value_verdict,
         )
         return (cls or AuditResult)(
             epsilon_lower_bound=eps_lb,
@@ -428,7 +419,8 @@ def claim_result(
             pvalue=pvalue,
             violation=violation,
             event=event,
-            finding="value" if violation else "none",
+            value_verdict=value_verdict,
+            finding=finding,
             claim_lower_bound=bound,
             partition=partition,
             **common,
@@ -466,6 +458,38 @@ def claim_result(
         claim_lower_bound=bound,
         **common,
     )
+
+
+def _certify_cells(partition, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, claim, alpha: float):
+    """A frozen partition's certified bound on the claim's parameter, p-value, verdict, pure-epsilon bound and
+    :class:`~dpverify.audits.results.PartitionEstimate`, from the counts of every cell but the last."""
+    cells_x, cells_xp = _all_cells(counts_x, n_x), _all_cells(counts_x_prime, n_x_prime)
+    bound, order, direction, region = cells_statistic(claim, cells_x, cells_xp, n_x, n_x_prime, alpha)
+    bound = max(bound, 0.0)
+    violation = bool(bound > claim.parameter)
+    pvalue = cells_pvalue(claim, cells_x, cells_xp, n_x, n_x_prime) if violation or bound > 0 else 1.0
+    estimate = PartitionEstimate(
+        description=partition.description,
+        edges=tuple(partition.edges),
+        counts_x=tuple(int(c) for c in cells_x),
+        counts_x_prime=tuple(int(c) for c in cells_xp),
+        n_certification=int(n_x),
+        order=order,
+        direction=direction,
+        n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+    )
+    return bound, pvalue, violation and pvalue <= alpha, _cells_epsilon(region), estimate
+
+
+def _cells_event(partition, estimate, counts_x, counts_x_prime, n_x: int, n_x_prime: int) -> EventEstimate:
+    """The :class:`EventEstimate` of certified cells: a floating-point event's own counts where its two cells
+    were frozen; for the cells of a score, their description alone (no one event's probabilities)."""
+    n_xp = None if n_x == n_x_prime else int(n_x_prime)
+    if partition.family == SCORE_CELLS:
+        return EventEstimate(partition.description, SCORE_CELLS, estimate.direction, 0.0, 0.0, 0, 0, int(n_x), n_xp)
+    a, b = int(counts_x[0]), int(counts_x_prime[0])
+    shares = (a / n_x, b / n_x_prime)
+    return EventEstimate(partition.description, partition.family, estimate.direction, *shares, a, b, int(n_x), n_xp)
 
 
 def _all_cells(counts, n: int) -> np.ndarray:

@@ -74,7 +74,16 @@ def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, 
     alpha = plan.alpha if alpha is None else alpha
     options = plan.options if options is None else options
     if claim.kind_record.reads == "cells":
-        return select_partition(sel_x, sel_x_prime, claim=claim, n_certification=n_certification, alpha=alpha)
+        return select_partition(
+            sel_x,
+            sel_x_prime,
+            claim=claim,
+            n_certification=n_certification,
+            alpha=alpha,
+            event_families=options.families,
+            float_events=options.float_events,
+            inputs=inputs,
+        )
     return select(
         sel_x,
         sel_x_prime,
@@ -117,7 +126,7 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
         shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
     options = dict(delta=plan.delta, alpha=plan.alpha, **shrinkage)
     claim = plan.claim
-    if claim is not None and claim.kind_record.reads == "events" and claim.kind != "dp":
+    if claim is not None and claim.kind_record.reads == "events" and claim.kind_record.epsilon_delta is None:
         options["claim"] = claim  # ranked by the bound on the claim's own parameter
     extreme = np.array([e.family in EXTREME_FAMILIES for e in found.events], dtype=bool)
     extreme &= _is_vector(pair.samples_x)  # one projection of a scalar: chance tails stay rare (MIN_EDGE_TAIL)

@@ -44,6 +44,7 @@ privacy", ACM CCS 2012.
 from __future__ import annotations
 
 from ..events import families_of_role
+from ..pipeline.partition import SCORE_CELLS
 
 __all__ = ["FINDINGS", "ROUNDING_SHARE", "classify_finding", "finding_lines"]
 
@@ -99,7 +100,7 @@ def finding_lines(result) -> list[str]:
         return []
     v = result.value_verdict
     claim = getattr(result, "claim", None)
-    other_kind = claim is not None and claim.kind != "dp"
+    other_kind = claim is not None and claim.kind_record.epsilon_delta is None
     bound = result.claim_lower_bound if other_kind else result.epsilon_lower_bound
     finding = getattr(result, "finding", None) or classify_finding(
         violation=result.violation,
@@ -130,9 +131,16 @@ def finding_lines(result) -> list[str]:
         verdict = "VIOLATION" if v.violation else "no violation found"
         lines.append(
             f"value events only (same samples): {verdict}, certified bound {_value_bound(v, other_kind):.4g} "
-            f"(p-value {v.pvalue:.3g}); event: {v.event}"
+            f"(p-value {v.pvalue:.3g}); {_event_text(v.event)}"
         )
     return lines
+
+
+def _event_text(event) -> str:
+    """The certified event in words; cells of a score by their description (no one event's probabilities)."""
+    if event.family == SCORE_CELLS:
+        return f"cells: {event.description}"
+    return f"event: {event}"
 
 
 def _value_bound(verdict, other_kind: bool) -> float:

@@ -675,8 +675,7 @@ def _float_picked(winner, options) -> bool:
     """Whether a floating-point family took part in the verdict and value families are there to rank on."""
     if not options.float_events or not screening_event_families(options.families, False):
         return False
-    choices = getattr(winner.selection, "verdict_choices", ())  # a partition (zCDP, Rényi) has value cells only
-    return any(c.event.role == "implementation" for c in choices)
+    return any(c.event.role == "implementation" for c in winner.selection.verdict_choices)
 
 
 def _value_track(result, candidates, budget, neighbours, mechanism, screening):
@@ -695,7 +694,7 @@ def _value_track(result, candidates, budget, neighbours, mechanism, screening):
         return result
     check_sampler(plan, mechanism, value.x, value.x_prime)
     certified = _certify(plan, mechanism, value, fresh, screening)
-    other_kind = result.audited_claim.kind != "dp"
+    other_kind = result.audited_claim.kind_record.epsilon_delta is None
     verdict = ValueVerdict(
         certified.epsilon_lower_bound,
         certified.delta_lower_bound,

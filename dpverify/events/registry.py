@@ -83,6 +83,7 @@ __all__ = [
     "default_families",
     "event_families",
     "candidate_events",
+    "unfit_reason",
 ]
 
 #: What a family's events look at: the output values, or an artefact of their representation.
@@ -328,6 +329,13 @@ def _applicable(kind: str) -> list[EventFamily]:
     return [record for record in _registry().values() if record.kind in (kind, "any")]
 
 
+def unfit_reason(record: EventFamily, outputs_kind: str) -> str | None:
+    """Why the family ``record`` does not run on outputs of ``outputs_kind``; None where it applies."""
+    if record.kind in (outputs_kind, "any"):
+        return None
+    return f"made for {record.kind} outputs, these are {outputs_kind}"
+
+
 def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) -> Candidates:
     """All candidate events of the applicable families, with their selection counts.
 
@@ -336,17 +344,13 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     """
     registry = _registry()
     chosen = {record.name: record for record in _applicable(outputs.kind)}
-    skipped = {}
     if families is None:
         chosen = {name: record for name, record in chosen.items() if not record.opt_in}
+        families = [record.name for record in registry.values() if not record.opt_in]
     else:
         check_known(families, registry, "event families")
-        skipped = {
-            name: f"applies to {registry[name].kind} outputs, these are {outputs.kind}"
-            for name in families
-            if name not in chosen
-        }
         chosen = {n: chosen[n] for n in families if n in chosen}
+    skipped = {name: unfit_reason(registry[name], outputs.kind) for name in families if name not in chosen}
     events, cx, cxp, parts = [], [], [], []
     with shared_sorts():  # families that sort the same projection sort it once
         found_by_family = {

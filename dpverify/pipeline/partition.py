@@ -19,6 +19,28 @@ frozen. The last cell holds everything at or above the last quantile, ``inf`` an
 scores included, so the cells always partition the output space: certification counts
 the first ``k - 1`` cells and the last is the rest. Nothing of the certification
 samples reaches this step, so the region computed on them later keeps its level.
+
+The events of the floating-point families (role ``"implementation"``: the low-order bits
+of doubles, Mironov 2012) are not values of any score, so they are tried as partitions of
+their own: a frozen event ``S`` is the two-cell partition ``{S, not S}``, and by the
+data-processing inequality its cells' Rényi divergence lower-bounds the mechanism's too. An
+event reachable from one input only (probability 0 under the other) has an infinite
+divergence at every order, which no claim of these kinds allows. The
+:data:`EVENT_PARTITIONS` events predicted strongest (their shrunk selection estimates, as
+:func:`dpverify.pipeline.selection.predicted_bounds` shrinks them) compete with the score
+partitions on the same predicted bound, and the one partition predicted largest is frozen:
+one region is certified, so the level is the audit's whatever was compared. When an event
+partition wins, the best score partition is frozen beside it and certified on the same
+samples as the value verdict (its own level, as for the other kinds: the verdict's
+false-alarm rate is untouched). The other event families do not run under these kinds (the
+score's cells stand in for their events), and the result's notes say so.
+
+References
+----------
+I. Mironov, "On significance of the least significant bits for differential privacy",
+ACM CCS 2012.
+T. van Erven and P. Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE
+Trans. Inf. Theory 60(7), 2014 (Theorem 9, data processing).
 """
 
 from __future__ import annotations
@@ -27,20 +49,27 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from ..events import candidate_events, default_families, families_of_role
 from ..events.candidates import Event
 from ..events.indicators import CodeValue, Within
 from ..events.projections import vector_projections
+from ..events.registry import event_family, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
+from .bounds import clopper_pearson_lower, clopper_pearson_upper
 from .divergence import cells_statistic
 from .outputs import OutputCodec, fit_codec
-from .selection import Choice
+from .selection import Choice, _shrinkage_alpha, family_notes, requested_families
 
-__all__ = ["Partition", "select_partition", "CELL_COUNTS", "cell_index"]
+__all__ = ["Partition", "select_partition", "CELL_COUNTS", "EVENT_PARTITIONS", "SCORE_CELLS", "cell_index"]
 
 #: Numbers of cells tried for each score. More cells resolve more of the likelihood ratio
 #: and pay a Bonferroni share each: 16-32 cells suit 1e6-1e7 samples per input (Gaussian
 #: rho: 0.94 of the true value at 1e6 with 16 cells, 0.97 at 1e7 with 32).
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
+#: The family name of the cells of a score (events of the families keep their own).
+SCORE_CELLS = "cells"
+#: Floating-point events, the strongest by their shrunk selection estimates, tried as two-cell partitions.
+EVENT_PARTITIONS = 4
 
 
 @dataclass(frozen=True)
@@ -51,35 +80,54 @@ class Partition:
     ----------
     codec : OutputCodec
         The code book of the selection samples.
-    choices : tuple of Choice
-        One event per cell but the last (``Within`` a score interval); the last cell is
-        the rest of the output space.
+    cells : tuple of Choice
+        One event per cell but the last (``Within`` a score interval, or one floating-point
+        event); the last cell is the rest of the output space.
     score : str
-        The score the cells cut, in words.
+        The score the cells cut, in words (for an event's two cells, the event).
     edges : tuple of float
-        The cut points (``k - 1`` of them).
+        The cut points (``k - 1`` of them; none for an event's two cells).
     predicted : float
         The claim's bound predicted on the selection samples.
     n_candidates : int
-        (score, cell count) partitions compared.
+        Partitions compared.
     notes : tuple of str
         What the reader should know.
+    family : str
+        ``"cells"`` for cells of a score, else the family of the event whose two cells these are.
+    value : Partition or None
+        Where a floating-point event's cells were frozen, the best cells of a score, certified on
+        the same samples as the value verdict.
     """
 
     codec: OutputCodec
-    choices: tuple
+    cells: tuple
     score: str
     edges: tuple
     predicted: float
     n_candidates: int
     notes: tuple = ()
+    family: str = SCORE_CELLS
+    value: Partition | None = None
+
+    @property
+    def verdict_choices(self) -> tuple:
+        """The verdict's cells (as :attr:`dpverify.pipeline.selection.Selection.verdict_choices`)."""
+        return self.cells
+
+    @property
+    def choices(self) -> tuple:
+        """Every event to count: the verdict's cells, then the value verdict's."""
+        return self.cells + (self.value.cells if self.value is not None else ())
 
     @property
     def n_cells(self) -> int:
-        return len(self.edges) + 1
+        return len(self.cells) + 1
 
     @property
     def description(self) -> str:
+        if self.family != SCORE_CELLS:
+            return f"2 cells: {self.score} [{self.family}], and the rest"
         return f"{self.n_cells} cells of {self.score} (cut at {_edges_text(self.edges)})"
 
 
@@ -122,7 +170,17 @@ def _cell_counts(sorted_values, edges) -> np.ndarray:
     return np.diff(np.concatenate([[0], below, [sorted_values.size]]))
 
 
-def select_partition(sel_x, sel_x_prime, *, claim, n_certification: int, alpha: float) -> Partition:
+def select_partition(
+    sel_x,
+    sel_x_prime,
+    *,
+    claim,
+    n_certification: int,
+    alpha: float,
+    event_families=None,
+    float_events: bool = True,
+    inputs=None,
+) -> Partition:
     """Build the code book and freeze the partition predicted to certify the largest bound of ``claim``.
 
     Parameters
@@ -135,6 +193,13 @@ def select_partition(sel_x, sel_x_prime, *, claim, n_certification: int, alpha: 
         Fresh samples per input that will certify (the prediction uses it).
     alpha : float
         The level.
+    event_families : list of str, optional
+        The families asked for (None: the default set); their floating-point families are tried
+        as two-cell partitions, and the others are named in the notes as not run.
+    float_events : bool
+        With False, the floating-point families are left out (and named in the notes).
+    inputs : tuple, optional
+        ``(x, x_prime)`` for input-aware families.
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     n_x, n_xp = len(enc_x), len(enc_xp)
@@ -156,24 +221,75 @@ def select_partition(sel_x, sel_x_prime, *, claim, n_certification: int, alpha: 
             )[0]
             if best is None or predicted > best[0]:
                 best = (predicted, name, projection, edges)
-    notes = ()
-    if best is None:  # every score was constant: one cell, nothing to certify
-        return Partition(
-            codec,
-            (),
-            "no score (every selection output scored alike)",
-            (),
-            0.0,
-            tried,
-            (
-                "no score separates the inputs' selection samples: one cell, nothing was certified; if the "
-                "mechanism has rare outputs, draw more samples",
-            ),
+    requested = dict(families=event_families, float_events=float_events, inputs=inputs)
+    events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)
+    tried += len(events)
+    value = None
+    if best is not None:
+        predicted, name, projection, edges = best
+        lows = np.concatenate([[-np.inf], edges[:-1]])
+        cells = tuple(
+            Choice(Event(f"{name} in [{lo:.6g}, {hi:.6g})", SCORE_CELLS, Within(projection, float(lo), float(hi))), "x")
+            for lo, hi in zip(lows, edges)
         )
-    predicted, name, projection, edges = best
-    lows = np.concatenate([[-np.inf], edges[:-1]])
-    choices = tuple(
-        Choice(Event(f"{name} in [{lo:.6g}, {hi:.6g})", "cells", Within(projection, float(lo), float(hi))), "x")
-        for lo, hi in zip(lows, edges)
+        value = Partition(codec, cells, name, tuple(float(e) for e in edges), float(predicted), tried, notes)
+    event = max(events, key=lambda e: e[0], default=None)
+    if event is not None and (value is None or event[0] > value.predicted):
+        predicted, chosen = event
+        score = chosen.description
+        return Partition(codec, (Choice(chosen, "x"),), score, (), predicted, tried, notes, chosen.family, value)
+    if value is not None:
+        return value
+    return Partition(  # every score was constant: one cell, nothing to certify
+        codec,
+        (),
+        "no score (every selection output scored alike)",
+        (),
+        0.0,
+        tried,
+        notes
+        + (
+            "no score separates the inputs' selection samples: one cell, nothing was certified; if the "
+            "mechanism has rare outputs, draw more samples",
+        ),
     )
-    return Partition(codec, choices, name, tuple(float(e) for e in edges), float(predicted), tried, notes)
+
+
+def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, families, float_events, inputs):
+    """The floating-point events' two-cell partitions worth trying, as ``[(predicted, event), ...]``, and the notes
+    on the event families that did not run (module docstring).
+
+    The events are ranked by the larger of ``ln(p / q)`` over both directions at their shrunk selection
+    estimates (``p`` a lower, ``q`` an upper Clopper-Pearson bound at ``sqrt(2 ln M)`` standard errors over
+    their ``M`` (event, direction)s); the :data:`EVENT_PARTITIONS` first with a positive ratio are scored
+    with the claim's statistic at those shrunk estimates, scaled to the certification size.
+    """
+    families, skipped = requested_families(families, float_events)
+    pool = list(default_families() if families is None else families)
+    implementation = set(families_of_role("implementation"))
+    why = f"a {claim.kind_record.title} claim reads cells of a score of the output values, not this family's events"
+    for name in pool:
+        if name not in implementation:
+            skipped[name] = unfit_reason(event_family(name), codec.kind) or why
+    found = candidate_events(enc_x, enc_xp, codec, [f for f in pool if f in implementation], inputs=inputs)
+    skipped.update(found.skipped)
+    notes = tuple(family_notes(skipped))
+    if not found.events:
+        return [], notes
+    a, b = np.asarray(found.counts_x, dtype=float), np.asarray(found.counts_x_prime, dtype=float)
+    n_x, n_xp, m = len(enc_x), len(enc_xp), n_certification
+    level = _shrinkage_alpha(2 * len(a), None)
+    p_lo, p_hi = clopper_pearson_lower(a, n_x, level), clopper_pearson_upper(a, n_x, level)
+    q_lo, q_hi = clopper_pearson_lower(b, n_xp, level), clopper_pearson_upper(b, n_xp, level)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        forward, backward = np.log(p_lo) - np.log(q_hi), np.log(q_lo) - np.log(p_hi)
+    ratio = np.nan_to_num(np.maximum(forward, backward), nan=-np.inf)
+    ratio[((a == 0) & (b == 0)) | ((a == n_x) & (b == n_xp))] = -np.inf
+    scored = []
+    for i in np.argsort(-ratio, kind="stable")[:EVENT_PARTITIONS]:
+        if not ratio[i] > 0:
+            break
+        p, q = (p_lo[i], q_hi[i]) if forward[i] >= backward[i] else (p_hi[i], q_lo[i])
+        cells_x, cells_xp = np.array([p, 1.0 - p]) * m, np.array([q, 1.0 - q]) * m
+        scored.append((float(cells_statistic(claim, cells_x, cells_xp, m, m, alpha)[0]), found.events[i]))
+    return scored, notes

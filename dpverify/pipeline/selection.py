@@ -484,19 +484,16 @@ def select(
         No candidate event could be formed (too few or constant outputs).
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
-    if not float_events:
-        pool = event_families if event_families is not None else default_families()
-        implementation = families_of_role("implementation")
-        event_families = [f for f in pool if f not in implementation]
+    event_families, left_out = requested_families(event_families, float_events)
     candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs)
     n_selection = min(len(enc_x), len(enc_xp))
-    notes = [f"event family {name!r} not used: {why}" for name, why in candidates.skipped.items()]
+    notes = family_notes({**left_out, **candidates.skipped})
     note = _distinct_note(codec, len(enc_x) + len(enc_xp))
     if note:
         warnings.warn(note, UserWarning, stacklevel=3)
         notes.append(note)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha, scores={})  # scores: computed once for both picks
-    if claim is not None and claim.kind != "dp":
+    if claim is not None and claim.kind_record.epsilon_delta is None:
         options["claim"] = claim
     verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
     if not verdict:
@@ -516,6 +513,36 @@ def select(
         if value_mask.any():
             value = _picks(candidates, n_selection, n_certification, value_mask, **options)
     return Selection(codec, verdict, value, 2 * len(candidates.events), tuple(notes))
+
+
+#: Why the floating-point families are left out with ``float_events=False``.
+FLOAT_EVENTS_OFF = "float_events=False leaves out the floating-point (implementation) families"
+
+
+def requested_families(event_families, float_events: bool) -> tuple:
+    """The families an audit's options ask for (None: the default set) and those it leaves out, with why.
+
+    With ``float_events=False`` the families of role ``"implementation"`` are left out
+    (:data:`FLOAT_EVENTS_OFF`). Returns ``(families, {name: why})``.
+    """
+    if float_events:
+        return event_families, {}
+    pool = event_families if event_families is not None else default_families()
+    implementation = families_of_role("implementation")
+    return [f for f in pool if f not in implementation], {f: FLOAT_EVENTS_OFF for f in pool if f in implementation}
+
+
+def family_notes(skipped: dict) -> list:
+    """The notes on the event families that did not run: one per reason, naming every family it kept out."""
+    by_reason: dict = {}
+    for name, why in skipped.items():
+        by_reason.setdefault(why, []).append(name)
+    return [
+        f"event family {names[0]!r} not used: {why}"
+        if len(names) == 1
+        else f"event families {', '.join(repr(n) for n in names)} not used: {why}"
+        for why, names in by_reason.items()
+    ]
 
 
 def _picks(candidates, n_selection, n_certification, mask, **options) -> tuple:
