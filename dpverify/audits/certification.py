@@ -212,6 +212,13 @@ def certify_best(
     return eps_lb, delta_lb, pvalue, estimate
 
 
+def _value_events(selection: Selection, estimate) -> tuple:
+    """The value events certified beside the verdict's: those of ``selection`` when a floating-point event
+    decided (``estimate`` is the verdict's), else none."""
+    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
+    return selection.value_choices if roles.get(estimate.family) == "implementation" else ()
+
+
 def audit_result(
     selection: Selection,
     counts_x,
@@ -259,12 +266,9 @@ def audit_result(
     eps_lb, delta_lb, pvalue, estimate = certify_best(
         selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
     )
-    value_verdict = None
-    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
-    if selection.value_choices and roles.get(estimate.family) == "implementation":
-        v_eps, v_delta, v_p, v_event = certify_best(
-            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
-        )
+    value_verdict, value = None, _value_events(selection, estimate)
+    if value:
+        v_eps, v_delta, v_p, v_event = certify_best(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
         value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
     finding = classify_finding(
         violation=bool(pvalue <= alpha),
@@ -392,59 +396,15 @@ def claim_result(
         claim=claim,
         **extra,
     )
-    claimed = claim.parameter
-    if kind.reads == "cells":
-        k = len(selection.cells)
-        bound, pvalue, violation, eps_lb, partition = _certify_cells(
-            selection, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, claim=claim, alpha=alpha
-        )
-        event = _cells_event(selection, partition, counts_x, counts_x_prime, n_x, n_x_prime)
-        value_verdict = None
-        if selection.value is not None:  # a floating-point event's cells decided: the best cells of a score too
-            v_bound, v_p, v_violation, v_eps, v_cells = _certify_cells(
-                selection.value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, claim=claim, alpha=alpha
-            )
-            v_event = _cells_event(selection.value, v_cells, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime)
-            value_verdict = ValueVerdict(v_eps, 0.0, v_p, v_violation, v_event, alpha=alpha, claim_lower_bound=v_bound)
-        finding = classify_finding(
-            violation=violation,
-            family=selection.family,
-            epsilon_lower_bound=bound,
-            claimed_epsilon=claimed,
-            value_verdict=value_verdict,
-        )
-        return (cls or AuditResult)(
-            epsilon_lower_bound=eps_lb,
-            delta_lower_bound=0.0,
-            pvalue=pvalue,
-            violation=violation,
-            event=event,
-            value_verdict=value_verdict,
-            finding=finding,
-            claim_lower_bound=bound,
-            partition=partition,
-            **common,
-        )
-    k = len(selection.verdict_choices)
-    options = dict(claim=claim, alpha=alpha)
-    bound, eps_lb, pvalue, estimate = _certify_claim_best(
-        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
+    read = _cells_verdict if kind.reads == "cells" else _events_verdict
+    bound, eps_lb, pvalue, violation, event, value_verdict, fields = read(
+        selection, counts_x, counts_x_prime, n_x, n_x_prime, claim=claim, alpha=alpha
     )
-    value_verdict = None
-    roles = {c.event.family: c.event.role for c in selection.verdict_choices}
-    if selection.value_choices and roles.get(estimate.family) == "implementation":
-        v_bound, v_eps, v_p, v_event = _certify_claim_best(
-            selection.value_choices, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
-        )
-        value_verdict = ValueVerdict(
-            v_eps, 0.0, v_p, bool(v_p <= alpha), v_event, alpha=alpha, claim_lower_bound=v_bound
-        )
-    violation = bool(pvalue <= alpha)
     finding = classify_finding(
         violation=violation,
-        family=estimate.family,
+        family=event.family,
         epsilon_lower_bound=bound,
-        claimed_epsilon=claimed,
+        claimed_epsilon=claim.parameter,
         value_verdict=value_verdict,
     )
     return (cls or AuditResult)(
@@ -452,12 +412,50 @@ def claim_result(
         delta_lower_bound=0.0,
         pvalue=pvalue,
         violation=violation,
-        event=estimate,
+        event=event,
         value_verdict=value_verdict,
         finding=finding,
         claim_lower_bound=bound,
+        **fields,
         **common,
     )
+
+
+def _cells_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
+    """A frozen :class:`~dpverify.pipeline.partition.Partition` certified (:func:`claim_result`): the bound,
+    pure-epsilon bound, p-value, verdict, event, value verdict (the score cells beside a floating-point
+    event's, when it decided) and the ``partition`` field."""
+    k = len(selection.cells)
+    bound, pvalue, violation, eps_lb, partition = _certify_cells(
+        selection, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, claim=claim, alpha=alpha
+    )
+    event = _cells_event(selection, partition, counts_x, counts_x_prime, n_x, n_x_prime)
+    value_verdict = None
+    if selection.value is not None:
+        v_bound, v_p, v_violation, v_eps, v_cells = _certify_cells(
+            selection.value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, claim=claim, alpha=alpha
+        )
+        v_event = _cells_event(selection.value, v_cells, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime)
+        value_verdict = ValueVerdict(v_eps, 0.0, v_p, v_violation, v_event, alpha=alpha, claim_lower_bound=v_bound)
+    return bound, eps_lb, pvalue, violation, event, value_verdict, {"partition": partition}
+
+
+def _events_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
+    """A frozen :class:`~dpverify.pipeline.selection.Selection` certified in the claim's form (:func:`claim_result`),
+    as :func:`_cells_verdict` returns it (no further fields)."""
+    k = len(selection.verdict_choices)
+    options = dict(claim=claim, alpha=alpha)
+    bound, eps_lb, pvalue, estimate = _certify_claim_best(
+        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
+    )
+    value_verdict, value = None, _value_events(selection, estimate)
+    if value:
+        certified = _certify_claim_best(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
+        v_bound, v_eps, v_p, v_event = certified
+        value_verdict = ValueVerdict(
+            v_eps, 0.0, v_p, bool(v_p <= alpha), v_event, alpha=alpha, claim_lower_bound=v_bound
+        )
+    return bound, eps_lb, pvalue, bool(pvalue <= alpha), estimate, value_verdict, {}
 
 
 def _certify_cells(partition, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, claim, alpha: float):

@@ -26,10 +26,10 @@ import math
 
 import numpy as np
 
-from ..events import candidate_events, default_families, families_of_role, registered_families, screening_families
+from ..events import candidate_events, default_families, registered_families, screening_families
 from ..pipeline.outputs import fit_codec
 from ..pipeline.partition import select_partition
-from ..pipeline.selection import predicted_bounds, select
+from ..pipeline.selection import predicted_bounds, requested_families, select
 
 __all__ = ["select_for_claim", "rank_pair", "screening_event_families", "RANKING_SHRINKAGE_SE"]
 
@@ -155,9 +155,8 @@ def screening_event_families(families, float_events: bool) -> list:
     (:attr:`dpverify.events.EventFamily.screening`: their fitting cost grows with the sample and is paid once
     per pair and round; the chosen pair's events are selected with every family asked for), and less the
     floating-point families with ``float_events=False``."""
-    pool = list(default_families()) if families is None else list(families)
-    if not float_events:
-        pool = [f for f in pool if f not in families_of_role("implementation")]
+    pool, _ = requested_families(families, float_events)
+    pool = list(default_families() if pool is None else pool)
     excluded = set(registered_families()) - set(screening_families())
     kept = [f for f in pool if f not in excluded]
     return kept or pool
