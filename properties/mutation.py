@@ -950,6 +950,15 @@ MUTANTS = [
         T_AUDITOR,
         note="the anti-conservative G statistic silently used for chi2",
     ),
+    # ---- floatrule: one float rule for every claim kind (issue 38) ----
+    Mutant(
+        "partition-float-events-skipped",
+        "dpverify/pipeline/partition.py",
+        "events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)",
+        "events, notes = [], ()",
+        ["properties/auditor/test_every_check_runs.py"],
+        note="zCDP and Rényi audits skip the floating-point families without a word (the old gate)",
+    ),
 ]
 
 
