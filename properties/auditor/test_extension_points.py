@@ -19,7 +19,8 @@ import numpy as np
 import pytest
 
 import dpverify
-from dpverify.errors import InsufficientMemoryError, InvalidNeighboursError, InvalidParameterError
+from dpverify import plugins
+from dpverify.errors import InsufficientMemoryError, InvalidNeighboursError, InvalidParameterError, PluginError
 from dpverify.events import (
     BUILTIN_FAMILIES,
     Candidates,
@@ -57,13 +58,6 @@ FAMILY_ORDER = [
     "support-edge",  # default, but it proposes only beyond one input's support: elsewhere no seeded result moves
 ]
 RELATION_ORDER = ["scalars", "vectors", "streams", "graphs", "datasets", "bits"]
-
-
-@pytest.fixture
-def fresh_registries(monkeypatch):
-    """Empty registries (rebuilt from the built-ins on first use), restored after the test."""
-    monkeypatch.setattr(family_registry, "_REGISTRY", {})
-    monkeypatch.setattr(relation_registry, "_REGISTRY", {})
 
 
 def parity_events(sel_x, sel_x_prime, outputs) -> Candidates:
@@ -156,9 +150,10 @@ def test_the_field_form_of_register_event_family_still_works(fresh_registries):
 
 def test_a_family_registered_by_entry_point_comes_after_the_builtins(fresh_registries, monkeypatch):
     """Detects: a registry that skips the entry-point group, or loads it before the built-ins (their
-    order would change); a broken entry point is a named error, never a silently missing family."""
+    order would change); a broken entry point is named (a warning, and its PluginError where it is
+    asked for), never a silently missing family nor one that takes the registry down."""
     monkeypatch.setattr(
-        family_registry, "entry_points", _entry_points_of("dpverify.event_families", [_EntryPoint("toy", (PARITY,))])
+        plugins, "entry_points", _entry_points_of("dpverify.event_families", [_EntryPoint("toy", (PARITY,))])
     )
     assert registered_families() == [*FAMILY_ORDER, "parity"]
     result = dpverify.audit(
@@ -167,12 +162,16 @@ def test_a_family_registered_by_entry_point_comes_after_the_builtins(fresh_regis
     assert result.event.family == "parity"
     monkeypatch.setattr(family_registry, "_REGISTRY", {})
     monkeypatch.setattr(
-        family_registry,
+        plugins,
         "entry_points",
         _entry_points_of("dpverify.event_families", [_EntryPoint("broken", ImportError("no module toy"))]),
     )
-    with pytest.raises(InvalidParameterError, match="broken"):
-        registered_families()
+    with pytest.warns(plugins.PluginWarning, match="'broken'.*ImportError: no module toy"):
+        assert registered_families() == FAMILY_ORDER
+    with pytest.raises(PluginError, match="'broken'.*does not load: ImportError: no module toy"):
+        dpverify.audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=3, event_families=["broken"])
+    with pytest.raises(InvalidParameterError, match="plug-ins that did not load: broken"):
+        event_family("other")
 
 
 def _unit_steps(low=0, high=8):
@@ -227,9 +226,7 @@ def test_a_relation_registered_at_run_time_serves_search_cli_and_domain(fresh_re
 def test_a_relation_registered_by_entry_point_is_found(fresh_registries, monkeypatch):
     """Detects: a relation registry that skips its entry-point group."""
     monkeypatch.setattr(
-        relation_registry,
-        "entry_points",
-        _entry_points_of("dpverify.neighbour_relations", [_EntryPoint("toy", UNIT_STEPS)]),
+        plugins, "entry_points", _entry_points_of("dpverify.neighbour_relations", [_EntryPoint("toy", UNIT_STEPS)])
     )
     assert relation_registry.relation_names() == [*RELATION_ORDER, "unit-steps"]
     with pytest.raises(InvalidNeighboursError, match="built-in"):
