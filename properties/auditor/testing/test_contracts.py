@@ -46,10 +46,10 @@ KIND_CLAIMS = [
 SLOW_FAMILIES = {"learned-trees"}
 
 
-def test_every_builtin_is_in_the_contract():
-    """Detects a built-in family, relation or kind added without passing through the checks below."""
+def test_every_builtin_kind_has_a_claim_in_the_contract():
+    """Detects a built-in kind added without a claim to check it through (the families, relations and
+    mechanisms are read from their tuples and the zoo, so a new one is checked without an edit here)."""
     assert {claim.kind for claim in KIND_CLAIMS} == {kind.name for kind in BUILTIN_KINDS}
-    assert len(BUILTIN_FAMILIES) == 14 and len(BUILTIN_RELATIONS) == 6
 
 
 @parametrize_with_checks(
