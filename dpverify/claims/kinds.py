@@ -16,13 +16,10 @@ reads and how it turns that region into a lower bound on the claim's own paramet
   over the region, lower-bounds the mechanism's for every order at once
   (:mod:`dpverify.pipeline.divergence`); rho-zCDP and Rényi DP read those bounds.
 
-The built-in kinds are the explicit tuple :data:`BUILTIN_KINDS`; a third party adds a
-kind with :func:`register_claim_kind` or through the ``dpverify.claim_kinds`` entry-point
-group (each entry point names a :class:`ClaimKind`, loaded by
-:func:`dpverify.plugins.load_group`: one that does not load, or gives a built-in kind's
-name, is left out with a warning, and naming it raises its
-:class:`~dpverify.errors.PluginError`). The registry reads the tuple and the group on first
-use; nothing is registered by importing a module.
+The registry of kinds is :mod:`dpverify.claims.registry`: the built-in tuple
+:data:`~dpverify.claims.registry.BUILTIN_KINDS`, then the ``dpverify.claim_kinds``
+entry-point group (each entry point names a :class:`ClaimKind`) and
+:func:`~dpverify.claims.registry.register_claim_kind`.
 
 References
 ----------
@@ -39,14 +36,9 @@ from dataclasses import dataclass
 
 from .. import _validation as check
 from ..errors import InvalidClaimError
-from ..plugins import Loaded, load_group
 
 __all__ = [
     "ClaimKind",
-    "register_claim_kind",
-    "unregister_claim_kind",
-    "claim_kind",
-    "claim_kinds",
     "READS",
     "ENTRY_POINT_GROUP",
 ]
@@ -118,76 +110,3 @@ class ClaimKind:
         needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
         missing = [n for n in needed if getattr(self, n) is None]
         check.check_empty(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
-
-
-_KINDS: dict[str, ClaimKind] = {}
-#: What the entry-point group gave when the registry was built (the plug-ins that did not load).
-_LOADED = Loaded(ENTRY_POINT_GROUP)
-
-
-def _builtin_kinds() -> tuple:
-    """:data:`dpverify.claims.BUILTIN_KINDS` (imported on use: the kinds' modules import this one)."""
-    from .claim import BUILTIN_KINDS
-
-    return BUILTIN_KINDS
-
-
-def _not_builtin(kind: ClaimKind) -> None:
-    """Refuse a plug-in that gives a built-in kind's name (it would change what that claim means)."""
-    check.check_not_in(kind.name, {k.name for k in _builtin_kinds()}, f"{kind.name!r} is a built-in claim kind")
-
-
-def _registry() -> dict[str, ClaimKind]:
-    """The registered kinds by name: the built-ins, then the entry points (by entry-point name)."""
-    global _LOADED
-    if not _KINDS:
-        _LOADED = load_group(ENTRY_POINT_GROUP, ClaimKind, check=_not_builtin)
-        for kind in (*_builtin_kinds(), *_LOADED.records):
-            _KINDS[kind.name] = kind
-    return _KINDS
-
-
-def register_claim_kind(kind: ClaimKind) -> ClaimKind:
-    """Register ``kind`` under its name (a registered name cannot be replaced); returns it."""
-    check.check_instance(
-        kind, ClaimKind, f"register_claim_kind takes a dpverify.claims.ClaimKind, got {kind!r}", InvalidClaimError
-    )
-    existing = _registry().get(kind.name)
-    check.check_not_both(
-        existing is not None,
-        existing is not kind,
-        f"a claim kind named {kind.name!r} is already registered",
-        InvalidClaimError,
-    )
-    _KINDS[kind.name] = kind
-    return kind
-
-
-def unregister_claim_kind(name: str) -> None:
-    """Remove a kind that :func:`register_claim_kind` or an entry point added (not a built-in)."""
-    builtin = {k.name for k in _builtin_kinds()}
-    check.check_not_in(name, builtin, f"{name!r} is a built-in claim kind and cannot be removed")
-    message = f"no claim kind {name!r} is registered; registered: {list(_registry())}"
-    check.check_given(_registry().pop(name, None), message)
-
-
-def claim_kinds() -> tuple[str, ...]:
-    """The names of every registered claim kind (the built-ins first)."""
-    return tuple(_registry())
-
-
-def claim_kind(name: str) -> ClaimKind:
-    """The registered :class:`ClaimKind` called ``name``.
-
-    Raises
-    ------
-    InvalidClaimError
-        No kind of that name (the message lists the registered ones).
-    PluginError
-        ``name`` is a claim-kind plug-in that did not load (:mod:`dpverify.plugins`).
-    """
-    kind = _registry().get(name)
-    if kind is None:
-        _LOADED.require(name)
-    message = f"unknown claim kind {name!r}; registered kinds: {list(_KINDS)}{_LOADED.failed_note()}"
-    return check.check_given(kind, message)
