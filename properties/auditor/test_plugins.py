@@ -1,7 +1,8 @@
 """A throwaway plug-in package, declared through entry points as an installed package declares them.
 
-The package is written into ``tmp_path``: a module holding an event family, a neighbouring relation
-and a claim kind, and a ``*.dist-info`` folder whose ``entry_points.txt`` names them, which
+The package is the one docs/extending.md writes, written into ``tmp_path``: its three modules (an
+event family, a neighbouring relation, a claim kind) and a ``*.dist-info`` folder whose
+``entry_points.txt`` holds the page's entry-point tables, which
 ``importlib.metadata`` finds on ``sys.path`` (in-process) or ``PYTHONPATH`` (a subprocess) like an
 installed distribution's. The plug-ins pass the public contract checks and a command-line audit
 uses all three. A second package holds a relation whose module raises on import: it is named once,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import textwrap
@@ -31,62 +33,20 @@ from dpverify.testing import check_claim_kind, check_event_family, check_mechani
 
 ROOT = Path(__file__).resolve().parents[2]
 
-TOY_PLUGIN = '''
-"""A third party's extensions of dpverify: a family, a relation and a claim kind (docs/extending.md)."""
-import numpy as np
-
-from dpverify.claims import ClaimKind
-from dpverify.claims.gaussian import probit_bound
-from dpverify.events import Candidates, Event, EventFamily
-from dpverify.events.indicators import CodeSet
-from dpverify.neighbours import NeighbourRelation, RelationFlag
+#: The manual's page on extensions: its module blocks (``# my_events.py`` ...) and entry-point tables are
+#: the plug-in package, as a reader would save and declare them.
+EXTENDING = ROOT / "docs" / "extending.md"
+MODULE_BLOCK = re.compile(r"```python\n# (\w+)\.py\n(.*?)```", re.S)
+ENTRY_POINT_TABLE = re.compile(r'```toml\n(\[project\.entry-points\."dpverify\.\w+"\]\n[\w-]+ = "[\w.:]+").*?```', re.S)
 
 
-def parity_events(sel_x, sel_x_prime, outputs):
-    """The one event "the output is odd", on numeric discrete outputs."""
-    if outputs.numeric is None:
-        return Candidates.empty("the outputs are not numbers")
-    odd = CodeSet.of(np.flatnonzero(np.mod(outputs.numeric, 2) == 1), len(outputs.labels))
-    counts = [np.count_nonzero(odd(sample)) for sample in (sel_x, sel_x_prime)]
-    return Candidates([Event("output is odd", "parity", odd)], np.array(counts[:1]), np.array(counts[1:]))
+def documented_package() -> tuple[dict, str]:
+    """The modules and the ``entry_points.txt`` of the page's plug-in package."""
+    text = EXTENDING.read_text(encoding="utf-8")
+    modules = dict(MODULE_BLOCK.findall(text))
+    tables = [t.replace("[project.entry-points.", "[").replace('"', "") for t in ENTRY_POINT_TABLE.findall(text)]
+    return modules, "\n\n".join(tables) + "\n"
 
-
-PARITY = EventFamily("parity", "discrete", parity_events)
-
-
-def unit_steps(low=0, high=8):
-    """Integers in [low, high] that differ by one."""
-
-    def draw(rng):
-        k = int(rng.integers(low, high))
-        return k, k + 1
-
-    return draw
-
-
-STEPS_HIGH = RelationFlag("--steps-high", "unit-steps: the largest integer (default 8)", "count")
-UNIT_STEPS = NeighbourRelation(
-    "unit-steps",
-    "integers that differ by one",
-    unit_steps,
-    flags=(STEPS_HIGH,),
-    from_flags=lambda args: unit_steps(0, args.steps_high or 8),
-    domain=lambda x, x_prime: {} if isinstance(x, int) and abs(x - x_prime) == 1 else None,
-    inferred=False,
-)
-
-HALF_GDP = ClaimKind(
-    name="half-gdp",
-    title="mu-GDP, stated as mu / 2",
-    parameter="mu / 2",
-    reads="events",
-    fields=("mu",),
-    check=lambda claim: {"mu": float(claim.mu)},
-    claimed_value=lambda claim: claim.mu,
-    describe=lambda claim: f"mu/2={claim.mu:g}",
-    event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi) / 2,
-)
-'''
 
 TOY_MECHANISM = '''
 """A mechanism whose output's parity tells an even input from an odd one; it states a half-gdp claim."""
@@ -104,17 +64,6 @@ class ParityMechanism:
 
 mechanism = ParityMechanism()
 '''
-
-ENTRY_POINTS = """
-[dpverify.event_families]
-parity = toy_plugin:PARITY
-
-[dpverify.neighbour_relations]
-unit-steps = toy_plugin:UNIT_STEPS
-
-[dpverify.claim_kinds]
-half-gdp = toy_plugin:HALF_GDP
-"""
 
 BROKEN_ENTRY_POINTS = """
 [dpverify.neighbour_relations]
@@ -147,10 +96,12 @@ def run_cli(folder: Path, *arguments) -> subprocess.CompletedProcess:
 
 @pytest.fixture
 def toy_plugin(tmp_path, monkeypatch, fresh_registries):
-    """The toy package installed on ``sys.path``, registries rebuilt from it (restored after the test)."""
-    write_distribution(tmp_path, "toy_plugin", ENTRY_POINTS, {"toy_plugin": TOY_PLUGIN, "toy_mechanism": TOY_MECHANISM})
+    """The manual's plug-in package installed on ``sys.path``, registries rebuilt from it (restored after)."""
+    modules, entry_points = documented_package()
+    assert sorted(modules) == ["my_events", "my_kinds", "my_relations"] and entry_points.count(" = ") == 3
+    write_distribution(tmp_path, "toy_plugin", entry_points, {**modules, "toy_mechanism": TOY_MECHANISM})
     monkeypatch.syspath_prepend(str(tmp_path))
-    for module in ("toy_plugin", "toy_mechanism"):
+    for module in (*modules, "toy_mechanism"):
         monkeypatch.delitem(sys.modules, module, raising=False)
     return tmp_path
 
