@@ -25,6 +25,7 @@ from pathlib import Path
 
 import pytest
 
+from dpverify import plugins
 from dpverify.claims import PrivacyClaim, claim_kind, claim_kinds
 from dpverify.cli.commands import main
 from dpverify.events import event_family, registered_families
@@ -175,3 +176,26 @@ def test_a_broken_plugin_is_named_once_and_takes_down_only_what_uses_it(
     assert "dpverify audit: error: PluginError: " + named in err and "Traceback" not in err
     assert main(["audit", "good_mechanism:mechanism", "--search", "no-such", "--epsilon", "2", *common]) == 2
     assert "not a relation offered here" in capsys.readouterr().err
+
+
+def test_broken_verification_and_reproduction_plugins_fail_where_they_are_asked_for(tmp_path, monkeypatch, capsys):
+    """The suite's and the reproductions' groups go through the same loader.
+
+    Detects: a verification plug-in that does not load hidden from the suite (a broken registration
+    would let it pass: it must be a failing row), and ``dpverify reproduce NAME`` answering a usage
+    error (exit 2, "unknown reproduction") where the plug-in that may hold NAME did not load.
+    """
+    from dpverify.cli.suite import registered_verifications
+    from dpverify.errors import PluginError
+
+    entry_points = "[dpverify.verifications]\nbroken = broken_checks:checks\n\n"
+    entry_points += "[dpverify.reproductions]\nbroken = broken_checks:figures\n"
+    write_distribution(tmp_path, "broken_checks", entry_points, {"broken_checks": "raise ImportError('no toy')"})
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.setattr(plugins, "_REPORTED", set())
+    with pytest.warns(plugins.PluginWarning, match="verification plug-in 'broken'"):
+        failing = {v.name: v for v in registered_verifications()}["broken/<registration>"]
+    with pytest.raises(PluginError, match="'broken' .*ImportError: no toy"):
+        failing.run(0)
+    assert main(["reproduce", "no-such-figure"]) == 3
+    assert "PluginError: no reproduction 'no-such-figure' is registered" in capsys.readouterr().err
