@@ -16,7 +16,7 @@ __all__ = [
     "NotReplayableError",
     "MissingExtraError",
     "SchedulerUnreachableError",
-    "RegistrationError",
+    "PluginError",
     "ReplayMismatchError",
     "InvalidArgumentTypeError",
     "CommandUsageError",
@@ -122,9 +122,11 @@ class SchedulerUnreachableError(DPVerifyError, ConnectionError):
     """The Dask scheduler given (``scheduler=``, ``--scheduler``, ``$DASK_SCHEDULER_ADDRESS``) cannot be reached."""
 
 
-class RegistrationError(DPVerifyError, RuntimeError):
-    """An entry point of ``dpverify.verifications`` or ``dpverify.reproductions`` that fails to load,
-    or two registered items with one name (the message names the entry point)."""
+class PluginError(DPVerifyError, RuntimeError):
+    """A plug-in (an entry point of a ``dpverify.*`` group, :mod:`dpverify.plugins`) that does not load,
+    or two plug-ins of one name; the message names the entry point, its target and the exception
+    (chained as ``__cause__``). A plug-in that does not load is left out with a warning and this error
+    is raised only where it is used by name; the command line exits 3 with it."""
 
 
 class ReplayMismatchError(DPVerifyError, ValueError):

@@ -28,16 +28,17 @@ from collections.abc import Callable, Iterator, Sequence
 from concurrent.futures import FIRST_COMPLETED, Executor, ProcessPoolExecutor, ThreadPoolExecutor, wait
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 from pathlib import Path
 
 from . import _validation as check
-from .errors import MissingExtraError, RegistrationError, SchedulerUnreachableError
+from .errors import CommandUsageError, MissingExtraError, PluginError, SchedulerUnreachableError
+from .plugins import load_group, unique_names
 from .support.progress import progress_bar
 
 __all__ = [
     "Reproduction",
     "registered_reproductions",
+    "reproduction",
     "MissingExtraError",
     "SchedulerUnreachableError",
     "available_workers",
@@ -85,16 +86,36 @@ class Reproduction:
 
 
 def registered_reproductions() -> dict[str, Reproduction]:
-    """All registered reproductions, by name."""
-    found: dict[str, Reproduction] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        for item in ep.load()():
-            if item.name in found:
-                raise RegistrationError(
-                    f"two reproductions are named {item.name!r} (entry point {ep.name!r}); names must be unique"
-                )
-            found[item.name] = item
+    """All registered reproductions, by name (an entry point that fails to load is left out with a
+    warning, :func:`dpverify.plugins.load_group`; :func:`reproduction` names it)."""
+    found = unique_names(_loaded().records, lambda item: item.name, ENTRY_POINT_GROUP)
     return dict(sorted(found.items()))
+
+
+def reproduction(name: str) -> Reproduction:
+    """The registered reproduction ``name``.
+
+    Raises
+    ------
+    PluginError
+        No reproduction of that name, and a reproduction plug-in did not load (it may be the one asked for).
+    CommandUsageError
+        No reproduction of that name (the message lists the registered ones).
+    """
+    available = registered_reproductions()
+    if name in available:
+        return available[name]
+    loaded = _loaded()
+    if loaded.failures:
+        raise PluginError(
+            f"no reproduction {name!r} is registered, and a plug-in that may give it did not load: "
+            + "; ".join(str(error) for error in loaded.failures.values())
+        )
+    raise CommandUsageError(f"unknown reproduction {name!r}; available: {', '.join(available) or 'none'}")
+
+
+def _loaded():
+    return load_group(ENTRY_POINT_GROUP, Reproduction, call=True)
 
 
 def available_workers() -> int:

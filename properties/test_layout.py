@@ -200,7 +200,7 @@ def test_the_top_level_of_dpverify_is_a_handful_of_modules():
 #: when used) that any layer may call; ``extras.arrays`` and ``extras.progress`` are its old names
 #: (aliases). ``extras`` itself needs optional dependencies: top layer.
 LAYERS = [
-    ("errors", "_results", "_validation", "support", "extras.arrays", "extras.progress"),
+    ("errors", "_results", "_validation", "support", "plugins", "extras.arrays", "extras.progress"),
     ("claims", "options", "protocols", "keys", "verification", "reproduction", "neighbours"),
     ("events",),
     ("pipeline",),

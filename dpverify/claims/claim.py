@@ -18,24 +18,15 @@ from dataclasses import dataclass, fields, replace
 from .. import _validation as check
 from .._results import PlainData, to_plain
 from ..errors import InvalidClaimError
-from .approximate import APPROXIMATE_DP
-from .gaussian import GAUSSIAN_DP
-from .kinds import _BUILTIN_NAMES, ClaimKind, claim_kind, register_claim_kind
-from .renyi import RENYI
-from .tradeoff import TRADEOFF, TRADEOFF_GRID, tradeoff_lower
-from .zcdp import ZCDP
+from .kinds import ClaimKind
+from .registry import claim_kind
+from .tradeoff import TRADEOFF_GRID, tradeoff_lower
 
-__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS", "BUILTIN_KINDS"]
+__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS"]
 
 #: Where the privacy holds: on the mechanism's whole output (central) or on each report a
 #: user sends (local).
 MODELS = ("central", "local")
-
-#: The built-in claim kinds, in the order they are listed.
-BUILTIN_KINDS = (APPROXIMATE_DP, ZCDP, RENYI, GAUSSIAN_DP, TRADEOFF)
-for _kind in BUILTIN_KINDS:
-    register_claim_kind(_kind)
-    _BUILTIN_NAMES.add(_kind.name)
 
 #: The fields of the kinds' parameters, written to plain data only where set.
 _KIND_FIELDS = ("kind", "rho", "mu", "orders", "renyi_epsilons", "tradeoff_curve")

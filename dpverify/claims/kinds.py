@@ -16,9 +16,10 @@ reads and how it turns that region into a lower bound on the claim's own paramet
   over the region, lower-bounds the mechanism's for every order at once
   (:mod:`dpverify.pipeline.divergence`); rho-zCDP and Rényi DP read those bounds.
 
-The built-in kinds are the explicit tuple :data:`BUILTIN_KINDS`; a third party adds a
-kind with :func:`register_claim_kind` or through the ``dpverify.claim_kinds`` entry-point
-group (each entry point names a :class:`ClaimKind`).
+The registry of kinds is :mod:`dpverify.claims.registry`: the built-in tuple
+:data:`~dpverify.claims.registry.BUILTIN_KINDS`, then the ``dpverify.claim_kinds``
+entry-point group (each entry point names a :class:`ClaimKind`) and
+:func:`~dpverify.claims.registry.register_claim_kind`.
 
 References
 ----------
@@ -32,17 +33,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import metadata
 
 from .. import _validation as check
 from ..errors import InvalidClaimError
 
 __all__ = [
     "ClaimKind",
-    "register_claim_kind",
-    "unregister_claim_kind",
-    "claim_kind",
-    "claim_kinds",
     "READS",
     "ENTRY_POINT_GROUP",
 ]
@@ -128,64 +124,3 @@ class ClaimKind:
         needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
         missing = [n for n in needed if getattr(self, n) is None]
         check.check_empty(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
-
-
-_KINDS: dict[str, ClaimKind] = {}
-_LOADED_ENTRY_POINTS = False
-
-
-def register_claim_kind(kind: ClaimKind) -> ClaimKind:
-    """Register ``kind`` under its name (a built-in name cannot be replaced); returns it."""
-    check.check_instance(
-        kind, ClaimKind, f"register_claim_kind takes a dpverify.claims.ClaimKind, got {kind!r}", InvalidClaimError
-    )
-    existing = _KINDS.get(kind.name)
-    check.check_not_both(
-        existing is not None,
-        existing is not kind,
-        f"a claim kind named {kind.name!r} is already registered",
-        InvalidClaimError,
-    )
-    _KINDS[kind.name] = kind
-    return kind
-
-
-#: The built-in kinds' names, which cannot be removed (set by :mod:`dpverify.claims.claim`).
-_BUILTIN_NAMES: set = set()
-
-
-def unregister_claim_kind(name: str) -> None:
-    """Remove a kind that :func:`register_claim_kind` or an entry point added (not a built-in)."""
-    check.check_not_in(name, _BUILTIN_NAMES, f"{name!r} is a built-in claim kind and cannot be removed")
-    message = f"no claim kind {name!r} is registered; registered: {list(_KINDS)}"
-    check.check_given(_KINDS.pop(name, None), message)
-
-
-def _load_entry_points() -> None:
-    global _LOADED_ENTRY_POINTS
-    if _LOADED_ENTRY_POINTS:
-        return
-    _LOADED_ENTRY_POINTS = True
-    for entry in metadata.entry_points(group=ENTRY_POINT_GROUP):
-        register_claim_kind(entry.load())
-
-
-def claim_kinds() -> tuple[str, ...]:
-    """The names of every registered claim kind (the built-ins first)."""
-    _load_entry_points()
-    return tuple(_KINDS)
-
-
-def claim_kind(name: str) -> ClaimKind:
-    """The registered :class:`ClaimKind` called ``name``.
-
-    Raises
-    ------
-    InvalidClaimError
-        No kind of that name (the message lists the registered ones).
-    """
-    kind = _KINDS.get(name)
-    if kind is None:
-        _load_entry_points()
-        kind = _KINDS.get(name)
-    return check.check_given(kind, f"unknown claim kind {name!r}; registered kinds: {list(_KINDS)}")

@@ -8,10 +8,13 @@ from a crash):
 - 2: usage error (bad arguments or claim, a mechanism that cannot be imported
   or built, an unknown name);
 - 3: any other failure (the mechanism raised or returned unusable outputs, an
-  output file cannot be written, a missing optional extra, an internal error);
+  output file cannot be written, a missing optional extra, a plug-in the command
+  uses that does not load, an internal error);
 - 130: interrupted (Ctrl-C).
 
-No traceback is printed unless ``--debug`` is given.
+No traceback is printed unless ``--debug`` is given. A plug-in that does not load
+(:mod:`dpverify.plugins`) is named once on standard error, ``dpverify: warning: ...``,
+and changes no exit code of a command that does not use it.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ import os
 import sys
 import time
 import traceback
+import warnings
 from pathlib import Path
 
 from .._validation import MAX_EPSILON, check_one_claim  # the API's bound: both accept the same claims
@@ -37,7 +41,8 @@ EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 3, 13
 EXIT_CODES_HELP = (
     "Exit codes: 0 nothing found wrong; 1 a violation was found or a verification failed; "
     "2 usage error (bad arguments or claim, a mechanism that cannot be imported or built); "
-    "3 any other failure (the mechanism raised, unwritable output, missing extra, internal error); "
+    "3 any other failure (the mechanism raised, unwritable output, missing extra, a plug-in the command "
+    "uses that does not load, internal error); "
     "130 interrupted. Add --debug for a traceback."
 )
 
@@ -469,7 +474,7 @@ def _cmd_suite(args) -> int:
 def _cmd_reproduce(args) -> int:
     import importlib.util
 
-    from ..reproduction import open_executor, registered_reproductions
+    from ..reproduction import open_executor, registered_reproductions, reproduction
 
     available = registered_reproductions()
     if args.list or args.name is None:
@@ -478,8 +483,7 @@ def _cmd_reproduce(args) -> int:
         if not args.list:
             raise _UsageError("name a reproduction (one of the above)")
         return EXIT_OK
-    if args.name not in available:
-        raise _UsageError(f"unknown reproduction {args.name!r}; available: {', '.join(available) or 'none'}")
+    item = reproduction(args.name)  # an unknown name is a usage error, one of a broken plug-in its PluginError
     if importlib.util.find_spec("matplotlib") is None:
         from ..reproduction import MissingExtraError
 
@@ -488,7 +492,6 @@ def _cmd_reproduce(args) -> int:
         )
     out = _writable_folder(args.out, "--out")
     scheduler = _scheduler(args)
-    item = available[args.name]
     start = time.perf_counter()
     if item.accepts_executor:
         where = f"Dask scheduler {scheduler}" if scheduler else f"{args.workers} worker{'s' * (args.workers > 1)}"
@@ -740,6 +743,22 @@ def _message_of(exc: BaseException) -> str:
 
 def main(argv=None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
+    with warnings.catch_warnings():  # restores the warning display on the way out (main runs in tests too)
+        warnings.showwarning = _show_warning
+        return _run(argv)
+
+
+def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
+    """A plug-in's warning as one line, ``dpverify: warning: ...``; others as Python shows them."""
+    from ..plugins import PluginWarning
+
+    if issubclass(category, PluginWarning):
+        print(f"dpverify: warning: {message}", file=sys.stderr if file is None else file, flush=True)
+    else:
+        print(warnings.formatwarning(message, category, filename, lineno, line), file=file or sys.stderr, end="")
+
+
+def _run(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:

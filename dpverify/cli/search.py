@@ -12,9 +12,11 @@ lists the flags it reads (``--length``, ``--sensitivity``, ``--norm``,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 from pathlib import Path
 
+from ..errors import InvalidNeighboursError
 from ..neighbours.relations import SEARCH_FLAGS, registered_relations
 
 __all__ = ["RELATIONS", "cli_relations", "add_search_options", "as_hashable", "search_neighbours"]
@@ -61,8 +63,8 @@ def add_search_options(p, positive_int, finite_float) -> None:
         "search the neighbouring inputs for the worst pair on a screening budget, then certify the chosen "
         "pair on fresh samples at the full alpha (dpverify.search_audit)",
     )
-    group.add_argument(
-        "--search", choices=names, metavar="RELATION", help=f"a ready neighbouring relation: {', '.join(names)}"
+    group.add_argument(  # no argparse choices: a relation plug-in that did not load is named by its own error
+        "--search", metavar="RELATION", help=f"a ready neighbouring relation: {', '.join(names)}"
     )
     group.add_argument("--pairs", metavar="FILE.json", help="a JSON list of [x, x_prime] pairs to search")
     for flag in _flags():
@@ -96,6 +98,20 @@ def _check_relation_flags(args, usage_error) -> None:
         raise usage_error(
             f"{flag.flag} is not used by {what}; it applies to --search {' or '.join(readers)}: leave it out"
         )
+
+
+def _cli_relation(name: str, usage_error):
+    """The relation ``--search NAME`` asks for; a plug-in of that name that did not load raises its
+    :class:`~dpverify.errors.PluginError` (exit 3), an unknown name is a usage error (exit 2)."""
+    from ..neighbours import relation
+
+    found = cli_relations().get(name)
+    if found is None:
+        with contextlib.suppress(InvalidNeighboursError):  # unknown: the usage error below
+            relation(name)  # a plug-in of that name that did not load raises its PluginError here
+        offered = ", ".join(cli_relations())
+        raise usage_error(f"--search {name!r} is not a relation offered here; choose from {offered}")
+    return found
 
 
 def as_hashable(value):
@@ -139,7 +155,7 @@ def search_neighbours(args, usage_error):
         if not isinstance(pairs, list):
             raise usage_error("--pairs must hold a JSON list of [x, x_prime] pairs")
         return [as_hashable(pair) for pair in pairs]
-    relation = cli_relations()[args.search]
+    relation = _cli_relation(args.search, usage_error)
     flags = vars(args).copy()
     for flag in _flags():
         if flag.kind == "json" and flags.get(flag.dest) is not None:

@@ -17,12 +17,12 @@ import sys
 import time
 import traceback
 from collections.abc import Callable, Iterable
-from importlib.metadata import entry_points
 
 import numpy as np
 
 from .._validation import check_positive_int
-from ..errors import RegistrationError
+from ..errors import PluginError
+from ..plugins import load_group, unique_names
 from ..verification import Verification, VerificationOutcome, VerificationRecord
 
 __all__ = [
@@ -41,34 +41,21 @@ ENTRY_POINT_GROUP = "dpverify.verifications"
 def registered_verifications() -> list[Verification]:
     """All verifications registered under ``dpverify.verifications``, sorted by name.
 
-    An entry point that fails to import is reported as a failing verification
-    rather than hidden, so a broken registration cannot make the suite pass.
+    An entry point that fails to load (:func:`dpverify.plugins.load_group`) is reported as a
+    failing verification rather than hidden, so a broken registration cannot make the suite pass.
     """
-    found: dict[str, Verification] = {}
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        try:
-            items = list(ep.load()())
-        except Exception as exc:  # surfaced as a failing row
-            message = f"{type(exc).__name__}: {exc}"
-            items = [
-                Verification(
-                    name=f"{ep.name}/<registration>",
-                    statement="entry point loads",
-                    run=_failing(message),
-                )
-            ]
-        for item in items:
-            if item.name in found:
-                raise RegistrationError(
-                    f"two verifications are named {item.name!r} (entry point {ep.name!r}); names must be unique"
-                )
-            found[item.name] = item
+    loaded = load_group(ENTRY_POINT_GROUP, Verification, call=True)
+    failing = [
+        Verification(name=f"{name}/<registration>", statement="entry point loads", run=_failing(error))
+        for name, error in loaded.failures.items()
+    ]
+    found = unique_names([*loaded.records, *failing], lambda item: item.name, ENTRY_POINT_GROUP)
     return [found[k] for k in sorted(found)]
 
 
-def _failing(message: str) -> Callable[[int], VerificationOutcome]:
+def _failing(error: PluginError) -> Callable[[int], VerificationOutcome]:
     def run(seed: int) -> VerificationOutcome:
-        raise RegistrationError(message)
+        raise error
 
     return run
 

@@ -29,7 +29,9 @@ seeded result). Third parties add theirs after them, in one of two ways:
 
 - an entry point in the group :data:`ENTRY_POINT_GROUP`
   (``dpverify.event_families``) naming an :class:`EventFamily` record or a
-  sequence of them, loaded by entry-point name on the first use of the registry;
+  sequence of them, loaded by entry-point name on the first use of the registry
+  (:func:`dpverify.plugins.load_group`: one that does not load is left out with a
+  warning, and naming it raises its :class:`~dpverify.errors.PluginError`);
 - :func:`register_event_family` (a record, or the fields of one), at run time.
 
 References
@@ -42,7 +44,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
 
 import numpy as np
 
@@ -56,6 +57,7 @@ from .._validation import (
     check_record_or_fields,
 )
 from ..errors import InvalidParameterError
+from ..plugins import Loaded, load_group
 from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
@@ -199,38 +201,31 @@ BUILTIN_FAMILIES = (
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
+#: What the entry-point group gave when the registry was built (the plug-ins that did not load).
+_LOADED = Loaded(ENTRY_POINT_GROUP)
 
 
 def _registry() -> dict[str, EventFamily]:
     """The registered families by name, in registration order: the built-ins, then the entry points."""
     if not _REGISTRY:
-        for record in BUILTIN_FAMILIES:
-            _REGISTRY[record.name] = record
-        for record in _entry_point_records():
+        global _LOADED
+        loaded = _LOADED = load_group(ENTRY_POINT_GROUP, EventFamily)
+        for record in (*BUILTIN_FAMILIES, *loaded.records):
             _REGISTRY[record.name] = record
     return _REGISTRY
 
 
-def _entry_point_records() -> list[EventFamily]:
-    """The records that installed packages declare under :data:`ENTRY_POINT_GROUP`, by entry-point name."""
-    found = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-        try:
-            declared = ep.load()
-        except Exception as exc:
-            raise InvalidParameterError(
-                f"the event family entry point {ep.name!r} ({ep.value}) does not load: {type(exc).__name__}: {exc}"
-            ) from exc
-        records = [declared] if isinstance(declared, EventFamily) else list(declared)
-        for record in records:
-            check_instance(
-                record,
-                EventFamily,
-                f"the event family entry point {ep.name!r} must name an EventFamily or a sequence of them, "
-                f"got {type(record).__name__}",
-            )
-        found.extend(records)
-    return found
+def _require(name: str) -> None:
+    """Raise the :class:`~dpverify.errors.PluginError` of ``name`` if it is a plug-in that did not load."""
+    _LOADED.require(name)
+
+
+def _unknown(name: str) -> InvalidParameterError:
+    """The error of a family name that is not registered: its plug-in's error where it did not load."""
+    _require(name)
+    return InvalidParameterError(
+        f"unknown event family {name!r}; registered: {registered_families()}{_LOADED.failed_note()}"
+    )
 
 
 def register_event_family(
@@ -284,10 +279,10 @@ def unregister_event_family(name: str) -> None:
 
 def event_family(name: str) -> EventFamily:
     """The record of the registered family ``name``."""
-    try:
-        return _registry()[name]
-    except KeyError:
-        raise InvalidParameterError(f"unknown event family {name!r}; registered: {registered_families()}") from None
+    record = _registry().get(name)
+    if record is None:
+        raise _unknown(name)
+    return record
 
 
 def family_records() -> tuple[EventFamily, ...]:
@@ -348,6 +343,8 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
         chosen = {name: record for name, record in chosen.items() if not record.opt_in}
         families = [record.name for record in registry.values() if not record.opt_in]
     else:
+        for name in set(families) - set(registry):
+            _require(name)  # a plug-in that did not load: its own error
         check_known(families, registry, "event families")
         chosen = {n: chosen[n] for n in families if n in chosen}
     skipped = {name: unfit_reason(registry[name], outputs.kind) for name in families if name not in chosen}

@@ -21,7 +21,8 @@ dpverify asks about it:
 The built-in relations are :data:`BUILTIN_RELATIONS`, an explicit tuple; third
 parties add theirs with :func:`register_relation` or through the entry-point
 group :data:`ENTRY_POINT_GROUP` (``dpverify.neighbour_relations``, naming a
-record or a sequence of them).
+record or a sequence of them; :func:`dpverify.plugins.load_group` leaves one that does
+not load out with a warning, and naming it raises its :class:`~dpverify.errors.PluginError`).
 
 References
 ----------
@@ -34,12 +35,12 @@ from __future__ import annotations
 import importlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from importlib.metadata import entry_points
 
 import numpy as np
 
 from .._validation import check_callable, check_choice, check_name
 from ..errors import InvalidNeighboursError
+from ..plugins import Loaded, load_group
 from .datasets import add_remove_one
 from .graphs import graph_weights
 from .streams import streams
@@ -271,34 +272,18 @@ BUILTIN_RELATIONS = (
 )
 
 _REGISTRY: dict[str, NeighbourRelation] = {}
+#: What the entry-point group gave when the registry was built (the plug-ins that did not load).
+_LOADED = Loaded(ENTRY_POINT_GROUP)
 
 
 def _registry() -> dict[str, NeighbourRelation]:
     """The registered relations by name: the built-ins, then the entry points (by entry-point name)."""
     if not _REGISTRY:
-        for record in BUILTIN_RELATIONS:
-            _REGISTRY[record.name] = record
-        for record in _entry_point_records():
+        global _LOADED
+        loaded = _LOADED = load_group(ENTRY_POINT_GROUP, NeighbourRelation)
+        for record in (*BUILTIN_RELATIONS, *loaded.records):
             _REGISTRY[record.name] = record
     return _REGISTRY
-
-
-def _entry_point_records() -> list[NeighbourRelation]:
-    found = []
-    for ep in sorted(entry_points(group=ENTRY_POINT_GROUP), key=lambda ep: ep.name):
-        try:
-            declared = ep.load()
-        except Exception as exc:
-            raise InvalidNeighboursError(
-                f"the relation entry point {ep.name!r} ({ep.value}) does not load: {type(exc).__name__}: {exc}"
-            ) from exc
-        records = [declared] if isinstance(declared, NeighbourRelation) else list(declared)
-        if any(not isinstance(record, NeighbourRelation) for record in records):
-            raise InvalidNeighboursError(
-                f"the relation entry point {ep.name!r} must name a NeighbourRelation or a sequence of them"
-            )
-        found.extend(records)
-    return found
 
 
 def register_relation(record: NeighbourRelation) -> NeighbourRelation:
@@ -319,10 +304,12 @@ def unregister_relation(name: str) -> None:
 
 def relation(name: str) -> NeighbourRelation:
     """The record of the registered relation ``name``."""
-    try:
-        return _registry()[name]
-    except KeyError:
-        raise InvalidNeighboursError(f"unknown relation {name!r}; registered: {relation_names()}") from None
+    found = _registry().get(name)
+    if found is None:
+        _LOADED.require(name)  # a plug-in that did not load: its own error
+        note = _LOADED.failed_note()
+        raise InvalidNeighboursError(f"unknown relation {name!r}; registered: {relation_names()}{note}")
+    return found
 
 
 def registered_relations() -> tuple[NeighbourRelation, ...]:

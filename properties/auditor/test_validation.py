@@ -447,7 +447,7 @@ def test_claim_kind_registry_checks_moved_into_validation():
     """Detects a claim kind reading something other than events or cells, one missing its bound, a non-kind
     registered, a name registered twice, a built-in removed, an unknown name removed or looked up without
     the error (each check removed), or a message or error type changed in the move."""
-    from dpverify.claims.kinds import ClaimKind, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
+    from dpverify.claims import ClaimKind, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
 
     fields = dict(
         name="test-validation-kind",
