@@ -24,7 +24,7 @@ import pytest
 import dpverify
 from dpverify import PrivacyClaim
 from dpverify.claims import ClaimKind, register_claim_kind, unregister_claim_kind
-from dpverify.claims.kinds import claim_kind
+from dpverify.claims.registry import claim_kind
 from dpverify.events import default_families, event_family, families_of_role
 from dpverify.mechanisms import FloatGaussianMechanism, RandomizedResponse
 from dpverify.mechanisms.concentrated import ZCDPGaussian
