@@ -45,6 +45,7 @@ from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
 from .findings import classify_finding
+from .fingerprint import fingerprint_of
 from .results import AuditResult, EventEstimate, PartitionEstimate, ValueVerdict
 
 __all__ = [
@@ -560,6 +561,7 @@ def certified_result(plan, mechanism, x, x_prime, selection: Selection, /, *, rn
         plan.n_certification,
         replayable=replay.replayable and rng_used and counted_x.rng_used and counted_xp.rng_used,
         replay_note=replay.note,
+        fingerprint=fingerprint_of(mechanism, (x, x_prime), replay),
         **plan.result_fields(**fields),
     )
     note = where_counted(counted_x.where | counted_xp.where)

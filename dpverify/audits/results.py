@@ -19,6 +19,7 @@ from ..claims import PrivacyClaim
 from ..errors import ResultFormatError
 from ..options import AuditOptions
 from .findings import classify_finding, finding_lines
+from .fingerprint import Fingerprint
 
 __all__ = ["AuditResult", "EventEstimate", "ValueVerdict", "PartitionEstimate"]
 
@@ -188,6 +189,9 @@ class AuditResult(Result):
         The options the audit ran with (None only in results saved before they
         were recorded): with ``seed``, ``n_samples`` and the claim they replay it
         (``result.replay(mechanism, x, x_prime)``, :func:`dpverify.replay`).
+    fingerprint : Fingerprint or None
+        The mechanism and the inputs, as a replay checks them
+        (:mod:`dpverify.audits.fingerprint`); None in results saved before it was recorded.
     """
 
     epsilon_lower_bound: float
@@ -210,10 +214,12 @@ class AuditResult(Result):
     claim: PrivacyClaim | None = None
     claim_lower_bound: float | None = None
     partition: PartitionEstimate | None = None
+    fingerprint: Fingerprint | None = None
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
         data = super()._parse(data)
+        Fingerprint.read(data)
         if data.get("claim") is not None:
             data["claim"] = PrivacyClaim.from_dict(data["claim"])
         if data.get("partition") is not None:
