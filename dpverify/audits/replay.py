@@ -28,7 +28,7 @@ from .family_wise import PairAuditResult, audit_pairs
 from .fingerprint import check_replay_source, fingerprint_of, with_notes
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
-from .plan import claim_arguments, plan_of_result
+from .plan import check_claim_replays, claim_arguments, plan_of_result
 from .results import AuditResult
 from .search import SearchAuditResult, _on_input_domain, check_replay_candidates, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
@@ -64,7 +64,8 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     Raises
     ------
     NotReplayableError
-        A result with no seed (an audit of given samples has nothing to replay),
+        A result whose claim was reloaded approximated (:attr:`dpverify.PrivacyClaim.approximated`), one
+        with no seed (an audit of given samples has nothing to replay),
         one saved before the options were recorded, or of a type that cannot replay
         (:class:`~dpverify.DistributionTestResult`: the message says why). ``result`` not a
         dpverify result (a dict or JSON text: load it with ``from_dict`` / ``from_json`` first).
@@ -195,6 +196,7 @@ def _replay_oracle(result, *inputs, executor=None, progress=False):
 
 def _replay_oracle_claim(result, *inputs, executor=None, progress=False):
     pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
+    check_claim_replays(result.claim)
     again = oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
     return _checked_pmfs(result, again)
 
