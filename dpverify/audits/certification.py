@@ -310,9 +310,9 @@ def _oriented(choice, count_x, count_x_prime, n_x, n_x_prime):
 def _event_claim_bound(claim, p, n_p, q, n_q, alpha):
     p_lo = clopper_pearson_lower(p, n_p, alpha)
     q_hi = clopper_pearson_upper(q, n_q, alpha)
-    return float(claim.kind_record.event_bound(claim, p_lo, q_hi)), float(
-        clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha)
-    )
+    kind = claim.kind_record
+    bound = check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi))
+    return float(bound), float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha))
 
 
 def event_claim_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 80) -> float:

@@ -307,9 +307,8 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
                 ratio = np.where(b > 0, np.log(a) - np.log(b), np.inf)
             order = np.argsort(-ratio, kind="stable")
             cum_a, cum_b = np.minimum(np.cumsum(a[order]), 1.0), np.minimum(np.cumsum(b[order]), 1.0)
-            bound = kind.event_bound(
-                claim, clopper_pearson_lower(n * cum_a, n, alpha), clopper_pearson_upper(n * cum_b, n, alpha)
-            )
+            p_lo, q_hi = clopper_pearson_lower(n * cum_a, n, alpha), clopper_pearson_upper(n * cum_b, n, alpha)
+            bound = check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi))
             best = max(best, float(np.max(bound)))
         return OracleClaimBound(best, claim, 1, n, alpha, fingerprint_of(None, (pmf_x, pmf_x_prime)))
     with np.errstate(divide="ignore", invalid="ignore"):

@@ -52,7 +52,7 @@ def _check(claim) -> dict:
         lambda error: f"the trade-off function raised on type I errors in [0, 1]: {error!r}",
         InvalidClaimError,
     )
-    check.check_tradeoff_values(values)
+    check.check_tradeoff_values(values, TRADEOFF_GRID)
     return {"tradeoff_curve": f}
 
 
