@@ -77,9 +77,9 @@ class CertifiedEvent(PlainData):
     selected_for: list = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DeltaCurve(Result):
-    """Outcome of :func:`delta_lower_bound_curve`.
+    """Outcome of :func:`delta_lower_bound_curve`; ``==`` compares its arrays element by element.
 
     Attributes
     ----------
@@ -150,6 +150,14 @@ class DeltaCurve(Result):
             data["options"] = AuditOptions.from_dict(data["options"])
         data["notes"] = tuple(data.get("notes", ()))
         return Fingerprint.read(data)
+
+    def contradictions(self) -> list:
+        """Those of every result, and bounds on delta that are not one number in [0, 1] per epsilon."""
+        found = super().contradictions()
+        bounds = np.asarray(self.delta_lower_bounds, dtype=float)
+        if bounds.shape != np.shape(self.epsilons) or not np.all((bounds >= 0) & (bounds <= 1)):
+            found.append(f"delta_lower_bounds {bounds.tolist()} are not one value in [0, 1] per epsilon")
+        return found
 
     def summary(self) -> str:
         """The curve on its grid, the events behind it, and the seed that replays it."""

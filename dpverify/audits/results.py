@@ -23,6 +23,10 @@ from .fingerprint import Fingerprint
 
 __all__ = ["AuditResult", "EventEstimate", "ValueVerdict", "PartitionEstimate"]
 
+#: How far (relative to the claimed value, at least 1) a reloaded bound may lie on the other side of the
+#: claim than its verdict says: the p-value is found by bisection, the bound directly.
+BOUND_SLACK = 1e-6
+
 
 @dataclass(frozen=True)
 class EventEstimate(PlainData):
@@ -262,6 +266,23 @@ class AuditResult(Result):
         if target is not cls:
             return target.from_dict(data)
         return super().from_dict(data)
+
+    def contradictions(self) -> list:
+        """Those of every result, and a certified bound on the wrong side of the claim for the verdict:
+        ``violation`` is ``claim_lower_bound > claim.parameter`` (up to the p-value's bisection, a relative
+        ``1e-6``)."""
+        found = super().contradictions()
+        bound = self.claim_lower_bound
+        if found or bound is None or self.claim is None:
+            return found
+        claimed = self.claim.parameter
+        slack = BOUND_SLACK * max(1.0, abs(claimed))
+        if self.violation and bound < claimed - slack or not self.violation and bound > claimed + slack:
+            found.append(
+                f"violation={self.violation} but the certified bound {bound!r} is "
+                f"{'below' if self.violation else 'above'} the claimed {claimed!r}"
+            )
+        return found
 
     @property
     def audited_claim(self) -> PrivacyClaim:

@@ -164,11 +164,11 @@ class SequentialAuditResult(AuditResult):
         return super().to_dict()
 
     @classmethod
-    def from_dict(cls, data: dict) -> SequentialAuditResult:
-        data = cls._parse(data)
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
         data["looks"] = tuple(Look(**look) for look in data.get("looks", ()))
         data["schedule"] = tuple(data.get("schedule", ()))
-        return cls(**data)
+        return data
 
     def summary(self) -> str:
         base = super().summary()

@@ -123,3 +123,163 @@ def test_the_fingerprint_digests_plain_inputs_and_says_when_it_cannot():
     assert digest((frozenset({1, 2, 3}), {"a": 1, "b": 2.0})) == digest([frozenset({3, 2, 1}), {"b": 2, "a": 1.0}])
     assert digest(np.arange(3)) == digest((0, 1, 2)) != digest((0, 1, 3))
     assert digest(object()) is None and digest((1, object())) is None
+
+
+# -- claims through JSON -----------------------------------------------------------------
+
+
+def gaussian_tradeoff_one(a):
+    """The trade-off function of 1-Gaussian DP (Dong, Roth and Su 2022, eq. 2.3), importable by name."""
+    from scipy import stats
+
+    return stats.norm.cdf(stats.norm.ppf(1 - np.asarray(a, dtype=float)) - 1.0)
+
+
+def test_a_tradeoff_function_importable_by_name_round_trips_exactly():
+    """Detects: a trade-off callable that comes back as points although its name imports it (the claim
+    the replay audits would be weaker), or a claim that no longer equals itself after a reload."""
+    claim = dpverify.PrivacyClaim.tradeoff(gaussian_tradeoff_one)
+    back = dpverify.PrivacyClaim.from_dict(json.loads(json.dumps(claim.to_dict())))
+    assert back.tradeoff_curve is gaussian_tradeoff_one and not back.approximated and back == claim
+    for claim in (dpverify.PrivacyClaim(1.0, 1e-6), RR.claims[1], dpverify.PrivacyClaim.renyi([2, 4], [0.5, 1.0])):
+        assert dpverify.PrivacyClaim.from_dict(json.loads(json.dumps(claim.to_dict()))) == claim
+
+
+def test_an_approximated_tradeoff_claim_says_so_compares_unequal_and_does_not_replay():
+    """A lambda trade-off function reloads as points, flagged ``approximated`` on the claim and in the
+    result's summary; neither compares equal to what was saved, and the replay refuses.
+
+    Detects: the reload that compared equal and whose replay lowered the bound and flipped a verdict
+    (issue 38), or an approximation the reload does not mention.
+    """
+    claim = dpverify.PrivacyClaim.tradeoff(lambda a: gaussian_tradeoff_one(a))
+    back = dpverify.PrivacyClaim.from_dict(json.loads(json.dumps(claim.to_dict())))
+    assert "step function" in back.approximated and back != claim and "approximated" in str(back)
+    result = dpverify.audit(RR, 0, 1, claim=claim, n_samples=4_000, seed=1)
+    reloaded = dpverify.AuditResult.from_json(result.to_json())
+    assert reloaded != result and "approximated" in reloaded.summary()
+    assert result.replay(RR, 0, 1) == result  # the claim as stated replays
+    with pytest.raises(dpverify.errors.NotReplayableError, match="approximated"):
+        reloaded.replay(RR, 0, 1)
+
+
+# -- loaded JSON is validated ----------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def saved():
+    """Saved data of a violation, a zCDP audit, a pair audit and a curve, as to_dict() writes them."""
+    return {
+        "violation": dpverify.audit(RR, 0, 1, epsilon=0.5, n_samples=4_000, seed=1).to_dict(),
+        "zcdp": dpverify.audit(RR, 0, 1, claim=RR.claims[1], n_samples=4_000, seed=2).to_dict(),
+        "pairs": dpverify.audit_pairs(RR, [(0, 1), (1, 0)], epsilon=0.5, n_samples=3_000, seed=3).to_dict(),
+        "curve": dpverify.delta_lower_bound_curve(
+            LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5], n_samples=4_000, seed=5
+        ).to_dict(),
+    }
+
+
+def _edited(data, **changes):
+    out = json.loads(json.dumps(data))
+    for path, value in changes.items():
+        target = out
+        *parents, last = path.split("__")
+        for key in parents:
+            target = target[int(key) if isinstance(target, list) else key]
+        if value is _DROP:
+            del target[last]
+        else:
+            target[last] = value
+    return out
+
+
+_DROP = object()
+
+
+@pytest.mark.parametrize(
+    "which, changes, message",
+    [
+        ("violation", {"violation": False}, "violation=False but pvalue"),
+        ("violation", {"violation": False, "pvalue": 0.5}, "certified bound .* is above the claimed"),
+        ("violation", {"epsilon_lower_bound": float("nan")}, "epsilon_lower_bound is NaN"),
+        ("violation", {"claim_lower_bound": float("nan")}, "claim_lower_bound is NaN"),
+        ("violation", {"pvalue": _DROP}, "lacks the fields"),
+        ("zcdp", {"claim__kind": "no-such-kind"}, "unknown claim kind 'no-such-kind'"),
+        ("zcdp", {"claim_lower_bound": 10.0}, "certified bound .* is above the claimed"),
+        ("pairs", {"violations": [False, False]}, "adjusted p-values"),
+        ("pairs", {"results__0__violation": False}, "violation=False but pvalue"),
+        ("curve", {"delta_lower_bounds": [float("nan")]}, "not one value in"),
+    ],
+)
+def test_hand_edited_json_that_contradicts_itself_is_refused(saved, which, changes, message):
+    """One validation path (Result.from_dict) refuses, by name, data no result could hold.
+
+    Detects: a reload that accepts a summary contradicting its own bound, a NaN bound (which reads
+    as "no violation"), a missing field, an unknown kind, or a nested result read without the check.
+    """
+    from dpverify.errors import ResultFormatError
+
+    data = saved[which]
+    cls = {"pairs": dpverify.PairAuditResult, "curve": dpverify.DeltaCurve}.get(which, dpverify.AuditResult)
+    assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
+    with pytest.raises(ResultFormatError, match=message):
+        cls.from_dict(_edited(data, **changes))
+
+
+# -- kinds' bounds and impossible claims ------------------------------------------------------
+
+
+def test_a_custom_kind_whose_bound_is_nan_is_refused_naming_the_kind():
+    """Detects: a kind's NaN certified bound read as "no violation" (every comparison with NaN is False)."""
+    from dpverify.claims.kinds import ClaimKind, register_claim_kind, unregister_claim_kind
+
+    events = ClaimKind(
+        name="nan-events",
+        title="a kind whose bound is NaN",
+        parameter="mu",
+        reads="events",
+        fields=("mu",),
+        check=lambda claim: {"mu": float(claim.mu)},
+        claimed_value=lambda claim: claim.mu,
+        describe=lambda claim: f"nan mu={claim.mu:g}",
+        event_bound=lambda claim, p_lo, q_hi: np.full(np.shape(p_lo), np.nan),
+    )
+    cells = ClaimKind(
+        name="nan-cells",
+        title="a kind whose cells bound is NaN",
+        parameter="rho",
+        reads="cells",
+        fields=("rho",),
+        check=lambda claim: {"rho": float(claim.rho)},
+        claimed_value=lambda claim: claim.rho,
+        describe=lambda claim: f"nan rho={claim.rho:g}",
+        orders=lambda claim: np.array([2.0, 4.0]),
+        cells_bound=lambda claim, orders, divergences: (float("nan"), 2.0),
+    )
+    for kind, claim in ((events, dict(mu=0.5)), (cells, dict(rho=0.5))):
+        register_claim_kind(kind)
+        try:
+            with pytest.raises(dpverify.InvalidClaimError, match=f"claim kind '{kind.name}'.*NaN"):
+                dpverify.audit(RR, 0, 1, claim=dpverify.PrivacyClaim(kind=kind.name, **claim), n_samples=4_000, seed=1)
+        finally:
+            unregister_claim_kind(kind.name)
+
+
+@pytest.mark.parametrize(
+    "f, message",
+    [
+        (lambda a: np.ones_like(np.asarray(a, dtype=float)), "impossible"),
+        (lambda a: np.clip(1.05 - np.asarray(a, dtype=float), 0, 1), "impossible"),
+        ([(0.0, 1.0), (0.2, 0.9)], "impossible"),
+        (lambda a: np.where(np.asarray(a) < 0.5, 0.5 - 0.2 * np.asarray(a), 0.8 - 0.8 * np.asarray(a)), "convex"),
+        ([(0.0, 0.9), (0.5, 0.45), (0.6, 0.0)], "convex"),
+    ],
+)
+def test_an_impossible_tradeoff_claim_is_refused_when_made(f, message):
+    """A trade-off function is convex with f(a) <= 1 - a (Dong, Roth and Su 2022, Proposition 2.2);
+    a claim that breaks either is refused as it is made.
+
+    Detects: ``f = 1`` (no test has power) accepted and then reported as the mechanism's violation.
+    """
+    with pytest.raises(dpverify.InvalidClaimError, match=message):
+        dpverify.PrivacyClaim.tradeoff(f)
