@@ -231,30 +231,14 @@ def test_hand_edited_json_that_contradicts_itself_is_refused(saved, which, chang
 
 def test_a_custom_kind_whose_bound_is_nan_is_refused_naming_the_kind():
     """Detects: a kind's NaN certified bound read as "no violation" (every comparison with NaN is False)."""
-    from dpverify.claims.kinds import ClaimKind, register_claim_kind, unregister_claim_kind
+    from dataclasses import replace
 
-    events = ClaimKind(
-        name="nan-events",
-        title="a kind whose bound is NaN",
-        parameter="mu",
-        reads="events",
-        fields=("mu",),
-        check=lambda claim: {"mu": float(claim.mu)},
-        claimed_value=lambda claim: claim.mu,
-        describe=lambda claim: f"nan mu={claim.mu:g}",
-        event_bound=lambda claim, p_lo, q_hi: np.full(np.shape(p_lo), np.nan),
-    )
-    cells = ClaimKind(
-        name="nan-cells",
-        title="a kind whose cells bound is NaN",
-        parameter="rho",
-        reads="cells",
-        fields=("rho",),
-        check=lambda claim: {"rho": float(claim.rho)},
-        claimed_value=lambda claim: claim.rho,
-        describe=lambda claim: f"nan rho={claim.rho:g}",
-        orders=lambda claim: np.array([2.0, 4.0]),
-        cells_bound=lambda claim, orders, divergences: (float("nan"), 2.0),
+    from dpverify.claims import claim_kind, register_claim_kind, unregister_claim_kind
+
+    # the built-in records with a bound that is NaN: one kind reads events, the other cells
+    events = replace(claim_kind("gdp"), name="nan-events", event_bound=lambda claim, p, q: np.full(np.shape(p), np.nan))
+    cells = replace(
+        claim_kind("zcdp"), name="nan-cells", cells_bound=lambda claim, orders, divergences: (float("nan"), 2.0)
     )
     for kind, claim in ((events, dict(mu=0.5)), (cells, dict(rho=0.5))):
         register_claim_kind(kind)
