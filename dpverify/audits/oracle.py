@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _validation as check
-from .._results import Result, as_tuples
+from .._results import Result, as_tuples, dataclass_to_dict
 from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
@@ -242,6 +242,9 @@ class OracleClaimBound(Result):
     fingerprint : Fingerprint or None
         The two pmfs, as a replay checks them (:mod:`dpverify.audits.fingerprint`); None in results
         saved before it was recorded.
+    margin : float
+        (A property, saved by ``to_dict``.) How far ``claim_lower_bound`` lies past the claim
+        (:meth:`dpverify.PrivacyClaim.margin`).
     """
 
     claim_lower_bound: float
@@ -250,6 +253,17 @@ class OracleClaimBound(Result):
     n_certification: int
     alpha: float
     fingerprint: Fingerprint | None = None
+
+    _DERIVED = ("margin",)
+
+    @property
+    def margin(self) -> float:
+        """How far the bound lies past the claim (:meth:`dpverify.PrivacyClaim.margin`)."""
+        return self.claim.margin(self.claim_lower_bound)
+
+    def to_dict(self) -> dict:
+        """The fields, and the :attr:`margin`, as JSON-serialisable plain data."""
+        return dataclass_to_dict(self, margin=self.margin)
 
     @classmethod
     def _parse(cls, data: dict) -> dict:

@@ -14,7 +14,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .._results import PlainData, Result, subclasses
+from .._results import PlainData, Result, dataclass_to_dict, subclasses
 from ..claims import PrivacyClaim
 from ..errors import ResultFormatError
 from ..options import AuditOptions
@@ -196,7 +196,12 @@ class AuditResult(Result):
     fingerprint : Fingerprint or None
         The mechanism and the inputs, as a replay checks them
         (:mod:`dpverify.audits.fingerprint`); None in results saved before it was recorded.
+    margin : float or None
+        (A property, saved by ``to_dict``.) How far ``claim_lower_bound`` lies past the claim, in one
+        measure for every kind (:meth:`dpverify.PrivacyClaim.margin`); None where no bound is recorded.
     """
+
+    _DERIVED = ("margin",)
 
     epsilon_lower_bound: float
     delta_lower_bound: float
@@ -266,6 +271,15 @@ class AuditResult(Result):
         if target is not cls:
             return target.from_dict(data)
         return super().from_dict(data)
+
+    @property
+    def margin(self) -> float | None:
+        """How far the certified bound lies past the claim (:meth:`dpverify.PrivacyClaim.margin`)."""
+        return None if self.claim_lower_bound is None else self.audited_claim.margin(self.claim_lower_bound)
+
+    def to_dict(self) -> dict:
+        """The fields, and the :attr:`margin`, as JSON-serialisable plain data."""
+        return dataclass_to_dict(self, margin=self.margin)
 
     def contradictions(self) -> list:
         """Those of every result, and a certified bound on the wrong side of the claim for the verdict:

@@ -168,6 +168,18 @@ class PrivacyClaim(PlainData):
         Rényi epsilon at one order, 1 for a Rényi curve's scale, 0 for a trade-off depth)."""
         return float(self.kind_record.claimed_value(self))
 
+    def margin(self, bound: float) -> float:
+        """How far a certified lower ``bound`` on :attr:`parameter` lies past this claim, in one measure
+        for every kind: ``bound / parameter - 1`` where the claimed value is > 0 (the relative excess:
+        0.25 is 25% above the claim, -1 nothing certified), ``bound - parameter`` where it is 0 (a
+        trade-off curve's depth, in type II error). Positive exactly when the bound exceeds the claim.
+
+        The parameters scale differently (rho is about eps^2 / 2 for the same noise), so margins of
+        two kinds compare as relative excesses of their own parameters, not as one privacy loss.
+        """
+        claimed = self.parameter
+        return float(bound) / claimed - 1.0 if claimed > 0 else float(bound) - claimed
+
     @property
     def is_pure(self) -> bool:
         """True for a pure (epsilon, 0)-DP claim."""

@@ -267,3 +267,35 @@ def test_an_impossible_tradeoff_claim_is_refused_when_made(f, message):
     """
     with pytest.raises(dpverify.InvalidClaimError, match=message):
         dpverify.PrivacyClaim.tradeoff(f)
+
+
+# -- one margin for every kind -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "claim",
+    [
+        dpverify.PrivacyClaim(0.5),
+        dpverify.PrivacyClaim(2.0),
+        RR.claims[1],
+        dpverify.PrivacyClaim.zcdp(0.1),
+        dpverify.PrivacyClaim.tradeoff([(0.0, 0.9), (0.5, 0.3), (1.0, 0.0)]),
+    ],
+    ids=str,
+)
+def test_the_margin_is_one_measure_for_every_kind(claim):
+    """``margin`` is ``bound / claimed - 1`` (a trade-off claim's value is 0: its depth), positive exactly
+    when the bound exceeds the claim, saved by ``to_dict`` and recomputed (not read) on reload.
+
+    Detects: a margin on another scale for one kind (a difference for eps, a ratio for rho), one whose
+    sign disagrees with the bound's side of the claim, or a saved margin read back unchecked.
+    """
+    result = dpverify.audit(RR, 0, 1, claim=claim, n_samples=4_000, seed=1)
+    bound, claimed = result.claim_lower_bound, claim.parameter
+    expected = bound / claimed - 1 if claimed > 0 else bound
+    assert result.margin == pytest.approx(expected, rel=1e-12) and (result.margin > 0) == (bound > claimed)
+    data = result.to_dict()
+    assert data["margin"] == result.margin
+    assert dpverify.AuditResult.from_dict(data | {"margin": 99.0}).margin == result.margin
+    oracle = dpverify.oracle_claim_bound(*PMFS, claim, 4_000)
+    assert oracle.margin == pytest.approx(claim.margin(oracle.claim_lower_bound)) and "margin" in oracle.to_dict()
