@@ -153,8 +153,6 @@ class Result(PlainData):
     _DERIVED: tuple = ()
     #: Why a result of this type cannot be replayed; None when a replay is registered.
     _NOT_REPLAYABLE: str | None = None
-    #: Float fields where NaN is a recorded value, not a contradiction.
-    _MAY_BE_NAN: tuple = ()
 
     def __eq__(self, other):
         """Field by field (those with ``compare``), arrays element by element: what a dataclass's ``==``
@@ -226,14 +224,13 @@ class Result(PlainData):
         return result
 
     def contradictions(self) -> list:
-        """What in this result contradicts the rest: a NaN in a number field (:attr:`_MAY_BE_NAN` aside),
-        a ``violation`` other than ``pvalue <= alpha``; a subclass adds its own (a bound that
-        contradicts the verdict). Empty for every result a dpverify function returns."""
+        """What in this result contradicts the rest, in words: a NaN in a number field, a ``violation``
+        other than ``pvalue <= alpha``; a subclass adds its own (a bound that contradicts the verdict).
+        Empty for a result as the dpverify functions assemble it."""
         found = [
             f"{f.name} is NaN"
             for f in dataclasses.fields(self)
             if f.name in _float_fields(type(self))
-            and f.name not in self._MAY_BE_NAN
             and isinstance(getattr(self, f.name), float)
             and math.isnan(getattr(self, f.name))
         ]

@@ -48,8 +48,10 @@ class _NotPlain(Exception):
 
 def _canonical(value):
     """``value`` as canonical JSON-able data, or :class:`_NotPlain`."""
-    if value is None or isinstance(value, (bool, str)):
+    if value is None or isinstance(value, str):
         return value
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
     if isinstance(value, numbers.Integral):
         return int(value)
     if isinstance(value, numbers.Real):  # an integral float reads as the equal int
