@@ -17,7 +17,8 @@ What a fingerprint can detect, and what it cannot:
   ``"outputs:"`` and a digest of the first outputs that check draws on ``x`` from a stream of the
   seed of its own (no audit stream moves). Another mechanism, or the same one with other
   parameters, is detected when it gives other outputs there; one that agrees on those outputs
-  (differs only on ``x'``, or on rare outputs) is not. Where the outputs cannot be fingerprinted
+  (differs only on ``x'``, or on rare outputs) is not. A seed edited in the saved result is
+  detected the same way (the outputs under it differ). Where the outputs cannot be fingerprinted
   (the mechanism is not replayable, or its outputs are compared by identity and no
   ``output_key`` was given), ``"type:"`` and the mechanism's qualified type name: another instance
   of the same class with other parameters, or another ``lambda``, is not detected.
@@ -128,9 +129,9 @@ def fingerprint_of(mechanism, inputs: tuple, replayability=None) -> Fingerprint:
 
 
 _WHAT = {
-    "inputs": "the inputs given are not those",
-    "mechanism": "the mechanism given ('outputs:' digests its first outputs under the recorded seed, 'type:' "
-    "names its type) is not the one",
+    "inputs": "the inputs given are not those it was computed on",
+    "mechanism": "the mechanism given is not the one it was computed on, or the recorded seed is not the seed it "
+    "ran with ('outputs:' digests the mechanism's first outputs under the recorded seed, 'type:' names its type)",
 }
 
 
@@ -168,7 +169,7 @@ def check_replay_source(result, given: Fingerprint, where: str = ""):
         was, now = getattr(recorded, part), getattr(given, part)
         if was is not None and now is not None and was != now:
             raise ReplayMismatchError(
-                f"cannot replay this {name}: {_WHAT[part]} it was computed on (fingerprint {now}, recorded "
+                f"cannot replay this {name}: {_WHAT[part]} (fingerprint {now}, recorded "
                 f"{was}); a replay runs the same computation on the same mechanism and inputs (what a fingerprint "
                 "detects: dpverify.audits.fingerprint). Pass those, or run the driver anew for a new audit"
             )
