@@ -134,7 +134,7 @@ class ReplayMismatchError(DPVerifyError, ValueError):
     other candidate pairs: the replay could only return another audit, so it is refused."""
 
 
-class ReplayNotCheckedWarning(UserWarning):
+class ReplayNotCheckedWarning(DPVerifyError, UserWarning):
     """A replay that could not check part of what it was handed (inputs or a mechanism with no
     fingerprint, :mod:`dpverify.audits.fingerprint`), on a result type with no ``notes`` to say so."""
 
