@@ -99,7 +99,7 @@ def read_float(value):
 class SavedRepr(str):
     """An output saved as its ``repr`` (it was not plain data): ``repr()`` gives the saved text back, and it
     equals the output it was saved from (any object whose ``repr`` is that text), so that a result reloaded
-    from JSON equals the result saved."""
+    from JSON equals the result saved. Its hash is the text's: keep it out of sets that hold the outputs."""
 
     def __repr__(self) -> str:
         return str(self)
