@@ -25,10 +25,11 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import math
 
 import numpy as np
 
-from .errors import NotReplayableError, ResultFormatError
+from .errors import DPVerifyError, NotReplayableError, ResultFormatError
 
 __all__ = [
     "to_plain",
@@ -96,10 +97,20 @@ def read_float(value):
 
 
 class SavedRepr(str):
-    """An output saved as its ``repr`` (it was not plain data): ``repr()`` gives the saved text back."""
+    """An output saved as its ``repr`` (it was not plain data): ``repr()`` gives the saved text back, and it
+    equals the output it was saved from (any object whose ``repr`` is that text), so that a result reloaded
+    from JSON equals the result saved. Its hash is the text's: keep it out of sets that hold the outputs."""
 
     def __repr__(self) -> str:
         return str(self)
+
+    def __eq__(self, other) -> bool:
+        return str(self) == repr(other)
+
+    def __ne__(self, other) -> bool:
+        return not self == other
+
+    __hash__ = str.__hash__
 
 
 def as_tuples(value):
@@ -130,12 +141,30 @@ class Result(PlainData):
     not fields (a property such as ``violation``), overrides :meth:`_parse` to rebuild nested
     results and outputs from plain data, and sets ``_NOT_REPLAYABLE`` to the reason when no result of
     its type can be run again (otherwise :func:`register_replay` names its replay).
+
+    **One validation path on reload**: :meth:`from_dict` (and so :meth:`from_json`) refuses data that
+    no result of the type holds (unknown or missing fields, a value the constructor or a nested
+    reader refuses, such as an unknown claim kind) and a result that contradicts itself
+    (:meth:`contradictions`: a NaN where a number is recorded, a verdict that its p-value or its
+    bound contradicts), each with a :class:`~dpverify.errors.ResultFormatError` that says what.
     """
 
     #: Keys of ``to_dict()`` that are computed from the fields, not fields themselves.
     _DERIVED: tuple = ()
     #: Why a result of this type cannot be replayed; None when a replay is registered.
     _NOT_REPLAYABLE: str | None = None
+
+    def __eq__(self, other):
+        """Field by field (those with ``compare``), arrays element by element: what a dataclass's ``==``
+        does where a field holds an array (a subclass with such fields sets ``eq=False`` to use it)."""
+        if type(other) is not type(self):
+            return NotImplemented
+        return all(
+            _same_value(getattr(self, f.name), getattr(other, f.name)) for f in dataclasses.fields(self) if f.compare
+        )
+
+    def __hash__(self):
+        return hash((type(self).__name__, self.to_json()))
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
@@ -169,14 +198,47 @@ class Result(PlainData):
 
     @classmethod
     def from_dict(cls, data: dict):
-        """The result whose ``to_dict()`` gave ``data``.
+        """The result whose ``to_dict()`` gave ``data``, checked (see the class docstring).
 
         Raises
         ------
         ResultFormatError
-            ``data`` is not a dict, has keys this type has no field for, or lacks required fields.
+            ``data`` is not a dict, has keys this type has no field for, lacks required fields, holds a
+            value that cannot be read (an unknown claim kind), or describes a result that contradicts
+            itself (:meth:`contradictions`).
         """
-        return cls(**cls._parse(data))
+        try:
+            result = cls(**cls._parse(data))
+        except ResultFormatError:
+            raise
+        except (DPVerifyError, TypeError, ValueError, KeyError, AttributeError) as exc:
+            raise ResultFormatError(
+                f"the data cannot be read as a {cls.__name__}: {type(exc).__name__}: {exc}"
+            ) from exc
+        found = result.contradictions()
+        if found:
+            raise ResultFormatError(
+                f"the data of this {cls.__name__} contradicts itself (edited by hand?): {'; '.join(found)}. A result "
+                "is reloaded only as to_json() wrote it"
+            )
+        return result
+
+    def contradictions(self) -> list:
+        """What in this result contradicts the rest, in words: a NaN in a number field, a ``violation``
+        other than ``pvalue <= alpha``; a subclass adds its own (a bound that contradicts the verdict).
+        Empty for a result as the dpverify functions assemble it."""
+        found = [
+            f"{f.name} is NaN"
+            for f in dataclasses.fields(self)
+            if f.name in _float_fields(type(self))
+            and isinstance(getattr(self, f.name), float)
+            and math.isnan(getattr(self, f.name))
+        ]
+        names = {f.name for f in dataclasses.fields(self)}
+        if {"violation", "pvalue", "alpha"} <= names and not found:
+            if self.violation != (self.pvalue <= self.alpha):
+                found.append(f"violation={self.violation} but pvalue={self.pvalue!r} and alpha={self.alpha!r}")
+        return found
 
     def to_json(self) -> str:
         """``to_dict()`` as JSON text (non-finite numbers as ``Infinity``, ``-Infinity``, ``NaN``)."""
@@ -223,6 +285,13 @@ class Result(PlainData):
             why = self._NOT_REPLAYABLE or "no replay is registered for it"
             raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
         return function(self, *inputs, executor=executor, progress=progress)
+
+
+def _same_value(a, b) -> bool:
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        a, b = np.asarray(a), np.asarray(b)
+        return a.shape == b.shape and bool(np.array_equal(a, b, equal_nan=a.dtype.kind == "f" == b.dtype.kind))
+    return bool(a == b)
 
 
 def subclasses(cls) -> list:

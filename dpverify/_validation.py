@@ -60,6 +60,8 @@ __all__ = [
     "check_record_or_fields",
     "check_tradeoff_points",
     "check_tradeoff_values",
+    "check_tradeoff_shape",
+    "check_kind_bound",
     "check_renyi_orders",
     "check_at_most",
     "check_claim_once",
@@ -557,7 +559,8 @@ def check_tradeoff_points(points) -> tuple:
     Raises
     ------
     InvalidClaimError
-        Not pairs of numbers, none, outside [0, 1] x [0, 1], or type II errors that grow with type I.
+        Not pairs of numbers, none, outside [0, 1] x [0, 1], type II errors that grow with type I, or
+        points no trade-off function passes through (:func:`check_tradeoff_shape`).
     """
     try:
         pairs = np.asarray(points, dtype=float)
@@ -570,16 +573,79 @@ def check_tradeoff_points(points) -> tuple:
     pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
     if np.any(np.diff(pairs[:, 1]) > 0):
         raise InvalidClaimError("a trade-off function is non-increasing: the type II errors must not grow with type I")
+    check_tradeoff_shape(pairs[:, 0], pairs[:, 1])
     return tuple((float(a), float(b)) for a, b in pairs)
 
 
-def check_tradeoff_values(values: np.ndarray) -> None:
-    """The values of a trade-off function on increasing type I errors: in [0, 1] and non-increasing
-    (growth of at most 1e-12 is rounding), else :class:`~dpverify.errors.InvalidClaimError`."""
+def check_tradeoff_values(values: np.ndarray, type_one: np.ndarray) -> None:
+    """The values of a trade-off function at the increasing type I errors ``type_one``: in [0, 1],
+    non-increasing (growth of at most 1e-12 is rounding) and :func:`check_tradeoff_shape`, else
+    :class:`~dpverify.errors.InvalidClaimError`."""
     if not np.all(np.isfinite(values)) or np.any(values < 0) or np.any(values > 1):
         raise InvalidClaimError("a trade-off function maps [0, 1] into [0, 1]")
     if np.any(np.diff(values) > 1e-12):
         raise InvalidClaimError("a trade-off function is non-increasing; the one given grows somewhere on [0, 1]")
+    check_tradeoff_shape(type_one, values)
+
+
+def check_kind_bound(kind, function: str, bound):
+    """``bound``, a certified bound that claim kind ``kind``'s ``function`` (``"event_bound"``,
+    ``"cells_bound"``) returned, if every value of it is a number that is not NaN (``inf`` is allowed).
+
+    Raises
+    ------
+    InvalidClaimError
+        A NaN (which every comparison would read as "no violation") or a value that is not a number;
+        the message names the kind.
+    """
+    try:
+        values = np.asarray(bound, dtype=float)
+    except (TypeError, ValueError):
+        values = None
+    if values is None or np.any(np.isnan(values)):
+        raise InvalidClaimError(
+            f"claim kind {kind.name!r}: its {function} returned {bound!r} as a certified bound; a bound must be a "
+            "number (inf where unbounded), never NaN, which would read as 'no violation'. Fix the kind's "
+            f"{function}"
+        )
+    return bound
+
+
+#: Rounding allowed in the checks of a trade-off function's shape.
+TRADEOFF_TOLERANCE = 1e-9
+
+
+def check_tradeoff_shape(type_one: np.ndarray, values: np.ndarray) -> None:
+    """Values ``f(a)`` at increasing type I errors ``a`` that a trade-off function can take (Dong, Roth and
+    Su 2022, Proposition 2.2): ``f(a) <= 1 - a`` (random guessing reaches ``1 - a``) and convex (the
+    slopes between consecutive points do not decrease), each within :data:`TRADEOFF_TOLERANCE`.
+
+    Checked at the points only: a function that breaks convexity or continuity between them is not
+    detected.
+
+    Raises
+    ------
+    InvalidClaimError
+        A value above ``1 - a`` (``f = 1`` claims that no test has any power: impossible), or
+        slopes that decrease.
+    """
+    a, f = np.asarray(type_one, dtype=float), np.asarray(values, dtype=float)
+    above = np.flatnonzero(f > 1.0 - a + TRADEOFF_TOLERANCE)
+    if above.size:
+        i = int(above[0])
+        raise InvalidClaimError(
+            f"no trade-off function has f({a[i]:g}) = {f[i]:g}: a test that ignores the output (random "
+            f"guessing) has type II error 1 - a = {1 - a[i]:g}, so f(a) <= 1 - a everywhere; a claim above it is "
+            "impossible, not a property of the mechanism"
+        )
+    step = np.diff(a)
+    keep = step > 0
+    slopes = np.diff(f)[keep] / step[keep]
+    if np.any(np.diff(slopes) < -TRADEOFF_TOLERANCE * np.maximum(1.0, np.abs(slopes[1:]))):
+        raise InvalidClaimError(
+            "a trade-off function is convex: the slopes between its points must not decrease, and those of "
+            "the one given do somewhere on [0, 1]"
+        )
 
 
 def check_renyi_orders(orders: np.ndarray, epsilons: np.ndarray) -> None:

@@ -18,6 +18,7 @@ __all__ = [
     "SchedulerUnreachableError",
     "PluginError",
     "ReplayMismatchError",
+    "ReplayNotCheckedWarning",
     "InvalidArgumentTypeError",
     "CommandUsageError",
     "CommandFailure",
@@ -130,8 +131,14 @@ class PluginError(DPVerifyError, RuntimeError):
 
 
 class ReplayMismatchError(DPVerifyError, ValueError):
-    """A replay handed inputs other than those its result recorded (a search's neighbours that propose
-    other candidate pairs): the replay could only return another audit, so it is refused."""
+    """A replay handed another mechanism or other inputs than its result was computed on (as its
+    fingerprint tells, :mod:`dpverify.audits.fingerprint`), or a search's neighbours that propose
+    other candidate pairs: the replay could only return another audit, so it is refused."""
+
+
+class ReplayNotCheckedWarning(DPVerifyError, UserWarning):
+    """A replay that could not check part of what it was handed (inputs or a mechanism with no
+    fingerprint, :mod:`dpverify.audits.fingerprint`), on a result type with no ``notes`` to say so."""
 
 
 class InvalidArgumentTypeError(DPVerifyError, TypeError):

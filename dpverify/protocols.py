@@ -28,7 +28,7 @@ Python typing, "Protocols: structural subtyping (static duck typing)", PEP 544 (
 from __future__ import annotations
 
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 import numpy as np
@@ -167,10 +167,14 @@ class Replayability:
         same first outputs twice (or that could not be checked, see ``note``).
     note : str or None
         Why it is not replayable, or that it could not be checked.
+    first_outputs : object
+        The first outputs drawn (after ``output_key``) where the same seed gave them twice;
+        None otherwise (they fingerprint the mechanism, :mod:`dpverify.audits.fingerprint`).
     """
 
     replayable: bool
     note: str | None = None
+    first_outputs: object = field(default=None, repr=False, compare=False)
 
 
 def _same(a, b) -> bool | None:
@@ -276,4 +280,4 @@ def check_replayable(mechanism, data, seed: np.random.SeedSequence, *, output_ke
             "mechanism has randomness the rng does not control (numpy.random's global state, the "
             "operating system, state kept between calls); the recorded seed does not replay it",
         )
-    return Replayability(True)
+    return Replayability(True, first_outputs=batches[0])

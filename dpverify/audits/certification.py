@@ -46,6 +46,7 @@ from ..pipeline.sampling import count_events
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
 from .findings import classify_finding
+from .fingerprint import fingerprint_of
 from .results import AuditResult, EventEstimate, PartitionEstimate, ValueVerdict
 
 __all__ = [
@@ -314,9 +315,9 @@ def _oriented(choice, count_x, count_x_prime, n_x, n_x_prime):
 def _event_claim_bound(claim, p, n_p, q, n_q, alpha):
     p_lo = clopper_pearson_lower(p, n_p, alpha)
     q_hi = clopper_pearson_upper(q, n_q, alpha)
-    return float(claim.kind_record.event_bound(claim, p_lo, q_hi)), float(
-        clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha)
-    )
+    kind = claim.kind_record
+    bound = check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi))
+    return float(bound), float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha))
 
 
 def event_claim_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 80) -> float:
@@ -582,6 +583,7 @@ def certified_result(plan, mechanism, x, x_prime, selection: Selection, /, *, rn
         plan.n_certification,
         replayable=replay.replayable and rng_used and counted_x.rng_used and counted_xp.rng_used,
         replay_note=replay.note,
+        fingerprint=fingerprint_of(mechanism, (x, x_prime), replay),
         **plan.result_fields(**fields),
     )
     note = where_counted(counted_x.where | counted_xp.where)

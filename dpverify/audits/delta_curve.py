@@ -51,7 +51,9 @@ from ..options import AuditOptions
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
+from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
+from .fingerprint import Fingerprint, fingerprint_of
 from .plan import build_plan, curve_split
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
@@ -75,9 +77,9 @@ class CertifiedEvent(PlainData):
     selected_for: list = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class DeltaCurve(Result):
-    """Outcome of :func:`delta_lower_bound_curve`.
+    """Outcome of :func:`delta_lower_bound_curve`; ``==`` compares its arrays element by element.
 
     Attributes
     ----------
@@ -95,6 +97,11 @@ class DeltaCurve(Result):
         Replays the run.
     options : AuditOptions or None
         The options the curve was computed with.
+    fingerprint : Fingerprint or None
+        The mechanism and the pair, as a replay checks them (:mod:`dpverify.audits.fingerprint`);
+        None in results saved before it was recorded.
+    notes : tuple of str
+        What the reader should know (what a replay could not check).
     """
 
     epsilons: np.ndarray
@@ -105,6 +112,8 @@ class DeltaCurve(Result):
     n_selection: int
     seed: object = None
     options: AuditOptions | None = None
+    fingerprint: Fingerprint | None = None
+    notes: tuple = ()
 
     def delta_at(self, epsilon) -> float | np.ndarray:
         """Simultaneous lower bound on delta(eps), at any eps (scalar or array)."""
@@ -139,7 +148,16 @@ class DeltaCurve(Result):
         data["events"] = [CertifiedEvent(**event) for event in data["events"]]
         if data.get("options") is not None:
             data["options"] = AuditOptions.from_dict(data["options"])
-        return data
+        data["notes"] = tuple(data.get("notes", ()))
+        return Fingerprint.read(data)
+
+    def contradictions(self) -> list:
+        """Those of every result, and bounds on delta that are not one number in [0, 1] per epsilon."""
+        found = super().contradictions()
+        bounds = np.asarray(self.delta_lower_bounds, dtype=float)
+        if bounds.shape != np.shape(self.epsilons) or not np.all((bounds >= 0) & (bounds <= 1)):
+            found.append(f"delta_lower_bounds {bounds.tolist()} are not one value in [0, 1] per epsilon")
+        return found
 
     def summary(self) -> str:
         """The curve on its grid, the events behind it, and the seed that replays it."""
@@ -307,4 +325,7 @@ def delta_lower_bound_curve(
     n_selection, options = plan.n_selection, plan.options
     curve = DeltaCurve(grid, np.zeros(0), events, plan.alpha, plan.n_samples, n_selection, plan.seed)
     bounds = np.atleast_1d(curve.delta_at(grid))
-    return DeltaCurve(grid, bounds, events, plan.alpha, plan.n_samples, n_selection, plan.seed, options=options)
+    replay = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=options.output_key)
+    fingerprint = fingerprint_of(mechanism, (x, x_prime), replay)
+    sizes = (plan.alpha, plan.n_samples, n_selection, plan.seed)
+    return DeltaCurve(grid, bounds, events, *sizes, options=options, fingerprint=fingerprint)

@@ -34,6 +34,7 @@ from scipy import optimize, special
 
 from .._results import Result, as_tuples
 from ..errors import InvalidDistributionError
+from .fingerprint import Fingerprint, fingerprint_of
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss", "RHO_GRID"]
 
@@ -77,6 +78,9 @@ class ExactPrivacyLoss(Result):
         ``max_o ln Q(o)/P(o)``.
     worst_output : object
         An output attaining ``epsilon``.
+    fingerprint : Fingerprint or None
+        The two pmfs, as a replay checks them (:mod:`dpverify.audits.fingerprint`); None in results
+        saved before it was recorded.
     """
 
     epsilon: float
@@ -85,6 +89,7 @@ class ExactPrivacyLoss(Result):
     worst_output: object
     p: np.ndarray = field(repr=False, compare=False)
     q: np.ndarray = field(repr=False, compare=False)
+    fingerprint: Fingerprint | None = None
 
     def delta(self, epsilon):
         """The exact delta(epsilon) (scalar or array of epsilons), worse direction."""
@@ -163,6 +168,7 @@ class ExactPrivacyLoss(Result):
         data = super()._parse(data)
         data["worst_output"] = as_tuples(data["worst_output"])
         data["p"], data["q"] = np.asarray(data["p"], dtype=float), np.asarray(data["q"], dtype=float)
+        Fingerprint.read(data)
         return data
 
     def summary(self) -> str:
@@ -294,4 +300,5 @@ def exact_privacy_loss(pmf_x, pmf_x_prime) -> ExactPrivacyLoss:
         worst_output=worst,
         p=p,
         q=q,
+        fingerprint=fingerprint_of(None, (pmf_x, pmf_x_prime)),
     )

@@ -87,6 +87,18 @@ class PairAuditResult(Result):
         data["violations"] = tuple(bool(v) for v in data["violations"])
         return data
 
+    def contradictions(self) -> list:
+        """Those of every result, and a pair's ``violations`` entry other than its adjusted p-value <= alpha
+        (the pairs' own results are checked as they are read)."""
+        found = super().contradictions()
+        flags = [bool(p <= self.alpha) for p in self.adjusted_pvalues]
+        if list(self.violations) != flags or len(flags) != len(self.results):
+            found.append(
+                f"violations={list(self.violations)} but the adjusted p-values {list(self.adjusted_pvalues)} at "
+                f"alpha={self.alpha!r} give {flags} over {len(self.results)} pairs"
+            )
+        return found
+
     def summary(self) -> str:
         """The family-wise verdict, each pair's adjusted p-value, and the worst pair's audit."""
         verdict = "VIOLATION" if self.violation else "no violation found"

@@ -25,10 +25,11 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from .. import _validation as check
-from .._results import Result, as_tuples
+from .._results import Result, as_tuples, dataclass_to_dict
 from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
 from .exact import _as_pmf
+from .fingerprint import Fingerprint, fingerprint_of
 
 __all__ = ["oracle_epsilon_bound", "OracleBound", "oracle_claim_bound", "OracleClaimBound"]
 
@@ -53,6 +54,9 @@ class OracleBound(Result):
         Certification samples per input.
     alpha, delta : float
         Confidence level and delta of the bound.
+    fingerprint : Fingerprint or None
+        The two pmfs, as a replay checks them (:mod:`dpverify.audits.fingerprint`); None in results
+        saved before it was recorded.
     """
 
     epsilon_lower_bound: float
@@ -63,6 +67,7 @@ class OracleBound(Result):
     n_certification: int
     alpha: float
     delta: float
+    fingerprint: Fingerprint | None = None
 
     def simulated_bounds(self, n_draws: int = 11, seed=0) -> np.ndarray:
         """Bounds certified by the oracle's event on ``n_draws`` seeded binomial draws of the counts.
@@ -99,7 +104,7 @@ class OracleBound(Result):
     def _parse(cls, data: dict) -> dict:
         data = super()._parse(data)
         data["event"] = frozenset(as_tuples(output) for output in data["event"])
-        return data
+        return Fingerprint.read(data)
 
     def summary(self) -> str:
         """The oracle's bound, its event and the setting it holds for."""
@@ -208,6 +213,7 @@ def oracle_epsilon_bound(pmf_x, pmf_x_prime, n_certification, alpha=0.05, delta=
         n_certification=n,
         alpha=alpha,
         delta=delta,
+        fingerprint=fingerprint_of(None, (pmf_x, pmf_x_prime)),
     )
 
 
@@ -233,6 +239,12 @@ class OracleClaimBound(Result):
         Certification samples per input.
     alpha : float
         The level.
+    fingerprint : Fingerprint or None
+        The two pmfs, as a replay checks them (:mod:`dpverify.audits.fingerprint`); None in results
+        saved before it was recorded.
+    margin : float
+        (A property, saved by ``to_dict``.) How far ``claim_lower_bound`` lies past the claim
+        (:meth:`dpverify.PrivacyClaim.margin`).
     """
 
     claim_lower_bound: float
@@ -240,6 +252,18 @@ class OracleClaimBound(Result):
     n_cells: int
     n_certification: int
     alpha: float
+    fingerprint: Fingerprint | None = None
+
+    _DERIVED = ("margin",)
+
+    @property
+    def margin(self) -> float:
+        """How far the bound lies past the claim (:meth:`dpverify.PrivacyClaim.margin`)."""
+        return self.claim.margin(self.claim_lower_bound)
+
+    def to_dict(self) -> dict:
+        """The fields, and the :attr:`margin`, as JSON-serialisable plain data."""
+        return dataclass_to_dict(self, margin=self.margin)
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
@@ -247,7 +271,7 @@ class OracleClaimBound(Result):
 
         data = super()._parse(data)
         data["claim"] = PrivacyClaim.from_dict(data["claim"])
-        return data
+        return Fingerprint.read(data)
 
     def summary(self) -> str:
         """The oracle's bound on the claim's parameter, and what it was computed for."""
@@ -297,11 +321,10 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
                 ratio = np.where(b > 0, np.log(a) - np.log(b), np.inf)
             order = np.argsort(-ratio, kind="stable")
             cum_a, cum_b = np.minimum(np.cumsum(a[order]), 1.0), np.minimum(np.cumsum(b[order]), 1.0)
-            bound = kind.event_bound(
-                claim, clopper_pearson_lower(n * cum_a, n, alpha), clopper_pearson_upper(n * cum_b, n, alpha)
-            )
+            p_lo, q_hi = clopper_pearson_lower(n * cum_a, n, alpha), clopper_pearson_upper(n * cum_b, n, alpha)
+            bound = check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi))
             best = max(best, float(np.max(bound)))
-        return OracleClaimBound(best, claim, 1, n, alpha)
+        return OracleClaimBound(best, claim, 1, n, alpha, fingerprint_of(None, (pmf_x, pmf_x_prime)))
     with np.errstate(divide="ignore", invalid="ignore"):
         ratio = np.where(q > 0, np.log(p) - np.log(q), np.inf)
     ratio = np.where((p == 0) & (q == 0), 0.0, ratio)
@@ -321,4 +344,4 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
         value = cells_statistic(claim, n * cells_p, n * cells_q, n, n, alpha)[0]
         if value > best[0]:
             best = (float(value), len(groups))
-    return OracleClaimBound(best[0], claim, best[1], n, alpha)
+    return OracleClaimBound(best[0], claim, best[1], n, alpha, fingerprint_of(None, (pmf_x, pmf_x_prime)))

@@ -305,6 +305,21 @@ _DRIVERS = (
 )
 
 
+def check_claim_replays(claim) -> None:
+    """Refuse to replay a claim reloaded approximated (:attr:`dpverify.PrivacyClaim.approximated`).
+
+    Raises
+    ------
+    NotReplayableError
+        ``claim.approximated`` is set: a replay would audit another, weaker claim than the one saved.
+    """
+    if claim is not None and claim.approximated:
+        raise NotReplayableError(
+            f"this result's claim was reloaded approximated ({claim.approximated}): a replay would audit another, "
+            "weaker claim and could change the verdict; audit the claim as stated with the driver instead"
+        )
+
+
 def plan_of_result(result, *, executor=None, progress: bool = False, driver: str | None = None) -> AuditPlan:
     """The plan ``result`` was run under: its claim, sizes, seed, options and streams, read from the result.
 
@@ -315,7 +330,8 @@ def plan_of_result(result, *, executor=None, progress: bool = False, driver: str
     Raises
     ------
     NotReplayableError
-        The result has no seed (given samples) or does not record its options.
+        The result has no seed (given samples), does not record its options, or holds a claim reloaded
+        approximated (:func:`check_claim_replays`).
     """
     if result.seed is None:
         raise NotReplayableError(
@@ -326,6 +342,7 @@ def plan_of_result(result, *, executor=None, progress: bool = False, driver: str
     if driver is None:
         driver = next((d for name, d in _DRIVERS if any(c.__name__ == name for c in type(result).__mro__)), "audit")
     claim = getattr(result, "audited_claim", None)  # None: a delta curve
+    check_claim_replays(claim)
     event = getattr(result, "event", None)
     sequence, _ = resolve_seed(result.seed)
     return AuditPlan(

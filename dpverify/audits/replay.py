@@ -7,8 +7,11 @@ needs only the result and what it does not hold: the mechanism and the inputs
 (the neighbours, for a search audit; the pairs, for :func:`dpverify.audit_pairs`;
 the pmfs, for an exact loss or an oracle bound). The replay is identical to the
 result when the mechanism is replayable, wherever it runs (``executor`` changes
-nothing). This is the one place that knows which driver made which result: each
-type's replay is registered here (:func:`dpverify._results.register_replay`), and
+nothing). A replay refuses another mechanism or other inputs than the result was computed
+on (:class:`~dpverify.errors.ReplayMismatchError`): every replay checks the result's
+fingerprint (:mod:`dpverify.audits.fingerprint`, which says what it can and cannot detect)
+before it draws, a search also its candidate pairs. This is the one place that knows which
+driver made which result: each type's replay is registered here (:func:`dpverify._results.register_replay`), and
 ``result.replay(...)`` and :func:`replay` look it up.
 """
 
@@ -17,13 +20,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 from .._results import Result, register_replay
-from ..errors import InvalidParameterError, NotReplayableError
+from ..errors import InvalidParameterError, NotReplayableError, ReplayMismatchError
+from ..protocols import check_replayable, contract_seed
 from .delta_curve import DeltaCurve, delta_lower_bound_curve
 from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .family_wise import PairAuditResult, audit_pairs
+from .fingerprint import check_replay_source, fingerprint_of, with_notes
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
-from .plan import claim_arguments, plan_of_result
+from .plan import check_claim_replays, claim_arguments, plan_of_result
 from .results import AuditResult
 from .search import SearchAuditResult, _on_input_domain, check_replay_candidates, search_audit
 from .sequential import SequentialAuditResult, sequential_audit
@@ -59,15 +64,20 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     Raises
     ------
     NotReplayableError
-        A result with no seed (an audit of given samples has nothing to replay),
+        A result whose claim was reloaded approximated (:attr:`dpverify.PrivacyClaim.approximated`), one
+        with no seed (an audit of given samples has nothing to replay),
         one saved before the options were recorded, or of a type that cannot replay
         (:class:`~dpverify.DistributionTestResult`: the message says why). ``result`` not a
         dpverify result (a dict or JSON text: load it with ``from_dict`` / ``from_json`` first).
     InvalidParameterError
         The wrong number of inputs for the result's type.
     ReplayMismatchError
-        A search audit replayed on neighbours that propose other candidate pairs than it recorded
-        (checked before drawing, and on every candidate after).
+        A mechanism or inputs other than those the result was computed on, as far as its fingerprint
+        tells (:mod:`dpverify.audits.fingerprint`; checked before drawing); a search audit replayed
+        on neighbours that propose other candidate pairs than it recorded (checked before drawing,
+        and on every candidate after). Where the fingerprint cannot check the inputs (not plain
+        data) or the result records none, the replayed result says so in its ``notes`` (a
+        :class:`~dpverify.errors.ReplayNotCheckedWarning` for a type without notes).
 
     Examples
     --------
@@ -95,10 +105,18 @@ def _inputs(result, inputs: tuple, names: tuple) -> tuple:
     return inputs
 
 
+def _check_source(result, plan, mechanism, x, x_prime, where: str = "") -> tuple:
+    """Refuse ``result``'s replay on another mechanism or other inputs (its fingerprint, drawn on the
+    contract stream of its seed the driver drew it on); the notes of what could not be checked."""
+    replayability = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=plan.options.output_key)
+    return check_replay_source(result, fingerprint_of(mechanism, (x, x_prime), replayability), where)
+
+
 def _replay_audit(result, *inputs, executor=None, progress=False):
     mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
     plan = plan_of_result(result, executor=executor, progress=progress)
-    return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
+    notes = _check_source(result, plan, mechanism, x, x_prime)
+    return with_notes(audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan)), notes)
 
 
 def _replay_sequential(result, *inputs, executor=None, progress=False):
@@ -106,13 +124,16 @@ def _replay_sequential(result, *inputs, executor=None, progress=False):
     plan = plan_of_result(result, executor=executor, progress=progress)
     if result.plan is None:
         raise NotReplayableError("this sequential result does not record its look plan")
-    return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
+    notes = _check_source(result, plan, mechanism, x, x_prime)
+    again = sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
+    return with_notes(again, notes)
 
 
 def _replay_search(result, *inputs, executor=None, progress=False):
     mechanism, neighbours = _inputs(result, inputs, ("mechanism", "neighbours"))
     plan = plan_of_result(result, executor=executor, progress=progress)
     check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
+    notes = _check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
     again = search_audit(
         mechanism,
         neighbours,
@@ -123,15 +144,17 @@ def _replay_search(result, *inputs, executor=None, progress=False):
         **claim_arguments(plan),
     )
     check_replay_candidates(result, neighbours, replayed=again)
-    return again
+    return with_notes(again, notes)
 
 
 def _replay_curve(result, *inputs, executor=None, progress=False):
     mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
     plan = plan_of_result(result, executor=executor, progress=progress)
-    return delta_lower_bound_curve(
+    notes = _check_source(result, plan, mechanism, x, x_prime)
+    again = delta_lower_bound_curve(
         mechanism, x, x_prime, epsilons=result.epsilons, n_samples=plan.n_samples, seed=plan.seed, options=plan.options
     )
+    return with_notes(again, notes)
 
 
 def _replay_pairs(result, *inputs, executor=None, progress=False):
@@ -139,23 +162,43 @@ def _replay_pairs(result, *inputs, executor=None, progress=False):
     first = plan_of_result(result.results[0], executor=executor, progress=progress)
     if result.seed is None:
         raise NotReplayableError("this result has no seed: there is nothing to replay")
+    pairs = list(pairs)
+    if len(pairs) != len(result.results):
+        raise ReplayMismatchError(
+            f"cannot replay this PairAuditResult on {len(pairs)} pairs: it audited {len(result.results)}; "
+            "pass the pairs it audited, in their order, or run dpverify.audit_pairs anew"
+        )
+    notes = ()
+    for i, (pair, inner) in enumerate(zip(pairs, result.results)):
+        x, x_prime = pair
+        notes += _check_source(inner, plan_of_result(inner), mechanism, x, x_prime, where=f"pair {i}")
     plan = replace(first, options=replace(first.options, alpha=result.alpha), seed=result.seed)
-    return audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim_arguments(plan))
+    again = audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim_arguments(plan))
+    return with_notes(again, notes)
+
+
+def _checked_pmfs(result, again):
+    """``again``, the replay of a result of pmfs, once its fingerprint matches the recorded one (both are
+    computed by the driver from the pmfs it validated)."""
+    return with_notes(again, check_replay_source(result, again.fingerprint))
 
 
 def _replay_exact(result, *inputs, executor=None, progress=False):
     pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    return exact_privacy_loss(pmf_x, pmf_x_prime)
+    return _checked_pmfs(result, exact_privacy_loss(pmf_x, pmf_x_prime))
 
 
 def _replay_oracle(result, *inputs, executor=None, progress=False):
     pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    return oracle_epsilon_bound(pmf_x, pmf_x_prime, result.n_certification, alpha=result.alpha, delta=result.delta)
+    again = oracle_epsilon_bound(pmf_x, pmf_x_prime, result.n_certification, alpha=result.alpha, delta=result.delta)
+    return _checked_pmfs(result, again)
 
 
 def _replay_oracle_claim(result, *inputs, executor=None, progress=False):
     pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    return oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
+    check_claim_replays(result.claim)
+    again = oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
+    return _checked_pmfs(result, again)
 
 
 for _type, _function in [

@@ -14,13 +14,18 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from .._results import PlainData, Result, subclasses
+from .._results import PlainData, Result, dataclass_to_dict, subclasses
 from ..claims import PrivacyClaim
 from ..errors import ResultFormatError
 from ..options import AuditOptions
 from .findings import classify_finding, finding_lines
+from .fingerprint import Fingerprint
 
 __all__ = ["AuditResult", "EventEstimate", "ValueVerdict", "PartitionEstimate"]
+
+#: How far (relative to the claimed value, at least 1) a reloaded bound may lie on the other side of the
+#: claim than its verdict says: the p-value is found by bisection, the bound directly.
+BOUND_SLACK = 1e-6
 
 
 @dataclass(frozen=True)
@@ -188,7 +193,15 @@ class AuditResult(Result):
         The options the audit ran with (None only in results saved before they
         were recorded): with ``seed``, ``n_samples`` and the claim they replay it
         (``result.replay(mechanism, x, x_prime)``, :func:`dpverify.replay`).
+    fingerprint : Fingerprint or None
+        The mechanism and the inputs, as a replay checks them
+        (:mod:`dpverify.audits.fingerprint`); None in results saved before it was recorded.
+    margin : float or None
+        (A property, saved by ``to_dict``.) How far ``claim_lower_bound`` lies past the claim, in one
+        measure for every kind (:meth:`dpverify.PrivacyClaim.margin`); None where no bound is recorded.
     """
+
+    _DERIVED = ("margin",)
 
     epsilon_lower_bound: float
     delta_lower_bound: float
@@ -210,10 +223,12 @@ class AuditResult(Result):
     claim: PrivacyClaim | None = None
     claim_lower_bound: float | None = None
     partition: PartitionEstimate | None = None
+    fingerprint: Fingerprint | None = None
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
         data = super()._parse(data)
+        Fingerprint.read(data)
         if data.get("claim") is not None:
             data["claim"] = PrivacyClaim.from_dict(data["claim"])
         if data.get("partition") is not None:
@@ -256,6 +271,32 @@ class AuditResult(Result):
         if target is not cls:
             return target.from_dict(data)
         return super().from_dict(data)
+
+    @property
+    def margin(self) -> float | None:
+        """How far the certified bound lies past the claim (:meth:`dpverify.PrivacyClaim.margin`)."""
+        return None if self.claim_lower_bound is None else self.audited_claim.margin(self.claim_lower_bound)
+
+    def to_dict(self) -> dict:
+        """The fields, and the :attr:`margin`, as JSON-serialisable plain data."""
+        return dataclass_to_dict(self, margin=self.margin)
+
+    def contradictions(self) -> list:
+        """Those of every result, and a certified bound on the wrong side of the claim for the verdict:
+        ``violation`` is ``claim_lower_bound > claim.parameter`` (up to the p-value's bisection, a relative
+        ``1e-6``)."""
+        found = super().contradictions()
+        bound = self.claim_lower_bound
+        if found or bound is None or self.claim is None:
+            return found
+        claimed = self.claim.parameter
+        slack = BOUND_SLACK * max(1.0, abs(claimed))
+        if self.violation and bound < claimed - slack or not self.violation and bound > claimed + slack:
+            found.append(
+                f"violation={self.violation} but the certified bound {bound!r} is "
+                f"{'below' if self.violation else 'above'} the claimed {claimed!r}"
+            )
+        return found
 
     @property
     def audited_claim(self) -> PrivacyClaim:

@@ -69,6 +69,7 @@ from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
+from .fingerprint import fingerprint_of
 from .plan import Sizes, build_plan, sizing_claim
 from .results import AuditResult
 
@@ -163,11 +164,11 @@ class SequentialAuditResult(AuditResult):
         return super().to_dict()
 
     @classmethod
-    def from_dict(cls, data: dict) -> SequentialAuditResult:
-        data = cls._parse(data)
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
         data["looks"] = tuple(Look(**look) for look in data.get("looks", ()))
         data["schedule"] = tuple(data.get("schedule", ()))
-        return cls(**data)
+        return data
 
     def summary(self) -> str:
         base = super().summary()
@@ -323,6 +324,7 @@ def _run_looks(plan, mechanism, x, x_prime) -> SequentialAuditResult:
                 c_k,
                 replayable=selection_sample.rng_used and certification.rng_used and replay.replayable,
                 replay_note=replay.note,
+                fingerprint=fingerprint_of(mechanism, (x, x_prime), replay),
                 **plan.result_fields(alpha=alpha_k, n_selection=s_k),
             )
             rejected = bool(result.pvalue <= alpha_k)

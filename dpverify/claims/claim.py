@@ -18,6 +18,7 @@ from dataclasses import dataclass, fields, replace
 from .. import _validation as check
 from .._results import PlainData, to_plain
 from ..errors import InvalidClaimError
+from ..options import _callable_name, _import_callable
 from .kinds import ClaimKind
 from .registry import claim_kind
 from .tradeoff import TRADEOFF_GRID, tradeoff_lower
@@ -38,9 +39,12 @@ class PrivacyClaim(PlainData):
 
     ``PrivacyClaim(epsilon, delta)`` is an (epsilon, delta)-DP claim; the other kinds
     have constructors: :meth:`zcdp`, :meth:`renyi`, :meth:`gdp`, :meth:`tradeoff`.
-    ``PrivacyClaim.from_dict(claim.to_dict())`` reloads any of them (a trade-off
-    callable as its values on :data:`~dpverify.claims.tradeoff.TRADEOFF_GRID`, read as
-    a step function: never more than the callable states).
+    ``PrivacyClaim.from_dict(claim.to_dict())`` reloads any of them exactly, with one
+    exception: a trade-off callable is saved by its name (``"module:qualname"``) where that
+    name imports it back, and otherwise as its values on
+    :data:`~dpverify.claims.tradeoff.TRADEOFF_GRID`, read back as a step function through
+    them (never more than the callable states, but a weaker claim): that reload says so in
+    ``approximated``, does not compare equal to the claim saved, and does not replay.
 
     Attributes
     ----------
@@ -72,6 +76,9 @@ class PrivacyClaim(PlainData):
         Rényi DP: ``D_alpha <= renyi_epsilons[i]`` at ``alpha = orders[i]``.
     tradeoff_curve : callable or tuple of (float, float) or None
         f-DP: the trade-off function, or points on it.
+    approximated : str
+        Empty for the claim as stated; for a claim reloaded from an approximation of the one
+        saved (a trade-off callable saved as points), why and how.
 
     Examples
     --------
@@ -94,6 +101,7 @@ class PrivacyClaim(PlainData):
     orders: tuple | None = None
     renyi_epsilons: tuple | None = None
     tradeoff_curve: object = None
+    approximated: str = ""
 
     def __post_init__(self):
         kind = self.kind_record
@@ -151,6 +159,18 @@ class PrivacyClaim(PlainData):
         Rényi epsilon at one order, 1 for a Rényi curve's scale, 0 for a trade-off depth)."""
         return float(self.kind_record.claimed_value(self))
 
+    def margin(self, bound: float) -> float:
+        """How far a certified lower ``bound`` on :attr:`parameter` lies past this claim, in one measure
+        for every kind: ``bound / parameter - 1`` where the claimed value is > 0 (the relative excess:
+        0.25 is 25% above the claim, -1 nothing certified), ``bound - parameter`` where it is 0 (a
+        trade-off curve's depth, in type II error). Positive exactly when the bound exceeds the claim.
+
+        The parameters scale differently (rho is about eps^2 / 2 for the same noise), so margins of
+        two kinds compare as relative excesses of their own parameters, not as one privacy loss.
+        """
+        claimed = self.parameter
+        return float(bound) / claimed - 1.0 if claimed > 0 else float(bound) - claimed
+
     @property
     def is_pure(self) -> bool:
         """True for a pure (epsilon, 0)-DP claim."""
@@ -158,7 +178,8 @@ class PrivacyClaim(PlainData):
 
     def __str__(self) -> str:
         text = self.kind_record.describe(self)
-        return text + (f" ({self.source})" if self.source else "")
+        text += f" ({self.source})" if self.source else ""
+        return text + (f" [approximated: {self.approximated}]" if self.approximated else "")
 
     def __repr__(self) -> str:
         shown = [
@@ -168,25 +189,33 @@ class PrivacyClaim(PlainData):
         ]
         return f"PrivacyClaim({', '.join(shown)})"
 
+    def _key(self) -> tuple:
+        """The fields as compared: plain data, a callable as itself (equal only to itself)."""
+        return tuple((f.name, v if callable(v) else to_plain(v)) for f in fields(self) for v in [getattr(self, f.name)])
+
     def __eq__(self, other):
         if not isinstance(other, PrivacyClaim):
             return NotImplemented
-        return self.to_dict() == other.to_dict()
+        return self._key() == other._key()
 
     def __hash__(self):
-        return hash(repr(self.to_dict()))
+        return hash(repr(self._key()))
 
     def to_dict(self) -> dict:
         """Plain data; the fields of other kinds are left out (an (epsilon, delta) claim's
         dict is the one saved before there were kinds)."""
-        data = {}
+        data, approximated = {}, [self.approximated]
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in _KIND_FIELDS and (f.name == "kind" and value == "dp" or f.name != "kind" and value is None):
                 continue
             if f.name == "tradeoff_curve" and callable(value):
-                value = tuple(zip(TRADEOFF_GRID.tolist(), tradeoff_lower(value, TRADEOFF_GRID).tolist()))
-            data[f.name] = to_plain(value)
+                value, why = _saved_function(value)
+                approximated.append(why)
+            if f.name != "approximated":
+                data[f.name] = to_plain(value)
+        if any(approximated):
+            data["approximated"] = "; ".join(a for a in approximated if a)
         return data
 
     @classmethod
@@ -195,13 +224,38 @@ class PrivacyClaim(PlainData):
         for name in ("orders", "renyi_epsilons"):
             if data.get(name) is not None:
                 data[name] = tuple(data[name])
-        if data.get("tradeoff_curve") is not None:
-            data["tradeoff_curve"] = tuple(tuple(p) for p in data["tradeoff_curve"])
+        curve = data.get("tradeoff_curve")
+        if isinstance(curve, str):  # a function saved by its name
+            data["tradeoff_curve"] = check.check_call(
+                lambda: _import_callable(curve),
+                lambda error: f"cannot import the trade-off function {curve!r} the claim was saved with: {error!r}",
+                InvalidClaimError,
+            )
+        elif curve is not None:
+            data["tradeoff_curve"] = tuple(tuple(p) for p in curve)
         return cls(**data)
 
     def with_meta(self, **meta) -> PrivacyClaim:
         """The same claim with other neighbouring, source or model."""
         return replace(self, **meta)
+
+
+def _saved_function(f) -> tuple:
+    """A trade-off callable as saved: ``(its "module:qualname", "")`` where that name imports it back, else
+    ``(its values on TRADEOFF_GRID as points, why they approximate it)``."""
+    name = _callable_name(f)
+    try:
+        if _import_callable(name) is f:
+            return name, ""
+    except Exception:  # not importable by that name (a lambda, a closure, a partial)
+        pass
+    points = tuple(zip(TRADEOFF_GRID.tolist(), tradeoff_lower(f, TRADEOFF_GRID).tolist()))
+    shown = getattr(f, "__qualname__", None) or type(f).__name__
+    return points, (
+        f"the trade-off function {shown} cannot be imported by name, so it was saved as its values at "
+        f"{len(TRADEOFF_GRID)} type I errors and read back as a step function through them (a weaker claim); "
+        "define it at module level to save it exactly"
+    )
 
 
 def claim_of(mechanism) -> PrivacyClaim | None:

@@ -5,7 +5,12 @@ type I error ``a`` has type II error at least ``f(a)``. It is given as a callabl
 to arrays of type I errors) or as points ``(a_i, f(a_i))``. A trade-off function is
 non-increasing, so between points the audit reads the points as the step function
 ``f(a) >= f(a_j)`` for the smallest ``a_j >= a`` (and 0 beyond the last): never more
-than the points state.
+than the points state. A trade-off function is convex, continuous, non-increasing and at
+most ``1 - a`` (Dong, Roth and Su 2022, Proposition 2.2): a claim whose values at its points
+(at those of :data:`TRADEOFF_GRID`, for a callable) lie above ``1 - a``, grow, or are not
+convex is refused when it is made (:func:`dpverify._validation.check_tradeoff_shape`); ``f = 1``
+claims that no test has any power, which no mechanism meets. Continuity, and the shape between
+those points, are not checked.
 
 A frozen event ``S`` with ``p = P[M(x) in S]``, ``q = P[M(x') in S]`` is a test of type I
 error ``q`` and type II error ``1 - p``. Its confidence box lies wholly below the curve
@@ -52,7 +57,7 @@ def _check(claim) -> dict:
         lambda error: f"the trade-off function raised on type I errors in [0, 1]: {error!r}",
         InvalidClaimError,
     )
-    check.check_tradeoff_values(values)
+    check.check_tradeoff_values(values, TRADEOFF_GRID)
     return {"tradeoff_curve": f}
 
 

@@ -90,8 +90,14 @@ def _check_replay(result, mechanism, x, x_prime, executor=None) -> str:
     if result.options is None:
         return "not re-checked: the result does not record the options it ran with (saved by an older dpverify)"
     from ..audits.replay import replay
+    from ..errors import NotReplayableError, ReplayMismatchError
 
-    again = replay(result, mechanism, x, x_prime, executor=executor)
+    try:
+        again = replay(result, mechanism, x, x_prime, executor=executor)
+    except ReplayMismatchError as exc:  # its fingerprint: not the mechanism, inputs or seed it was computed on
+        return f"did NOT reproduce: {exc}"
+    except NotReplayableError as exc:
+        return f"not re-checked: {exc}"
     a, b = again.event, result.event
     if (a.description, a.count_x, a.count_x_prime) == (b.description, b.count_x, b.count_x_prime):
         return "reproduced the audit's event and counts"

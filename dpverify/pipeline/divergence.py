@@ -38,6 +38,7 @@ import math
 
 import numpy as np
 
+from .. import _validation as check
 from .bounds import clopper_pearson_lower, clopper_pearson_upper, smallest_rejecting_level
 
 __all__ = ["CellRegion", "cell_region", "least_favourable_pair", "renyi_lower_bounds", "cells_pvalue"]
@@ -176,6 +177,7 @@ def cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, alpha: floa
     best = (-1.0, float(orders[0]), "x")
     for direction, reverse in (("x", False), ("x_prime", True)):
         bound, order = kind.cells_bound(claim, orders, renyi_lower_bounds(region, orders, reverse=reverse))
+        check.check_kind_bound(kind, "cells_bound", bound)
         if bound > best[0]:
             best = (bound, order, direction)
     return best[0], best[1], best[2], region
