@@ -410,7 +410,7 @@ def claim_result(
     )
     return (cls or AuditResult)(
         epsilon_lower_bound=eps_lb,
-        delta_lower_bound=0.0,
+        delta_lower_bound=None,
         pvalue=pvalue,
         violation=violation,
         event=event,

@@ -150,11 +150,15 @@ class AuditResult(Result):
         the claimed delta: ``ln((p_lo - delta)/q_hi)`` on the certified event
         (0 when nothing is certified). Finite even when the true loss is
         infinite; it then grows with the sample size.
-    delta_lower_bound : float
+    delta_lower_bound : float or None
         ``1 - alpha`` lower confidence bound on the delta needed at the claimed
-        epsilon: ``p_lo - exp(epsilon) q_hi`` (0 when nothing is certified).
-    claimed_epsilon, claimed_delta : float
-        The claim audited.
+        epsilon: ``p_lo - exp(epsilon) q_hi`` (0 when nothing is certified); None
+        when the claim is not stated in (epsilon, delta) (there is no claimed epsilon).
+    claimed_epsilon, claimed_delta : float or None
+        The claim audited, where it is stated in (epsilon, delta); None for the other
+        kinds, whose claim is :attr:`claim`. The fields that mean the same for every
+        kind are :attr:`claim`, :attr:`claim_lower_bound` (the certified bound in the
+        claim's own parameter) and :attr:`margin`.
     pvalue : float
         P-value of "the claim holds on this pair" (small means evidence of a
         violation).
@@ -204,9 +208,9 @@ class AuditResult(Result):
     _DERIVED = ("margin",)
 
     epsilon_lower_bound: float
-    delta_lower_bound: float
-    claimed_epsilon: float
-    claimed_delta: float
+    delta_lower_bound: float | None
+    claimed_epsilon: float | None
+    claimed_delta: float | None
     pvalue: float
     violation: bool
     alpha: float

@@ -102,7 +102,8 @@ class Look(PlainData):
     pvalue : float
         P-value of the claim on this look's certification samples.
     epsilon_lower_bound, delta_lower_bound : float
-        The look's ``1 - alpha_k`` lower bounds.
+        The look's ``1 - alpha_k`` lower bounds (``delta_lower_bound`` None when the claim is
+        not stated in (epsilon, delta)).
     violation : bool
         ``pvalue <= alpha``: the look rejected the claim (and the audit stopped).
     event : str
@@ -116,7 +117,7 @@ class Look(PlainData):
     alpha: float
     pvalue: float
     epsilon_lower_bound: float
-    delta_lower_bound: float
+    delta_lower_bound: float | None
     violation: bool
     event: str
     claim_lower_bound: float | None = None

@@ -353,30 +353,16 @@ def test_every_replayable_result_replays_and_the_others_refuse_by_name(results):
         given.replay(rr, 0, 1)
 
 
-#: Results that fail ``check_result`` today, each a known defect of issue 38 ("equality defined for every
-#: result", "one result shape"): strict, so that the fix makes this test fail until the entry goes.
-CONTRACT_DEFECTS = {
-    "DeltaCurve": "DeltaCurve == DeltaCurve raises (its numpy fields compared as truth values)",
-    "DistributionTestResult (impossible output)": "its unexpected outputs reload as their reprs, not equal",
-    "AuditResult (zCDP, cells)": "claimed_epsilon, annotated float, is None under a zCDP claim",
-}
 #: The results of the fixture that are Result types: the top-level ones and the other claim kinds' ones.
 CONTRACT_CASES = sorted(TOP_LEVEL | {"AuditResult (zCDP, cells)", "OracleClaimBound"})
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(name, marks=pytest.mark.xfail(strict=True, raises=AssertionError, reason=CONTRACT_DEFECTS[name]))
-        if name in CONTRACT_DEFECTS
-        else name
-        for name in CONTRACT_CASES
-    ],
-)
+@pytest.mark.parametrize("name", CONTRACT_CASES)
 def test_every_result_passes_the_public_contract(results, name):
     """``dpverify.testing.check_result`` on every result type: fields of their declared types, equality,
     a JSON round trip to an equal result, a summary. Detects a result type that a third party's check
-    would reject (it found the three defects of CONTRACT_DEFECTS)."""
+    would reject (it found three: DeltaCurve's equality raised, outputs saved as reprs reloaded unequal, and
+    claimed_epsilon, annotated float, was None under a zCDP claim)."""
     from dpverify._results import Result
     from dpverify.testing import check_result
 
