@@ -13,9 +13,10 @@ not fool, so :func:`fit_growth_exponent` measures in rounds:
   of the round slopes, and its interval is the distribution-free interval for a median: order statistics of
   the round slopes, whose coverage follows from Binomial(rounds, 1/2) alone (:func:`median_interval`). A
   burst of load that distorts some rounds moves the interval only if it distorts most of them;
-- an untimed warm-up round (sizes in increasing order, which also compiles what needs compiling) stops as
-  soon as one call takes more than ``call_limit`` seconds: a step that grows much faster than claimed then
-  fails in seconds instead of running for hours, and the fit says why it stopped.
+- one untimed call at the smallest size compiles what needs compiling (numba) before anything is timed;
+  then a warm-up round (sizes in increasing order) stops as soon as one call takes more than ``call_limit``
+  seconds: a step that grows much faster than claimed then fails in seconds instead of running for hours,
+  and the fit says why it stopped.
 
 :func:`growth_exponent_from_table` applies the same statistics to any table of paired positive costs
 (rounds x sizes), for example regret of one seed across K.
@@ -168,6 +169,7 @@ def fit_growth_exponent(run, sizes, *, rounds: int = 20, alpha: float, call_limi
     sizes = [int(s) for s in sizes]
     if sorted(sizes) != sizes or len(set(sizes)) != len(sizes):
         raise AlgorithmInputError(f"sizes must be distinct and increasing, got {sizes}")
+    run(sizes[0], rounds)  # untimed: compiles what needs compiling (numba), fills caches
     warm_up = []
     for size in sizes:  # increasing: the first call over the limit stops the run early
         warm_up.append(_cpu_seconds(run, size, rounds))
