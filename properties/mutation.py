@@ -959,6 +959,38 @@ MUTANTS = [
         ["properties/auditor/test_every_check_runs.py"],
         note="zCDP and Rényi audits skip the floating-point families without a word (the old gate)",
     ),
+    # runtime branch: superlinear steps against the measured running-time law of DP-RST Section 6
+    Mutant(
+        "claims-connectivity-check-relabel-quadratic",
+        "algorithms/random_trees/samplers.py",
+        "    adj = sp.coo_matrix((np.ones(u.size), (u, v)), shape=(topo.n, topo.n)).tocsr()\n"
+        "    n_comp, labels = connected_components(adj, directed=False)\n",
+        "    labels = np.arange(topo.n)\n"
+        "    for a, b in zip(u.tolist(), v.tolist()):\n"
+        "        labels[labels == labels[b]] = labels[a]\n"
+        "    n_comp = np.unique(labels).size\n",
+        [
+            "properties/random_trees/test_section_6_operations.py::"
+            "test_whole_algorithm_cpu_time_grows_no_faster_than_the_paper_order[dp_random_spanning_tree]"
+        ],
+        note="the sampler's connectivity check merges components by relabelling, O(m n): DP-RST Section 6's "
+        "running time is no longer near-linear in m",
+    ),
+    Mutant(
+        "claims-perturbation-append-quadratic",
+        BITS,
+        "    mask = np.tensordot(flips.astype(np.int64), powers, axes=([-2], [0]))\n    return w ^ mask\n",
+        "    mask = np.tensordot(flips.astype(np.int64), powers, axes=([-2], [0]))\n"
+        "    out = np.empty(0, dtype=np.int64)\n"
+        "    for e in range(w.size):\n"
+        "        out = np.append(out, w[e] ^ mask[..., e])\n"
+        "    return out.reshape(w.size, -1).T.reshape(mask.shape)\n",
+        [
+            "properties/random_trees/test_section_6_operations.py::"
+            "test_whole_algorithm_cpu_time_grows_no_faster_than_the_paper_order"
+        ],
+        note="the perturbation grows its output with np.append per edge, O(m^2) copying (DP-RST Lemma 6.1)",
+    ),
 ]
 
 

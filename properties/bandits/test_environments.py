@@ -55,6 +55,16 @@ def test_rocketfuel_optimal_basis_is_min_latency_forest(rocketfuel_dir):
     assert math.isclose(net.latencies[basis].sum(), mst_weight)
 
 
+@pytest.mark.dataset
+@pytest.mark.parametrize("name, max_mu, cap", [("AS1221", 17.0, 21.0), ("AS1755", 31.0, 35.0)])
+def test_default_latency_cap_is_the_privacy_cost_of_raw_latencies(rocketfuel_dir, name, max_mu, cap):
+    """L_max = max mu + 4 ms on the Figure 1 maps: noise calibrated for rewards in [0, 1] is only (L_max eps)-DP on
+    latencies clipped at L_max, a factor 21 (AS1221) and 35 (AS1755) (``docs/papers/figures.md``)."""
+    inst = rocketfuel_instance(name, path=rocketfuel_dir)
+    assert max(inst.environment.latencies) == pytest.approx(max_mu)
+    assert inst.environment.latency_cap == pytest.approx(cap)
+
+
 def test_missing_dataset_names_the_path(tmp_path, monkeypatch):
     missing = tmp_path / "nowhere"
     with pytest.raises(DatasetNotFoundError, match="nowhere"):

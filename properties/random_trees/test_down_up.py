@@ -6,7 +6,8 @@ Exact checks (deterministic; Hypothesis over small connected graphs, weights 0..
   mu(T) proportional to prod w(e) (detailed balance), hence mu is stationary;
 - its eigenvalues lie in [0, 1] (the walk is a product D D*, positive semi-definite) and its
   spectral gap is at least 1/(n - 1), the bound of Anari, Liu, Oveis Gharan and Vinzant (2019)
-  for matroids with product weights (the gap measured on the catalogue is printed);
+  for matroids with product weights; on the catalogue the gaps are pinned to closed forms (triangles, the
+  bridge) or to the exact matrix's eigendecomposition, and the mixing times to their exact integers;
 - the worst-start total variation never rises, and the exact mixing time is within the spectral
   bound ln(1/(tolerance mu_min)) / gap.
 
@@ -64,8 +65,32 @@ def test_down_up_spectral_gap_is_at_least_one_over_k(graph):
     assert down_up.down_up_spectral_gap(graph) >= 1.0 / (graph.n - 1) - 1e-10
 
 
+#: exact spectral gaps of the catalogue chains. The triangle's walk has three states (the tree misses one
+#: edge x); from state x it moves to state a != x with probability (1/2) w_x / (w_a + w_x) (drop a, then add
+#: x rather than a), and its eigenvalues are 1 and 1/4 -+ r: r = sqrt(5)/20 for weights (1, 2, 3), sqrt(21)/28
+#: for (1, 3, 6) (``test_triangle_walk_matches_its_hand_derived_matrix``). The bridge graph's walk drops the
+#: bridge with probability 1/5 (and must add it back) and otherwise runs one triangle's walk, so
+#: P = I/5 + (2/5)(P_A (x) I) + (2/5)(I (x) P_B) and its gap is 2/5 of a triangle's (weights (2, 3, 1) and
+#: (1, 3, 2), permutations of (1, 2, 3)). The other three have no closed form here: pinned to the dense
+#: eigendecomposition of the exact matrix (a symmetric eigenproblem: error about 1e-16 times the spectrum).
+EXACT_GAPS = {
+    "triangle": (15 - np.sqrt(5)) / 20,
+    "four-cycle-chord": 0.4108896931768945,
+    "k4": 0.3651117489825647,
+    "k5-minus-two": 0.2833739816942733,
+    "bridge": (15 - np.sqrt(5)) / 50,
+    "triangle-k8": 3 / 4 - np.sqrt(21) / 28,
+}
+#: exact worst-start mixing times to total variation 1/4 (integers: the first step at or below 1/4)
+EXACT_MIXING_STEPS = {"triangle": 1, "four-cycle-chord": 3, "k4": 3, "k5-minus-two": 5, "bridge": 5, "triangle-k8": 2}
+
+
 def test_spectral_gap_and_mixing_on_the_catalogue():
-    """Detects: a change in the pinned gaps and mixing times of the catalogue chains."""
+    """The catalogue chains' spectral gaps (``EXACT_GAPS``, to 1e-12) and exact mixing times to 1/4 (exactly).
+
+    Detects: a change in the down-up transition matrix, its symmetrisation or the eigenvalue chosen as lambda_2
+    (any of them moves a gap by far more than 1e-12), or in the mixing-time scan (an integer off by one).
+    """
     rows = []
     for entry in catalogue():
         gap = down_up.down_up_spectral_gap(entry.graph)
@@ -73,10 +98,32 @@ def test_spectral_gap_and_mixing_on_the_catalogue():
         tv = down_up.down_up_total_variation(entry.graph, steps=steps + 5)
         assert np.all(np.diff(tv) <= 1e-12)  # worst-start distance never rises
         assert tv[steps] <= 0.25 < tv[steps - 1]
+        assert gap == pytest.approx(EXACT_GAPS[entry.name], abs=1e-12), entry.name
+        assert steps == EXACT_MIXING_STEPS[entry.name], entry.name
         assert gap >= 1.0 / (entry.graph.n - 1) - 1e-12
         assert steps <= bound
         rows.append((entry.name, entry.graph.n - 1, round(gap, 4), steps, round(bound, 1)))
     print("down-up walk: (graph, k = n-1, spectral gap, t_mix(1/4) exact, spectral bound)", rows)
+
+
+@pytest.mark.parametrize("name", ["triangle", "triangle-k8"])
+def test_triangle_walk_matches_its_hand_derived_matrix(name):
+    """The triangle's down-up matrix equals the hand-derived one (states: the edge the tree misses), whose
+    eigenvalues are 1 and 1/4 -+ r (``EXACT_GAPS``)."""
+    graph = CATALOGUE[name].graph
+    trees, matrix = down_up.down_up_transition_matrix(graph)
+    w = graph.weights
+    missing = [({0, 1, 2} - set(t)).pop() for t in trees]
+    hand = np.zeros((3, 3))
+    for i, x in enumerate(missing):
+        for j, a in enumerate(missing):
+            if a != x:
+                hand[i, j] = 0.5 * w[x] / (w[a] + w[x])
+        hand[i, i] = 1.0 - hand[i].sum()
+    np.testing.assert_allclose(matrix, hand, atol=1e-15)
+    eig = np.sort(np.linalg.eigvals(hand).real)
+    r = 0.75 - EXACT_GAPS[name]  # eigenvalues 1/4 - r, 1/4 + r = 1 - gap, 1
+    assert eig == pytest.approx([0.25 - r, 0.25 + r, 1.0], abs=1e-12)
 
 
 # ----------------------------------------------------------------------------- sampler

@@ -244,8 +244,10 @@ def test_lemma_4_4_read_as_8l_holds_only_below_exp_minus_l_over_8(k):
     assert _weight_release_loss(lo, hi, k, 30.0).delta(claimed(30.0, below)) <= below
     above = min(threshold + 0.01, 0.999)
     assert _weight_release_loss(lo, hi, k, 60.0).delta(claimed(60.0, above)) > above
-    if l >= 3:  # the "8k" reading's uniform threshold 0.798 is not one for this reading
-        assert threshold < 0.798
+    if l >= 3:  # the "8k" reading's uniform threshold (delta <= 0.798) is not one for this reading: it fails there
+        readme = 0.798
+        assert claimed(60.0, readme) < pipeline.exact_weight_release_epsilon(60.0, k)
+        assert _weight_release_loss(lo, hi, k, 60.0).delta(claimed(60.0, readme)) > readme
 
 
 def test_lemma_4_4_counterexample_k5():
