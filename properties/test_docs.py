@@ -25,6 +25,7 @@ MODULES_WITH_EXAMPLES = {
     "dpverify.audits.given_samples": 5,
     "dpverify.audits.sequential": 7,
     "dpverify.testing.assertions": 5,
+    "dpverify.audits.one_run": 4,
 }
 
 

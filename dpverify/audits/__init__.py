@@ -17,7 +17,9 @@ again from its result alone, through :func:`.plan.plan_of_result`). No driver im
 - :func:`exact_privacy_loss` (:mod:`.exact`), :func:`oracle_epsilon_bound` and :func:`oracle_claim_bound`
   (:mod:`.oracle`): exact losses, and the best bound any event (or partition) could certify, from
   computable distributions;
-- :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests.
+- :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests;
+- :func:`one_run_audit` (:mod:`.one_run`): an (epsilon, delta) bound from many canaries' scores in
+  one training run, over their random inclusion bits (Steinke, Nasr and Jagielski 2023).
 """
 
 from .delta_curve import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
@@ -25,6 +27,7 @@ from .distributions import DistributionTestResult, chi_square_power, equal_distr
 from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .family_wise import PairAuditResult, audit_pairs
 from .given_samples import audit_samples
+from .one_run import OneRunAuditResult, one_run_audit
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
 from .replay import replay
@@ -60,4 +63,6 @@ __all__ = [
     "goodness_of_fit",
     "chi_square_power",
     "DistributionTestResult",
+    "one_run_audit",
+    "OneRunAuditResult",
 ]

@@ -136,7 +136,11 @@ def audit_samples(
     ``samples_x_prime``) are outputs like any other: with ``claim=PrivacyClaim.gdp(mu)``
     the threshold is chosen on the first ``n_selection`` scores and certified on the rest,
     so the Gaussian DP lower bound stays valid on null scores (identical distributions
-    flag a violation with probability at most ``alpha``).
+    flag a violation with probability at most ``alpha``). That needs each score to be an
+    independent draw of M(x) or of M(x') for one fixed pair: one canary per independent
+    training run. The scores of many canaries from one run share one model and are not
+    i.i.d.; audit them with :func:`dpverify.one_run_audit`, whose guarantee rests on the
+    canaries' random inclusion bits (Steinke, Nasr and Jagielski 2023).
 
     Parameters
     ----------

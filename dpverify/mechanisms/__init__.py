@@ -10,7 +10,10 @@ floating-point Laplace (``x + numpy.laplace``), live in :mod:`.broken`; the
 continual-release counters are :class:`GeometricBinaryCounter` and
 :class:`GeometricPrefixSums` (:mod:`.counter`), whose whole output vectors have exact
 distributions, as :class:`GeometricHistogram`'s do.
-:func:`zoo_entries` lists them on their audit pairs.
+:func:`zoo_entries` lists them on their audit pairs. The DP-SGD canary traces, one per batch
+sampler (Poisson, shuffled, without replacement per step, balls-in-bins), are in :mod:`.dpsgd`
+(:data:`CANARY_TRACES`); they state their claims in other kinds than the zoo's eps = 0.1 and
+carry their own worst-case pair (``pair``).
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
@@ -23,6 +26,13 @@ from .broken import (
 )
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
 from .counter import GeometricBinaryCounter, GeometricPrefixSums
+from .dpsgd import (
+    CANARY_TRACES,
+    BallsInBinsCanaryTrace,
+    PoissonCanaryTrace,
+    ShuffledCanaryTrace,
+    WithoutReplacementCanaryTrace,
+)
 from .histogram import GeometricHistogram, NoisyHistogram
 from .noisy_max import NoisyMaxValue, ReportNoisyMax
 from .sparse_vector import (
@@ -67,4 +77,9 @@ __all__ = [
     "ZooEntry",
     "zoo_entries",
     "CLAIMED_EPSILON",
+    "PoissonCanaryTrace",
+    "ShuffledCanaryTrace",
+    "WithoutReplacementCanaryTrace",
+    "BallsInBinsCanaryTrace",
+    "CANARY_TRACES",
 ]

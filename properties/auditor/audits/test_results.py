@@ -35,6 +35,7 @@ RESULT_MODULES = [
     "audits.distributions",
     "audits.oracle",
     "audits.family_wise",
+    "audits.one_run",
     "testing.assertions",
     "cli.suite",
 ]
@@ -116,6 +117,10 @@ def results():
     pairs = audit_pairs(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=6)
     search = dpverify.search_audit(rr, [(0, 1), (1, 0)], epsilon=1.0, n_samples=5_000, seed=7)
     outcome = VerificationOutcome(passed=True, certified_lower_bound=float("inf"), details="x")
+    bits = np.arange(40) % 2 == 0
+    one_run = dpverify.one_run_audit(
+        np.where(bits, 1.0, -1.0), bits, claim=dpverify.PrivacyClaim(0.5, 1e-5, source="a test"), grid=[(5, 5), (20, 0)]
+    )
     records = run_suite([Verification("test/inf", "statement", lambda seed: outcome, claim=rr.claim)], seed=0)
     return {
         "AuditResult": audit,
@@ -140,6 +145,7 @@ def results():
         "VerificationRecord": records[0],
         "AuditOptions": audit.options,
         "PrivacyClaim": dpverify.PrivacyClaim(1.0, 1e-6, neighbouring="one record", source="a test"),
+        "OneRunAuditResult": one_run,
     }
 
 
@@ -154,6 +160,7 @@ STATISTICAL = {
     "OracleBound",
     "PairAuditResult",
     "SearchAuditResult",
+    "OneRunAuditResult",
 }
 WITH_VERDICT = {
     "AuditResult",
@@ -163,6 +170,7 @@ WITH_VERDICT = {
     "DistributionTestResult",
     "PairAuditResult",
     "SearchAuditResult",
+    "OneRunAuditResult",
 }
 
 

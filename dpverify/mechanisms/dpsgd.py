@@ -1,0 +1,352 @@
+"""DP-SGD canary traces: the worst-case one-dimensional trace of a training run, one class per batch sampler.
+
+The standard worst case of DP-SGD auditing (Nasr et al. 2021; Chua et al. 2024): a dataset of
+``n`` records whose clipped gradients are one-dimensional, the canary's equal to the clipping
+norm ``C`` and every other record's fixed at 0. Each of ``T`` steps sums the clipped gradients
+of the records in its batch, adds Gaussian noise ``N(0, (sigma C)^2)`` (``sigma`` the noise
+multiplier) and releases the noisy sum, normalised one of three ways:
+
+- ``"sum"``: the noisy sum itself;
+- ``"expected"``: divided by the expected batch size ``b`` (Opacus's default);
+- ``"realised"``: divided by the number of records in the batch (at least 1), which makes the
+  batch size part of the output.
+
+The mechanism's output is the vector of the ``T`` released values; the model update is a
+post-processing of it. The input is the canary's clipped gradient, a real in ``[-C, C]``, or
+``None`` when the canary is not in the dataset (``n - 1`` records, all with gradient 0). Two
+neighbouring relations, each stated in the claim:
+
+- add/remove one record: ``(C, None)``, the canary in the dataset of ``n`` records or absent;
+- replace one record: ``(C, replacement)``, the canary's gradient ``C`` replaced by
+  ``replacement`` (``-C`` by default, the worst case: the sum moves by ``2C``; ``0`` gives a
+  shift of ``C``), the dataset size ``n`` in both.
+
+The batch samplers (each a class; ``b`` is ``batch_size``, ``k = n // b`` steps per epoch):
+
+- :class:`PoissonCanaryTrace`: every record in each batch independently with probability
+  ``q = b / n`` (what the usual accountants analyse);
+- :class:`ShuffledCanaryTrace`: each epoch a uniformly random permutation of the records cut
+  into ``k`` batches of ``b`` consecutive records (records past ``k b`` are left out of that
+  epoch); ``T`` steps run ``ceil(T / k)`` epochs, the last possibly cut short;
+- :class:`WithoutReplacementCanaryTrace`: each step a fresh uniformly random batch of ``b``
+  distinct records;
+- :class:`BallsInBinsCanaryTrace`: each epoch every record is put in one of ``k`` batches
+  uniformly at random, independently (Chua et al. 2025).
+
+Each trace states the claim known for it without amplification by sampling (``claim``): the
+canary's gradient moves the released sums by at most ``D`` (``C`` under add/remove, ``|C -
+replacement|`` under replace-one) in at most ``m`` steps (``T`` for Poisson and per-step sampling,
+the number of epochs for shuffling and balls-in-bins), and which steps it moves is chosen
+independently of the canary's value, so by joint convexity the trace is ``mu``-Gaussian DP with
+``mu = D sqrt(m) / (sigma C)`` (Dong, Roth and Su 2022, Corollary 3.3 for the composition). This
+needs the batch sizes to have the same distribution on both inputs, as they do under replace-one,
+and under add/remove when they are not released (``"sum"`` and ``"expected"``); a realised-size
+trace under add/remove releases batch sizes whose law depends on the canary's presence, and
+states no claim. The accountant's claim, with amplification (the claim under audit in practice),
+is given as ``claim=``: for Poisson sampling :func:`dpverify.extras.accountants.dp_accounting_pld_claim`
+reads it from Google's dp_accounting.
+
+The noise is float64 ``numpy`` Gaussian noise, as in training; no grid rounding.
+
+References
+----------
+M. Nasr, S. Song, A. Thakurta, N. Papernot and N. Carlini, "Adversary Instantiation: Lower Bounds
+for Differentially Private Machine Learning", IEEE S&P 2021.
+L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "How Private are
+DP-SGD Implementations?", ICML 2024.
+L. Chua, B. Ghazi, C. Harrison, E. Leeman, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and
+C. Zhang, "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025.
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .._validation import check_choice, check_instance, check_positive_int, check_positive_real
+from ..claims import PrivacyClaim
+from ..errors import InvalidParameterError
+
+__all__ = [
+    "NORMALISATIONS",
+    "NEIGHBOURINGS",
+    "PoissonCanaryTrace",
+    "ShuffledCanaryTrace",
+    "WithoutReplacementCanaryTrace",
+    "BallsInBinsCanaryTrace",
+    "CANARY_TRACES",
+]
+
+#: How a step's noisy sum is released.
+NORMALISATIONS = ("sum", "expected", "realised")
+#: The neighbouring relations a trace states its claim for.
+NEIGHBOURINGS = ("add/remove", "replace-one")
+
+
+class _CanaryTrace:
+    """What every sampler's trace shares: parameters, noise, normalisation, the claim.
+
+    A subclass sets :attr:`sampler` (its name) and implements :meth:`_batches`, which returns the
+    canary's inclusion mask and, where asked, the realised batch sizes, both of shape
+    ``(size, steps)``, and :meth:`_participations`, the most steps the canary can be in.
+    """
+
+    sampler: str = ""
+
+    def __init__(
+        self,
+        noise_multiplier,
+        steps,
+        dataset_size,
+        batch_size,
+        *,
+        clip=1.0,
+        normalisation="sum",
+        neighbouring="add/remove",
+        replacement=None,
+        claim=None,
+    ):
+        self.noise_multiplier = check_positive_real(noise_multiplier, "noise_multiplier")
+        self.steps = check_positive_int(steps, "steps")
+        self.dataset_size = check_positive_int(dataset_size, "dataset_size", minimum=2)
+        self.batch_size = check_positive_int(batch_size, "batch_size")
+        if self.batch_size >= self.dataset_size:
+            raise InvalidParameterError(
+                f"batch_size must be below dataset_size (sampling needs a choice), got "
+                f"batch_size={batch_size!r}, dataset_size={dataset_size!r}"
+            )
+        self.clip = check_positive_real(clip, "clip")
+        self.normalisation = check_choice(normalisation, "normalisation", NORMALISATIONS)
+        self.neighbouring = check_choice(neighbouring, "neighbouring", NEIGHBOURINGS)
+        self.replacement = -self.clip if replacement is None else self._gradient(replacement)
+        check_instance(claim, (PrivacyClaim, type(None)), f"claim must be a PrivacyClaim or None, got {claim!r}")
+        self._given_claim = claim
+
+    # -- the parts a sampler fills in ----------------------------------------------------------
+
+    def batches(self, present: bool, size: int, rng, sizes: bool = True):
+        """The canary's inclusion mask (bool) and, where ``sizes``, the realised batch sizes (int;
+        else None), both of shape ``(size, steps)``, with the canary in the dataset or not."""
+        raise NotImplementedError
+
+    def _participations(self) -> int:
+        raise NotImplementedError
+
+    # -- sampling ------------------------------------------------------------------------------
+
+    @property
+    def steps_per_epoch(self) -> int:
+        """``k = n // b``: the batches of one epoch (shuffling, balls-in-bins)."""
+        return self.dataset_size // self.batch_size
+
+    @property
+    def epochs(self) -> int:
+        """``ceil(T / k)``: the epochs ``T`` steps start (the last possibly cut short)."""
+        return -(-self.steps // self.steps_per_epoch)
+
+    def _gradient(self, data) -> float:
+        value = data if not isinstance(data, np.ndarray) else data.item() if data.size == 1 else data
+        if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+            raise InvalidParameterError(
+                f"the data must be the canary's clipped gradient (a real) or None, got {data!r}"
+            )
+        if not abs(float(value)) <= self.clip:
+            raise InvalidParameterError(
+                f"the canary's gradient must lie in [-clip, clip] = [-{self.clip:g}, {self.clip:g}], got {data!r}"
+            )
+        return float(value)
+
+    def sample(self, data, size, rng):
+        """``size`` traces (an array of shape ``(size, steps)``; ``(steps,)`` for ``size=None``).
+
+        The noise is drawn first, then :meth:`batches`, from ``rng``.
+        """
+        present = data is not None
+        gradient = self._gradient(data) if present else 0.0
+        count = 1 if size is None else check_positive_int(size, "size")
+        realised = self.normalisation == "realised"
+        out = rng.normal(scale=self.noise_multiplier * self.clip, size=(count, self.steps))
+        included, batch_sizes = self.batches(present, count, rng, realised)
+        out += gradient * included
+        if realised:
+            out /= np.maximum(batch_sizes, 1)
+        elif self.normalisation == "expected":
+            out /= self.batch_size
+        return out[0] if size is None else out
+
+    def __call__(self, data, rng):
+        return self.sample(data, None, rng)
+
+    # -- the claim -----------------------------------------------------------------------------
+
+    @property
+    def pair(self) -> tuple:
+        """The worst-case neighbouring pair of the stated relation: ``(C, None)`` or ``(C, replacement)``."""
+        return (self.clip, None) if self.neighbouring == "add/remove" else (self.clip, self.replacement)
+
+    @property
+    def shift(self) -> float:
+        """``D``: how far the canary moves a step's sum between the two inputs of :attr:`pair`."""
+        return self.clip if self.neighbouring == "add/remove" else abs(self.clip - self.replacement)
+
+    @property
+    def neighbouring_text(self) -> str:
+        """The relation in words, with the dataset it is on."""
+        others = f"the other records' gradients fixed at 0; n = {self.dataset_size}, batch size {self.batch_size}"
+        if self.neighbouring == "add/remove":
+            return (
+                f"add/remove one record: the canary (gradient {self.clip:g}) in the dataset of n records "
+                f"or absent ({others})"
+            )
+        return f"replace one record: the canary's gradient {self.clip:g} replaced by {self.replacement:g} ({others})"
+
+    @property
+    def claim(self) -> PrivacyClaim | None:
+        """The claim given as ``claim=``, else the Gaussian DP without amplification (module
+        docstring), else None (a realised-size trace under add/remove)."""
+        if self._given_claim is not None:
+            return self._given_claim
+        if self.neighbouring == "add/remove" and self.normalisation == "realised":
+            return None
+        mu = self.shift * math.sqrt(self._participations()) / (self.noise_multiplier * self.clip)
+        return PrivacyClaim.gdp(
+            mu,
+            neighbouring=self.neighbouring_text,
+            source=(
+                f"Gaussian mechanism composed over at most {self._participations()} participations, no "
+                "amplification by sampling (Dong, Roth and Su 2022, Corollary 3.3; joint convexity over the batches)"
+            ),
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(noise_multiplier={self.noise_multiplier:g}, steps={self.steps}, "
+            f"dataset_size={self.dataset_size}, batch_size={self.batch_size}, clip={self.clip:g}, "
+            f"normalisation={self.normalisation!r}, neighbouring={self.neighbouring!r})"
+        )
+
+
+def _epoch_mask(batch_index, batches_per_epoch: int, steps: int) -> np.ndarray:
+    """The inclusion mask of a canary in batch ``batch_index[:, e]`` of epoch ``e`` (an index
+    ``>= batches_per_epoch`` leaves it out of that epoch), cut to ``steps`` steps."""
+    count, epochs = batch_index.shape
+    mask = np.zeros((count, epochs * batches_per_epoch + 1), dtype=bool)
+    column = np.where(
+        batch_index < batches_per_epoch, batch_index + batches_per_epoch * np.arange(epochs), epochs * batches_per_epoch
+    )
+    mask[np.arange(count)[:, None], column] = True
+    return mask[:, :steps]
+
+
+class PoissonCanaryTrace(_CanaryTrace):
+    """The canary trace of DP-SGD with Poisson subsampling at rate ``q = batch_size / dataset_size``.
+
+    Each record, the canary included, is in each step's batch independently with probability
+    ``q``; the realised batch size is ``Binomial(n - 1, q)`` plus the canary's inclusion.
+    Parameters and input as in :mod:`dpverify.mechanisms.dpsgd`; the accountants' usual claim
+    (add/remove, sum or expected-size normalisation) is
+    :func:`dpverify.extras.accountants.dp_accounting_pld_claim` at ``q``.
+
+    References
+    ----------
+    M. Abadi, A. Chu, I. Goodfellow, H. B. McMahan, I. Mironov, K. Talwar and L. Zhang, "Deep
+    Learning with Differential Privacy", ACM CCS 2016 (Algorithm 1, lot sampling).
+    """
+
+    sampler = "poisson"
+
+    @property
+    def sample_rate(self) -> float:
+        """``q = b / n``."""
+        return self.batch_size / self.dataset_size
+
+    def batches(self, present, size, rng, sizes=True):
+        shape = (size, self.steps)
+        included = (rng.random(shape) < self.sample_rate) if present else np.zeros(shape, dtype=bool)
+        others = rng.binomial(self.dataset_size - 1, self.sample_rate, size=shape) if sizes else None
+        return included, (others + included if sizes else None)
+
+    def _participations(self):
+        return self.steps
+
+
+class WithoutReplacementCanaryTrace(_CanaryTrace):
+    """The canary trace with a fresh uniformly random batch of ``batch_size`` distinct records each step.
+
+    The canary is in each batch with probability ``b / n`` independently across steps; every
+    batch has ``b`` records (``b`` of the ``n - 1`` others when the canary is absent).
+    """
+
+    sampler = "without replacement per step"
+
+    def batches(self, present, size, rng, sizes=True):
+        shape = (size, self.steps)
+        p = self.batch_size / self.dataset_size
+        included = (rng.random(shape) < p) if present else np.zeros(shape, dtype=bool)
+        return included, (np.full(shape, self.batch_size) if sizes else None)
+
+    def _participations(self):
+        return self.steps
+
+
+class ShuffledCanaryTrace(_CanaryTrace):
+    """The canary trace of shuffled fixed-size batches: each epoch a random permutation cut into batches.
+
+    Each epoch the canary's position in a uniformly random permutation of the dataset is
+    uniform on ``0..n-1``; it is in batch ``position // b`` when that is below ``k = n // b``, and
+    in no batch of that epoch otherwise. Batch sizes are fixed: ``b`` with the canary present;
+    absent, the ``n - 1`` others fill the batches in order, so the last of an epoch holds
+    ``min(b, n - 1 - (k - 1) b)`` records.
+    """
+
+    sampler = "shuffle"
+
+    def batches(self, present, size, rng, sizes=True):
+        k = self.steps_per_epoch
+        if present:
+            position = rng.integers(0, self.dataset_size, size=(size, self.epochs))
+            included = _epoch_mask(position // self.batch_size, k, self.steps)
+        else:
+            included = np.zeros((size, self.steps), dtype=bool)
+        if not sizes:
+            return included, None
+        records = self.dataset_size - (0 if present else 1)
+        per_batch = np.clip(records - self.batch_size * np.arange(k), 0, self.batch_size)
+        return included, np.broadcast_to(np.tile(per_batch, self.epochs)[: self.steps], (size, self.steps))
+
+    def _participations(self):
+        return self.epochs
+
+
+class BallsInBinsCanaryTrace(_CanaryTrace):
+    """The canary trace of balls-in-bins batches: each epoch every record goes to one of ``k`` batches at random.
+
+    ``k = n // b``; the canary's batch each epoch is uniform on ``0..k-1``, and the others' batch
+    sizes are ``Multinomial(n - 1, (1/k, ..., 1/k))`` per epoch (Chua et al., "Balls-and-Bins
+    Sampling for DP-SGD", AISTATS 2025).
+    """
+
+    sampler = "balls-in-bins"
+
+    def batches(self, present, size, rng, sizes=True):
+        k = self.steps_per_epoch
+        if present:
+            included = _epoch_mask(rng.integers(0, k, size=(size, self.epochs)), k, self.steps)
+        else:
+            included = np.zeros((size, self.steps), dtype=bool)
+        if not sizes:
+            return included, None
+        others = rng.multinomial(self.dataset_size - 1, np.full(k, 1.0 / k), size=(size, self.epochs))
+        return included, others.reshape(size, -1)[:, : self.steps] + included
+
+    def _participations(self):
+        return self.epochs
+
+
+#: The trace classes by sampler name.
+CANARY_TRACES = {
+    cls.sampler: cls
+    for cls in (PoissonCanaryTrace, ShuffledCanaryTrace, WithoutReplacementCanaryTrace, BallsInBinsCanaryTrace)
+}
