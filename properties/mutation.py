@@ -147,8 +147,9 @@ BITS = "algorithms/random_trees/bits.py"
 BOUNDS = "dpverify/pipeline/bounds.py"
 DIST = "dpverify/audits/distributions.py"
 
-CP_LOWER = "value = special.betaincinv(count, nobs - count + 1, np.asarray(alpha, dtype=float) / 2)"
-CP_UPPER = "value = special.betainccinv(count + 1, nobs - count, np.asarray(alpha, dtype=float) / 2)"
+# each Clopper-Pearson bound has a scalar and an array path; both read these two lines (occurrence 0: lower, 1: upper)
+CP_HALF = "    half = np.asarray(alpha, dtype=float) / 2\n"
+CP_COUNT = "    count = np.asarray(count, dtype=float)\n"
 HYB_LOG = "state[c, SINCE] + x + z * (2.0 / epsilon)"
 HYB_BIN = "alpha_hat[c, i] = acc + z * (2.0 * (k + 1) / epsilon)"
 LEMMA1_SUM = "return 2.0 * scale * np.sqrt(2.0 * n), 4.0 * scale"
@@ -880,30 +881,34 @@ MUTANTS = [
     Mutant(
         "bounds-cp-lower-one-sided-alpha",
         BOUNDS,
-        CP_LOWER,
-        "value = special.betaincinv(count, nobs - count + 1, np.asarray(alpha, dtype=float))",
+        CP_HALF,
+        "    half = np.asarray(alpha, dtype=float)\n",
         T_AUDITOR,
+        occurrence=0,  # clopper_pearson_lower (its scalar and array paths both read ``half``)
     ),
     Mutant(
         "bounds-cp-lower-params",
         BOUNDS,
-        CP_LOWER,
-        "value = special.betaincinv(count + 1, nobs - count, np.asarray(alpha, dtype=float) / 2)",
+        CP_COUNT,
+        "    count = np.asarray(count, dtype=float) + 1\n",
         T_AUDITOR,
+        occurrence=0,  # the lower bound's Beta(count + 1, nobs - count) quantile: one success too many
     ),
     Mutant(
         "bounds-cp-upper-alpha",
         BOUNDS,
-        CP_UPPER,
-        "value = special.betainccinv(count + 1, nobs - count, np.asarray(alpha, dtype=float) * 0.75)",
+        CP_HALF,
+        "    half = np.asarray(alpha, dtype=float) * 0.75\n",
         T_AUDITOR,
+        occurrence=1,  # clopper_pearson_upper
     ),
     Mutant(
         "bounds-cp-upper-params",
         BOUNDS,
-        CP_UPPER,
-        "value = special.betainccinv(count, nobs - count + 1, np.asarray(alpha, dtype=float) / 2)",
+        CP_COUNT,
+        "    count = np.asarray(count, dtype=float) - 1\n",
         T_AUDITOR,
+        occurrence=1,  # the upper bound's Beta(count, nobs - count + 1) quantile: one success too few
     ),
     Mutant(
         "bounds-pvalue-delta-dropped",
@@ -915,8 +920,8 @@ MUTANTS = [
     Mutant(
         "bounds-pvalue-bisection-end",
         BOUNDS,
-        "    return math.exp(hi)\n",
-        "    return math.exp(lo)\n",
+        "    return math.exp(high)\n",
+        "    return math.exp(low)\n",
         T_AUDITOR,
         note="equivalent: after 80 halvings lo and hi differ by 745 / 2^80 in log alpha",
     ),
