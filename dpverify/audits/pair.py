@@ -112,6 +112,9 @@ def audit(
         Too few certification samples to certify any violation at ``alpha``.
     IdenticalInputsError
         ``x`` equals ``x_prime``.
+    OutsideDomainError
+        ``x`` or ``x_prime`` outside the mechanism's declared input domain (``input_domain``,
+        :func:`dpverify.neighbours.domain.check_in_domain`).
     MechanismError
         The mechanism raised (the input is named, the error chained).
     SamplerContractError

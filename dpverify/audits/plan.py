@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from .. import _validation as check
 from ..claims import PrivacyClaim, resolve_claim
 from ..errors import InvalidParameterError, NotReplayableError
+from ..neighbours.domain import check_declared_domain
 from ..options import AuditOptions, resolve_options
 from ..pipeline.sampling import children, resolve_seed
 from ..pipeline.selection import default_selection_size
@@ -216,7 +217,7 @@ def build_plan(
 ) -> AuditPlan:
     """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
 
-    The order: the mechanism, the options, the claim, the sizes, the inputs, the seed.
+    The order: the mechanism, the options, the claim, the sizes, the inputs (and their domain), the seed.
 
     Parameters
     ----------
@@ -226,7 +227,8 @@ def build_plan(
         Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: nothing
         to check (given samples; the pairs of :func:`dpverify.audit_pairs`, whose audits check it).
     inputs : tuple or None
-        ``(x, x_prime)``, checked to differ (None: nothing to check).
+        ``(x, x_prime)``, checked to differ and to lie in the mechanism's declared input domain (None:
+        nothing to check).
     claimed : tuple or None
         The driver's ``(epsilon, delta, claim)`` arguments (:func:`dpverify.claims.resolve_claim`); None:
         the driver takes no claim (a delta curve) or leaves it to its inner audits (:func:`dpverify.audit_pairs`).
@@ -264,6 +266,8 @@ def build_plan(
     ------
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, IdenticalInputsError
         As the drivers document: every argument is checked here, before any draw.
+    OutsideDomainError
+        An input outside the domain the mechanism declares (:func:`dpverify.neighbours.domain.check_in_domain`).
     """
     if mechanism is not None:
         check_mechanism(mechanism)
@@ -276,6 +280,8 @@ def build_plan(
     planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
     if inputs is not None:
         check.check_inputs_differ(*inputs)
+        if mechanism is not None:
+            check_declared_domain(mechanism, *inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)
     names = STREAMS[driver] if streams is None else tuple(streams)
     named = {} if given else dict(zip(names, children(sequence, len(names))))

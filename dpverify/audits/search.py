@@ -64,6 +64,7 @@ from ..events import default_families
 from ..events.learned import count_events_apply
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
+from ..neighbours.domain import check_declared_domain, declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
@@ -591,6 +592,7 @@ def _refine(winner, screened, neighbours, n_screening, n_rounds, mechanism, scre
     new = []
     for x, x_prime in moves:
         key = pair_key((x, x_prime))
+        check_declared_domain(mechanism, x, x_prime, where=f" (a refinement of the chosen pair by {neighbours!r})")
         if key not in seen:
             seen.add(key)
             new.append((x, x_prime))
@@ -623,7 +625,7 @@ def _top_up(winner, n_selection: int, next_round: int, mechanism, screening) -> 
 
 def _on_input_domain(neighbours, mechanism):
     """A generator without an input domain, on the domain the mechanism declares (``input_domain``), if any."""
-    declared = getattr(mechanism, "input_domain", None)
+    declared = declared_domain(mechanism)
     if declared is None or getattr(neighbours, "domain", 0) is not None or not hasattr(neighbours, "with_domain"):
         return neighbours
     return neighbours.with_domain(declared)
@@ -722,6 +724,8 @@ def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
     neighbours = _on_input_domain(neighbours, mechanism)
     pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
+    for i, (x, x_prime) in enumerate(pairs):
+        check_declared_domain(mechanism, x, x_prime, where=f" (candidate pair {i}, from {source})")
     budget = replace(budget, n_candidates=len(pairs))
     _check_screening_memory(plan, mechanism, pairs[0][0], budget)
     seeds = children(plan.streams["screening"], len(pairs))
@@ -823,6 +827,9 @@ def search_audit(
     ------
     InvalidNeighboursError
         No usable pairs (equal inputs, not pairs, bad ``n_candidates``).
+    OutsideDomainError
+        A candidate pair (given, drawn from a callable or strategy, or a refinement) outside the
+        mechanism's declared input domain (``input_domain``).
     InvalidParameterError
         ``n_refining`` not smaller than ``n_screening``, or asked of neighbours that propose no local moves.
     InsufficientMemoryError

@@ -495,7 +495,7 @@ def sequential_audit(
 
     Raises
     ------
-    InvalidClaimError, InvalidParameterError, IdenticalInputsError, MechanismError, OutputTypeError
+    InvalidClaimError, InvalidParameterError, IdenticalInputsError, OutsideDomainError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
     InsufficientSamplesError
         If even the whole budget could not certify a violation at the last look's level.

@@ -266,7 +266,7 @@ def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, flo
 
 def _cmd_audit(args) -> int:
     from ..audits.pair import audit
-    from .search import search_neighbours
+    from .search import check_given_domain, search_neighbours
 
     neighbours = search_neighbours(args, _UsageError)
     mechanism = _load_callable(args.mechanism)
@@ -274,6 +274,7 @@ def _cmd_audit(args) -> int:
         return _cmd_search_audit(args, mechanism, neighbours)
     x = _json_input(args.x, "--x")
     x_prime = _json_input(args.x_prime, "--x-prime")
+    check_given_domain(args, [(x, x_prime)], "--x/--x-prime", _UsageError)
     report = _writable_file(args.report, "--report") if args.report else None
     executor_context = _executor(args)  # checks --scheduler before the pilot
     _warn_if_long(args, mechanism, x)
