@@ -31,7 +31,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.partition import select_partition
 from ..pipeline.selection import predicted_bounds, select
 
-__all__ = ["select_for_claim", "rank_pair", "screening_event_families", "RANKING_SHRINKAGE_SE"]
+__all__ = ["select_for_claim", "rank_pair", "ranking_scale", "screening_event_families", "RANKING_SHRINKAGE_SE"]
 
 #: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
 #: over every event of every pair compared in the round.
@@ -133,6 +133,13 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
             event = found.events[i]
             best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
     return best
+
+
+def ranking_scale(claim) -> str:
+    """The parameter :func:`rank_pair` ranks pairs on, which a search's ``predicted_bound`` values are on:
+    the claim's own for a kind that reads one event; pure epsilon for a kind that reads cells, whose
+    partition is chosen for the chosen pair only."""
+    return claim.parameter_name if claim.kind_record.reads == "events" else "pure epsilon"
 
 
 def _is_vector(samples) -> bool:

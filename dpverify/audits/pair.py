@@ -33,7 +33,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .plan import STREAMS, build_plan, plan_of_result
+from .plan import STREAMS, build_plan, claim_words, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
@@ -234,5 +234,10 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
 def _first_split(plan) -> int:
     """The selection size an audit of ``plan``'s claim and sizes begins with (before any growth)."""
     return check_sizes(
-        plan.n_samples, plan.options.n_selection, epsilon=plan.epsilon, delta=plan.delta, alpha=plan.alpha
+        plan.n_samples,
+        plan.options.n_selection,
+        epsilon=plan.epsilon,
+        delta=plan.delta,
+        alpha=plan.alpha,
+        claimed=claim_words(plan.claim),
     )[1]

@@ -52,6 +52,7 @@ __all__ = [
     "plan_of_result",
     "claim_arguments",
     "sizing_claim",
+    "claim_words",
     "fixed_split",
     "curve_split",
     "STREAMS",
@@ -74,6 +75,12 @@ def sizing_claim(claim) -> tuple[float, float]:
     for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
     the sizes of an eps = 1 claim."""
     return (claim.epsilon, claim.delta) if claim.kind == "dp" else (1.0, 0.0)
+
+
+def claim_words(claim) -> str:
+    """``claim`` in its own form, without its source, as errors name it (``"rho=0.5 (zCDP)"``): sized by
+    :func:`sizing_claim`, a claim of another kind is still named in its own parameter."""
+    return claim.kind_record.describe(claim)
 
 
 @dataclass(frozen=True)
@@ -177,7 +184,7 @@ def fixed_split(n_samples, options: AuditOptions, claim) -> Sizes:
     """The split of a fixed-size audit (:func:`dpverify.audits.certification.check_sizes`), sized by the claim."""
     epsilon, delta = sizing_claim(claim)
     n_samples, n_selection = check_sizes(
-        n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=options.alpha
+        n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=options.alpha, claimed=claim_words(claim)
     )
     return Sizes(n_samples, n_selection, n_samples - n_selection)
 

@@ -72,7 +72,7 @@ from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler
-from .choosing import rank_pair, screening_event_families, select_for_claim
+from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
 from .findings import classify_finding
 from .plan import STREAMS, Sizes, build_plan, fixed_split
 from .power import power_note
@@ -334,7 +334,8 @@ class ScreenedCandidate(PlainData):
         Screening samples per input it drew in all.
     predicted_bound : float
         The bound its best event was predicted to certify, on its last round
-        (``-inf`` where no event separated its samples).
+        (``-inf`` where no event separated its samples), on the parameter pairs are ranked on
+        (:func:`dpverify.audits.choosing.ranking_scale`: pure epsilon for a zCDP or Rényi claim).
     event : str
         That event, in words.
     """
@@ -415,6 +416,14 @@ class SearchAuditResult(AuditResult):
         data["candidates"] = tuple(ScreenedCandidate.from_dict(c) for c in data.get("candidates", ()))
         return data
 
+    def _ranking_scale(self) -> str:
+        """The scale of the predicted bounds, in words (:func:`.choosing.ranking_scale`)."""
+        claim = self.audited_claim
+        scale = ranking_scale(claim)
+        if scale == claim.parameter_name:
+            return f"on {scale}"
+        return f"on {scale}, the scale pairs are ranked on; {claim.parameter_name} is certified for the chosen pair"
+
     def summary(self) -> str:
         """The audit's lines, with the chosen pair and the search that chose it."""
         lines = super().summary().split("\n")
@@ -434,7 +443,7 @@ class SearchAuditResult(AuditResult):
             *[line for line in lines[1:] if not line.startswith("samples:")],
             f"samples: {drawn} per input drawn to screen the candidates ({asked}the chosen pair's events were "
             f"selected on {self.n_selection}), {certified} fresh ones per input to certify; seed {self.seed}",
-            f"top predicted bounds in screening: {tried}",
+            f"top predicted bounds in screening ({self._ranking_scale()}): {tried}",
         ]
         if self.value_x is not None:
             lines = [

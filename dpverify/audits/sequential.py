@@ -69,7 +69,7 @@ from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
-from .plan import Sizes, build_plan, sizing_claim
+from .plan import Sizes, build_plan, claim_words, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -276,7 +276,7 @@ def _look_sizes(first_look, growth, final_share):
         if not can_certify(n_samples, alphas[-1]):
             required = minimum_certifying_samples(epsilon, delta, alphas[-1])
             raise InsufficientSamplesError(
-                f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, delta={delta:g} "
+                f"n_samples={n_samples} cannot certify a violation of {claim_words(claim)} "
                 f"at the last look's level {alphas[-1]:.3g} (alpha={alpha:g}, final_share={final_share:g}): "
                 f"at least {required} certification samples per input are needed, "
                 f"and n_samples={n_samples} leaves {_split(n_samples, n_selection)[1]}",
