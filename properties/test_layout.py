@@ -353,3 +353,29 @@ def test_the_options_page_names_every_claim_kind():
     page = _page("docs/manual/options.md")
     missing = [kind.title for kind in BUILTIN_KINDS if kind.title not in page]
     assert not missing, f"docs/manual/options.md does not name {missing}"
+
+
+#: A seeded measurement in prose: a figure beside a seed, a before -> after pair of figures, a share of
+#: the oracle, a figure at a sample size.
+SEEDED_FIGURE = (
+    r"seeds? \d.*\d\.\d{2,}|\d\.\d{2,}.*seeds? \d|\d\.\d+ -> \d\.\d+|of the oracle|at 1e\d samples.*\d\.\d{2}"
+)
+
+
+def test_the_code_states_methods_not_seeded_figures():
+    """Comments and docstrings of ``dpverify`` and ``algorithms`` say what the code does and why; the
+    measurements that chose a setting live in docs/auditor/benchmarks.md (and the CHANGELOG, asv), where
+    they are dated and re-run, not in the code, where they went stale (three figures for one search).
+
+    Detects: a figure with its seed written into a comment or docstring (35 lines in 16 modules once)."""
+    import re
+
+    pattern = re.compile(SEEDED_FIGURE)
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()[:100]}"
+        for package in ("dpverify", "algorithms")
+        for path in sorted((REPO_ROOT / package).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found

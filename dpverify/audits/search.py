@@ -103,10 +103,9 @@ REFINEMENTS = 8
 #: (:func:`~dpverify.pipeline.selection.grown_selection_size`), is topped up to this share of
 #: ``n_samples`` (at most MAX_WINNER_SELECTION per input, and at most MAX_WINNER_SELECTION_BYTES of
 #: outputs per input held): level sets over many outputs are ordered by per-output likelihood-ratio
-#: estimates, whose noise is what limits the bound there. Measured on sparse vector Alg. 6 (10 queries,
-#: 1,024 outputs, the search's best pair, 9e6 certification samples): the expected certified bound of
-#: the selection's picks was 0.878 of the oracle on 2.34e6 selection samples (what screening leaves at
-#: 1e7), 0.923 on 4e6 (10 seeds). The certification size is unchanged; the top-up is drawn, not certified.
+#: estimates, whose noise is what limits the bound there; the expected bound of the selection's picks
+#: grows with the selection (measured on sparse vector Alg. 6: docs/auditor/benchmarks.md).
+#: The certification size is unchanged; the top-up is drawn, not certified.
 #: The memory check before drawing counts the largest top-up (:class:`_Budget`).
 WINNER_GROWN_SHARE = 0.4
 MAX_WINNER_SELECTION = 4_000_000
@@ -114,9 +113,7 @@ MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The same top-up where the chosen pair's outputs are real vectors with markers and values, on which the
 #: count-and-level family (``"learned-counts"``) fits a score on the selection rows and thresholds it in its
 #: tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3), so that both its fit and the choice of
-#: its threshold sharpen with the rows. Measured on Alg. 3 (c = 2, 10 queries, claim 0.1, alpha 0.1, 7.1e6
-#: samples per input, values-only search from query_vectors(10), 2 shared cores), certified value bound without
-#: -> with it: 0.1345 -> 0.1534 (seed 20261127), 0.1241 -> 0.1241 (seed 1), 0.1239 -> 0.1218 (seed 2).
+#: its threshold sharpen with the rows (measured on Alg. 3: docs/auditor/benchmarks.md).
 COUNT_FAMILY = "learned-counts"
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
@@ -127,11 +124,10 @@ def default_screening_size(n_samples: int) -> int:
     """Screening samples per input for a search audit of ``n_samples`` per input.
 
     ``min(SCREENING_SHARE * n_samples, MAX_SCREENING)``, i.e. ``n_samples``: a search
-    audit costs about twice a plain audit of the chosen pair. Measured: on the
-    noisy max returning its value (true loss 0.25 against a claim of 0.1, 8 StatDP
-    candidates, 4e5 samples) the worst pattern was chosen at 5 of 6 seeds with
-    this budget, at 3 of 6 with 0.3 ``n_samples`` (16 candidates); smaller budgets
-    let lucky events of mediocre pairs win the early rounds.
+    audit costs about twice a plain audit of the chosen pair. Smaller budgets let
+    lucky events of mediocre pairs win the early rounds (measured on the noisy max
+    returning its value: docs/manual/search.md, "Defaults and the measurements
+    behind them").
     """
     return int(min(SCREENING_SHARE * int(n_samples), MAX_SCREENING))
 
@@ -818,10 +814,9 @@ def search_audit(
         shift, push one answer, flip or move the difference), up to 8 moves of the
         winner are screened against it by successive halving, and the final pair's
         events are selected on at least as many samples as the first winner had.
-        Default 0 (off): measured at 1e7 samples with a quarter of the budget, it
-        did not raise the certified bounds (sparse vector Lyu Alg. 1, 8 seeds: mean
-        0.0768 against 0.0781; noisy max returning its value: 0.229 against 0.237;
-        the other noisy max cases within 0.3%).
+        Default 0 (off): with a quarter of the budget it did not raise the certified
+        bounds on the sparse vector and noisy max cases (measured: docs/manual/search.md,
+        "Defaults and the measurements behind them").
     options : AuditOptions, optional
         As for :func:`dpverify.audit`; ``alpha`` is the false-alarm rate of the
         verdict however many candidates were screened.
@@ -873,8 +868,8 @@ def search_audit(
     verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
     which is then exactly the verdict of a values-only search. Each verdict keeps its level ``alpha``.
     Cost, only when a float family took part: the screening draws again (up to ``n_screening`` per
-    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it; measured
-    on the noisy max returning its value (1e7 samples, seed 2): 17 s -> 27 s on 2 shared cores.
+    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it (measured:
+    docs/auditor/benchmarks.md).
 
     Examples
     --------
