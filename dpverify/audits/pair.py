@@ -33,11 +33,11 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .plan import STREAMS, build_plan, claim_words, plan_of_result
+from .plan import build_plan, claim_words, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
-__all__ = ["audit", "audit_streams", "selection_samples"]
+__all__ = ["audit", "selection_samples"]
 
 
 def audit(
@@ -177,17 +177,6 @@ def _selection_sample(plan, pilot, mechanism, x, x_prime):
             used_x, used_xp = used_x and used_more_x, used_xp and used_more_xp
             plan = plan.with_selection(grown)
     return plan, (sel_x, sel_xp), used_x and used_xp
-
-
-def audit_streams(sequence) -> dict:
-    """The named seed streams of an audit, children of its SeedSequence (:data:`dpverify.audits.plan.STREAMS`).
-
-    ``selection_x``, ``selection_x_prime`` draw the first selection sample,
-    ``certification_x``, ``certification_x_prime`` the certification samples,
-    and ``more`` the extra selection samples of a grown selection.
-    """
-    names = STREAMS["audit"]
-    return dict(zip(names, children(sequence, len(names))))
 
 
 def _draw_selection(plan, mechanism, x, x_prime, grown: int = 0, executor=None):

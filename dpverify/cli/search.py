@@ -21,16 +21,12 @@ from pathlib import Path
 from ..neighbours.relations import SEARCH_FLAGS, registered_relations
 
 __all__ = [
-    "RELATIONS",
     "cli_relations",
     "add_search_options",
     "as_hashable",
     "search_neighbours",
     "check_given_domain",
 ]
-
-#: The built-in relations offered on the command line (:func:`cli_relations` also has those registered since).
-RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
 
 
 def cli_relations() -> dict:
