@@ -412,8 +412,10 @@ class SearchAuditResult(AuditResult):
         data["candidates"] = tuple(ScreenedCandidate.from_dict(c) for c in data.get("candidates", ()))
         return data
 
-    def _ranking_scale(self) -> str:
-        """The scale of the predicted bounds, in words (:func:`.choosing.ranking_scale`)."""
+    @property
+    def predicted_bound_scale(self) -> str:
+        """The scale of the candidates' ``predicted_bound`` values, in words (:func:`.choosing.ranking_scale`):
+        ``"on rho"``, or ``"on pure epsilon, the scale pairs are ranked on; ..."`` for a kind reading cells."""
         claim = self.audited_claim
         scale = ranking_scale(claim)
         if scale == claim.parameter_name:
@@ -439,7 +441,7 @@ class SearchAuditResult(AuditResult):
             *[line for line in lines[1:] if not line.startswith("samples:")],
             f"samples: {drawn} per input drawn to screen the candidates ({asked}the chosen pair's events were "
             f"selected on {self.n_selection}), {certified} fresh ones per input to certify; seed {self.seed}",
-            f"top predicted bounds in screening ({self._ranking_scale()}): {tried}",
+            f"top predicted bounds in screening ({self.predicted_bound_scale}): {tried}",
         ]
         if self.value_x is not None:
             lines = [

@@ -228,7 +228,8 @@ def _search_rows(result) -> list[tuple[str, str]]:
         (
             "search",
             f"the pair above is the best of {len(candidates)} candidates from {result.neighbours}, screened on "
-            f"{result.n_screening} samples per input (successive halving); it was certified on fresh samples",
+            f"{result.n_screening} samples per input (successive halving); it was certified on fresh samples; "
+            f"predicted bounds {result.predicted_bound_scale}",
         )
     ]
     ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].predicted_bound)

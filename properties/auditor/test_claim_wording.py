@@ -76,3 +76,7 @@ def test_search_summary_says_the_scale_of_its_predicted_bounds(claim, scale):
     result = dpverify.search_audit(LaplaceMechanism(1.0), [(0, 1), (0, 0.5)], claim=claim, n_samples=20_000, seed=1)
     line = next(line for line in result.summary().split("\n") if line.startswith("top predicted bounds"))
     assert line.startswith(f"top predicted bounds in screening {scale}"), line
+    from dpverify.extras.report import _search_rows  # the report's search row says the same
+
+    row = _search_rows(result)[0][1]
+    assert row.endswith(f"predicted bounds {result.predicted_bound_scale}") and scale[1:].rstrip(")") in row, row
