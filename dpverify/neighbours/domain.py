@@ -161,8 +161,17 @@ def as_domain(value) -> InputDomain | None:
 
 def declared_domain(mechanism) -> InputDomain | None:
     """The input domain ``mechanism`` declares in its ``input_domain`` attribute (an
-    :class:`InputDomain` or a dict of its fields), or None when it declares none."""
-    return as_domain(getattr(mechanism, "input_domain", None))
+    :class:`InputDomain` or a dict of its fields), or None when it declares none.
+
+    Raises
+    ------
+    InvalidNeighboursError
+        An ``input_domain`` of another type, naming the mechanism's type.
+    """
+    try:
+        return as_domain(getattr(mechanism, "input_domain", None))
+    except InvalidNeighboursError as exc:
+        raise InvalidNeighboursError(f"{type(mechanism).__name__}.input_domain: {exc}") from None
 
 
 def check_in_domain(domain: InputDomain | None, x, x_prime, *, owner: str, where: str = "") -> None:

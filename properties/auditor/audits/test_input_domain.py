@@ -103,6 +103,12 @@ def test_domain_is_checked_by_name():
     with pytest.raises(InvalidNeighboursError):
         query_vectors(3, domain={"lo": 0})
 
+    class Stated(GridSum):
+        input_domain = "reals"
+
+    with pytest.raises(InvalidNeighboursError, match="Stated.input_domain: an input domain is an InputDomain"):
+        dpverify.audit(Stated(1.0), 0, GRID, epsilon=1.0, n_samples=20_000, seed=1)
+
 
 def test_cli_takes_the_domain(tmp_path):
     """``--domain`` JSON reaches the generator (the relation record's flag)."""
