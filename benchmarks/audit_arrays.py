@@ -85,7 +85,7 @@ class TorchLaplace:
     ``u`` uniform on (-1/2, 1/2) (float64 ``torch.rand``). Without ``grid`` it leaks through
     its low bits, as the textbook floating-point Laplace does (Mironov, CCS 2012); with a
     power-of-two ``grid`` the rounding marks are gone. The generator is derived from the
-    audit's numpy Generator (:func:`dpverify.extras.arrays.torch_generator`).
+    audit's numpy Generator (:func:`dpverify.support.arrays.torch_generator`).
     """
 
     def __init__(self, epsilon: float, grid: float | None = None, device: str | None = None):
@@ -94,7 +94,7 @@ class TorchLaplace:
     def sample(self, x, size, rng):
         import torch
 
-        from dpverify.extras.arrays import torch_generator
+        from dpverify.support.arrays import torch_generator
 
         device = self.device or ("cuda" if torch.cuda.is_available() else "cpu")
         u = torch.rand(size, generator=torch_generator(rng, device), device=device, dtype=torch.float64) - 0.5

@@ -85,10 +85,6 @@ OPTIONAL_LIBRARIES = (
 autodoc_mock_imports = [name for name in OPTIONAL_LIBRARIES if importlib.util.find_spec(name) is None]
 
 
-#: Deprecated aliases of other modules: their page says so, and their names are documented where they live.
-DEPRECATED_ALIASES = {"dpverify.zoo"}
-
-
 def _modules() -> dict:
     """Every public module of the packages, by name (a leading underscore or ``__main__`` is private)."""
     found = {}
@@ -130,8 +126,6 @@ def _documented_higher_up(modules: dict) -> dict:
             {member for member, value in vars(module).items() if id(value) in ids and not member.startswith("_")}
             | clash
         )
-        if name in DEPRECATED_ALIASES:  # documented where the names live
-            excluded[name] = sorted(member for member in vars(module) if not member.startswith("_"))
     return excluded
 
 

@@ -331,10 +331,11 @@ def check_not_empty(values, name: str, what: str, error: type = InvalidParameter
     return values
 
 
-def check_one_claim(named: list) -> None:
-    """At most one claim given on the command line: ``named`` lists the claim flags given."""
+def check_one_claim(named: list, flags: list) -> None:
+    """At most one claim given on the command line: ``named`` lists the claim flags given, ``flags`` all of them."""
     if len(named) > 1:
-        raise InvalidClaimError(f"give one claim: {' or '.join(named)} were all given")
+        given = ", ".join(named[:-1]) + " and " + named[-1]
+        raise InvalidClaimError(f"give one claim: {given} were given together; use one of {', '.join(flags)}")
 
 
 def _inputs_equal(x, x_prime) -> bool:

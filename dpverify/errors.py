@@ -12,6 +12,7 @@ __all__ = [
     "SamplerContractError",
     "InsufficientMemoryError",
     "InvalidNeighboursError",
+    "OutsideDomainError",
     "ResultFormatError",
     "NotReplayableError",
     "MissingExtraError",
@@ -99,6 +100,11 @@ class InsufficientMemoryError(DPVerifyError, MemoryError):
 class InvalidNeighboursError(DPVerifyError, ValueError):
     """Neighbouring inputs a search audit cannot use: no pairs, a pair that is not ``(x, x_prime)``,
     a generator that returns equal inputs, or a neighbour generator built with bad parameters."""
+
+
+class OutsideDomainError(InvalidNeighboursError):
+    """An input outside the input domain its mechanism declares (``input_domain``, or ``--domain`` on the
+    command line): the message names the input, the domain and what it allows."""
 
 
 class ResultFormatError(DPVerifyError, ValueError):

@@ -1,10 +1,10 @@
 """Registry for the figure reproductions behind ``dpverify reproduce NAME``, and the executors they run on.
 
 What a package implements to register a reproduction, apart from the command line (as
-:mod:`dpverify.verification` is for ``dpverify suite``): defining one loads no command line.
-``dpverify.cli.reproduce``, its home before 0.2, is an alias of this module. The errors it raises
-(:class:`~dpverify.errors.MissingExtraError`, :class:`~dpverify.errors.SchedulerUnreachableError`)
-live in :mod:`dpverify.errors` and are re-exported here.
+:mod:`dpverify.verification` is for ``dpverify suite``): defining one loads no command line. The
+errors it raises (:class:`~dpverify.errors.MissingExtraError`,
+:class:`~dpverify.errors.SchedulerUnreachableError`) live in :mod:`dpverify.errors` and are
+re-exported here.
 
 Packages register reproductions through the entry-point group
 ``dpverify.reproductions``: each entry point names a callable returning an

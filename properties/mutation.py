@@ -923,7 +923,7 @@ MUTANTS = [
         "    return math.exp(high)\n",
         "    return math.exp(low)\n",
         T_AUDITOR,
-        note="equivalent: after 80 halvings lo and hi differ by 745 / 2^80 in log alpha",
+        note="the bisection ends at adjacent doubles: the p-value one double too small",
     ),
     Mutant(
         "bounds-eps-bound-delta-sign",

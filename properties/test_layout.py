@@ -179,10 +179,6 @@ def test_dpverify_has_no_import_cycle():
     assert not cycles, [" -> ".join(c) for c in cycles]
 
 
-#: Modules kept at the top level for one release only, to warn that their names moved.
-DEPRECATED_ALIASES = {"zoo.py"}
-
-
 def test_the_top_level_of_dpverify_is_a_handful_of_modules():
     """The architecture shows in the folders: the top level keeps the public API and its vocabulary.
 
@@ -191,21 +187,20 @@ def test_the_top_level_of_dpverify_is_a_handful_of_modules():
     register with the command line (``verification``, ``reproduction``), apart from it.
     """
     root = REPO_ROOT / "dpverify"
-    top = sorted(p.name for p in root.glob("*.py") if p.name not in DEPRECATED_ALIASES)
+    top = sorted(p.name for p in root.glob("*.py"))
     assert len(top) <= 11, top
 
 
 #: The layers of dpverify, lowest first: a module imports only modules of its own or a lower layer.
 #: ``support`` holds leaf helpers (numpy and the standard library only, optional libraries imported
-#: when used) that any layer may call; ``extras.arrays`` and ``extras.progress`` are its old names
-#: (aliases). ``extras`` itself needs optional dependencies: top layer.
+#: when used) that any layer may call. ``extras`` itself needs optional dependencies: top layer.
 LAYERS = [
-    ("errors", "_results", "_validation", "support", "plugins", "extras.arrays", "extras.progress"),
+    ("errors", "_results", "_validation", "support", "plugins"),
     ("claims", "options", "protocols", "keys", "verification", "reproduction", "neighbours"),
     ("events",),
     ("pipeline",),
     ("audits",),
-    ("mechanisms", "testing", "zoo"),
+    ("mechanisms", "testing"),
     ("cli", "extras", "__init__", "__main__"),
 ]
 
@@ -303,3 +298,143 @@ def test_the_module_to_test_map_names_every_dpverify_module():
                 folder = name.rsplit("/", 1)[0]
             path = name if "/" in name else f"{folder}/{name}"
             assert path in tests, f"properties/README.md names {path}, which does not exist"
+
+
+# -- the pages say what the tree holds -----------------------------------------------------------
+
+
+def _page(path: str) -> str:
+    return (REPO_ROOT / path).read_text(encoding="utf-8")
+
+
+def test_readme_lists_every_extra_of_pyproject():
+    """README's list of extras names each extra of ``pyproject.toml``, as `` `name` ``.
+
+    Detects: an extra added without a word in README (``learned``, ``pydp``, ``pipelinedp`` and
+    ``arrays`` were missing)."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    extras = tomllib.loads(_page("pyproject.toml"))["project"]["optional-dependencies"]
+    sentence = _page("README.md").split("Extras: ", 1)[1].split("\n\n", 1)[0]
+    missing = [name for name in extras if f"`{name}`" not in sentence]
+    assert not missing, f"README's extras do not name {missing}"
+
+
+def test_readme_says_where_the_rocketfuel_data_is_read():
+    """README names the folder ``algorithms.bandits.rocketfuel`` reads the RocketFuel maps from, and the
+    variable that moves it."""
+    from algorithms.bandits.rocketfuel import default_rocketfuel_dir
+
+    readme = _page("README.md")
+    default = default_rocketfuel_dir()
+    assert default.relative_to(REPO_ROOT.parent).as_posix() == "shared/datasets/rocketfuel"
+    assert "`../shared/datasets/rocketfuel/`" in readme and "DPVERIFY_ROCKETFUEL" in readme
+
+
+def test_the_adapters_page_names_every_adapter():
+    """Detects: an adapter added without its line in the manual (``DiffprivlibMechanism`` and ``TumultQuery``
+    were missing, and the page said there was no Tumult adapter)."""
+    from dpverify.extras import adapters
+
+    page = _page("docs/manual/adapters.md")
+    missing = [name for name in adapters.__all__ if f"`{name}(" not in page]
+    assert not missing, f"docs/manual/adapters.md does not name {missing}"
+    assert "There is no Tumult" not in page
+
+
+def test_the_options_page_names_every_claim_kind():
+    """Detects: the options page describing claims as epsilon and delta only (as before the kinds)."""
+    from dpverify.claims import BUILTIN_KINDS
+
+    page = _page("docs/manual/options.md")
+    missing = [kind.title for kind in BUILTIN_KINDS if kind.title not in page]
+    assert not missing, f"docs/manual/options.md does not name {missing}"
+
+
+#: A seeded measurement in prose: a figure beside a seed, a before -> after pair of figures, a share of
+#: the oracle, a figure at a sample size.
+SEEDED_FIGURE = (
+    r"seeds? \d.*\d\.\d{2,}|\d\.\d{2,}.*seeds? \d|\d\.\d+ -> \d\.\d+|of the oracle|at 1e\d samples.*\d\.\d{2}"
+)
+
+
+def test_the_code_states_methods_not_seeded_figures():
+    """Comments and docstrings of ``dpverify`` and ``algorithms`` say what the code does and why; the
+    measurements that chose a setting live in docs/auditor/benchmarks.md (and the CHANGELOG, asv), where
+    they are dated and re-run, not in the code, where they went stale (three figures for one search).
+
+    Detects: a figure with its seed written into a comment or docstring (35 lines in 16 modules once)."""
+    import re
+
+    pattern = re.compile(SEEDED_FIGURE)
+    found = [
+        f"{path.relative_to(REPO_ROOT)}:{number}: {line.strip()[:100]}"
+        for package in ("dpverify", "algorithms")
+        for path in sorted((REPO_ROOT / package).rglob("*.py"))
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if pattern.search(line)
+    ]
+    assert not found, found
+
+
+#: The layout page's tree: names in the first LAYOUT_NAMES columns of each line, what they are after.
+LAYOUT_NAMES = 62
+
+
+def _layout_tree() -> dict:
+    """``{root folder: {package (None: the root itself): set of names}}`` from the tree of
+    docs/development/layout.md: a name ending in ``.py`` is a module of the root, ``name/`` a package
+    of it whose modules (and subpackages) follow on its line and the lines indented below it."""
+    import re
+
+    page = _page("docs/development/layout.md")
+    block = page.split("```\ndpverify/", 1)[1].split("\n```", 1)[0]
+    tree, root, package = {}, None, None
+    for line in ("dpverify/" + block).splitlines():
+        names = line[:LAYOUT_NAMES]
+        tokens = re.findall(r"[\w.]+/?", names)
+        if not tokens:
+            continue
+        if not names.startswith(" "):  # a root folder: dpverify/, algorithms/ ...
+            root, package = tokens[0].rstrip("/"), None
+            tree.setdefault(root, {}).setdefault(None, set()).update(t.rstrip("/") for t in tokens[1:])
+            continue
+        if names.startswith("  ") and not names.startswith("   "):  # a line of the root's own names
+            package = tokens[0].rstrip("/") if tokens[0].endswith("/") else None
+            if package is not None:
+                tree[root][None].add(package)
+                tokens = tokens[1:]
+        tree[root].setdefault(package, set()).update(t for t in tokens if not t.endswith("/"))
+    return tree
+
+
+def test_the_layout_page_names_what_exists_and_every_package():
+    """Every module and package the layout page names exists, and every package of ``dpverify`` (and of
+    ``algorithms``, one level down) is named there.
+
+    Detects: the page describing an older tree (it named ``claims.py`` after it became a package,
+    ``audits.pairs`` after it became ``family_wise``, and left out ``claims``, ``support``'s siblings and
+    a dozen modules)."""
+    tree = _layout_tree()
+    missing = [
+        f"{root}/{package or ''}: {name}"
+        for root in ("dpverify", "algorithms")
+        for package, names in tree[root].items()
+        for name in sorted(names)
+        if not _exists(REPO_ROOT / root / (package or "") / name)
+    ]
+    assert not missing, f"docs/development/layout.md names what does not exist: {missing}"
+    unnamed = []
+    for root, depth in (("dpverify", None), ("algorithms", 1)):
+        for init in sorted((REPO_ROOT / root).rglob("__init__.py")):
+            folder = init.parent.relative_to(REPO_ROOT / root)
+            if not folder.parts or (depth is not None and len(folder.parts) > depth):
+                continue
+            parent = folder.parent.as_posix() if len(folder.parts) > 1 else None
+            if folder.name not in tree[root].get(parent, set()):
+                unnamed.append(f"{root}/{folder.as_posix()}")
+    assert not unnamed, f"docs/development/layout.md does not name the packages {unnamed}"
+
+
+def _exists(path) -> bool:
+    """A module (``name.py``, or ``name`` of a ``.py`` file) or a package at ``path``."""
+    return path.is_file() or path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()

@@ -254,8 +254,8 @@ def one_block_instance(horizon: int = 5):
 
     With a horizon of 5 the arms' single noisy observations are compared again after the first
     batches of two, so the played arms pin the changed observation's noise down more finely than
-    the three-round two-block design: a searched audit of DPUCB-MAT certifies 3.74-3.84 at eps = 4
-    (the three-round loss of one block is ``eps - ln(1 + eps/2) = 2.90``), i.e. the claim eps is
-    nearly attained, and no design can exceed it (README, "Searched audits in the suite").
+    the three-round two-block design (whose loss on one block is ``eps - ln(1 + eps/2)``): a searched
+    audit of DPUCB-MAT on it nearly attains the claim eps, which no design can exceed (the figures:
+    docs/papers/searched_audits.md).
     """
     return partition_matroid([0, 0], [1]), int(horizon)

@@ -67,8 +67,13 @@ __all__ = [
 ]
 
 
-def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: float) -> tuple[int, int]:
+def check_sizes(
+    n_samples, n_selection, *, epsilon: float, delta: float, alpha: float, claimed: str | None = None
+) -> tuple[int, int]:
     """Validated ``(n_samples, n_selection)`` per input, with the default selection size.
+
+    ``epsilon`` and ``delta`` size the certification (:func:`dpverify.audits.plan.sizing_claim`);
+    ``claimed`` names the claim in its own form in the error (default ``"eps=..., delta=..."``).
 
     Raises
     ------
@@ -90,7 +95,7 @@ def check_sizes(n_samples, n_selection, *, epsilon: float, delta: float, alpha: 
         raise InsufficientSamplesError(
             f"n_samples={n_samples} with n_selection={n_selection} leaves "
             f"{n_samples - n_selection} certification samples, which cannot certify a violation of "
-            f"eps={epsilon:g}, delta={delta:g} at alpha={alpha:g}: at least {required_cert} "
+            f"{claimed or f'eps={epsilon:g}, delta={delta:g}'} at alpha={alpha:g}: at least {required_cert} "
             f"certification samples per input are needed (n_samples >= {required})",
             required=required,
         )

@@ -31,7 +31,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.partition import select_partition
 from ..pipeline.selection import predicted_bounds, requested_families, select
 
-__all__ = ["select_for_claim", "rank_pair", "screening_event_families", "RANKING_SHRINKAGE_SE"]
+__all__ = ["select_for_claim", "rank_pair", "ranking_scale", "screening_event_families", "RANKING_SHRINKAGE_SE"]
 
 #: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
 #: over every event of every pair compared in the round.
@@ -41,11 +41,11 @@ RANKING_SHRINKAGE_SE = 1.0
 #: is 0 by construction, on whichever of many projections happened to put 5 or more values there (by chance,
 #: about 2^-5 each). Screening ranks them at the winner's-curse shrinkage, sqrt(2 ln M) standard errors over
 #: their M (event, direction)s, not at RANKING_SHRINKAGE_SE: at 1 SE such chance tails of a few values read
-#: as bounds of 0.4 to 1.5 on Lyu et al.'s Alg. 3 (Laplace noise, no support edge) and decided its rounds.
-#: A true edge (counts in the thousands against 0) still ranks far ahead. Vector outputs only: a scalar has
-#: one projection, where MIN_EDGE_TAIL keeps chance tails rare, and the true edge of the noisy max returning
-#: its value (exponential noise) shows only a few times in a first round; ranked strictly there, its search
-#: at 2.1e6 samples per input certified a mean of 2.07 over seeds 0-7 against 2.45 at 1 SE.
+#: as large bounds on mechanisms without a support edge (Lyu et al.'s Alg. 3, Laplace noise) and decided
+#: their rounds. A true edge (counts in the thousands against 0) still ranks far ahead. Vector outputs only: a
+#: scalar has one projection, where MIN_EDGE_TAIL keeps chance tails rare, and a true edge (the noisy max
+#: returning its value, exponential noise) shows only a few times in a first round, where strict ranking
+#: would cull it (measured: docs/auditor/benchmarks.md).
 EXTREME_FAMILIES = ("support-edge",)
 
 
@@ -142,6 +142,13 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
             event = found.events[i]
             best = (float(score[i]), f"{event.description} [{event.family}], direction {direction}")
     return best
+
+
+def ranking_scale(claim) -> str:
+    """The parameter :func:`rank_pair` ranks pairs on, which a search's ``predicted_bound`` values are on:
+    the claim's own for a kind that reads one event; pure epsilon for a kind that reads cells, whose
+    partition is chosen for the chosen pair only."""
+    return claim.parameter_name if claim.kind_record.reads == "events" else "pure epsilon"
 
 
 def _is_vector(samples) -> bool:

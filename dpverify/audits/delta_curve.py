@@ -294,7 +294,7 @@ def delta_lower_bound_curve(
     ------
     InvalidParameterError
         Empty, negative or non-finite grid; bad alpha or sample sizes.
-    IdenticalInputsError, MechanismError, OutputTypeError
+    IdenticalInputsError, OutsideDomainError, MechanismError, OutputTypeError
         As in :func:`dpverify.audit`.
     InsufficientMemoryError
         The selection sample cannot fit in memory (refused before any draw, as in :func:`dpverify.audit`).

@@ -11,11 +11,11 @@ false-alarm rate is the p-value threshold the caller uses; their power against
 a given alternative can be computed with :func:`chi_square_power`.
 
 There is no G-test (``method="g-test"`` raises): on pooled sparse tables (expected
-counts of 5-10 per category) its chi-square approximation rejected equal
-samplers 1.5-1.7 times as often as nominal (0.0166 at alpha = 0.01 on 50 equally
-likely categories with 300 samples, 20,000 null runs), and Williams' correction
-(G divided by 1 + (k^2 - 1) / (6 n (k - 1)), or its contingency form) still left
-0.0120-0.0135. Pearson's statistic held 0.0072-0.0112 on the same cases.
+counts of 5-10 per category) its chi-square approximation rejects equal samplers
+more often than nominal, and Williams' correction (G divided by
+1 + (k^2 - 1) / (6 n (k - 1)), or its contingency form) does not bring it back to
+its level, while Pearson's statistic holds it on the same cases (measured by
+null runs: docs/auditor/benchmarks.md).
 """
 
 from __future__ import annotations

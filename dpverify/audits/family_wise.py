@@ -23,6 +23,7 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import Result, dataclass_to_dict
+from ..neighbours.domain import check_declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
 from .pair import audit
 from .plan import build_plan
@@ -172,11 +173,15 @@ def audit_pairs(
     InvalidParameterError
         No pairs, a pair that is not a 2-tuple, or a method that does not
         control the family-wise error rate.
+    OutsideDomainError
+        A pair outside the mechanism's declared input domain (checked for every pair before any draw).
     """
     # the mechanism, the claim and the sizes: each pair's audit checks its own
     plan = build_plan("audit_pairs", None, None, None, None, seed, options, option_fields, sizes=None)
     check.check_family_wise(method)
     pairs = check.check_pairs(pairs)
+    for i, (x, x_prime) in enumerate(pairs):  # every pair before the first is drawn
+        check_declared_domain(mechanism, x, x_prime, where=f" (pair {i} of the pairs given)")
     # Plain integer seeds per pair (from spawned children), so that each
     # result's recorded seed replays that pair's audit on its own.
     claimed = dict(epsilon=epsilon, delta=delta, claim=claim, n_samples=n_samples, options=plan.options)

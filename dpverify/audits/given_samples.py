@@ -27,7 +27,7 @@ from ..pipeline.sampling import concatenate_outputs
 from ..pipeline.selection import MIN_SELECTION, default_selection_size
 from .certification import audit_result
 from .choosing import select_for_claim
-from .plan import build_plan
+from .plan import build_plan, claim_words
 from .results import AuditResult
 
 __all__ = ["audit_samples"]
@@ -201,7 +201,7 @@ def audit_samples(
         raise InsufficientSamplesError(
             f"after the {plan.n_selection} selection samples, {n_x} samples of x and {n_xp} of x' are left "
             f"to certify; at least {required} of each are needed to certify a violation of "
-            f"eps={plan.epsilon:g}, delta={plan.delta:g} at alpha={plan.alpha:g}",
+            f"{claim_words(plan.claim)} at alpha={plan.alpha:g}",
             required=plan.n_selection + required,
         )
     result = audit_result(selection, counts_x, counts_xp, n_x, n_xp, **plan.result_fields())

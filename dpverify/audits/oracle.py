@@ -277,7 +277,7 @@ class OracleClaimBound(Result):
         """The oracle's bound on the claim's parameter, and what it was computed for."""
         what = f"{self.n_cells} cells" if self.n_cells > 1 else "one event"
         return (
-            f"oracle bound on {self.claim.kind_record.parameter}: {self.claim_lower_bound:.6g} for the claim "
+            f"oracle bound on {self.claim.parameter_name}: {self.claim_lower_bound:.6g} for the claim "
             f"({self.claim}), with {what} chosen from the exact distributions, at {self.n_certification} "
             f"certification samples per input and alpha = {self.alpha:g}"
         )

@@ -33,11 +33,11 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .plan import STREAMS, build_plan, plan_of_result
+from .plan import build_plan, claim_words, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
-__all__ = ["audit", "audit_streams", "selection_samples"]
+__all__ = ["audit", "selection_samples"]
 
 
 def audit(
@@ -112,6 +112,9 @@ def audit(
         Too few certification samples to certify any violation at ``alpha``.
     IdenticalInputsError
         ``x`` equals ``x_prime``.
+    OutsideDomainError
+        ``x`` or ``x_prime`` outside the mechanism's declared input domain (``input_domain``,
+        :func:`dpverify.neighbours.domain.check_in_domain`).
     MechanismError
         The mechanism raised (the input is named, the error chained).
     SamplerContractError
@@ -176,17 +179,6 @@ def _selection_sample(plan, pilot, mechanism, x, x_prime):
     return plan, (sel_x, sel_xp), used_x and used_xp
 
 
-def audit_streams(sequence) -> dict:
-    """The named seed streams of an audit, children of its SeedSequence (:data:`dpverify.audits.plan.STREAMS`).
-
-    ``selection_x``, ``selection_x_prime`` draw the first selection sample,
-    ``certification_x``, ``certification_x_prime`` the certification samples,
-    and ``more`` the extra selection samples of a grown selection.
-    """
-    names = STREAMS["audit"]
-    return dict(zip(names, children(sequence, len(names))))
-
-
 def _draw_selection(plan, mechanism, x, x_prime, grown: int = 0, executor=None):
     """The plan's first ``n_selection`` selection samples of each input (``grown == 0``), or the
     ``grown - n_selection`` extra ones of a grown selection.
@@ -231,5 +223,10 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
 def _first_split(plan) -> int:
     """The selection size an audit of ``plan``'s claim and sizes begins with (before any growth)."""
     return check_sizes(
-        plan.n_samples, plan.options.n_selection, epsilon=plan.epsilon, delta=plan.delta, alpha=plan.alpha
+        plan.n_samples,
+        plan.options.n_selection,
+        epsilon=plan.epsilon,
+        delta=plan.delta,
+        alpha=plan.alpha,
+        claimed=claim_words(plan.claim),
     )[1]

@@ -38,6 +38,7 @@ from dataclasses import dataclass, field, replace
 from .. import _validation as check
 from ..claims import PrivacyClaim, resolve_claim
 from ..errors import InvalidParameterError, NotReplayableError
+from ..neighbours.domain import check_declared_domain
 from ..options import AuditOptions, resolve_options
 from ..pipeline.sampling import children, resolve_seed
 from ..pipeline.selection import default_selection_size
@@ -51,6 +52,7 @@ __all__ = [
     "plan_of_result",
     "claim_arguments",
     "sizing_claim",
+    "claim_words",
     "fixed_split",
     "curve_split",
     "STREAMS",
@@ -74,6 +76,12 @@ def sizing_claim(claim) -> tuple[float, float]:
     the sizes of an eps = 1 claim."""
     pair = claim.kind_record.epsilon_delta
     return (1.0, 0.0) if pair is None else pair(claim)
+
+
+def claim_words(claim) -> str:
+    """``claim`` in its own form, without its source, as errors name it (``"rho=0.5 (zCDP)"``): sized by
+    :func:`sizing_claim`, a claim of another kind is still named in its own parameter."""
+    return claim.kind_record.describe(claim)
 
 
 @dataclass(frozen=True)
@@ -177,7 +185,7 @@ def fixed_split(n_samples, options: AuditOptions, claim) -> Sizes:
     """The split of a fixed-size audit (:func:`dpverify.audits.certification.check_sizes`), sized by the claim."""
     epsilon, delta = sizing_claim(claim)
     n_samples, n_selection = check_sizes(
-        n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=options.alpha
+        n_samples, options.n_selection, epsilon=epsilon, delta=delta, alpha=options.alpha, claimed=claim_words(claim)
     )
     return Sizes(n_samples, n_selection, n_samples - n_selection)
 
@@ -217,7 +225,7 @@ def build_plan(
 ) -> AuditPlan:
     """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
 
-    The order: the mechanism, the options, the claim, the sizes, the inputs, the seed.
+    The order: the mechanism, the options, the claim, the sizes, the inputs (and their domain), the seed.
 
     Parameters
     ----------
@@ -227,7 +235,8 @@ def build_plan(
         Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: nothing
         to check (given samples; the pairs of :func:`dpverify.audit_pairs`, whose audits check it).
     inputs : tuple or None
-        ``(x, x_prime)``, checked to differ (None: nothing to check).
+        ``(x, x_prime)``, checked to differ and to lie in the mechanism's declared input domain (None:
+        nothing to check).
     claimed : tuple or None
         The driver's ``(epsilon, delta, claim)`` arguments (:func:`dpverify.claims.resolve_claim`); None:
         the driver takes no claim (a delta curve) or leaves it to its inner audits (:func:`dpverify.audit_pairs`).
@@ -265,6 +274,8 @@ def build_plan(
     ------
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, IdenticalInputsError
         As the drivers document: every argument is checked here, before any draw.
+    OutsideDomainError
+        An input outside the domain the mechanism declares (:func:`dpverify.neighbours.domain.check_in_domain`).
     """
     if mechanism is not None:
         check_mechanism(mechanism)
@@ -277,6 +288,8 @@ def build_plan(
     planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
     if inputs is not None:
         check.check_inputs_differ(*inputs)
+        if mechanism is not None:
+            check_declared_domain(mechanism, *inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)
     names = STREAMS[driver] if streams is None else tuple(streams)
     named = {} if given else dict(zip(names, children(sequence, len(names))))

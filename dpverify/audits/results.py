@@ -333,11 +333,10 @@ class AuditResult(Result):
 
     def _claim_summary(self) -> str:
         """The summary of an audit of a claim of another kind than (epsilon, delta)-DP."""
-        kind = self.claim.kind_record
         verdict = "VIOLATION" if self.violation else "no violation found"
         lines = [
             f"verdict: {verdict} of the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
-            f"certified lower bound on {kind.parameter}: {self.claim_lower_bound:.4g} against the claimed "
+            f"certified lower bound on {self.claim.parameter_name}: {self.claim_lower_bound:.4g} against the claimed "
             f"{self.claim.parameter:g} ({100 * (1 - self.alpha):g}% confidence); on pure epsilon from the same "
             f"evidence: {self.epsilon_lower_bound:.4g}",
         ]

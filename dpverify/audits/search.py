@@ -64,6 +64,7 @@ from ..events import default_families
 from ..events.learned import count_events_apply
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
+from ..neighbours.domain import check_declared_domain, declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
@@ -71,7 +72,7 @@ from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler
-from .choosing import rank_pair, screening_event_families, select_for_claim
+from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
 from .findings import classify_finding
 from .plan import STREAMS, Sizes, build_plan, fixed_split
 from .power import power_note
@@ -102,10 +103,9 @@ REFINEMENTS = 8
 #: (:func:`~dpverify.pipeline.selection.grown_selection_size`), is topped up to this share of
 #: ``n_samples`` (at most MAX_WINNER_SELECTION per input, and at most MAX_WINNER_SELECTION_BYTES of
 #: outputs per input held): level sets over many outputs are ordered by per-output likelihood-ratio
-#: estimates, whose noise is what limits the bound there. Measured on sparse vector Alg. 6 (10 queries,
-#: 1,024 outputs, the search's best pair, 9e6 certification samples): the expected certified bound of
-#: the selection's picks was 0.878 of the oracle on 2.34e6 selection samples (what screening leaves at
-#: 1e7), 0.923 on 4e6 (10 seeds). The certification size is unchanged; the top-up is drawn, not certified.
+#: estimates, whose noise is what limits the bound there; the expected bound of the selection's picks
+#: grows with the selection (measured on sparse vector Alg. 6: docs/auditor/benchmarks.md).
+#: The certification size is unchanged; the top-up is drawn, not certified.
 #: The memory check before drawing counts the largest top-up (:class:`_Budget`).
 WINNER_GROWN_SHARE = 0.4
 MAX_WINNER_SELECTION = 4_000_000
@@ -113,9 +113,7 @@ MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The same top-up where the chosen pair's outputs are real vectors with markers and values, on which the
 #: count-and-level family (``"learned-counts"``) fits a score on the selection rows and thresholds it in its
 #: tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3), so that both its fit and the choice of
-#: its threshold sharpen with the rows. Measured on Alg. 3 (c = 2, 10 queries, claim 0.1, alpha 0.1, 7.1e6
-#: samples per input, values-only search from query_vectors(10), 2 shared cores), certified value bound without
-#: -> with it: 0.1345 -> 0.1534 (seed 20261127), 0.1241 -> 0.1241 (seed 1), 0.1239 -> 0.1218 (seed 2).
+#: its threshold sharpen with the rows (measured on Alg. 3: docs/auditor/benchmarks.md).
 COUNT_FAMILY = "learned-counts"
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
@@ -126,11 +124,10 @@ def default_screening_size(n_samples: int) -> int:
     """Screening samples per input for a search audit of ``n_samples`` per input.
 
     ``min(SCREENING_SHARE * n_samples, MAX_SCREENING)``, i.e. ``n_samples``: a search
-    audit costs about twice a plain audit of the chosen pair. Measured: on the
-    noisy max returning its value (true loss 0.25 against a claim of 0.1, 8 StatDP
-    candidates, 4e5 samples) the worst pattern was chosen at 5 of 6 seeds with
-    this budget, at 3 of 6 with 0.3 ``n_samples`` (16 candidates); smaller budgets
-    let lucky events of mediocre pairs win the early rounds.
+    audit costs about twice a plain audit of the chosen pair. Smaller budgets let
+    lucky events of mediocre pairs win the early rounds (measured on the noisy max
+    returning its value: docs/manual/search.md, "Defaults and the measurements
+    behind them").
     """
     return int(min(SCREENING_SHARE * int(n_samples), MAX_SCREENING))
 
@@ -333,7 +330,8 @@ class ScreenedCandidate(PlainData):
         Screening samples per input it drew in all.
     predicted_bound : float
         The bound its best event was predicted to certify, on its last round
-        (``-inf`` where no event separated its samples).
+        (``-inf`` where no event separated its samples), on the parameter pairs are ranked on
+        (:func:`dpverify.audits.choosing.ranking_scale`: pure epsilon for a zCDP or Rényi claim).
     event : str
         That event, in words.
     """
@@ -414,6 +412,16 @@ class SearchAuditResult(AuditResult):
         data["candidates"] = tuple(ScreenedCandidate.from_dict(c) for c in data.get("candidates", ()))
         return data
 
+    @property
+    def predicted_bound_scale(self) -> str:
+        """The scale of the candidates' ``predicted_bound`` values, in words (:func:`.choosing.ranking_scale`):
+        ``"on rho"``, or ``"on pure epsilon, the scale pairs are ranked on; ..."`` for a kind reading cells."""
+        claim = self.audited_claim
+        scale = ranking_scale(claim)
+        if scale == claim.parameter_name:
+            return f"on {scale}"
+        return f"on {scale}, the scale pairs are ranked on; {claim.parameter_name} is certified for the chosen pair"
+
     def summary(self) -> str:
         """The audit's lines, with the chosen pair and the search that chose it."""
         lines = super().summary().split("\n")
@@ -433,7 +441,7 @@ class SearchAuditResult(AuditResult):
             *[line for line in lines[1:] if not line.startswith("samples:")],
             f"samples: {drawn} per input drawn to screen the candidates ({asked}the chosen pair's events were "
             f"selected on {self.n_selection}), {certified} fresh ones per input to certify; seed {self.seed}",
-            f"top predicted bounds in screening: {tried}",
+            f"top predicted bounds in screening ({self.predicted_bound_scale}): {tried}",
         ]
         if self.value_x is not None:
             lines = [
@@ -591,6 +599,7 @@ def _refine(winner, screened, neighbours, n_screening, n_rounds, mechanism, scre
     new = []
     for x, x_prime in moves:
         key = pair_key((x, x_prime))
+        check_declared_domain(mechanism, x, x_prime, where=f" (a refinement of the chosen pair by {neighbours!r})")
         if key not in seen:
             seen.add(key)
             new.append((x, x_prime))
@@ -623,7 +632,7 @@ def _top_up(winner, n_selection: int, next_round: int, mechanism, screening) -> 
 
 def _on_input_domain(neighbours, mechanism):
     """A generator without an input domain, on the domain the mechanism declares (``input_domain``), if any."""
-    declared = getattr(mechanism, "input_domain", None)
+    declared = declared_domain(mechanism)
     if declared is None or getattr(neighbours, "domain", 0) is not None or not hasattr(neighbours, "with_domain"):
         return neighbours
     return neighbours.with_domain(declared)
@@ -721,6 +730,8 @@ def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
     neighbours = _on_input_domain(neighbours, mechanism)
     pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
+    for i, (x, x_prime) in enumerate(pairs):
+        check_declared_domain(mechanism, x, x_prime, where=f" (candidate pair {i}, from {source})")
     budget = replace(budget, n_candidates=len(pairs))
     _check_screening_memory(plan, mechanism, pairs[0][0], budget)
     seeds = children(plan.streams["screening"], len(pairs))
@@ -804,10 +815,9 @@ def search_audit(
         shift, push one answer, flip or move the difference), up to 8 moves of the
         winner are screened against it by successive halving, and the final pair's
         events are selected on at least as many samples as the first winner had.
-        Default 0 (off): measured at 1e7 samples with a quarter of the budget, it
-        did not raise the certified bounds (sparse vector Lyu Alg. 1, 8 seeds: mean
-        0.0768 against 0.0781; noisy max returning its value: 0.229 against 0.237;
-        the other noisy max cases within 0.3%).
+        Default 0 (off): with a quarter of the budget it did not raise the certified
+        bounds on the sparse vector and noisy max cases (measured: docs/manual/search.md,
+        "Defaults and the measurements behind them").
     options : AuditOptions, optional
         As for :func:`dpverify.audit`; ``alpha`` is the false-alarm rate of the
         verdict however many candidates were screened.
@@ -822,6 +832,9 @@ def search_audit(
     ------
     InvalidNeighboursError
         No usable pairs (equal inputs, not pairs, bad ``n_candidates``).
+    OutsideDomainError
+        A candidate pair (given, drawn from a callable or strategy, or a refinement) outside the
+        mechanism's declared input domain (``input_domain``).
     InvalidParameterError
         ``n_refining`` not smaller than ``n_screening``, or asked of neighbours that propose no local moves.
     InsufficientMemoryError
@@ -856,8 +869,8 @@ def search_audit(
     verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
     which is then exactly the verdict of a values-only search. Each verdict keeps its level ``alpha``.
     Cost, only when a float family took part: the screening draws again (up to ``n_screening`` per
-    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it; measured
-    on the noisy max returning its value (1e7 samples, seed 2): 17 s -> 27 s on 2 shared cores.
+    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it (measured:
+    docs/auditor/benchmarks.md).
 
     Examples
     --------

@@ -70,7 +70,7 @@ from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
 from .fingerprint import fingerprint_of
-from .plan import Sizes, build_plan, sizing_claim
+from .plan import Sizes, build_plan, claim_words, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -278,7 +278,7 @@ def _look_sizes(first_look, growth, final_share):
         if not can_certify(n_samples, alphas[-1]):
             required = minimum_certifying_samples(epsilon, delta, alphas[-1])
             raise InsufficientSamplesError(
-                f"n_samples={n_samples} cannot certify a violation of eps={epsilon:g}, delta={delta:g} "
+                f"n_samples={n_samples} cannot certify a violation of {claim_words(claim)} "
                 f"at the last look's level {alphas[-1]:.3g} (alpha={alpha:g}, final_share={final_share:g}): "
                 f"at least {required} certification samples per input are needed, "
                 f"and n_samples={n_samples} leaves {_split(n_samples, n_selection)[1]}",
@@ -498,7 +498,7 @@ def sequential_audit(
 
     Raises
     ------
-    InvalidClaimError, InvalidParameterError, IdenticalInputsError, MechanismError, OutputTypeError
+    InvalidClaimError, InvalidParameterError, IdenticalInputsError, OutsideDomainError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
     InsufficientSamplesError
         If even the whole budget could not certify a violation at the last look's level.

@@ -172,6 +172,11 @@ class PrivacyClaim(PlainData):
         return float(bound) / claimed - 1.0 if claimed > 0 else float(bound) - claimed
 
     @property
+    def parameter_name(self) -> str:
+        """The name of :attr:`parameter` (``"rho"``, ``"Rényi epsilon at order 2"``), as summaries print it."""
+        return self.kind_record.parameter_name(self)
+
+    @property
     def is_pure(self) -> bool:
         """True for a pure (epsilon, 0)-DP claim."""
         return self.kind == "dp" and self.delta == 0.0

@@ -60,9 +60,11 @@ class ClaimKind:
         ``"zcdp"``, ``"renyi"``, ``"gdp"``, ``"tradeoff"``).
     title : str
         How the kind is called in prose (``"rho-zCDP"``).
-    parameter : str
+    parameter : str or callable
         The name of the parameter whose lower bound an audit certifies
-        (``claim_lower_bound``), e.g. ``"rho"``.
+        (``claim_lower_bound``), e.g. ``"rho"``; or ``parameter(claim) -> str`` where the
+        name depends on the claim (a Rényi claim at one order or on a curve). Read it
+        through :meth:`parameter_name`.
     reads : {"events", "cells"}
         The confidence region the kind reads (see the module docstring).
     fields : tuple of str
@@ -101,7 +103,7 @@ class ClaimKind:
 
     name: str
     title: str
-    parameter: str
+    parameter: str | Callable
     reads: str
     fields: tuple
     check: Callable
@@ -124,3 +126,7 @@ class ClaimKind:
         needed = ("event_bound",) if self.reads == "events" else ("orders", "cells_bound")
         missing = [n for n in needed if getattr(self, n) is None]
         check.check_empty(missing, f"claim kind {self.name!r} reads {self.reads} and must define {missing}")
+
+    def parameter_name(self, claim) -> str:
+        """The name of the parameter certified for ``claim`` (:attr:`parameter`, called on it if callable)."""
+        return self.parameter(claim) if callable(self.parameter) else self.parameter

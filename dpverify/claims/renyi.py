@@ -64,10 +64,16 @@ def _cells_bound(claim, orders, divergences):
     return float(ratio[best]), float(orders[best])
 
 
+def _parameter(claim) -> str:
+    if len(claim.orders) == 1:
+        return f"Rényi epsilon at order {claim.orders[0]:g}"
+    return "the Rényi curve's scale (the largest certified D_alpha / claimed epsilon(alpha) over its orders)"
+
+
 RENYI = ClaimKind(
     name="renyi",
     title="Rényi DP",
-    parameter="Rényi epsilon (one order) or curve scale (a curve)",
+    parameter=_parameter,
     reads="cells",
     fields=("orders", "renyi_epsilons"),
     check=_check,

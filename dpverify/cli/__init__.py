@@ -4,8 +4,9 @@
   (``dpverify --help``);
 - :mod:`.suite`: the runner of ``dpverify suite`` over the verifications registered under the
   ``dpverify.verifications`` entry point (:class:`dpverify.verification.Verification`);
-- :mod:`.reproduce`: the figure reproductions registered under ``dpverify.reproductions``
-  (:class:`~.reproduce.Reproduction`) and the executors they run on.
+- ``dpverify reproduce`` runs the figure reproductions registered under ``dpverify.reproductions``
+  (:class:`dpverify.reproduction.Reproduction`, with the executors they run on, in
+  :mod:`dpverify.reproduction`).
 """
 
 __all__ = ["main"]

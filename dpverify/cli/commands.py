@@ -10,7 +10,9 @@ from a crash):
 - 3: any other failure (the mechanism raised or returned unusable outputs, an
   output file cannot be written, a missing optional extra, a plug-in the command
   uses that does not load, an internal error);
-- 130: interrupted (Ctrl-C).
+- 130: interrupted (Ctrl-C);
+- 141: the reader of the output went away (``dpverify ... | head``), quietly, as a program that
+  SIGPIPE ends (128 + 13).
 
 No traceback is printed unless ``--debug`` is given. A plug-in that does not load
 (:mod:`dpverify.plugins`) is named once on standard error, ``dpverify: warning: ...``,
@@ -34,16 +36,25 @@ from pathlib import Path
 from .._validation import MAX_EPSILON, check_one_claim  # the API's bound: both accept the same claims
 from ..errors import CommandFailure, CommandUsageError, DPVerifyError
 
-__all__ = ["main", "build_parser", "EXIT_OK", "EXIT_FOUND", "EXIT_USAGE", "EXIT_FAILURE", "EXIT_INTERRUPTED"]
+__all__ = [
+    "main",
+    "build_parser",
+    "EXIT_OK",
+    "EXIT_FOUND",
+    "EXIT_USAGE",
+    "EXIT_FAILURE",
+    "EXIT_INTERRUPTED",
+    "EXIT_READER_GONE",
+]
 
-EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_OK, EXIT_FOUND, EXIT_USAGE, EXIT_FAILURE, EXIT_INTERRUPTED, EXIT_READER_GONE = 0, 1, 2, 3, 130, 141
 
 EXIT_CODES_HELP = (
     "Exit codes: 0 nothing found wrong; 1 a violation was found or a verification failed; "
     "2 usage error (bad arguments or claim, a mechanism that cannot be imported or built); "
     "3 any other failure (the mechanism raised, unwritable output, missing extra, a plug-in the command "
     "uses that does not load, internal error); "
-    "130 interrupted. Add --debug for a traceback."
+    "130 interrupted; 141 the reader of the output went away (| head). Add --debug for a traceback."
 )
 
 
@@ -271,7 +282,7 @@ def _estimate_cost(mechanism, x, samples: int, workers: int) -> tuple[float, flo
 
 def _cmd_audit(args) -> int:
     from ..audits.pair import audit
-    from .search import search_neighbours
+    from .search import check_given_domain, search_neighbours
 
     neighbours = search_neighbours(args, _UsageError)
     mechanism = _load_callable(args.mechanism)
@@ -279,6 +290,7 @@ def _cmd_audit(args) -> int:
         return _cmd_search_audit(args, mechanism, neighbours)
     x = _json_input(args.x, "--x")
     x_prime = _json_input(args.x_prime, "--x-prime")
+    check_given_domain(args, [(x, x_prime)], "--x/--x-prime", _UsageError)
     report = _writable_file(args.report, "--report") if args.report else None
     executor_context = _executor(args)  # checks --scheduler before the pilot
     _warn_if_long(args, mechanism, x)
@@ -324,8 +336,8 @@ def _claim_of_flags(args):
     }
     named = [flag for flag, claim in given.items() if claim is not None]
     if args.epsilon is not None or args.delta is not None:
-        named += ["--epsilon/--delta"] if named else []
-    check_one_claim(named)
+        named = ["--epsilon/--delta", *named] if named else []
+    check_one_claim(named, ["--epsilon/--delta", *given])
     return next((claim for claim in given.values() if claim is not None), None)
 
 
@@ -745,7 +757,12 @@ def main(argv=None) -> int:
     """Run the command line; returns the exit code (see the module docstring)."""
     with warnings.catch_warnings():  # restores the warning display on the way out (main runs in tests too)
         warnings.showwarning = _show_warning
-        return _run(argv)
+        try:
+            code = _run(argv)
+            sys.stdout.flush()  # here, not at exit: a reader gone is then handled below
+            return code
+        except BrokenPipeError:
+            return _reader_gone()
 
 
 def _show_warning(message, category, filename, lineno, file=None, line=None) -> None:
@@ -758,11 +775,25 @@ def _show_warning(message, category, filename, lineno, file=None, line=None) -> 
         print(warnings.formatwarning(message, category, filename, lineno, line), file=file or sys.stderr, end="")
 
 
+def _reader_gone() -> int:
+    """Standard output's reader went away (``| head``): stop without a word, as a program SIGPIPE ends.
+
+    Standard output is pointed at the null device first, so that Python's flush at exit does not fail
+    a second time (the recipe of the Python documentation, "Note on SIGPIPE")."""
+    try:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):  # a standard output without a file descriptor (captured): nothing to flush
+        pass
+    return EXIT_READER_GONE
+
+
 def _run(argv) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     try:
         return args.func(args)
+    except BrokenPipeError:
+        raise
     except KeyboardInterrupt:
         return _interrupted(args, argv)
     except Exception as exc:  # every error becomes a message and an exit code

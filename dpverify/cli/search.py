@@ -7,6 +7,9 @@ lists the flags it reads (``--length``, ``--sensitivity``, ``--norm``,
 ``--patterns``, ``--values``) and those it needs.
 
 ``--pairs FILE.json``: a JSON list of ``[x, x_prime]`` pairs (arrays become tuples).
+
+``--domain`` beside ``--x``/``--x-prime`` or ``--pairs`` checks the pairs given against it
+(:func:`check_given_domain`), as the drivers check them against the mechanism's declared domain.
 """
 
 from __future__ import annotations
@@ -19,10 +22,13 @@ from pathlib import Path
 from ..errors import InvalidNeighboursError
 from ..neighbours.relations import SEARCH_FLAGS, registered_relations
 
-__all__ = ["RELATIONS", "cli_relations", "add_search_options", "as_hashable", "search_neighbours"]
-
-#: The built-in relations offered on the command line (:func:`cli_relations` also has those registered since).
-RELATIONS = ("scalars", "vectors", "streams", "graphs", "datasets")
+__all__ = [
+    "cli_relations",
+    "add_search_options",
+    "as_hashable",
+    "search_neighbours",
+    "check_given_domain",
+]
 
 
 def cli_relations() -> dict:
@@ -89,7 +95,7 @@ def _check_relation_flags(args, usage_error) -> None:
     what = f"--search {args.search}" if args.search else "--pairs"
     relations = cli_relations()
     chosen = relations.get(args.search)
-    read = {flag.flag for flag in chosen.flags} if chosen is not None else set()
+    read = {flag.flag for flag in chosen.flags} if chosen is not None else {"--domain"}  # --pairs: checked
     for flag in _flags():
         value = getattr(args, flag.dest, None)
         if value is None or value == flag.default or flag.flag in read:
@@ -119,6 +125,26 @@ def as_hashable(value):
     if isinstance(value, list):
         return tuple(as_hashable(v) for v in value)
     return value
+
+
+def check_given_domain(args, pairs, what: str, usage_error) -> None:
+    """Check every pair of ``pairs`` (given by ``what``: ``--x/--x-prime``, ``--pairs``) against ``--domain``,
+    if given: :class:`~dpverify.errors.OutsideDomainError` for a pair outside it (a bad ``--domain`` is a
+    usage error)."""
+    if getattr(args, "domain", None) is None:
+        return
+    from ..errors import InvalidNeighboursError
+    from ..neighbours.domain import as_domain, check_in_domain
+
+    try:
+        domain = as_domain(json.loads(args.domain))
+    except (json.JSONDecodeError, InvalidNeighboursError) as exc:
+        raise usage_error(f"--domain must be a JSON object of low, high, integer, step: {exc}") from exc
+    for i, pair in enumerate(pairs):
+        if not (isinstance(pair, tuple) and len(pair) == 2):
+            continue  # not a pair: the driver names it
+        where = f" (pair {i} of {what})" if len(pairs) > 1 else f" ({what})"
+        check_in_domain(domain, *pair, owner="--domain", where=where)
 
 
 def search_neighbours(args, usage_error):
@@ -154,7 +180,9 @@ def search_neighbours(args, usage_error):
             raise usage_error(f"cannot read --pairs {args.pairs}: {exc}") from exc
         if not isinstance(pairs, list):
             raise usage_error("--pairs must hold a JSON list of [x, x_prime] pairs")
-        return [as_hashable(pair) for pair in pairs]
+        pairs = [as_hashable(pair) for pair in pairs]
+        check_given_domain(args, pairs, "--pairs", usage_error)
+        return pairs
     relation = _cli_relation(args.search, usage_error)
     flags = vars(args).copy()
     for flag in _flags():

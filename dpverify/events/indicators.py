@@ -9,7 +9,7 @@ a process pool.
 An indicator may declare, in its own class body:
 
 - ``array_ready = True`` and ``on(group, xp)``: the same membership with the
-  functions of another array library (:mod:`dpverify.extras.arrays`);
+  functions of another array library (:mod:`dpverify.support.arrays`);
 - ``counted_as(self)``: what the compiled counter
   (:mod:`dpverify.pipeline.counting`) may count in its place, as a tuple whose
   first entry names the form (``"at-least"``, ``"below"``, ``"within"`` and

@@ -26,12 +26,12 @@ rows in blocks (:func:`fit_streaming_logistic`: memory one block and a k x k
 Hessian, so it trains on half the selection sample whatever its size);
 ``"learned-trees"`` fits scikit-learn's
 :class:`~sklearn.ensemble.HistGradientBoostingClassifier` (Ke et al. 2017) on at
-most :data:`MAX_TRAIN_ROWS` rows per input. Chosen by measurement on Lyu et
-al.'s Algorithm 3 (eps = 0.1, c = 2, T = 1, 10 queries, half-half pair, 7.1e6
-samples per input, seed 1, 2 shared cores): ``"learned"`` certifies 0.108 in
-21 s, ``"learned-trees"`` 0.029 in 159 s (deep or shallow trees fit the noise
-of a signal this small: on held-out rows its best threshold was no better than
-chance at 1e5 training rows), the logistic ``"classifier"`` family 0.067.
+most :data:`MAX_TRAIN_ROWS` rows per input. The streaming logistic fit is the
+default of the two: on the sparse vector returning its values (Lyu et al.'s
+Algorithm 3), whose signal is a small shift of probability, trees deep or
+shallow fit the noise, and the logistic fit certifies more than the trees and
+than the ``"classifier"`` family, in a fraction of the trees' time (measured:
+docs/auditor/benchmarks.md).
 
 A third family, ``"learned-counts"``, in the default set, fits the same
 logistic regression on a few features only (:class:`SummaryFeatures`): the
@@ -40,21 +40,18 @@ every count times every bin. On the sparse vector returning its values the
 exact likelihood ratio (threshold noise integrated out numerically) is nearly
 of that form on the pair "every query up by 1": each answered value moves it by
 a saturated Laplace ratio, each "below" by an amount that shrinks as the
-threshold noise, bounded by the smallest value, grows. Measured there (eps =
-0.1, c = 2, T = 1, 10 queries, 3.5e5 training rows per input, the expected
-Clopper-Pearson bound of the best threshold event at 6.4e6 samples computed
-with the exact likelihood ratio): these features reach 0.146 of the exact
-ratio's 0.152, those of :class:`OutputFeatures` 0.082 (on the half-half pair,
-where the evidence sits in which queries were answered, the reverse: 0.105
-against 0.056, of 0.131). Its cells are few (a few hundred), so it tallies the
-selection rows once and fits on the tallies (:func:`fit_counted_logistic`),
-and counts its thresholds on the same rows. A plain audit of that pair with it
-alone certified 0.118, 0.123 and 0.114 at 7.1e6 samples per input (seeds 1-3;
-the best any audit certifying three events on 6.39e6 samples can expect is
-0.141), and :func:`dpverify.search_audit` from the input domain 0.1258 (seed
-20261127; 0.0614 without the family, which raised the search's time from 88 s
-to 107 s). It proposes nothing, silently, on outputs without markers, so the
-seeded results of audits without markers are those before it was added.
+threshold noise, bounded by the smallest value, grows. The expected
+Clopper-Pearson bound of the best threshold event of a score fitted on these
+features comes close to that of the exact ratio there, and well above that of
+:class:`OutputFeatures` (on the half-half pair, where the evidence sits in
+which queries were answered, the reverse); plain audits with the family come
+close to the best that three certified events on their samples can expect, and
+a search from the input domain gains more than it costs in time (measured:
+docs/auditor/benchmarks.md).
+Its cells are few (a few hundred), so it tallies the selection rows once and
+fits on the tallies (:func:`fit_counted_logistic`), and counts its thresholds
+on the same rows. It proposes nothing, silently, on outputs without markers,
+so the seeded results of audits without markers are those before it was added.
 
 What is chosen on what. ``"learned-counts"`` fits and counts its thresholds on
 all the selection rows, as a level-set family does. For the other two, the
@@ -142,14 +139,13 @@ MARKER_ELEMENTS = 1 << 16
 #: Pooled tail mass, and most distinct values per tail, of the level-set thresholds of a discrete score.
 TAIL_SHARE = 0.02
 TAIL_LEVELS = 24
-#: Bins of the smallest value proper in :class:`SummaryFeatures` (at pooled quantiles of the selection).
-#: Measured on Lyu et al.'s Alg. 3, all-above pair, plain audits at 7.1e6 samples per input, mean of
-#: seeds 1-3: 3 bins certify 0.104, 5 bins 0.118, 8 bins 0.113.
+#: Bins of the smallest value proper in :class:`SummaryFeatures` (at pooled quantiles of the selection):
+#: more bins resolve the threshold noise better and fit more parameters on the same rows; the best count
+#: on Lyu et al.'s Alg. 3 (measured: docs/auditor/benchmarks.md).
 LEVEL_BINS = 5
 #: The booster: small trees with large leaves (the signal of a DP output is a small shift of probability;
-#: deep trees fit the noise), deterministic (no early-stopping split). Measured on the sparse vector
-#: returning its values (Lyu et al. Alg. 3, half-half pair, 1e5 rows per input): 31 leaves and 100 trees
-#: 0.041 on held-out rows, no better than chance; this setting is the one kept (module docstring).
+#: deep trees fit the noise, as larger boosters did on held-out rows of the sparse vector returning its
+#: values, measured in docs/auditor/benchmarks.md), deterministic (no early-stopping split).
 BOOSTER = dict(
     max_iter=60,
     learning_rate=0.1,

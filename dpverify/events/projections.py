@@ -190,9 +190,8 @@ def _coarser(counts: np.ndarray, fine_edges: np.ndarray, edges: np.ndarray) -> n
 
 
 #: Level of the G-test that keeps a coordinate in :class:`LogRatioSum`: a coordinate whose two histograms
-#: do not differ at this level adds only its tables' estimation noise to the sum (measured: on the geometric
-#: histogram, where one count of five moves, the sum over all five lowered the search's bound from 0.096
-#: to 0.080-0.091 over three seeds).
+#: do not differ at this level adds only its tables' estimation noise to the sum (measured on the geometric
+#: histogram, where one count of five moves: docs/auditor/benchmarks.md).
 COORDINATE_TEST_LEVEL = 1e-3
 
 

@@ -142,11 +142,10 @@ def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
     smallest selection value that no selection sample showed, and each count of it there costs the
     certified bound dearly. (Where fewer than :data:`MIN_EDGE_TAIL` values lie beyond the estimated
     edge, the tail is taken beyond the other's smallest value itself, as a small screening sample needs.)
-    Measured on the noisy max returning its value with exponential noise (outputs on steps of 2^-6, the
-    worst pair, 1e7 samples per input): ending the region at the other input's smallest value instead
-    put its first grid point, of probability 2.2e-7 under it, in the event; plain audits at seeds 0-9
-    certified a mean of 3.36 that way and 3.91 now (2.06 and 2.10 at 2.1e6), the search 3.86 and 4.59
-    (oracle 4.79). Certification on fresh samples decides what the region really holds.
+    On outputs on a grid, a region ending at the other input's smallest selection value would hold that
+    input's first grid points beyond it, unseen in selection but not in certification (measured on the
+    noisy max returning its value with exponential noise: docs/auditor/benchmarks.md).
+    Certification on fresh samples decides what the region really holds.
 
     References
     ----------

@@ -5,5 +5,5 @@
 
 Each module's docstring names its extra; nothing in the core imports them. The leaf helpers that
 only *may* use an optional library (arrays of PyTorch, CuPy or JAX; tqdm's progress bars) live in
-:mod:`dpverify.support`; ``extras.arrays`` and ``extras.progress`` remain as aliases of them.
+:mod:`dpverify.support`.
 """

@@ -138,7 +138,7 @@ def _claim_facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str
             + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})",
         ),
         (
-            f"certified lower bound on {kind.parameter}",
+            f"certified lower bound on {claim.parameter_name}",
             f"{_fmt(result.claim_lower_bound)} against the claimed {claim.parameter:g} "
             f"(confidence {1 - result.alpha:.10g})",
         ),
@@ -234,7 +234,8 @@ def _search_rows(result) -> list[tuple[str, str]]:
         (
             "search",
             f"the pair above is the best of {len(candidates)} candidates from {result.neighbours}, screened on "
-            f"{result.n_screening} samples per input (successive halving); it was certified on fresh samples",
+            f"{result.n_screening} samples per input (successive halving); it was certified on fresh samples; "
+            f"predicted bounds {result.predicted_bound_scale}",
         )
     ]
     ranked = sorted(range(len(candidates)), key=lambda i: -candidates[i].predicted_bound)
@@ -455,7 +456,7 @@ def _cells_panel(ax, result):
     ax.bar(cells + 0.2, np.asarray(part.counts_x_prime) / n_xp, width=0.4, label="M(x')")
     ax.set_xlabel("cell")
     ax.set_title(
-        f"{len(cells)} cells; {result.claim.kind_record.parameter} >= {result.claim_lower_bound:.3g} "
+        f"{len(cells)} cells; {result.claim.parameter_name} >= {result.claim_lower_bound:.3g} "
         f"({100 * (1 - result.alpha):.6g}% conf.)",
         fontsize=9,
     )
@@ -477,7 +478,7 @@ def _event_panel(ax, result):
     ax.set_xticks([0, 1], ["P[M(x) in S]", "P[M(x') in S]"])
     if _other_kind(result):  # no e^eps line for a claim of another kind
         ax.set_title(
-            f"event S; {result.claim.kind_record.parameter} >= {result.claim_lower_bound:.3g} "
+            f"event S; {result.claim.parameter_name} >= {result.claim_lower_bound:.3g} "
             f"({100 * (1 - result.alpha):.6g}% conf.)",
             fontsize=9,
         )

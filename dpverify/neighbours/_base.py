@@ -36,12 +36,11 @@ from ..errors import InvalidNeighboursError
 __all__ = ["NeighbourGenerator", "candidate_pairs", "is_hypothesis_strategy", "DEFAULT_CANDIDATES"]
 
 #: Candidates drawn from a generator, a callable or a strategy when the caller does not say (a
-#: generator also keeps every fixed pair it has beyond it). Chosen by measurement
-#: (``benchmarks/search_oracle.py``): with the screening budget fixed, more candidates leave fewer
-#: samples per pair in the early rounds, whose ranking then culls good pairs at random. On sparse
-#: vector Lyu Alg. 1 (10 queries, 1e7 samples, 8 seeds) the mean certified bound was 0.0781 with 16
-#: candidates against 0.0777 with 64 (worst seed 0.0666 against 0.0642), and the noisy max returning
-#: its value at 1e6 samples (seed 1) is flagged with 16 and missed with 64.
+#: generator also keeps every fixed pair it has beyond it). With the screening budget fixed, more
+#: candidates leave fewer samples per pair in the early rounds, whose ranking then culls good pairs
+#: at random; fewer drop the random draws that hold some mechanisms' worst pairs. Chosen by
+#: measurement (``benchmarks/search_oracle.py``; the figures: docs/manual/search.md, "Defaults and
+#: the measurements behind them").
 DEFAULT_CANDIDATES = 16
 
 

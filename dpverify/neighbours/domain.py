@@ -9,9 +9,16 @@ DP-Sniper clips its patterns to a declared range and type; here an
 neighbouring (:meth:`InputDomain.fit`), or drops it, so a generator given a
 domain never proposes a pair outside it.
 
-A mechanism declares its domain in the class attribute ``input_domain``
-(:func:`dpverify.search_audit` hands it to a generator that has none); the
-command line takes it as ``--domain '{"low": 0, "high": 100, "step": 1}'``.
+A mechanism declares its domain in the attribute ``input_domain``
+(:func:`declared_domain`; :func:`dpverify.search_audit` hands it to a generator
+that has none); the command line takes it as
+``--domain '{"low": 0, "high": 100, "step": 1}'``. Every driver checks the
+inputs it is handed against the declared domain before drawing
+(:func:`check_in_domain`), whatever their form: one pair, a list of pairs, a
+callable or a Hypothesis strategy of pairs; an input outside it is an
+:class:`~dpverify.errors.OutsideDomainError`. Only a generator given a domain
+moves its pairs into it; pairs given any other way are the caller's, so they are
+refused rather than changed.
 
 References
 ----------
@@ -27,9 +34,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import InvalidNeighboursError
+from .._results import short_repr
+from ..errors import InvalidNeighboursError, OutsideDomainError
 
-__all__ = ["InputDomain", "as_domain"]
+__all__ = ["InputDomain", "as_domain", "declared_domain", "check_in_domain", "check_declared_domain"]
 
 
 @dataclass(frozen=True)
@@ -81,8 +89,12 @@ class InputDomain:
         return 1.0 if self.integer else None
 
     def contains(self, value) -> bool:
-        """Whether every entry of ``value`` (a number or a vector) lies in the domain."""
-        a = np.atleast_1d(np.asarray(value, dtype=float))
+        """Whether every entry of ``value`` (a number or a vector) lies in the domain (False for a value
+        that is not numbers)."""
+        try:
+            a = np.atleast_1d(np.asarray(value, dtype=float))
+        except (TypeError, ValueError):
+            return False
         if not np.all(np.isfinite(a) | np.isinf(a)) or np.any(a < self.low) or np.any(a > self.high):
             return False
         grid = self.grid
@@ -145,3 +157,50 @@ def as_domain(value) -> InputDomain | None:
             )
         return InputDomain(**value)
     raise InvalidNeighboursError(f"an input domain is an InputDomain or a dict of its fields, got {value!r}")
+
+
+def declared_domain(mechanism) -> InputDomain | None:
+    """The input domain ``mechanism`` declares in its ``input_domain`` attribute (an
+    :class:`InputDomain` or a dict of its fields), or None when it declares none.
+
+    Raises
+    ------
+    InvalidNeighboursError
+        An ``input_domain`` of another type, naming the mechanism's type.
+    """
+    try:
+        return as_domain(getattr(mechanism, "input_domain", None))
+    except InvalidNeighboursError as exc:
+        raise InvalidNeighboursError(f"{type(mechanism).__name__}.input_domain: {exc}") from None
+
+
+def check_in_domain(domain: InputDomain | None, x, x_prime, *, owner: str, where: str = "") -> None:
+    """Raise :class:`~dpverify.errors.OutsideDomainError` when ``x`` or ``x_prime`` lies outside ``domain``.
+
+    Parameters
+    ----------
+    domain : InputDomain or None
+        The domain (None: nothing to check).
+    x, x_prime : object
+        The pair.
+    owner : str
+        Who declared the domain, for the message (``"LaplaceMechanism"``, ``"--domain"``).
+    where : str
+        Where the pair came from, for the message (``" (pair 3 of the pairs given)"``).
+    """
+    if domain is None:
+        return
+    for name, value in (("x", x), ("x_prime", x_prime)):
+        if not domain.contains(value):
+            raise OutsideDomainError(
+                f"{name}={short_repr(value, 60)}{where} is outside the input domain that {owner} declares: "
+                f"{domain.describe()}; give inputs whose every entry lies in that range"
+                f"{'' if domain.grid is None else ' and on that grid'}, or search a dpverify.neighbours "
+                "generator, which fits its pairs into the domain"
+            )
+
+
+def check_declared_domain(mechanism, x, x_prime, where: str = "") -> None:
+    """:func:`check_in_domain` on the domain ``mechanism`` declares (:func:`declared_domain`), if any."""
+    owner = getattr(mechanism, "__qualname__", None) or type(mechanism).__name__
+    check_in_domain(declared_domain(mechanism), x, x_prime, owner=owner, where=where)

@@ -106,8 +106,9 @@ PATTERNS = RelationFlag("--patterns", "vectors: StatDP pattern names", "names")
 VALUES = RelationFlag("--values", "streams/datasets: the element domain", "json")
 DOMAIN = RelationFlag(
     "--domain",
-    'scalars/vectors: the input domain, JSON {"low", "high", "integer", "step"} (default: the mechanism\'s '
-    "input_domain, else any reals); no pair outside it is proposed",
+    'the input domain, JSON {"low", "high", "integer", "step"} (default: the mechanism\'s input_domain, '
+    "else any reals): --search scalars/vectors propose no pair outside it; --x/--x-prime and --pairs are "
+    "checked against it",
     "json",
 )
 #: The flags of the built-in relations, in the order the command line lists them.

@@ -71,12 +71,13 @@ from ..support._lazy_jit import njit  # numba is imported at the first compiled 
 __all__ = ["CompiledCounter", "compile_counter", "count_real", "count_scalars", "MIN_COMPILED_OUTPUTS"]
 
 #: Certifications of fewer outputs per input than this count with numpy: loading the kernels (numba's
-#: first use in a process, 0.2-0.5 s on this project's machine) would cost more than it saves.
+#: first use in a process) would cost more than it saves.
 MIN_COMPILED_OUTPUTS = 1 << 23
 #: Integer code books spanning at most this many values are read by direct lookup, not binary search.
 MAX_LOOKUP_SPAN = 1 << 16
-#: Code books of at most this many integers are counted by one numpy comparison per code (about
-#: 0.3 ns per output each, against 0.75 ns for :func:`count_codes`): numba is never loaded for them.
+#: Code books of at most this many integers are counted by one numpy comparison per code, which is
+#: faster than :func:`count_codes` for so few codes (measured: docs/auditor/benchmarks.md): numba is
+#: never loaded for them.
 MAX_COMPARED_CODES = 3
 
 # projections: what each output is reduced to (a real value, or a code)

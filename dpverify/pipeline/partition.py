@@ -63,8 +63,8 @@ from .selection import Choice, _shrinkage_alpha, family_notes, requested_familie
 __all__ = ["Partition", "select_partition", "CELL_COUNTS", "EVENT_PARTITIONS", "SCORE_CELLS", "cell_index"]
 
 #: Numbers of cells tried for each score. More cells resolve more of the likelihood ratio
-#: and pay a Bonferroni share each: 16-32 cells suit 1e6-1e7 samples per input (Gaussian
-#: rho: 0.94 of the true value at 1e6 with 16 cells, 0.97 at 1e7 with 32).
+#: and pay a Bonferroni share each, so the best count grows with the sample (16-32 cells at
+#: 1e6-1e7 samples per input; measured: docs/auditor/benchmarks.md).
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
 #: The family name of the cells of a score (events of the families keep their own).
 SCORE_CELLS = "cells"

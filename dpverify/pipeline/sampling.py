@@ -202,8 +202,8 @@ def _output_width(codec) -> int:
 
 
 #: Most outputs a block holds when they live on an accelerator and are counted there (a GPU's
-#: per-block cost is the launch of a few dozen kernels, about 1 ms: 16 Mi outputs make it 0.06 ns
-#: each), and most bytes of float64 entries it holds there.
+#: per-block cost is the launch of a few dozen kernels, which a block this large spreads over enough
+#: outputs to make it negligible per output), and most bytes of float64 entries it holds there.
 ACCELERATOR_BLOCK_SIZE = 1 << 24
 ACCELERATOR_BLOCK_BYTES = 1 << 28
 
@@ -320,11 +320,11 @@ def _reuse_freed_memory() -> None:
 
     Once per process: a block just under 32 MiB is allocated (untouched) and freed, which raises glibc's
     mmap threshold to its largest value, and with it the heap's trim threshold to 64 MiB (Linux;
-    elsewhere nothing changes). A mechanism's ``sample`` then writes into reused memory (numpy's Laplace
-    draws 1.2x as fast here), and an audit's selection reuses the heap that earlier temporaries grew
-    instead of faulting in fresh pages (the selection at 1e7 samples per input took 5,000 page faults,
-    about 8 ms, with the threshold at twice an 8 MiB block). The process keeps at most 64 MiB of freed
-    memory for it. Called where an audit draws large numpy outputs; results do not depend on it.
+    elsewhere nothing changes). A mechanism's ``sample`` then writes into reused memory, and an audit's
+    selection reuses the heap that earlier temporaries grew instead of faulting in fresh pages on first
+    touch (measured: docs/auditor/benchmarks.md). The process
+    keeps at most 64 MiB of freed memory for it. Called where an audit draws large numpy outputs; results
+    do not depend on it.
     """
     global _freed_memory_reused
     if not _freed_memory_reused:

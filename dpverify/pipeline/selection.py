@@ -70,8 +70,8 @@ def default_selection_size(n_samples: int) -> int:
 #: selection sample (at least REPEATS_FOR_GROWTH samples per value) gets a
 #: larger selection share, GROWN_SHARE of the samples (at most MAX_SELECTION):
 #: level sets over many outputs are ranked on per-output counts, whose noise
-#: is what limits the bound there (sparse vector without cutoff, 1024 outputs:
-#: 0.79 -> 0.95 of the best achievable bound at 1e7 samples, median of 3 seeds).
+#: is what limits the bound there (measured on the sparse vector without cutoff:
+#: docs/auditor/benchmarks.md).
 GROWTH_MIN_CODES = 100
 REPEATS_FOR_GROWTH = 10
 GROWN_SHARE = 0.2

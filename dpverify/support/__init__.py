@@ -9,6 +9,5 @@
 
 An optional library is imported only when used, with a fallback (numpy arrays, plain lines), so
 these belong to the lowest layer; :mod:`dpverify.extras` holds what needs an optional dependency
-to import at all. ``dpverify.extras.arrays`` and ``dpverify.extras.progress``, their old homes,
-are aliases of these modules.
+to import at all.
 """

@@ -90,7 +90,7 @@ def _claim_violation_message(result: AuditResult, claim, x=None, x_prime=None) -
         [
             f"mechanism violates its {kind.title} claim ({claim}){on}",
             where,
-            f"  certified: {kind.parameter} >= {result.claim_lower_bound:.6g} > claimed {claim.parameter:g}",
+            f"  certified: {claim.parameter_name} >= {result.claim_lower_bound:.6g} > claimed {claim.parameter:g}",
             f"  confidence {1 - result.alpha:.10g} (alpha={result.alpha:g}, p-value {result.pvalue:.3g}); "
             f"{result.n_samples} samples per input",
             f"  replay: seed={result.seed!r}",

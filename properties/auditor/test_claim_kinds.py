@@ -413,7 +413,9 @@ def test_cli_audits_rho_mu_and_renyi_claims(tmp_path, monkeypatch, capsys):
     assert main([*common, "--renyi", "2", "0.5", "--quiet"]) == 1
     assert main([*common, "--quiet"]) == 0  # the stated claim, rho = 0.5
     assert main([*common, "--rho", "0.3", "--mu", "1", "--quiet"]) == 2
-    assert "give one claim" in capsys.readouterr().err
+    assert "give one claim: --rho and --mu were given together; use one of" in capsys.readouterr().err
+    assert main([*common, "--epsilon", "1", "--renyi", "2", "1", "--mu", "1", "--quiet"]) == 2
+    assert "--epsilon/--delta, --mu and --renyi were given together" in capsys.readouterr().err
 
 
 def test_math_of_the_probit_bound():

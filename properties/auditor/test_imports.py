@@ -43,35 +43,6 @@ def test_the_heavy_libraries_load_when_an_audit_needs_them():
     assert _fresh(code) == ["scipy.special", "scipy.stats"]
 
 
-def test_the_old_dpverify_zoo_warns_and_still_gives_its_names():
-    """Detects: the removed ``dpverify.zoo`` failing to import, or importing without a warning."""
-    code = (
-        "import json, warnings\n"
-        "with warnings.catch_warnings(record=True) as caught:\n"
-        "    warnings.simplefilter('always')\n"
-        "    from dpverify.zoo import ExponentialMechanism, GeometricMechanism, LaplaceMechanism\n"
-        "    from dpverify.zoo import RandomizedResponse, textbook_verifications\n"
-        "import dpverify.mechanisms as m\n"
-        "same = RandomizedResponse is m.RandomizedResponse and LaplaceMechanism is m.LaplaceMechanism\n"
-        "warned = [str(w.message) for w in caught if w.category is DeprecationWarning and 'zoo' in str(w.message)]\n"
-        "print(json.dumps([same, len(warned), len(textbook_verifications()) > 0]))"
-    )
-    assert _fresh(code) == [True, 1, True]
-
-
-def test_the_moved_modules_keep_their_old_import_paths():
-    """``extras.arrays``/``extras.progress`` and ``cli.reproduce`` are the moved modules themselves."""
-    code = (
-        "import json\n"
-        "import dpverify.cli.reproduce as a, dpverify.reproduction as b\n"
-        "import dpverify.extras.arrays as c, dpverify.support.arrays as d\n"
-        "import dpverify.extras.progress as e, dpverify.support.progress as f\n"
-        "from dpverify.cli.reproduce import MissingExtraError, Reproduction, map_tasks\n"
-        "print(json.dumps([a is b, c is d, e is f, Reproduction is b.Reproduction]))"
-    )
-    assert _fresh(code) == [True, True, True, True]
-
-
 def test_the_drivers_load_at_first_use_and_stay_reachable_as_attributes():
     """``import dpverify`` leaves the drivers unloaded (so that the command line installs its Ctrl-C
     handler first), and ``dpverify.audit``, ``dpverify.audits.pair`` and ``from dpverify import *``

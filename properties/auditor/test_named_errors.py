@@ -261,7 +261,7 @@ _MOVED_CHECKS = [
         lambda: _claims_named({"rho": 0.5, "mu": 1.0}),
         "InvalidClaimError",
         ValueError,
-        "give one claim: --rho or --mu were all given",
+        "give one claim: --rho and --mu were given together; use one of --epsilon/--delta, --rho, --mu, --renyi",
     ),
 ]
 

@@ -10,11 +10,17 @@ form and carry the library's own privacy claim where it has one:
 - :class:`RandomStateMechanism` -- code that takes a legacy :class:`numpy.random.RandomState`
   (diffprivlib's ``random_state=`` argument, scikit-learn style). The wrapper seeds a
   ``RandomState`` from the Generator it is given, so an audit replays exactly from its seed.
+- :class:`BuildOnceMechanism` -- the same, building the library's mechanism once per batch of
+  samples instead of once per sample; :class:`DiffprivlibMechanism` -- a diffprivlib mechanism
+  class and its parameters, audited at the claim the built mechanism states.
 - :class:`OpenDPMeasurement` -- an OpenDP ``Measurement``. The claim is read from the
   measurement's own privacy map, ``measurement.map(d_in)``, and exposed as ``epsilon`` and
   ``delta``. OpenDP draws from the operating system's entropy, so replay is impossible.
+- :class:`PyDPMechanism` -- a numerical mechanism of Google's python-dp (extra ``pydp``);
+  :class:`PipelineDPAggregation` -- a PipelineDP aggregation (extra ``pipelinedp``);
+  :class:`TumultQuery` -- a Tumult Analytics query, audited at its budget. None can be seeded.
 - :class:`UnseededMechanism` -- any ``function(data)`` with its own, uncontrollable randomness
-  (Google's python-dp, PipelineDP, Tumult, OpenDP). Replay is impossible.
+  (anything else). Replay is impossible.
 
 Every adapter has the attribute ``replayable``. It is ``False`` when the mechanism's randomness
 does not come from the Generator the audit hands it: the audit's seed then reproduces the event

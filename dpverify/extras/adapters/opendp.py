@@ -86,8 +86,8 @@ class OpenDPMeasurement(_StatedClaim):
         Without it, ``sample`` releases a composition of :data:`COMPOSED` copies of
         ``measurement`` (OpenDP's ``make_composition``: each copy draws independently on the same
         data) per call, where OpenDP builds one, and calls ``measurement`` once per output otherwise.
-        Measured (integer Laplace, one core): 5,800 samples/s per call, 16,000 by composition,
-        62,000 with a vector ``batch``. The audit checks that ``sample``'s outputs are distributed
+        A vector ``batch`` is fastest, composition next (measured: docs/auditor/benchmarks.md).
+        The audit checks that ``sample``'s outputs are distributed
         as ``measurement``'s before using them.
 
     Attributes

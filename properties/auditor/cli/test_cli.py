@@ -553,3 +553,27 @@ def test_the_suite_table_puts_the_time_before_the_statement():
     lines = format_table([record("family/long", 57.63), record("family/short", 1.2)]).splitlines()
     assert "57.6s" in lines[2][:80] and " 1.2s" in lines[3][:80]
     assert lines[2].index("57.6s") + 5 == lines[3].index("1.2s") + 4  # aligned on the unit
+
+
+def test_a_reader_gone_ends_the_command_quietly(mechanisms):
+    """``dpverify ... | head``: the output's reader has gone before the command writes. The command stops
+    with 141 (128 + SIGPIPE, as ``yes | head`` does) and says nothing on stderr.
+
+    Detects: the BrokenPipeError reported as "internal error: BrokenPipeError" with exit 3 (the old
+    behaviour, tried)."""
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # no reader at all: every write fails with EPIPE, deterministically
+    try:
+        result = subprocess.run(
+            [sys.executable, "-m", "dpverify", "audit", "cli_mechanisms:Laplace", "--x", "0", "--x-prime", "1"]
+            + ["--epsilon", "1", "--samples", "2000"],
+            cwd=mechanisms,
+            stdout=write_end,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=120,
+        )
+    finally:
+        os.close(write_end)
+    assert result.returncode == cli.EXIT_READER_GONE == 141, result.stderr
+    assert "BrokenPipe" not in result.stderr and "error" not in result.stderr, result.stderr
