@@ -258,6 +258,7 @@ TOP_LEVEL = {
     "PairAuditResult",
     "VerificationOutcome",
     "VerificationRecord",
+    "OneRunAuditResult",
 }
 
 
