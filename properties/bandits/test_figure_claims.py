@@ -212,9 +212,9 @@ def test_tao_figure_1_gap_widens_on_as6461_and_every_curve_keeps_its_shape(rocke
       (z se, printed with each ratio, is at most 0.08 on this map).
     - "DP-OMM below LDP-OMM" at both eps (one-sided Welch z-tests at suite_alpha / 4).
 
-    Detects: a policy change that makes the gap narrow (e.g. LDP-OMM's reports at eps/K^2, which grows the local
-    regret fastest at small eps), a private policy that learns fast enough to bend by T = 1e4 (noise K times too
-    small), an OMM that does not learn. Skips where the map is absent.
+    Detects: a policy change that makes the gap narrow, a private policy that learns fast enough to bend by T = 1e4
+    (tried: DP-OMM's counters and their bound at the whole eps instead of eps/K, mutant
+    ``claims-regret-figure1-dp-omm-unsplit``, fails), an OMM that does not learn. Skips where the map is absent.
     """
     from algorithms.bandits.environments import rocketfuel_instance
 
