@@ -18,6 +18,7 @@ __all__ = [
     "power_law_room",
     "uniform_family_regret_cap",
     "claimed_exponent",
+    "log_mean_standard_error",
 ]
 
 
@@ -95,3 +96,12 @@ def claimed_exponent(x, factor) -> float:
     """
     x = np.asarray(x, dtype=float)
     return least_squares_slope(np.log(x), np.log([float(factor(v)) for v in x]))
+
+
+def log_mean_standard_error(values) -> float:
+    """Delta-method standard error of ``ln(mean(values))`` over independent runs: ``sd / (sqrt(n) mean)``.
+
+    ``values`` is a 1-D array of at least two positive-mean run totals (regret of each run).
+    """
+    values = np.asarray(values, dtype=float)
+    return float(values.std(ddof=1) / np.sqrt(values.size) / values.mean())

@@ -8,7 +8,8 @@ different seed would not change the verdict; the margins are stated at each asse
   the private policies are close to linear at this horizon (the README's finding).
 - Chandak 2023, Figure 6.2: per-round return ordered by epsilon (1e5 > 2 > 1e-4) with
   disjoint 95% bands, for DPUCB-MAT and DPTS-MAT, and at eps = 1e5 closer to the non-private
-  OMM / CTS than at eps = 2 (gap below 0.6 of it; measured 0.48 and 0.19).
+  OMM / CTS than at eps = 2 (gap below 0.6 of it; measured 0.48 and 0.19), but not closed: its
+  band ends below the non-private one.
 - Figure 6.3a: R_n sublinear, R(T)/R(T/8) < 0.5 * 8.
 - Figure 6.3b: regret at eps = 0.5 above the whole band of every eps >= 20.
 """
@@ -97,6 +98,14 @@ def test_thesis_synthetic_quick(tmp_path):
         reference = fig62[(baseline, "")][1][-1]
         means = {float(eps): c[1][-1] for (p, eps), c in fig62.items() if p == policy}
         assert reference - means[1e5] < 0.6 * (reference - means[2.0]), (policy, reference, means)
+    # ...but "does not close" by n = 1e3 (docs/papers/claims.md): at eps = 1e5 the private 95% band ends below the
+    # non-private one (margins 0.099 for DPUCB-MAT against OMM, 0.027 for DPTS-MAT against CTS, i.e. 4.6 and 2.6
+    # band half-widths of the private curve). Power: were the gap closed (equal means), the two 95% bands would be
+    # disjoint in this order with probability below 0.025 (0.012 and 0.004 at these band widths), so a closed gap
+    # fails with probability > 0.975.
+    for policy, baseline in (("DPUCB-MAT", "OMM"), ("DPTS-MAT", "CTS")):
+        private_high = {float(eps): c for (p, eps), c in fig62.items() if p == policy}[1e5][3][-1]
+        assert private_high < fig62[(baseline, "")][2][-1], (policy, private_high, fig62[(baseline, "")][2][-1])
     # Figure 6.3a: R_n = (R_n / ln n) ln n is sublinear: R(T)/R(T/8) below half of linear growth's 8
     # (seeds 1-6 measured: DPUCB-MAT 2.6-3.4, DPTS-MAT 1.9-2.1; DPUCB-MAT's lazy batches make the
     # T/2 ratio jump between 1.4 and 1.8 at this size, so the longer span is used)

@@ -26,6 +26,8 @@ import pytest
 
 from algorithms.mst.experiments import MutualInformationSettings, mutual_information_experiment
 
+pytestmark = pytest.mark.paper_claim
+
 RHOS = (1.001, 2.001, 3.001, 4.001)
 
 
