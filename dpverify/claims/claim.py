@@ -314,8 +314,11 @@ class PrivacyClaim(PlainData):
 
 #: The names of the claim's fields; a kind's parameter of another name is one of its own.
 _FIELD_NAMES = frozenset(f.name for f in fields(PrivacyClaim))
-#: Names a kind's own parameter cannot take: read as ``claim.NAME``, they would be the claim's attributes.
-_ATTRIBUTES = frozenset(dir(PrivacyClaim))
+#: The fields that hold built-in kinds' parameters, which another kind may share.
+_PARAMETER_FIELDS = frozenset(("epsilon", "delta", *_KIND_FIELDS[1:]))
+#: Names no kind's parameter can take: the claim's other fields (source, model...), and its methods and
+#: properties (``claim.NAME`` would read those, not the parameter).
+_ATTRIBUTES = frozenset(dir(PrivacyClaim)) | _FIELD_NAMES - _PARAMETER_FIELDS
 
 
 def _own_parameters(kind: ClaimKind) -> tuple:
@@ -324,10 +327,11 @@ def _own_parameters(kind: ClaimKind) -> tuple:
     Raises
     ------
     InvalidClaimError
-        One that is the name of a claim's method or property (``claim.NAME`` would not read it).
+        One that is the name of a claim's method, property or field other than a built-in kind's
+        parameter (``claim.NAME`` would not read it).
     """
     own = tuple(name for name in kind.fields if name not in _FIELD_NAMES)
-    taken = [name for name in own if name in _ATTRIBUTES]
+    taken = [name for name in kind.fields if name in _ATTRIBUTES and name not in _PARAMETER_FIELDS]
     check.check_empty(
         taken,
         f"claim kind {kind.name!r} names its parameters {taken}, which PrivacyClaim has as attributes; rename them",
@@ -350,15 +354,20 @@ def _with_params(values) -> dict:
 
 
 def _checked(kind: ClaimKind, claim: PrivacyClaim) -> dict:
-    """``kind.check(claim)``; an error other than :class:`InvalidClaimError` (a kind's check that
-    calls ``float`` on text) becomes one that names the kind and the parameters."""
+    """``kind.check(claim)``, a dict of some of the kind's fields; an error other than
+    :class:`InvalidClaimError` (a kind's check that calls ``float`` on text) becomes one that names
+    the kind and the parameters."""
     try:
-        return kind.check(claim)
+        checked = kind.check(claim)
     except InvalidClaimError:
         raise
     except Exception as exc:
         given = {name: getattr(claim, name) for name in kind.fields}
         raise InvalidClaimError(f"claim kind {kind.name!r} refuses the parameters {given}: {exc!r}") from exc
+    valid = isinstance(checked, dict) and set(checked) <= set(kind.fields)
+    message = f"claim kind {kind.name!r}: check(claim) must give a dict of its fields {kind.fields}, got {checked!r}"
+    check.check_given(valid or None, message)
+    return checked
 
 
 def _saved_function(f) -> tuple:

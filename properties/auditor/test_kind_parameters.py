@@ -104,13 +104,16 @@ def test_a_claim_holds_its_kinds_own_parameter(kappa_kind):
         (lambda: PrivacyClaim.from_text("kappa-gdp:kappa"), r"'kappa' in 'kappa-gdp:kappa', which is not NAME=VALUE"),
         (lambda: PrivacyClaim.from_text("kappa-gdp:kappa=1,kappa=2"), r"'kappa' is given twice"),
         (lambda: replace_fields(fields=("margin",)), r"names its parameters \['margin'\], which PrivacyClaim has"),
+        (lambda: replace_fields(fields=("source",)), r"names its parameters \['source'\], which PrivacyClaim has"),
         (lambda: replace_fields(fields=("kappa", "kappa")), r"fields must be a tuple of distinct parameter names"),
+        (lambda: replace_fields(check=lambda claim: {"kappa": 1.0, "rho": 1.0}), r"must give a dict of its fields"),
     ],
 )
 def test_a_wrong_parameter_is_refused_by_name(kappa_kind, make, message):
     """Detects: an unknown, missing, invalid or unsaveable parameter accepted (each check removed), a kind's
-    check raising ValueError escaping as a raw error, a parameter named like a PrivacyClaim attribute (it
-    could never be read as ``claim.NAME``), and a message that does not name what is wrong."""
+    check raising ValueError escaping as a raw error, a parameter named like a PrivacyClaim attribute or
+    meta field (it could never be read as ``claim.NAME``), a check that sets a field the kind does not
+    declare, and a message that does not name what is wrong."""
     with pytest.raises(InvalidClaimError, match=message):
         make()
 
