@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -65,7 +66,7 @@ def to_plain(value):
         if callable(to_dict):
             return to_dict()
         return dataclass_to_dict(value)
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {k if isinstance(k, str) else repr(k): to_plain(v) for k, v in value.items()}
     if isinstance(value, (frozenset, set)):
         return sorted((to_plain(v) for v in value), key=repr)

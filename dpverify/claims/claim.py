@@ -3,23 +3,24 @@
 One claim type serves the auditor and every algorithm family (cf. OpenDP, where a
 measurement carries its privacy map, and DP-Auditorium's ``PureDp``, ``ApproximateDp``
 and ``RenyiDp`` configs). A claim has a *kind* (:mod:`dpverify.claims.kinds`):
-(epsilon, delta)-DP, rho-zCDP, Rényi DP, mu-Gaussian DP or a trade-off curve, each
-audited in its own form. A mechanism states its claim as a ``claim`` attribute holding
-a :class:`PrivacyClaim`; :func:`claim_of` reads it, and the audit drivers use it when
-they are not given one. The families' own accounting (a zCDP ``rho``, an ``epsilon0``
-per step, per-arm budgets) derives from, or leads to, such a claim and lives beside it
-in the family.
+(epsilon, delta)-DP, rho-zCDP, Rényi DP, mu-Gaussian DP, a trade-off curve or a registered
+third-party kind, each audited in its own form, with the kind's own parameters. A
+mechanism states its claim as a ``claim`` attribute holding a :class:`PrivacyClaim`;
+:func:`claim_of` reads it, and the audit drivers use it when they are not given one. The
+families' own accounting (a zCDP ``rho``, an ``epsilon0`` per step, per-arm budgets)
+derives from, or leads to, such a claim and lives beside it in the family.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields, replace
+from dataclasses import MISSING, dataclass, field, fields, replace
 
 from .. import _validation as check
 from .._results import PlainData, to_plain
 from ..errors import InvalidClaimError
 from ..options import _callable_name, _import_callable
 from .kinds import ClaimKind
+from .parameters import KindParameters, parse_claim_text
 from .registry import claim_kind
 from .tradeoff import TRADEOFF_GRID, tradeoff_lower
 
@@ -38,7 +39,10 @@ class PrivacyClaim(PlainData):
     """A privacy guarantee in the form its source states it, and where it comes from.
 
     ``PrivacyClaim(epsilon, delta)`` is an (epsilon, delta)-DP claim; the other kinds
-    have constructors: :meth:`zcdp`, :meth:`renyi`, :meth:`gdp`, :meth:`tradeoff`.
+    have constructors: :meth:`zcdp`, :meth:`renyi`, :meth:`gdp`, :meth:`tradeoff`, and
+    :meth:`of` makes a claim of any registered kind from its parameters
+    (``PrivacyClaim.of("my-kind", kappa=0.3)``), :meth:`from_text` from the command line's
+    ``KIND:NAME=VALUE[,NAME=VALUE]``.
     ``PrivacyClaim.from_dict(claim.to_dict())`` reloads any of them exactly, with one
     exception: a trade-off callable is saved by its name (``"module:qualname"``) where that
     name imports it back, and otherwise as its values on
@@ -79,6 +83,11 @@ class PrivacyClaim(PlainData):
     approximated : str
         Empty for the claim as stated; for a claim reloaded from an approximation of the one
         saved (a trade-off callable saved as points), why and how.
+    params : KindParameters
+        The parameters of a kind's own (those of its ``fields`` that are not fields here,
+        as a third-party kind's ``"kappa"``), name to plain value; read as attributes
+        (``claim.kappa``), saved beside ``kind`` in :meth:`to_dict`. Empty for the built-in
+        kinds.
 
     Examples
     --------
@@ -102,19 +111,29 @@ class PrivacyClaim(PlainData):
     renyi_epsilons: tuple | None = None
     tradeoff_curve: object = None
     approximated: str = ""
+    params: KindParameters = field(default_factory=KindParameters)
 
     def __post_init__(self):
         kind = self.kind_record
+        own = _own_parameters(kind)
+        params = KindParameters(self.params)
+        object.__setattr__(self, "params", params)
         others = [f for f in _KIND_FIELDS[1:] + ("epsilon",) if f not in kind.fields and getattr(self, f) is not None]
+        others += [name for name in params if name not in own]
         check.check_empty(others, f"a {kind.title} claim states {list(kind.fields)}; it cannot also state {others}")
+        missing = [name for name in own if name not in params]
+        check.check_empty(missing, f"a {kind.title} claim states {list(kind.fields)}; missing {missing}")
         check.check_not_both(
             kind.name != "dp",
             kind.name != "dp" and self.delta,
             f"a {kind.title} claim has no delta (got delta={self.delta!r})",
             InvalidClaimError,
         )
-        for name, value in kind.check(self).items():
-            object.__setattr__(self, name, value)
+        checked = _checked(kind, self)
+        for name, value in checked.items():
+            if name not in own:
+                object.__setattr__(self, name, value)
+        object.__setattr__(self, "params", KindParameters({name: checked.get(name, params[name]) for name in own}))
         check.check_choice(self.model, "model", MODELS, InvalidClaimError)
         if self.stated_epsilon is not None:
             object.__setattr__(
@@ -146,7 +165,44 @@ class PrivacyClaim(PlainData):
         arrays of type I errors) or points ``[(type I, type II), ...]`` on it."""
         return cls(kind="tradeoff", tradeoff_curve=f, **meta)
 
+    @classmethod
+    def of(cls, kind: str, /, **values) -> PrivacyClaim:
+        """A claim of the registered kind ``kind``: ``values`` its parameters by the names of its
+        ``fields`` (``PrivacyClaim.of("zcdp", rho=0.5)``, ``PrivacyClaim.of("my-kind", kappa=0.3)``)
+        and any of neighbouring, source, model, stated_epsilon.
+
+        Raises
+        ------
+        InvalidClaimError
+            An unknown kind (the message lists the registered ones), a name that is not one of
+            its parameters, a parameter missing, or a value its check refuses.
+        """
+        return cls(kind=kind, **_with_params(values))
+
+    @classmethod
+    def from_text(cls, text: str) -> PrivacyClaim:
+        """The claim written ``KIND:NAME=VALUE[,NAME=VALUE]`` (the command line's ``--claim``): the
+        plain data ``{"kind": KIND, NAME: VALUE}`` read by :meth:`from_dict`, a VALUE read as JSON
+        where it parses (:func:`~dpverify.claims.parameters.parse_claim_text`).
+
+        >>> print(PrivacyClaim.from_text("renyi:orders=[2,4],renyi_epsilons=[0.5,1]"))
+        Rényi curve {2: 0.5, 4: 1} (2 orders)
+
+        Raises
+        ------
+        InvalidClaimError
+            Text not of that form, or data :meth:`from_dict` refuses.
+        """
+        return cls.from_dict(parse_claim_text(text))
+
     # -- reading the claim -----------------------------------------------------------------
+
+    def __getattr__(self, name):
+        """A parameter of the kind's own (:attr:`params`) read as an attribute: ``claim.kappa``."""
+        params = self.__dict__.get("params", {})
+        if name in params:
+            return params[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     @property
     def kind_record(self) -> ClaimKind:
@@ -190,7 +246,7 @@ class PrivacyClaim(PlainData):
         shown = [
             f"{f.name}={getattr(self, f.name)!r}"
             for f in fields(self)
-            if getattr(self, f.name) != f.default or (f.name == "epsilon" and self.kind == "dp")
+            if getattr(self, f.name) != _default(f) or (f.name == "epsilon" and self.kind == "dp")
         ]
         return f"PrivacyClaim({', '.join(shown)})"
 
@@ -208,11 +264,15 @@ class PrivacyClaim(PlainData):
 
     def to_dict(self) -> dict:
         """Plain data; the fields of other kinds are left out (an (epsilon, delta) claim's
-        dict is the one saved before there were kinds)."""
+        dict is the one saved before there were kinds), and a kind's own parameters
+        (:attr:`params`) are entries beside ``kind``, as :meth:`from_text` writes them."""
         data, approximated = {}, [self.approximated]
         for f in fields(self):
             value = getattr(self, f.name)
             if f.name in _KIND_FIELDS and (f.name == "kind" and value == "dp" or f.name != "kind" and value is None):
+                continue
+            if f.name == "params":
+                data.update(to_plain(value))
                 continue
             if f.name == "tradeoff_curve" and callable(value):
                 value, why = _saved_function(value)
@@ -225,7 +285,14 @@ class PrivacyClaim(PlainData):
 
     @classmethod
     def from_dict(cls, data: dict) -> PrivacyClaim:
-        data = dict(data)
+        """The claim :meth:`to_dict` saved: a name that is not a field is a parameter of the kind's own.
+
+        Raises
+        ------
+        InvalidClaimError
+            As :meth:`of`; a trade-off function saved by a name that does not import.
+        """
+        data = _with_params(data)
         for name in ("orders", "renyi_epsilons"):
             if data.get(name) is not None:
                 data[name] = tuple(data[name])
@@ -243,6 +310,64 @@ class PrivacyClaim(PlainData):
     def with_meta(self, **meta) -> PrivacyClaim:
         """The same claim with other neighbouring, source or model."""
         return replace(self, **meta)
+
+
+#: The names of the claim's fields; a kind's parameter of another name is one of its own.
+_FIELD_NAMES = frozenset(f.name for f in fields(PrivacyClaim))
+#: The fields that hold built-in kinds' parameters, which another kind may share.
+_PARAMETER_FIELDS = frozenset(("epsilon", "delta", *_KIND_FIELDS[1:]))
+#: Names no kind's parameter can take: the claim's other fields (source, model...), and its methods and
+#: properties (``claim.NAME`` would read those, not the parameter).
+_ATTRIBUTES = frozenset(dir(PrivacyClaim)) | _FIELD_NAMES - _PARAMETER_FIELDS
+
+
+def _own_parameters(kind: ClaimKind) -> tuple:
+    """The names of ``kind``'s own parameters (its ``fields`` that are not fields of a claim).
+
+    Raises
+    ------
+    InvalidClaimError
+        One that is the name of a claim's method, property or field other than a built-in kind's
+        parameter (``claim.NAME`` would not read it).
+    """
+    own = tuple(name for name in kind.fields if name not in _FIELD_NAMES)
+    taken = [name for name in kind.fields if name in _ATTRIBUTES and name not in _PARAMETER_FIELDS]
+    check.check_empty(
+        taken,
+        f"claim kind {kind.name!r} names its parameters {taken}, which PrivacyClaim has as attributes; rename them",
+    )
+    return own
+
+
+def _default(f):
+    """A field's default value (made by its factory where it has one)."""
+    return f.default_factory() if f.default is MISSING else f.default
+
+
+def _with_params(values) -> dict:
+    """``values`` with each name that is not a claim's field moved into ``params``."""
+    values = dict(values)
+    own = {name: values.pop(name) for name in list(values) if name not in _FIELD_NAMES}
+    if own:
+        values["params"] = {**values.get("params", {}), **own}
+    return values
+
+
+def _checked(kind: ClaimKind, claim: PrivacyClaim) -> dict:
+    """``kind.check(claim)``, a dict of some of the kind's fields; an error other than
+    :class:`InvalidClaimError` (a kind's check that calls ``float`` on text) becomes one that names
+    the kind and the parameters."""
+    try:
+        checked = kind.check(claim)
+    except InvalidClaimError:
+        raise
+    except Exception as exc:
+        given = {name: getattr(claim, name) for name in kind.fields}
+        raise InvalidClaimError(f"claim kind {kind.name!r} refuses the parameters {given}: {exc!r}") from exc
+    valid = isinstance(checked, dict) and set(checked) <= set(kind.fields)
+    message = f"claim kind {kind.name!r}: check(claim) must give a dict of its fields {kind.fields}, got {checked!r}"
+    check.check_given(valid or None, message)
+    return checked
 
 
 def _saved_function(f) -> tuple:

@@ -68,10 +68,17 @@ class ClaimKind:
     reads : {"events", "cells"}
         The confidence region the kind reads (see the module docstring).
     fields : tuple of str
-        The :class:`~dpverify.PrivacyClaim` fields that hold the kind's parameters.
+        The names of the kind's parameters, each an identifier. A name that is a
+        :class:`~dpverify.PrivacyClaim` field (``epsilon``, ``delta``, ``rho``, ``mu``,
+        ``orders``, ``renyi_epsilons``, ``tradeoff_curve``) is held in that field; any other
+        is a parameter of the kind's own, held in :attr:`~dpverify.PrivacyClaim.params`, read
+        as ``claim.NAME``, given as ``PrivacyClaim.of(kind, NAME=value)`` or on the command
+        line as ``--claim KIND:NAME=VALUE``, and required. Its values are plain data (numbers,
+        strings, sequences of them), so that the claim saves to JSON and reloads equal.
     check : callable
         ``check(claim) -> dict`` validates the parameters and returns them normalised
-        (field name to value); raises :class:`~dpverify.InvalidClaimError`.
+        (parameter name to value); raises :class:`~dpverify.InvalidClaimError` (any other
+        error it raises is turned into one that names the kind and the values).
     claimed_value : callable
         ``claimed_value(claim) -> float``: the value the certified bound is compared with
         (a violation is a bound strictly above it).
@@ -116,6 +123,7 @@ class ClaimKind:
     audit_check: Callable | None = None
 
     def __post_init__(self):
+        object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))
         check.check_choice(
             self.reads,
             "reads",
@@ -130,3 +138,16 @@ class ClaimKind:
     def parameter_name(self, claim) -> str:
         """The name of the parameter certified for ``claim`` (:attr:`parameter`, called on it if callable)."""
         return self.parameter(claim) if callable(self.parameter) else self.parameter
+
+
+def _parameter_names(kind: str, names) -> tuple:
+    """``names`` (a kind's ``fields``) as a tuple, if they are distinct identifiers not starting with '_'."""
+    valid = isinstance(names, (tuple, list)) and all(
+        isinstance(n, str) and n.isidentifier() and not n.startswith("_") for n in names
+    )
+    check.check_given(
+        valid and len(set(names)) == len(names) or None,
+        f"claim kind {kind!r}: fields must be a tuple of distinct parameter names (identifiers not starting "
+        f"with '_'), got {names!r}",
+    )
+    return tuple(names)

@@ -320,16 +320,18 @@ def _cmd_search_audit(args, mechanism, neighbours) -> int:
 
 
 def _claim_of_flags(args):
-    """The claim of ``--rho``, ``--mu`` or ``--renyi`` (None without them).
+    """The claim of ``--claim``, ``--rho``, ``--mu`` or ``--renyi`` (None without them).
 
     Raises
     ------
     InvalidClaimError
-        More than one claim flag, or one beside ``--epsilon``/``--delta``.
+        More than one claim flag, or one beside ``--epsilon``/``--delta``; a ``--claim`` of an
+        unknown kind or parameter (:meth:`dpverify.PrivacyClaim.from_text`).
     """
     from ..claims import PrivacyClaim
 
     given = {
+        "--claim": None if args.claim is None else PrivacyClaim.from_text(args.claim),
         "--rho": None if args.rho is None else PrivacyClaim.zcdp(args.rho),
         "--mu": None if args.mu is None else PrivacyClaim.gdp(args.mu),
         "--renyi": None if args.renyi is None else PrivacyClaim.renyi(args.renyi[0], args.renyi[1]),
@@ -556,12 +558,25 @@ def _add_selection_options(p) -> None:
     )
 
 
+def _claim_help() -> str:
+    """``--claim``'s help: the form, and every registered kind (third-party ones included) with its parameters."""
+    from ..claims import claim_kind, claim_kinds
+
+    kinds = "; ".join(f"{name}: {', '.join(claim_kind(name).fields) or '(none)'}" for name in claim_kinds())
+    return (
+        "audit a claim of any registered kind instead, its parameters by name, each VALUE read as JSON where it "
+        f"parses (zcdp:rho=0.5, renyi:orders=[2,4],renyi_epsilons=[0.5,1]); kinds and their parameters: {kinds}"
+    ).replace("%", "%%")  # argparse formats help with %
+
+
 def _add_claim_options(p, *, epsilon_help: str) -> None:
+    from ..claims.parameters import CLAIM_TEXT_FORM
+
     p.add_argument(
         "--epsilon",
         type=_epsilon,
         default=None,
-        help=epsilon_help + "; omitted (with no --rho/--mu/--renyi), the claim the mechanism states",
+        help=epsilon_help + "; omitted (with no --claim/--rho/--mu/--renyi), the claim the mechanism states",
     )
     p.add_argument(
         "--delta",
@@ -569,6 +584,7 @@ def _add_claim_options(p, *, epsilon_help: str) -> None:
         default=None,
         help="claimed delta in [0, 1) (default: the stated delta at the stated epsilon, else 0)",
     )
+    p.add_argument("--claim", metavar=CLAIM_TEXT_FORM, default=None, help=_claim_help())
     p.add_argument("--rho", type=_finite_float, default=None, help="audit a rho-zCDP claim instead (rho > 0)")
     p.add_argument("--mu", type=_finite_float, default=None, help="audit a mu-Gaussian DP claim instead (mu > 0)")
     p.add_argument(

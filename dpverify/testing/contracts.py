@@ -29,6 +29,7 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import functools
+import json
 import math
 import numbers
 import types
@@ -242,10 +243,11 @@ _PROBABILITIES = np.array([0.05, 0.2, 0.5, 0.8, 0.95])
 def check_claim_kind(kind: ClaimKind, claim: PrivacyClaim) -> None:
     """Check a claim kind's contract, read through ``claim``, a claim of that kind.
 
-    The kind is registered under its name (:func:`~dpverify.claims.claim_kind`); its
-    ``check`` validates the claim into values of its own ``fields``; ``claimed_value`` is a
-    number, ``describe`` a non-empty line; the claim round-trips through JSON to an equal
-    claim. Reading events, ``event_bound`` is vectorised, not NaN, non-decreasing in the
+    The kind is registered under its name (:func:`~dpverify.claims.claim_kind`); its title
+    and the name of its parameter for ``claim`` are non-empty; its ``check`` validates the
+    claim into values of its own ``fields``; ``claimed_value`` is a number, ``describe`` a
+    non-empty line; the claim (its own parameters included) round-trips through JSON text
+    to an equal claim. Reading events, ``event_bound`` is vectorised, not NaN, non-decreasing in the
     favoured probability and non-increasing in the other, and certifies no violation from an
     event equally likely under both inputs. Reading cells, ``orders`` are finite and > 1, and
     ``cells_bound`` certifies no violation from zero divergences, never less from more, and
@@ -264,8 +266,9 @@ def check_claim_kind(kind: ClaimKind, claim: PrivacyClaim) -> None:
     except Exception as exc:
         _fail(what, f"it is not registered: {exc}")
     _expect(registered is kind, what, "another record is registered under its name")
-    for name in ("title", "parameter"):
-        _expect(isinstance(getattr(kind, name), str) and getattr(kind, name), what, f"{name} must be a non-empty str")
+    _expect(isinstance(kind.title, str) and kind.title, what, "title must be a non-empty str")
+    named = kind.parameter_name(claim)
+    _expect(isinstance(named, str) and named, what, f"parameter (or parameter(claim)) gave {named!r}, not a name")
     values = kind.check(claim)
     _expect(isinstance(values, dict), what, f"check(claim) gave {type(values).__name__}, not a dict")
     own = set(values) <= set(kind.fields)
@@ -274,8 +277,8 @@ def check_claim_kind(kind: ClaimKind, claim: PrivacyClaim) -> None:
     _expect(isinstance(claimed, numbers.Real) and not math.isnan(claimed), what, f"claimed_value gave {claimed!r}")
     line = kind.describe(claim)
     _expect(isinstance(line, str) and line.strip(), what, f"describe(claim) gave {line!r}")
-    reloaded = PrivacyClaim.from_dict(claim.to_dict())
-    _expect(reloaded == claim, what, f"{claim!r} reloads from to_dict() as {reloaded!r}")
+    reloaded = PrivacyClaim.from_dict(json.loads(json.dumps(claim.to_dict())))
+    _expect(reloaded == claim, what, f"{claim!r} reloads from its JSON as {reloaded!r}")
     if kind.reads == "events":
         _check_event_bound(kind, claim, claimed, what)
     else:

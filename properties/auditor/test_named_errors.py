@@ -194,7 +194,7 @@ def _claims_named(flags):
 
     from dpverify.cli.commands import _claim_of_flags
 
-    args = SimpleNamespace(**{**dict(rho=None, mu=None, renyi=None, epsilon=None, delta=None), **flags})
+    args = SimpleNamespace(**{**dict(claim=None, rho=None, mu=None, renyi=None, epsilon=None, delta=None), **flags})
     return _claim_of_flags(args)
 
 
@@ -261,7 +261,8 @@ _MOVED_CHECKS = [
         lambda: _claims_named({"rho": 0.5, "mu": 1.0}),
         "InvalidClaimError",
         ValueError,
-        "give one claim: --rho and --mu were given together; use one of --epsilon/--delta, --rho, --mu, --renyi",
+        "give one claim: --rho and --mu were given together; use one of --epsilon/--delta, --claim, --rho, --mu, "
+        "--renyi",
     ),
 ]
 
