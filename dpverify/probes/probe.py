@@ -208,6 +208,11 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
             "cannot be compared; draw all noise from the rng argument"
         )
     findings, notes = [], []
+    if not base_x.draws and not base_xp.draws:
+        notes.append(
+            "the pipeline drew nothing from rng: noise from Python's random or numpy's global generator is replayed "
+            "(seeded alike in both runs) but not recorded, so no noise call is measured"
+        )
     diverged = _first_divergence(base_x.draws, base_xp.draws)
     if diverged is not None:
         findings.append(_control_flow_finding(base_x.draws, base_xp.draws, diverged))
@@ -481,9 +486,9 @@ def _is_strategy(pairs) -> bool:
 
 
 def _search_strategy(pipeline, strategy, checked, max_examples):
-    """Generate ``max_examples`` pairs (Hypothesis, targeted at the score); then generate them again from
-    the same seed until the worst appears, and let Hypothesis shrink it to the simplest pair that scores
-    as high."""
+    """Generate ``max_examples`` pairs (Hypothesis, targeted at the score); where the worst has a finding,
+    generate them again from the same seed until it appears, and let Hypothesis shrink it to the
+    simplest pair that scores as high."""
     from hypothesis import HealthCheck, Phase, find, settings, target
     from hypothesis.errors import NoSuchExample
 
@@ -515,11 +520,10 @@ def _search_strategy(pipeline, strategy, checked, max_examples):
         search(None, [Phase.generate, Phase.target])
     if seen["best"] is None:
         raise InvalidParameterError("the strategy of pairs generated no pair to probe")
-    best_score, best_pair = seen["best"]
-    try:
-        shrunk = search(best_score, [Phase.generate, Phase.target, Phase.shrink])
-    except NoSuchExample:  # the second pass did not meet the worst pair again: keep it unshrunk
-        shrunk = best_pair
+    best_score, shrunk = seen["best"]
+    if best_score[0]:  # something found: shrink it (a pair with no finding is reported as generated)
+        with contextlib.suppress(NoSuchExample):  # the second pass did not meet it again: keep it unshrunk
+            shrunk = search(best_score, [Phase.generate, Phase.target, Phase.shrink])
     x, x_prime = _as_pair(shrunk)
     report = _probe(pipeline, x, x_prime, *checked)
     return _with_count(report, seen["count"]), (x, x_prime)
