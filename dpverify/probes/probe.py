@@ -55,7 +55,8 @@ __all__ = ["probe_pair", "probe_search", "probe_and_audit", "EPSILON_METHODS"]
 
 #: The noise calls whose epsilon the budget check sums: calibrated to an epsilon by an l1 sensitivity.
 EPSILON_METHODS = ("laplace", "geometric")
-#: Relative slack for comparing a float shift or sum with a declared value (rounding, not privacy).
+#: Relative slack for comparing a float shift or sum with a declared value (the rounding of the
+#: declared value's own computation, such as ``upper / n``, not privacy).
 _RELATIVE_SLACK = 1e-9
 
 
@@ -362,6 +363,9 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
         return NoiseCall(i, draw.method, draw.site, scale, 0)
     shift = base_x.values[list(carried)] - base_xp.values[list(carried)]
     l1, l2 = float(np.sum(np.abs(shift))), float(np.sqrt(np.sum(shift**2)))
+    # each released number rounds by half a spacing, and so does the difference: 2 spacings of the larger
+    largest = np.maximum(np.abs(base_x.values[list(carried)]), np.abs(base_xp.values[list(carried)]))
+    rounding = float(np.sum(2 * np.spacing(largest)))
     return NoiseCall(
         i,
         draw.method,
@@ -372,6 +376,7 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
         shift_l2=l2,
         implied_epsilon=_implied_epsilon(draw.method, scale, l1),
         implied_rho=l2**2 / (2 * scale**2) if draw.method == "normal" and scale else None,
+        rounding=rounding,
     )
 
 
@@ -399,7 +404,7 @@ def _sensitivity_findings(calls, sensitivity) -> list:
     findings = []
     for call in calls:
         norm, shift = ("l2", call.shift_l2) if call.method == "normal" else ("l1", call.shift_l1)
-        if call.components and _exceeds(shift, sensitivity):
+        if call.components and shift - call.rounding > sensitivity * (1 + _RELATIVE_SLACK):
             findings.append(
                 ProbeFinding(
                     "sensitivity",

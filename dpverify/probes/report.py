@@ -43,6 +43,9 @@ class NoiseCall(PlainData):
         ``-shift_l1 log(1 - p)`` for a geometric one: the epsilon this pair spends at this call.
     implied_rho : float or None
         ``shift_l2**2 / (2 sigma**2)`` for a normal call of scale sigma (zCDP).
+    rounding : float
+        A bound on what the floating-point rounding of the released numbers (and of their
+        difference) can add to the measured shift, which a sensitivity finding must exceed.
     """
 
     index: int
@@ -54,6 +57,7 @@ class NoiseCall(PlainData):
     shift_l2: float | None = None
     implied_epsilon: float | None = None
     implied_rho: float | None = None
+    rounding: float = 0.0
 
 
 @dataclass(frozen=True)

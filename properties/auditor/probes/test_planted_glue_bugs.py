@@ -243,3 +243,19 @@ def test_probe_and_audit_certifies_the_worst_pair(suite_alpha):
     check_result(result)
     correct = probe_and_audit(ClippedMean(10.0, 5, 1.0), pairs, seed=5, **options)
     assert not correct.report.flagged and not correct.violation
+
+
+def test_the_rounding_of_large_released_values_is_no_sensitivity_excess():
+    """Detects: a sensitivity check that reads the rounding of released floats as a shift (a query of
+    sensitivity 1e-3 released near 1e6 rounds by about 1e-10, more than a relative slack of 1e-9 on
+    1e-3 allows). Deterministic: 20 seeds, none may flag; the excess itself is still found."""
+
+    class NearAMillion:
+        sensitivity = 1e-3
+
+        def __call__(self, data, rng):
+            return 1e6 + 1e-3 * data[0] + rng.laplace(scale=1.0)
+
+    for seed in range(20):
+        assert not probe_pair(NearAMillion(), [1.0], [0.0], seed=seed).flagged
+    assert probe_pair(NearAMillion(), [1.0], [-0.01], seed=0).findings[0].kind == "sensitivity"
