@@ -24,8 +24,10 @@ pipeline:
 
 A pipeline declares ``sensitivity`` and ``epsilon`` as attributes (a callable object) or the
 probe is given them as arguments. Python's :mod:`random` and numpy's legacy global generator are
-seeded with the probe's seed for each run (and restored after), so that they replay too, but
-their calls are not recorded: a pipeline whose noise comes from them shows no noise calls. A
+seeded with the probe's seed for each run (and restored after), so that they replay too; calls of
+``random``'s module functions are recorded as well (``random.gauss`` and ``random.normalvariate``
+are Gaussian noise calls, ``random.expovariate`` an exponential one), numpy's legacy global
+functions are not (:meth:`~dpverify.probes.recording.RecordingGenerator.python_random`). A
 pipeline that draws from a generator of its own gives different outputs on two runs of the same
 input; the probe checks that first and refuses it.
 
@@ -48,12 +50,13 @@ import numpy as np
 from .._results import short_repr
 from .._validation import check_callable, check_pairs, check_positive_int, check_positive_real
 from ..errors import InvalidParameterError, MechanismError
-from .recording import NOISE_SCALES, RecordingGenerator
-from .report import NoiseCall, ProbeAuditResult, ProbeFinding, ProbeReport
+from .recording import RecordingGenerator, noise_kind
+from .report import NoiseCall, ProbeAuditResult, ProbeFinding, ProbeReport, norm_shift
 
 __all__ = ["probe_pair", "probe_search", "probe_and_audit", "EPSILON_METHODS"]
 
-#: The noise calls whose epsilon the budget check sums: calibrated to an epsilon by an l1 sensitivity.
+#: The noise (:func:`~dpverify.probes.recording.noise_kind`) whose epsilon the budget check sums:
+#: calibrated to an epsilon by an l1 sensitivity.
 EPSILON_METHODS = ("laplace", "geometric")
 #: Relative slack for comparing a float shift or sum with a declared value (the rounding of the
 #: declared value's own computation, such as ``upper / n``, not privacy).
@@ -211,8 +214,8 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
     findings, notes = [], []
     if not base_x.draws and not base_xp.draws:
         notes.append(
-            "the pipeline drew nothing from rng: noise from Python's random or numpy's global generator is replayed "
-            "(seeded alike in both runs) but not recorded, so no noise call is measured"
+            "the pipeline drew nothing from rng nor from Python's random module functions: noise from numpy's legacy "
+            "global generator is replayed (seeded alike in both runs) but not recorded, so no noise call is measured"
         )
     diverged = _first_divergence(base_x.draws, base_xp.draws)
     if diverged is not None:
@@ -261,25 +264,12 @@ class _Run:
 
 def _run(pipeline, data, seed, marker=None) -> _Run:
     rng = RecordingGenerator(seed, marker)
-    with _replayed_globals(seed):
+    with rng.python_random(seed):
         try:
             output = pipeline(data, rng)
         except Exception as exc:
             raise MechanismError(f"the pipeline raised on {short_repr(data)}: {type(exc).__name__}: {exc}") from exc
     return _Run(rng.draws, output)
-
-
-@contextlib.contextmanager
-def _replayed_globals(seed):
-    """Python's ``random`` and numpy's legacy global generator seeded with ``seed``, restored afterwards."""
-    python_state, numpy_state = random.getstate(), np.random.get_state()
-    random.seed(seed)
-    np.random.seed(seed % 2**32)
-    try:
-        yield
-    finally:
-        random.setstate(python_state)
-        np.random.set_state(numpy_state)
 
 
 def _leaves(output, path):
@@ -348,7 +338,8 @@ def _carried(pipeline, data, seed, i, base: _Run):
 
 def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
     draw = base_x.draws[i]
-    if draw.method not in NOISE_SCALES:
+    kind = noise_kind(draw.method)
+    if kind is None:
         return None
     scale = draw.scale()
     carried = _carried(pipeline, x, seed, i, base_x)
@@ -374,23 +365,23 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
         len(carried),
         shift_l1=l1,
         shift_l2=l2,
-        implied_epsilon=_implied_epsilon(draw.method, scale, l1),
-        implied_rho=l2**2 / (2 * scale**2) if draw.method == "normal" and scale else None,
+        implied_epsilon=_implied_epsilon(kind, scale, l1),
+        implied_rho=l2**2 / (2 * scale**2) if kind == "normal" and scale else None,
         rounding=rounding,
     )
 
 
-def _epsilon_per_unit(method, scale):
-    """The epsilon a shift of 1 spends at a call of ``method`` with ``scale`` (None: not defined)."""
-    if scale is None or method == "normal":
+def _epsilon_per_unit(kind, scale):
+    """The epsilon a shift of 1 spends at a noise call of ``kind`` with ``scale`` (None: not defined)."""
+    if scale is None or kind == "normal":
         return None
-    if method == "geometric":
+    if kind == "geometric":
         return -math.log1p(-scale) if 0 < scale < 1 else None
     return 1.0 / scale if scale > 0 else math.inf
 
 
-def _implied_epsilon(method, scale, shift):
-    per_unit = _epsilon_per_unit(method, scale)
+def _implied_epsilon(kind, scale, shift):
+    per_unit = _epsilon_per_unit(kind, scale)
     return None if per_unit is None else (0.0 if shift == 0 else shift * per_unit)
 
 
@@ -403,7 +394,7 @@ def _sensitivity_findings(calls, sensitivity) -> list:
         return []
     findings = []
     for call in calls:
-        norm, shift = ("l2", call.shift_l2) if call.method == "normal" else ("l1", call.shift_l1)
+        norm, shift = ("l2", call.shift_l2) if noise_kind(call.method) == "normal" else ("l1", call.shift_l1)
         if call.components and shift - call.rounding > sensitivity * (1 + _RELATIVE_SLACK):
             findings.append(
                 ProbeFinding(
@@ -445,10 +436,11 @@ def _spent(run, measured, sensitivity, epsilon):
     """The epsilon the calls of one run spend, and the draw where the sum first exceeds ``epsilon``."""
     spent, where = 0.0, None
     for i, draw in enumerate(run):
-        if draw.method not in EPSILON_METHODS:
+        kind = noise_kind(draw.method)
+        if kind not in EPSILON_METHODS:
             continue
         if sensitivity is not None:
-            per_unit = _epsilon_per_unit(draw.method, draw.scale())
+            per_unit = _epsilon_per_unit(kind, draw.scale())
             charge = None if per_unit is None else sensitivity * per_unit
         else:
             charge = measured.get(i)
@@ -464,7 +456,7 @@ def _spent(run, measured, sensitivity, epsilon):
 def _score(report: ProbeReport) -> tuple:
     if report.sensitivity:
         return (report.flagged, report.excess())
-    shifts = [c.shift_l2 if c.method == "normal" else c.shift_l1 for c in report.calls if c.components]
+    shifts = [norm_shift(c) for c in report.calls if c.components]
     return (report.flagged, max(shifts, default=0.0))
 
 

@@ -8,8 +8,10 @@ frame that called it) and the arguments. A *marker* makes one call's draw come b
 known amount, which tells which released values that call's noise feeds (Cebere, Erb, Desfontaines,
 Bellet and Fitzsimons 2026, who record and replay a library's randomness the same way).
 
-Only the calls made through the generator handed to the pipeline are recorded. A generator the
-pipeline makes itself, ``rng.spawn(...)`` children and ``rng.bit_generator`` are not.
+The calls made through the generator handed to the pipeline are recorded, and, within
+:meth:`RecordingGenerator.python_random`, those of Python's :mod:`random` module functions. A
+generator the pipeline makes itself, ``rng.spawn(...)`` children, ``rng.bit_generator``, numpy's
+legacy global functions (``np.random.laplace``) and a ``random.Random`` instance are not.
 
 References
 ----------
@@ -20,24 +22,34 @@ Technologies (PoPETs), 2026.
 
 from __future__ import annotations
 
+import contextlib
+import random
 import sys
 from dataclasses import dataclass
 
 import numpy as np
 
-__all__ = ["NOISE_SCALES", "Draw", "RecordingGenerator"]
+__all__ = ["NOISE_SCALES", "noise_kind", "Draw", "RecordingGenerator"]
 
-#: The noise methods whose shifts the probes measure -> the keyword of their scale (its position
-#: in the method's signature after it). ``geometric`` is scaled by its success probability ``p``.
+#: The noise calls whose shifts the probes measure: method -> (the noise it draws, the keyword of its
+#: scale, the scale's position among the arguments, its default, whether it is a rate, 1 / scale).
+#: ``geometric`` is scaled by its success probability ``p``; Python's ``random`` functions are named
+#: ``random.<name>``.
 NOISE_SCALES = {
-    "laplace": ("scale", 1),
-    "normal": ("scale", 1),
-    "gumbel": ("scale", 1),
-    "exponential": ("scale", 0),
-    "geometric": ("p", 0),
+    "laplace": ("laplace", "scale", 1, 1.0, False),
+    "normal": ("normal", "scale", 1, 1.0, False),
+    "gumbel": ("gumbel", "scale", 1, 1.0, False),
+    "exponential": ("exponential", "scale", 0, 1.0, False),
+    "geometric": ("geometric", "p", 0, None, False),
+    "random.gauss": ("normal", "sigma", 1, 1.0, False),
+    "random.normalvariate": ("normal", "sigma", 1, 1.0, False),
+    "random.expovariate": ("exponential", "lambd", 0, 1.0, True),
 }
-#: Defaults of the scale keywords (``geometric`` has none).
-_DEFAULT_SCALE = {"laplace": 1.0, "normal": 1.0, "gumbel": 1.0, "exponential": 1.0}
+
+
+def noise_kind(method: str):
+    """The noise a recorded call draws (``"laplace"``, ``"normal"``...), or None for another call."""
+    return NOISE_SCALES[method][0] if method in NOISE_SCALES else None
 
 
 @dataclass(frozen=True)
@@ -56,17 +68,17 @@ class Draw:
         return (self.method, self.site, np.shape(self.value))
 
     def scale(self):
-        """The scale argument of a noise call (``p`` for ``geometric``), or None when not a noise call
-        or when it is not one number."""
+        """The scale argument of a noise call (``p`` for ``geometric``, 1 / rate for ``random.expovariate``),
+        or None when not a noise call or when it is not one positive number."""
         if self.method not in NOISE_SCALES:
             return None
-        name, position = NOISE_SCALES[self.method]
-        value = self.kwargs.get(name, self.args[position] if len(self.args) > position else None)
-        value = _DEFAULT_SCALE.get(self.method) if value is None else value
+        _, name, position, default, rate = NOISE_SCALES[self.method]
+        value = self.kwargs.get(name, self.args[position] if len(self.args) > position else default)
         try:
-            return float(value)
+            value = float(value)
         except (TypeError, ValueError):
             return None
+        return (1.0 / value if value > 0 else None) if rate else value
 
 
 class RecordingGenerator:
@@ -90,15 +102,48 @@ class RecordingGenerator:
         attribute = getattr(self._generator, name)
         if name.startswith("_") or not callable(attribute) or name in ("spawn",):
             return attribute
+        return self._recorded(name, attribute)
+
+    def _recorded(self, name, function):
+        """``function`` that records each call as ``name`` (and shifts the marked noise call's draw)."""
 
         def recorded(*args, **kwargs):
-            value = attribute(*args, **kwargs)
-            if self._marker is not None and self._marker[0] == len(self.draws):
+            value = function(*args, **kwargs)
+            if self._marker is not None and self._marker[0] == len(self.draws) and name in NOISE_SCALES:
                 value = value + self._marker[1]
             self.draws.append(Draw(name, _call_site(), args, kwargs, value))
             return value
 
         return recorded
+
+    @contextlib.contextmanager
+    def python_random(self, seed: int):
+        """Within the block, Python's :mod:`random` and numpy's legacy global generator are seeded with
+        ``seed``, and calls of ``random``'s module functions (``random.gauss(...)``, not a function
+        imported before the block, nor a ``random.Random`` instance) are recorded as ``random.<name>``;
+        all are restored afterwards. Not thread-safe: it patches the module."""
+        python_state, numpy_state = random.getstate(), np.random.get_state()
+        originals = {name: getattr(random, name) for name in _PYTHON_RANDOM}
+        random.seed(seed)
+        np.random.seed(seed % 2**32)
+        for name, function in originals.items():
+            setattr(random, name, self._recorded(f"random.{name}", function))
+        try:
+            yield self
+        finally:
+            for name, function in originals.items():
+                setattr(random, name, function)
+            random.setstate(python_state)
+            np.random.set_state(numpy_state)
+
+
+#: Python's ``random`` module functions that draw (bound methods of its hidden generator).
+_PYTHON_RANDOM = tuple(
+    name
+    for name in random.__all__
+    if isinstance(getattr(getattr(random, name, None), "__self__", None), random.Random)
+    and name not in ("seed", "getstate", "setstate")
+)
 
 
 def _call_site() -> str:

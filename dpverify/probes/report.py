@@ -11,8 +11,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .._results import PlainData, Result, dataclass_to_dict, read_float
+from .recording import noise_kind
 
-__all__ = ["FINDING_KINDS", "NoiseCall", "ProbeFinding", "ProbeReport", "ProbeAuditResult"]
+__all__ = ["FINDING_KINDS", "NoiseCall", "ProbeFinding", "ProbeReport", "ProbeAuditResult", "norm_shift"]
 
 #: The kinds of finding: the two runs took different paths; a released value moved more than the
 #: declared sensitivity; the Laplace calls spend more epsilon than the pipeline claims; the two
@@ -116,7 +117,7 @@ class ProbeReport(Result):
         or nothing was measured): above 1, the code's sensitivity exceeds what it declares."""
         if not self.sensitivity:
             return 0.0
-        shifts = [_norm_shift(c) for c in self.calls if c.components]
+        shifts = [norm_shift(c) for c in self.calls if c.components]
         return max(shifts, default=0.0) / self.sensitivity
 
     def to_dict(self) -> dict:
@@ -180,9 +181,9 @@ def _floats(finding: dict) -> dict:
     return {**finding, "numbers": {k: read_float(v) for k, v in finding.get("numbers", {}).items()}}
 
 
-def _norm_shift(call: NoiseCall) -> float:
-    """The shift in the norm its noise is calibrated to: l2 for a normal call, l1 otherwise."""
-    return call.shift_l2 if call.method == "normal" else call.shift_l1
+def norm_shift(call: NoiseCall) -> float:
+    """The shift in the norm its noise is calibrated to: l2 for Gaussian noise, l1 otherwise."""
+    return call.shift_l2 if noise_kind(call.method) == "normal" else call.shift_l1
 
 
 def _measured(call: NoiseCall) -> str:

@@ -196,20 +196,31 @@ def test_implied_rho_and_epsilon_at_gaussian_laplace_and_geometric_calls(sigma):
     assert not report.flagged
 
 
-def test_randomness_the_probe_does_not_control_is_refused_and_python_random_is_replayed():
+def test_randomness_the_probe_does_not_control_is_refused_and_python_random_is_recorded():
     """Detects: a probe that compares two runs whose noise differs (a pipeline with a generator of its own),
-    which would read the noise as a shift; Python's random is seeded alike in both runs, not recorded."""
+    which would read the noise as a shift; Python's random module functions recorded and measured as
+    noise calls (random.gauss of sigma 2: rho = 1 / 8 on a shift of 1), numpy's legacy global
+    generator replayed but not recorded, and both restored afterwards."""
 
     def own_generator(data, rng):
         return len(data) + np.random.default_rng().laplace()
 
     with pytest.raises(dpverify.errors.MechanismError, match="does not control"):
         probe_pair(own_generator, [1, 2], [1], seed=0)
-    state = random.getstate()
-    report = probe_pair(lambda data, rng: len(data) + random.gauss(0, 1), [1, 2], [1], seed=0)
-    assert random.getstate() == state
-    assert not report.flagged and not report.calls
-    assert "not recorded" in report.notes[0]
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    gauss = random.gauss
+
+    def python_noise(data, rng):
+        return len(data) + random.gauss(0.0, 2.0)
+
+    (call,) = probe_pair(python_noise, [1, 2], [1], seed=0).calls
+    assert (call.method, call.site) == ("random.gauss", _site(python_noise, "random.gauss"))
+    assert call.implied_rho == pytest.approx(1 / 8, rel=1e-12)
+    assert probe_pair(python_noise, [1, 2, 3, 4], [1], seed=0, sensitivity=1.0).findings[0].kind == "sensitivity"
+    legacy = probe_pair(lambda data, rng: len(data) + np.random.laplace(), [1, 2], [1], seed=0)
+    assert not legacy.flagged and not legacy.calls and "not recorded" in legacy.notes[0]
+    assert random.gauss is gauss and random.getstate() == python_state
+    assert np.array_equal(np.random.get_state()[1], numpy_state[1])
 
 
 def test_the_report_keeps_the_result_contract():
