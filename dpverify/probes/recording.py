@@ -5,19 +5,14 @@ instead of a :class:`numpy.random.Generator`. It forwards every public method to
 from the probe's seed, so that two runs with the same seed and the same sequence of calls draw the
 same raw randomness, and it logs each call: the method, the call site (the file and line of the
 frame that called it) and the arguments. A *marker* makes one call's draw come back shifted by a
-known amount, which tells which released values that call's noise feeds (Cebere, Erb, Desfontaines,
-Bellet and Fitzsimons 2026, who record and replay a library's randomness the same way).
+known amount, which tells which released values that call's noise feeds. Recording and replaying
+the randomness follows Cebere, Erb, Desfontaines, Bellet and Fitzsimons (PoPETs 2026; full
+reference in :mod:`dpverify.probes.probe`); the marker is this module's addition.
 
 The calls made through the generator handed to the pipeline are recorded, and, within
 :meth:`RecordingGenerator.python_random`, those of Python's :mod:`random` module functions. A
 generator the pipeline makes itself, ``rng.spawn(...)`` children, ``rng.bit_generator``, numpy's
 legacy global functions (``np.random.laplace``) and a ``random.Random`` instance are not.
-
-References
-----------
-T. Cebere, D. Erb, D. Desfontaines, A. Bellet and J. Fitzsimons, "Privacy in Theory, Bugs in
-Practice: Grey-Box Auditing of Differential Privacy Libraries", Proceedings on Privacy Enhancing
-Technologies (PoPETs), 2026.
 """
 
 from __future__ import annotations
