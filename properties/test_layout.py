@@ -200,7 +200,7 @@ LAYERS = [
     ("events",),
     ("pipeline",),
     ("audits",),
-    ("mechanisms", "testing"),
+    ("mechanisms", "testing", "probes"),
     ("cli", "extras", "__init__", "__main__"),
 ]
 

@@ -1,0 +1,272 @@
+"""Grey-box probes find glue bugs planted from public issue descriptions, and flag no correct pipeline.
+
+The probes draw no statistics (the same recorded randomness on x and x', see
+:mod:`dpverify.probes.probe`): every test here is deterministic, with a false-alarm rate of 0 on
+the correct pipelines and a power of 1 on the planted bugs, at every parameter value tried. Each
+finding must name the call site of the noise call the bug sits at.
+
+The bugs, written from the issues' descriptions (not their code):
+
+- a clipped mean whose declared sensitivity ignores the clipping range (diffprivlib issue #104:
+  a sensitivity that does not scale with the bounds);
+- a bounded sum that declares the bounds' sensitivity but skips the clipping (smartnoise-sdk
+  issue #621);
+- two releases each calibrated to the whole budget (a budget charged once for two queries);
+- a threshold on the true count that chooses whether noise is added at all (data-dependent
+  control flow).
+"""
+
+from __future__ import annotations
+
+import inspect
+import random
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+
+import dpverify
+from dpverify.probes import probe_and_audit, probe_pair, probe_search
+from dpverify.testing import check_result
+
+
+def _site(function, text: str) -> str:
+    """``file:line`` of the line of ``function``'s source that contains ``text``."""
+    lines, start = inspect.getsourcelines(function)
+    (offset,) = [i for i, line in enumerate(lines) if text in line]
+    return f"{inspect.getsourcefile(function)}:{start + offset}"
+
+
+class ClippedMean:
+    """The mean of ``n`` values clipped to ``[0, upper]`` plus Laplace noise of scale sensitivity / epsilon.
+
+    ``declared`` replaces the sensitivity ``upper / n`` (replace-one neighbours); ``clip=False``
+    skips the clipping while still declaring the bounds' sensitivity.
+    """
+
+    def __init__(self, upper, n, epsilon, declared=None, clip=True):
+        self.upper, self.n, self.clip, self.epsilon = upper, n, clip, epsilon
+        self.sensitivity = upper / n if declared is None else declared
+
+    def __call__(self, data, rng):
+        values = np.clip(data, 0.0, self.upper) if self.clip else np.asarray(data, dtype=float)
+        return float(np.mean(values)) + rng.laplace(scale=self.sensitivity / self.epsilon)
+
+
+class CountAndSums:
+    """A count and ``k - 1`` sums of values clipped to [0, 1] (each of sensitivity 1), each with Laplace
+    noise; ``split=False`` calibrates every release to the whole epsilon (the budget charged once)."""
+
+    sensitivity = 1.0
+
+    def __init__(self, epsilon, k, split=True):
+        self.epsilon, self.k, self.split = epsilon, k, split
+
+    def __call__(self, data, rng):
+        scale = self.sensitivity / (self.epsilon / self.k if self.split else self.epsilon)
+        clipped = np.clip(data, 0.0, 1.0)
+        releases = [len(data) + rng.laplace(scale=scale)]
+        for _ in range(self.k - 1):
+            releases.append(float(np.sum(clipped)) + rng.laplace(scale=scale))
+        return tuple(releases)
+
+
+def thresholded_on_true_count(data, rng):
+    """Releases a noisy count only when the true count reaches 3: the branch reads the data."""
+    count = len(data)
+    if count >= 3:
+        return count + rng.laplace(scale=1.0)
+    return 0.0
+
+
+def thresholded_on_noisy_count(data, rng):
+    """The correct version: the threshold reads the noisy count (post-processing)."""
+    noisy = len(data) + rng.laplace(scale=1.0)
+    return noisy if noisy >= 3 else 0.0
+
+
+thresholded_on_noisy_count.sensitivity = 1.0
+
+
+def _replace_one_pairs(n, upper):
+    """Replace-one pairs of ``n`` values: extremes, in-range moves and values far outside the range."""
+    base = [upper / 2] * n
+    pairs = [([0.0] * n, [0.0] * (n - 1) + [upper]), (base, base[:-1] + [0.0])]
+    pairs += [(base, base[:-1] + [outside]) for outside in (-5 * upper, 3 * upper, 100 * upper)]
+    return pairs
+
+
+def _replace_one_strategy(n, upper):
+    values = st.floats(-10 * upper, 10 * upper, allow_nan=False)
+    return st.tuples(st.lists(values, min_size=n, max_size=n), values).map(lambda p: (p[0], p[0][:-1] + [p[1]]))
+
+
+@pytest.mark.parametrize("upper, n", [(10.0, 5), (2.0, 8), (4.0, 3)])
+def test_a_declared_sensitivity_that_ignores_the_clipping_range_is_found_at_its_noise_call(upper, n):
+    """Detects: diffprivlib #104-style, a clipped mean declaring sensitivity 1/n whatever the bounds.
+
+    The probe measures ``f(x) - f(x')`` on the pair 0...0 vs 0...0,upper as exactly upper/n, so the
+    excess over the declared 1/n is ``upper``, and it names the Laplace call. The correct mean
+    (sensitivity upper/n) is flagged on no pair of the list, nor of a Hypothesis search.
+    """
+    buggy = ClippedMean(upper, n, epsilon=1.0, declared=1.0 / n)
+    report = probe_search(buggy, _replace_one_pairs(n, upper), seed=3)
+    (finding,) = report.findings
+    assert finding.kind == "sensitivity"
+    assert finding.site == _site(ClippedMean.__call__, "rng.laplace")
+    assert finding.numbers["excess"] == pytest.approx(upper, rel=1e-9)
+    assert report.pairs_probed == 5
+    correct = ClippedMean(upper, n, epsilon=1.0)
+    assert not probe_search(correct, _replace_one_pairs(n, upper), seed=3).flagged
+    assert not probe_search(correct, _replace_one_strategy(n, upper), seed=3, max_examples=25).flagged
+
+
+@pytest.mark.parametrize("upper, n", [(10.0, 5), (2.0, 8)])
+def test_skipped_clipping_is_found_by_a_hypothesis_search_and_shrunk(upper, n):
+    """Detects: smartnoise-sdk #621-style, a sum or mean that declares the bounds' sensitivity but never
+    clips, so one value outside the bounds moves the query past it.
+
+    The Hypothesis search (25 pairs, seed 1) finds a pair whose shift exceeds upper/n, and the
+    report names the Laplace call; the clipping version is flagged on none of the same pairs.
+    """
+    unclipped = ClippedMean(upper, n, epsilon=1.0, clip=False)
+    report = probe_search(unclipped, _replace_one_strategy(n, upper), seed=1, max_examples=25)
+    assert [f.kind for f in report.findings] == ["sensitivity"]
+    assert report.findings[0].site == _site(ClippedMean.__call__, "rng.laplace")
+    assert report.excess() > 1
+    assert report.pairs_probed >= 25
+    assert not probe_search(ClippedMean(upper, n, epsilon=1.0), _replace_one_pairs(n, upper), seed=1).flagged
+
+
+@pytest.mark.parametrize("epsilon, k", [(0.5, 2), (1.0, 2), (3.0, 3)])
+def test_a_budget_charged_once_for_several_releases_is_found(epsilon, k):
+    """Detects: every one of k releases calibrated to the whole epsilon (the budget charged once).
+
+    The probe sums sensitivity / scale over the Laplace calls: k epsilon, above the claimed epsilon
+    from the second call on, which the finding names. The split version spends exactly epsilon and
+    is not flagged; neither shifts a release past its sensitivity.
+    """
+    pairs = [([0.2, 0.9, 0.5], [0.2, 0.9]), ([0.0, 1.0], [0.0, 0.0])]
+    report = probe_search(CountAndSums(epsilon, k, split=False), pairs, seed=0, epsilon=epsilon)
+    (finding,) = report.findings
+    assert finding.kind == "budget"
+    assert finding.site == _site(CountAndSums.__call__, "releases.append")
+    assert finding.numbers["spent"] == pytest.approx(k * epsilon, rel=1e-12)
+    correct = probe_search(CountAndSums(epsilon, k), pairs, seed=0, epsilon=epsilon)
+    assert not correct.flagged
+    assert [c.implied_epsilon for c in correct.calls][0] == pytest.approx(epsilon / k)
+
+
+def test_a_threshold_on_the_true_count_is_data_dependent_control_flow():
+    """Detects: a pipeline that chooses by the true count whether to add noise (its output is 0 without
+    noise on one side of the threshold, a distinguishing event of probability 1).
+
+    On 3 vs 2 records the runs part at the first call, the Laplace call the finding names; on 5 vs
+    4 records (both above) nothing is found. Thresholding the noisy count instead is never flagged.
+    """
+    report = probe_pair(thresholded_on_true_count, [1, 2, 3], [1, 2], seed=0)
+    (finding,) = report.findings
+    assert finding.kind == "control-flow"
+    assert finding.site == _site(thresholded_on_true_count, "rng.laplace")
+    assert finding.numbers == {"call": 0, "calls_x": 1, "calls_x_prime": 0}
+    assert not probe_pair(thresholded_on_true_count, [1] * 5, [1] * 4, seed=0).flagged
+    for n in range(1, 7):
+        for seed in range(4):
+            assert not probe_pair(thresholded_on_noisy_count, [1] * n, [1] * (n - 1), seed=seed).flagged
+
+
+@pytest.mark.parametrize("sigma", [0.5, 2.0])
+def test_implied_rho_and_epsilon_at_gaussian_laplace_and_geometric_calls(sigma):
+    """Detects: a wrong implied privacy loss: rho = shift**2 / (2 sigma**2) for a normal call,
+    epsilon = shift / b for a Laplace call of scale b and -shift log(1 - p) for a geometric one."""
+
+    def releases(data, rng):
+        total = float(np.sum(data))
+        gaussian = total + rng.normal(0.0, sigma)
+        laplace = total + rng.laplace(0.0, sigma)
+        geometric = int(total) + rng.geometric(0.25) - rng.geometric(p=0.25)
+        return [gaussian, laplace, geometric]
+
+    report = probe_pair(releases, [3.0, 1.0], [1.0, 1.0], seed=2)
+    normal, laplace, first_geometric, second_geometric = report.calls
+    assert normal.implied_rho == pytest.approx(4.0 / (2 * sigma**2), rel=1e-12)
+    assert laplace.implied_epsilon == pytest.approx(2.0 / sigma, rel=1e-12)
+    assert first_geometric.implied_epsilon == pytest.approx(-2.0 * np.log(0.75), rel=1e-12)
+    assert second_geometric.components == 1 and second_geometric.shift_l1 == 2.0
+    assert not report.flagged
+
+
+def test_randomness_the_probe_does_not_control_is_refused_and_python_random_is_recorded():
+    """Detects: a probe that compares two runs whose noise differs (a pipeline with a generator of its own),
+    which would read the noise as a shift; Python's random module functions recorded and measured as
+    noise calls (random.gauss of sigma 2: rho = 1 / 8 on a shift of 1), numpy's legacy global
+    generator replayed but not recorded, and both restored afterwards."""
+
+    def own_generator(data, rng):
+        return len(data) + np.random.default_rng().laplace()
+
+    with pytest.raises(dpverify.errors.MechanismError, match="does not control"):
+        probe_pair(own_generator, [1, 2], [1], seed=0)
+    python_state, numpy_state = random.getstate(), np.random.get_state()
+    gauss = random.gauss
+
+    def python_noise(data, rng):
+        return len(data) + random.gauss(0.0, 2.0)
+
+    (call,) = probe_pair(python_noise, [1, 2], [1], seed=0).calls
+    assert (call.method, call.site) == ("random.gauss", _site(python_noise, "random.gauss"))
+    assert call.implied_rho == pytest.approx(1 / 8, rel=1e-12)
+    assert probe_pair(python_noise, [1, 2, 3, 4], [1], seed=0, sensitivity=1.0).findings[0].kind == "sensitivity"
+    legacy = probe_pair(lambda data, rng: len(data) + np.random.laplace(), [1, 2], [1], seed=0)
+    assert not legacy.flagged and not legacy.calls and "not recorded" in legacy.notes[0]
+    assert random.gauss is gauss and random.getstate() == python_state
+    assert np.array_equal(np.random.get_state()[1], numpy_state[1])
+
+
+def test_the_report_keeps_the_result_contract():
+    """Detects: a report that does not reload equal from JSON, or that reloads a finding of an unknown kind."""
+    report = probe_pair(ClippedMean(10.0, 5, 1.0, declared=0.2), [0.0] * 5, [0.0] * 4 + [10.0], seed=7)
+    check_result(report)
+    assert report.flagged and "sensitivity" in report.summary()
+    data = report.to_dict()
+    data["findings"][0]["kind"] = "made-up"
+    with pytest.raises(dpverify.errors.ResultFormatError, match="unknown finding kind"):
+        type(report).from_dict(data)
+    with pytest.raises(dpverify.errors.InvalidParameterError, match="seed"):
+        probe_pair(ClippedMean(10.0, 5, 1.0), [0.0], [1.0], seed=-1)
+
+
+def test_probe_and_audit_certifies_the_worst_pair(suite_alpha):
+    """Detects: a chain that audits another pair than the probes' worst, or loses the claim on the way.
+
+    The mean declaring sensitivity 1/n with values in [0, 10] spends epsilon 10 on the worst pair,
+    ten times its claim of 1: the audit at 20,000 samples per input certifies a bound above 1 (power
+    close to 1 at this gap); the correct mean's audit has false-alarm rate ``suite_alpha``. Both audit
+    value events only (``float_events=False``): the textbook floating-point Laplace mechanism leaks
+    through its low-order bits (Mironov 2012), which the floating-point events certify on the correct
+    mean too, and which is not the glue bug under test.
+    """
+    pairs = _replace_one_pairs(5, 10.0)
+    options = {"n_samples": 20_000, "alpha": suite_alpha, "float_events": False}
+    result = probe_and_audit(ClippedMean(10.0, 5, 1.0, declared=0.2), pairs, seed=5, **options)
+    assert result.report.x == repr([0.0] * 5) and result.violation
+    assert result.audit.epsilon_lower_bound > 1.0
+    check_result(result)
+    correct = probe_and_audit(ClippedMean(10.0, 5, 1.0), pairs, seed=5, **options)
+    assert not correct.report.flagged and not correct.violation
+
+
+def test_the_rounding_of_large_released_values_is_no_sensitivity_excess():
+    """Detects: a sensitivity check that reads the rounding of released floats as a shift (a query of
+    sensitivity 1e-3 released near 1e6 rounds by about 1e-10, more than a relative slack of 1e-9 on
+    1e-3 allows). Deterministic: 20 seeds, none may flag; the excess itself is still found."""
+
+    class NearAMillion:
+        sensitivity = 1e-3
+
+        def __call__(self, data, rng):
+            return 1e6 + 1e-3 * data[0] + rng.laplace(scale=1.0)
+
+    for seed in range(20):
+        assert not probe_pair(NearAMillion(), [1.0], [0.0], seed=seed).flagged
+    assert probe_pair(NearAMillion(), [1.0], [-0.01], seed=0).findings[0].kind == "sensitivity"
