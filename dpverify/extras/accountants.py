@@ -6,18 +6,28 @@ imported only when a claim is read, and its absence raises
 
 - :func:`dp_accounting_pld_claim`: the (epsilon, delta) point of dp_accounting's privacy loss
   distribution (PLD) accountant for ``T`` steps of the Poisson-subsampled Gaussian mechanism;
-- :func:`dp_accounting_rdp_claim`: the Rényi curve of its RDP accountant for the same run.
+- :func:`dp_accounting_rdp_claim`: the Rényi curve of its RDP accountant for the same run, or,
+  given ``delta``, the (epsilon, delta) point the accountant converts that curve to.
 
 Both describe Poisson subsampling at rate ``q`` with noise multiplier ``sigma`` (noise
 ``sigma C`` on sums of gradients clipped to ``C``): the claim of
 :class:`dpverify.mechanisms.dpsgd.PoissonCanaryTrace`, and the claim DP-SGD code usually reports
-whatever its batch sampler. A value an accountant cannot mean is refused with
-:class:`~dpverify.errors.InvalidClaimError` naming the accountant: a negative or NaN epsilon, or
-an epsilon of 0 at finite noise and ``q > 0`` (each seen in released accountants: negative
-epsilon in Opacus's PR #844, epsilon 0 at order ``1 + 1e-8`` in tensorflow/privacy #166). An
-infinite value states nothing and is refused as well; on a Rényi curve, an order whose value
-the accountant leaves infinite (its series did not converge) is dropped, and the claim's source
-says how many were.
+whatever its batch sampler. A value an accountant cannot mean, or that no audit can test, is
+refused with :class:`~dpverify.errors.InvalidClaimError` naming the accountant, never passed on:
+
+- a negative or NaN epsilon (negative epsilon: Opacus's PR #844, in its RDP and PRV accountants);
+- an epsilon of 0. On a Rényi curve it is impossible at finite noise and ``q > 0`` (``D_alpha``
+  is 0 only between equal distributions). At an (epsilon, delta) point it is either a negative
+  value clamped to 0 (dp_accounting's RDP conversion clamps, as Opacus's fix does) or a true
+  (0, delta) claim, which holds where delta is at least the total variation distance of the
+  neighbours' outputs (the RDP conversion's bound from the divergence at an order near 1 gives
+  it: tensorflow/privacy #166, an order ``1 + 1e-8``); an audit needs epsilon > 0, so either way
+  the accountant is to be read at a smaller delta;
+- an infinite value, which states nothing (on a Rényi curve, an order whose value the accountant
+  leaves infinite, its series not converging, is dropped instead, and the claim's source says how
+  many were);
+- a Rényi curve that falls as the order grows (the Rényi claim kind's check,
+  :mod:`dpverify.claims.renyi`).
 
 References
 ----------
@@ -35,7 +45,7 @@ import math
 
 import numpy as np
 
-from .._validation import check_delta, check_finite_positive, check_positive_int, check_positive_real
+from .._validation import check_call, check_delta, check_finite_positive, check_positive_int, check_positive_real
 from ..claims import PrivacyClaim
 from ..errors import InvalidClaimError, InvalidParameterError, MissingExtraError
 
@@ -54,16 +64,25 @@ def _dp_accounting():
         ) from exc
 
 
-def accountant_value(value, what: str) -> float:
+def accountant_value(value, what: str, delta=None) -> float:
     """``value`` as an accountant's epsilon: finite and > 0, else :class:`InvalidClaimError` naming ``what``.
 
-    Noise is finite and the sampling rate positive wherever this is called, so an epsilon of 0
-    is as impossible as a negative or NaN one.
+    ``delta`` is the delta of an (epsilon, delta) point, None for a Rényi epsilon: the message
+    says why a 0 is refused in each case (module docstring).
     """
+    if delta is None:
+        zero = "0 is impossible for a Rényi divergence at finite noise and sampling rate > 0"
+    else:
+        zero = (
+            "0 is either a negative value clamped to 0 or a (0, delta) claim, true only where delta is at least "
+            "the total variation distance of the neighbours' outputs, which no audit can test: read the "
+            "accountant at a smaller delta"
+        )
     return check_finite_positive(
         value,
-        f"{what} gave epsilon = {value!r}: an accountant's epsilon at finite noise and sampling rate > 0 "
-        "must be finite and > 0 (negative, NaN, infinite or 0 is a fault of the accountant, not a claim)",
+        f"{what} gave epsilon = {value!r}{'' if delta is None else f' at delta = {delta:g}'}: an accountant's "
+        f"epsilon must be finite and > 0 (negative or NaN is a fault of the accountant, infinite states nothing, "
+        f"and {zero})",
     )
 
 
@@ -135,7 +154,7 @@ def dp_accounting_pld_claim(
     dpa, relation, event = _run(noise_multiplier, sample_rate, steps, neighbouring)
     accountant = dpa.pld.PLDAccountant(relation, value_discretization_interval=value_discretization_interval)
     accountant.compose(event)
-    epsilon = accountant_value(accountant.get_epsilon(delta), "dp_accounting's PLD accountant")
+    epsilon = accountant_value(accountant.get_epsilon(delta), "dp_accounting's PLD accountant", delta)
     return PrivacyClaim(
         epsilon,
         delta,
@@ -145,9 +164,9 @@ def dp_accounting_pld_claim(
 
 
 def dp_accounting_rdp_claim(
-    noise_multiplier, sample_rate, steps, *, orders=None, neighbouring="add/remove"
+    noise_multiplier, sample_rate, steps, *, orders=None, neighbouring="add/remove", delta=None
 ) -> PrivacyClaim:
-    """The Rényi curve of dp_accounting's RDP accountant for ``steps`` steps of DP-SGD.
+    """The Rényi curve of dp_accounting's RDP accountant for ``steps`` steps of DP-SGD, or its (epsilon, delta).
 
     Parameters
     ----------
@@ -155,20 +174,29 @@ def dp_accounting_rdp_claim(
         As in :func:`dp_accounting_pld_claim`.
     orders : sequence of float, optional
         Rényi orders > 1; default the accountant's own (``rdp.rdp_privacy_accountant.DEFAULT_RDP_ORDERS``).
+    delta : float, optional
+        Given, the claim is the (epsilon, delta) point the accountant converts its curve to
+        (``RdpAccountant.get_epsilon``, the best over the orders), read once the curve itself has
+        passed the checks below.
 
     Returns
     -------
     PrivacyClaim
-        ``PrivacyClaim.renyi(orders, epsilons)`` on the orders where the accountant's value is
-        finite (the source counts the orders dropped).
+        Without ``delta``: ``PrivacyClaim.renyi(orders, epsilons)`` on the orders where the
+        accountant's value is finite (the source counts the orders dropped). With ``delta``:
+        ``PrivacyClaim(epsilon, delta)``.
 
     Raises
     ------
     InvalidClaimError
-        A negative, NaN or 0 value at some order, or no order with a finite one.
+        A negative, NaN or 0 value at some order, no order with a finite one, a curve that
+        falls as the order grows; with ``delta``, a converted epsilon that is 0 or infinite, or
+        ``delta`` outside (0, 1).
     MissingExtraError
         dp-accounting is not installed.
     """
+    if delta is not None and check_delta(delta) == 0:
+        raise InvalidClaimError("the RDP accountant's epsilon is infinite at delta = 0: give delta > 0")
     dpa, relation, event = _run(noise_multiplier, sample_rate, steps, neighbouring)
     accountant = dpa.rdp.RdpAccountant(None if orders is None else list(orders), relation)
     accountant.compose(event)
@@ -186,9 +214,21 @@ def dp_accounting_rdp_claim(
     ]
     dropped = int((~finite).sum())
     note = f"; {dropped} orders left out where the accountant's value is infinite" if dropped else ""
-    return PrivacyClaim.renyi(
-        tuple(used[finite].tolist()),
-        tuple(epsilons),
-        neighbouring=_neighbouring_text(neighbouring),
-        source=_source("RdpAccountant", noise_multiplier, sample_rate, steps) + note,
+    source = _source("RdpAccountant", noise_multiplier, sample_rate, steps) + note
+    curve = check_call(
+        lambda: PrivacyClaim.renyi(
+            tuple(used[finite].tolist()), tuple(epsilons), neighbouring=_neighbouring_text(neighbouring), source=source
+        ),
+        lambda exc: f"dp_accounting's RDP accountant gave a curve that is not a Rényi DP claim: {exc}",
+        InvalidClaimError,
+        (InvalidClaimError,),
+    )
+    if delta is None:
+        return curve
+    epsilon = accountant_value(accountant.get_epsilon(delta), "dp_accounting's RDP accountant", delta)
+    return PrivacyClaim(
+        epsilon,
+        delta,
+        neighbouring=curve.neighbouring,
+        source=source + f"; converted to (epsilon, delta) by the accountant over {len(curve.orders)} orders",
     )
