@@ -36,10 +36,12 @@ def poisson_ratio(n_samples: int, families=("threshold",), seed: int = 1) -> tup
 
 
 def shuffle_against_poisson(n_samples: int, delta: float, alpha: float, seed: int = 1):
-    """The shuffled replace-one trace (sigma 0.8, T 20) against the Poisson add/remove PLD claim at ``delta``."""
+    """The shuffled replace-one trace (sigma 0.8, T 20) against the Poisson add/remove PLD epsilon at ``delta``,
+    restated as a replace-one claim (as fixed-size-batch code reports it)."""
     from dpverify.extras.accountants import dp_accounting_pld_claim
 
-    claim = dp_accounting_pld_claim(0.8, B / N, 20, delta)
+    reported = dp_accounting_pld_claim(0.8, B / N, 20, delta)
+    claim = reported.with_meta(neighbouring="replace-one record: the accountant's add/remove figure as reported")
     m = ShuffledCanaryTrace(0.8, 20, N, B, neighbouring="replace-one", claim=claim)
     return dpverify.audit(
         m, *m.pair, n_samples=n_samples, seed=seed, alpha=alpha, event_families=("threshold",)

@@ -7,9 +7,16 @@ certifies ``max_i D_lb(alpha_i) / epsilon_i``, the least factor by which the sta
 must be scaled to hold: a bound above 1 is a violation at some order. The Rényi lower
 bounds hold for every order at once, so the curve's orders cost nothing.
 
+``D_alpha`` is non-decreasing in ``alpha`` (van Erven and Harremoës 2014, Theorem 3), so a
+curve that falls as the order grows states at the lower order more than its higher order
+allows: it was computed wrong at one of them (an accountant's fault), and is refused (a fall
+within rounding, a relative ``FALL_TOLERANCE``, is not).
+
 References
 ----------
 I. Mironov, "Rényi Differential Privacy", IEEE CSF 2017.
+T. van Erven and P. Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE
+Transactions on Information Theory 60(7), 2014 (Theorem 3: D_alpha is non-decreasing in alpha).
 """
 
 from __future__ import annotations
@@ -20,7 +27,11 @@ from .. import _validation as check
 from ..errors import InvalidClaimError
 from .kinds import ClaimKind
 
-__all__ = ["RENYI"]
+__all__ = ["RENYI", "FALL_TOLERANCE"]
+
+#: A curve's epsilon may fall by this share from one order to a higher one (rounding in its
+#: computation) before the curve is refused as falling.
+FALL_TOLERANCE = 1e-9
 
 
 def _check(claim) -> dict:
@@ -35,7 +46,25 @@ def _check(claim) -> dict:
     epsilons = np.atleast_1d(np.asarray(epsilons, dtype=float))
     check.check_renyi_orders(orders, epsilons)
     values = tuple(check.check_claimed_epsilon(float(e), "Rényi epsilon") for e in epsilons)
+    _check_non_decreasing(orders, np.asarray(values))
     return {"orders": tuple(float(a) for a in orders), "renyi_epsilons": values}
+
+
+def _check_non_decreasing(orders: np.ndarray, epsilons: np.ndarray) -> None:
+    """Refuse a curve whose epsilon at some order exceeds its epsilon at a higher order (beyond rounding)."""
+    order = np.argsort(orders)
+    a, e = orders[order], epsilons[order]
+    lowest_above = np.minimum.accumulate(e[::-1])[::-1][1:]  # the least epsilon at any higher order
+    falls = np.flatnonzero(e[:-1] > lowest_above * (1 + FALL_TOLERANCE))
+    if falls.size:
+        i = int(falls[0])
+        j = i + 1 + int(np.argmin(e[i + 1 :]))
+        raise InvalidClaimError(
+            f"a Rényi curve must be non-decreasing in the order (D_alpha is; van Erven and Harremoës 2014, "
+            f"Theorem 3): epsilon {e[i]:g} at order {a[i]:g} exceeds epsilon {e[j]:g} at the higher order {a[j]:g}, "
+            "so one of them was computed wrong (a curve meant as stated implies, at each order, the least "
+            "epsilon at it or any higher order: state that)"
+        )
 
 
 def _claimed(claim) -> float:

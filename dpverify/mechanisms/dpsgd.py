@@ -44,7 +44,12 @@ and under add/remove when they are not released (``"sum"`` and ``"expected"``); 
 trace under add/remove releases batch sizes whose law depends on the canary's presence, and
 states no claim. The accountant's claim, with amplification (the claim under audit in practice),
 is given as ``claim=``: for Poisson sampling :func:`dpverify.extras.accountants.dp_accounting_pld_claim`
-reads it from Google's dp_accounting.
+reads it from Google's dp_accounting. A given claim whose neighbouring text names the other
+relation (it starts with "add/remove" or "replace-one" / "replace one") is refused: the audit
+samples the trace's own pair, and its verdict would be read as refuting a claim about other
+neighbours (an add/remove claim implies a replace-one claim only by group privacy, at about twice
+its epsilon). To test an accountant's add/remove figure as a replace-one claim, as code with
+fixed-size batches reports it, restate it: ``claim.with_meta(neighbouring="replace-one ...")``.
 
 The noise is float64 ``numpy`` Gaussian noise, as in training; no grid rounding.
 
@@ -67,7 +72,7 @@ import numpy as np
 
 from .._validation import check_choice, check_instance, check_positive_int, check_positive_real
 from ..claims import PrivacyClaim
-from ..errors import InvalidParameterError
+from ..errors import InvalidClaimError, InvalidParameterError
 
 __all__ = [
     "NORMALISATIONS",
@@ -122,7 +127,21 @@ class _CanaryTrace:
         self.neighbouring = check_choice(neighbouring, "neighbouring", NEIGHBOURINGS)
         self.replacement = -self.clip if replacement is None else self._gradient(replacement)
         check_instance(claim, (PrivacyClaim, type(None)), f"claim must be a PrivacyClaim or None, got {claim!r}")
+        self._check_claimed_relation(claim)
         self._given_claim = claim
+
+    def _check_claimed_relation(self, claim) -> None:
+        """Refuse a claim whose neighbouring text names the relation other than :attr:`neighbouring`."""
+        text = "" if claim is None else claim.neighbouring.strip().lower().replace("replace one", "replace-one")
+        stated = next((relation for relation in NEIGHBOURINGS if text.startswith(relation)), self.neighbouring)
+        if stated != self.neighbouring:
+            raise InvalidClaimError(
+                f"the claim is stated for {stated} neighbours ({claim.neighbouring!r}) and the trace's pair is "
+                f"{self.neighbouring}: a verdict would refute a claim about other neighbours (an add/remove claim "
+                "implies a replace-one claim only by group privacy, at about twice its epsilon). Audit the trace "
+                f"with neighbouring={stated!r}, or restate the claim for its relation: "
+                f"claim.with_meta(neighbouring={self.neighbouring!r} + ' ...')"
+            )
 
     # -- the parts a sampler fills in ----------------------------------------------------------
 

@@ -105,6 +105,26 @@ def test_claims_out_of_their_domain_are_named_errors(make, message):
         make()
 
 
+def test_a_renyi_curve_that_falls_with_the_order_is_refused():
+    """D_alpha is non-decreasing in alpha (van Erven and Harremoës 2014, Theorem 3): a curve whose
+    epsilon falls at a higher order is refused, naming both orders; a curve given out of order, a
+    flat one, one that falls by rounding only, and a callable curve that rises are accepted.
+
+    Detects: a Rényi claim kind that accepts an accountant's curve computed wrong at some order
+    (the curve's orders compared as given rather than sorted, or the fall tested between
+    neighbours only)."""
+    with pytest.raises(InvalidClaimError, match="epsilon 2 at order 3 exceeds epsilon 1.5 at the higher order 8"):
+        PrivacyClaim.renyi([2.0, 3.0, 4.0, 8.0], [1.0, 2.0, 2.0, 1.5])
+    with pytest.raises(InvalidClaimError, match="non-decreasing in the order"):
+        PrivacyClaim.renyi([8.0, 2.0], [0.5, 1.0])  # unsorted, and falling once sorted
+    with pytest.raises(InvalidClaimError, match="non-decreasing in the order"):
+        PrivacyClaim.renyi([2.0, 4.0], lambda a: 1.0 / a)
+    assert PrivacyClaim.renyi([8.0, 2.0, 4.0], [4.0, 1.0, 2.0]).orders == (8.0, 2.0, 4.0)
+    assert PrivacyClaim.renyi([2.0, 4.0, 8.0], [1.0, 1.0, 1.0]).kind == "renyi"
+    PrivacyClaim.renyi([2.0, 4.0], [1.0, 1.0 - 1e-12])  # a fall within FALL_TOLERANCE: rounding
+    PrivacyClaim.renyi([2.0, 4.0], lambda a: a / 2)
+
+
 def test_a_new_kind_is_one_record():
     """Detects: a claim kind that needs edits outside its own record (the extension point is the record)."""
     kind = ClaimKind(

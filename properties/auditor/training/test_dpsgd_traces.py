@@ -6,8 +6,9 @@ Statistical checks use fixed seeds and alpha = suite_alpha (1e-6) each. Power, s
   a canary drawn at twice its rate (the break tried: Poisson at ``2q``) moves the inclusion count
   by hundreds of standard errors.
 - audits: the Poisson trace against dp_accounting's PLD claim is valid (false alarm <= 1e-6);
-  the shuffled trace against the Poisson claim certifies 1.54 to 1.65 over seeds 0-5 at 60,000
-  samples against the claimed 1.20 (about 8 spreads above), so power is about 1.
+  the shuffled replace-one trace against the Poisson add/remove figure restated as a replace-one
+  claim certifies 1.54 to 1.65 over seeds 0-5 at 60,000 samples against the claimed 1.20 (about 8
+  spreads above), so power is about 1.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import pytest
 from scipy import stats
 
 import dpverify
-from dpverify.errors import InvalidParameterError
+from dpverify.errors import InvalidClaimError, InvalidParameterError
 from dpverify.mechanisms import (
     CANARY_TRACES,
     BallsInBinsCanaryTrace,
@@ -206,6 +207,26 @@ def test_the_stated_claim_is_the_gaussian_dp_without_amplification(cls, neighbou
     assert neighbouring.split("/")[0].split("-")[0] in m.claim.neighbouring
 
 
+def test_a_claim_for_the_other_relation_is_refused_by_name():
+    """A claim whose neighbouring names add/remove given to a replace-one trace (or the reverse) is
+    refused: the audit samples the trace's pair, and a verdict would be read against the other
+    relation. Restated for the trace's relation, or stating no relation, it is accepted.
+
+    Detects: a trace that audits an add/remove accountant's claim on a replace-one pair silently
+    (its "violation" refutes nothing about add/remove neighbours: the Poisson trace itself is
+    flagged that way, 1.49 against 1.20 at sigma 0.8, q 0.1, T 20, delta 0.05, seed 12)."""
+    add_remove = dpverify.PrivacyClaim(1.0, 1e-5, neighbouring="add/remove one record (dp_accounting's ...)")
+    with pytest.raises(InvalidClaimError, match="stated for add/remove neighbours.*pair is replace-one"):
+        ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", claim=add_remove)
+    with pytest.raises(InvalidClaimError, match="stated for replace-one neighbours.*pair is add/remove"):
+        PoissonCanaryTrace(1.0, 5, 10, 2, claim=add_remove.with_meta(neighbouring="Replace one record: ..."))
+    restated = add_remove.with_meta(neighbouring="replace-one: the add/remove figure as reported")
+    assert ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", claim=restated).claim == restated
+    assert PoissonCanaryTrace(1.0, 5, 10, 2, claim=add_remove).claim == add_remove
+    free = dpverify.PrivacyClaim(1.0, 1e-5, neighbouring="one user's records")
+    assert ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", claim=free).claim == free
+
+
 def test_realised_sizes_under_add_remove_state_no_claim_and_a_given_claim_wins():
     """Realised sizes released under add/remove leak presence through the sizes' law: no claim."""
     assert PoissonCanaryTrace(1.0, 5, 10, 2, normalisation="realised").claim is None
@@ -231,16 +252,20 @@ def test_poisson_trace_keeps_dp_accountings_pld_claim(suite_alpha):
 
 
 @pytest.mark.privacy_audit
-def test_shuffled_replace_one_trace_breaks_the_poisson_add_remove_claim(suite_alpha):
+def test_shuffled_replace_one_trace_breaks_the_poisson_add_remove_figure_as_a_replace_one_claim(suite_alpha):
     """Shuffled fixed-size batches under replace-one (C replaced by -C), two epochs at sigma 0.8,
-    q = b/n = 0.1 (Chua et al. 2024's regime: small noise, few epochs), audited against
-    dp_accounting's Poisson add/remove PLD claim at delta 0.05 (eps 1.20): flagged.
+    q = b/n = 0.1, audited against dp_accounting's Poisson add/remove PLD epsilon at delta 0.05
+    (1.20) restated as a replace-one claim, as fixed-size-batch code reports it: flagged. The flag is
+    the relation (the accountant's replace-one figure is 1.97, and the Poisson trace under this pair
+    is flagged too), not the sampler.
 
-    Detects: the accounting mismatch DP-SGD code makes (shuffle run, Poisson reported); and, for
-    the auditor, threshold events that miss a max-type leak. Power: seeds 0-5 certify 1.54-1.65."""
+    Detects: the accounting mismatch DP-SGD code makes (fixed-size batches, whose neighbours keep
+    the dataset size, reported with an add/remove figure); and, for the auditor, threshold events
+    that miss the leak. Power: seeds 0-5 certify 1.54-1.65."""
     accountants = pytest.importorskip("dpverify.extras.accountants")
     pytest.importorskip("dp_accounting")
-    claim = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 0.05, value_discretization_interval=1e-3)
+    reported = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 0.05, value_discretization_interval=1e-3)
+    claim = reported.with_meta(neighbouring="replace-one record: the accountant's add/remove figure as reported")
     m = ShuffledCanaryTrace(0.8, T, N, B, neighbouring="replace-one", claim=claim)
     result = dpverify.audit(m, *m.pair, n_samples=60_000, seed=12, alpha=suite_alpha, event_families=("threshold",))
     assert result.violation, result.summary()
@@ -255,7 +280,8 @@ def test_shuffled_trace_breaks_the_poisson_claim_at_small_delta_thorough(thoroug
         pytest.skip("thorough profile only")
     accountants = pytest.importorskip("dpverify.extras.accountants")
     pytest.importorskip("dp_accounting")
-    claim = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-2)
+    reported = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-2)
+    claim = reported.with_meta(neighbouring="replace-one record: the accountant's add/remove figure as reported")
     m = ShuffledCanaryTrace(0.8, T, N, B, neighbouring="replace-one", claim=claim)
     result = dpverify.audit(m, *m.pair, n_samples=1_000_000, seed=13, alpha=suite_alpha, event_families=("threshold",))
     assert result.violation, result.summary()
