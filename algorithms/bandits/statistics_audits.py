@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 import dpverify
 from algorithms.bandits import indices as K
@@ -54,57 +55,54 @@ from algorithms.errors import AlgorithmInputError
 __all__ = ["PolicyStatistics", "local_report_loss", "tree_release_loss", "batch_release_loss"]
 
 
-@numba.njit(cache=True, nogil=True)
-def _sums_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: arm e's sum after round ``t + 1`` of run ``r`` (every arm played every round)."""
-    rounds, k = table.shape
-    basis = np.arange(k)
-    for r in range(size):
-        policy_reset(state)
-        for t in range(rounds):
-            policy_update(state, t + 1, basis, table[t], k, rng)
-            out[r, t, :] = state.sums[:k]
+def released_statistic(state):
+    """The per-arm statistic the policy's index reads (compiled code only): sums, tree releases or estimates."""
+    raise NotImplementedError("released_statistic is called from compiled code")
 
 
 @numba.njit(cache=True, nogil=True)
-def _estimates_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: arm e's released estimate w~_e after round ``t + 1`` of run ``r`` (0 before its first batch).
-
-    DPUCB-MAT's and DPTS-MAT's state: a kernel of its own for the reason given at :func:`_tree_batch`.
-    """
-    rounds, k = table.shape
-    basis = np.arange(k)
-    for r in range(size):
-        policy_reset(state)
-        for t in range(rounds):
-            policy_update(state, t + 1, basis, table[t], k, rng)
-            out[r, t, :] = state.est[:k]
+def _sums(state):
+    return state.sums
 
 
 @numba.njit(cache=True, nogil=True)
-def _tree_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: the tree-based release of arm e's prefix sum at round ``t + 1`` of run ``r``.
-
-    A kernel of its own rather than a flag of :func:`_sums_batch`: numba types each policy's state
-    apart, and only CUCB-DP's state has a tree release.
-    """
-    rounds, k = table.shape
-    basis = np.arange(k)
-    for r in range(size):
-        policy_reset(state)
-        for t in range(rounds):
-            policy_update(state, t + 1, basis, table[t], k, rng)
-            out[r, t, :] = state.tree_sum[:k]
+def _tree_sums(state):
+    return state.tree_sum
 
 
-#: policy code -> the compiled kernel that records its statistics (the state's field the index reads).
-_STATISTICS_KERNELS = {
-    K.CUCB_LDP1: _sums_batch,
-    K.CUCB_LDP2: _sums_batch,
-    K.CUCB_DP: _tree_batch,
-    K.DPUCB_MAT: _estimates_batch,
-    K.DPTS_MAT: _estimates_batch,
+@numba.njit(cache=True, nogil=True)
+def _estimates(state):
+    return state.est
+
+
+#: policy code -> accessor of the statistic its index reads: CUCB-LDP1 and CUCB-LDP2 the sums of noisy
+#: reports, CUCB-DP the tree-based releases, DPUCB-MAT and DPTS-MAT the released batch estimates w~_e.
+_STATISTICS = {
+    K.CUCB_LDP1: _sums,
+    K.CUCB_LDP2: _sums,
+    K.CUCB_DP: _tree_sums,
+    K.DPUCB_MAT: _estimates,
+    K.DPTS_MAT: _estimates,
 }
+_STATISTIC_BY_STATE = {K.POLICY_KERNELS[code].state_class: fn for code, fn in _STATISTICS.items()}
+
+
+@overload(released_statistic)
+def _released_statistic(state):
+    fn = _STATISTIC_BY_STATE[state.instance_class]  # resolved at compile time from the state's type
+    return lambda state: fn(state)
+
+
+@numba.njit(cache=True, nogil=True)
+def _statistics_batch(size, state, table, rng, out):
+    """``out[r, t, e]``: arm e's statistic after round ``t + 1`` of run ``r`` (every arm played every round)."""
+    rounds, k = table.shape
+    basis = np.arange(k)
+    for r in range(size):
+        policy_reset(state)
+        for t in range(rounds):
+            policy_update(state, t + 1, basis, table[t], k, rng)
+            out[r, t, :] = released_statistic(state)[:k]
 
 
 class PolicyStatistics:
@@ -133,7 +131,7 @@ class PolicyStatistics:
     """
 
     def __init__(self, policy: Policy, rank: int, rounds: int, edges):
-        if policy.code not in _STATISTICS_KERNELS:
+        if policy.code not in _STATISTICS:
             raise AlgorithmInputError(
                 f"PolicyStatistics covers CUCB-LDP1, CUCB-LDP2, CUCB-DP, DPUCB-MAT and DPTS-MAT, not {policy.name}"
             )
@@ -153,7 +151,7 @@ class PolicyStatistics:
             self.policy.code, self.rank, self.rank, float(self.policy.arm_epsilon(self.rank)), float(self.known_horizon)
         )
         out = np.zeros((int(size), self.rounds, self.rank))
-        _STATISTICS_KERNELS[self.policy.code](int(size), state, table, rng, out)
+        _statistics_batch(int(size), state, table, rng, out)
         bins = np.searchsorted(self.edges, out, side="left").reshape(int(size), -1)
         return list(map(tuple, bins.tolist()))
 
