@@ -34,7 +34,10 @@ On this design the event loss above is the exact loss of the whole relation
 for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), and for DP-OMM
 with ``e/2`` in place of ``e`` (the hybrid counter releases an arm's first
 observation with Lap(2/e): its logarithmic part spends half the budget), so
-their audits can be held to it.
+their audits can be held to it. DPTS-MAT's round-3 choice adds its two Thompson samples
+N(w~, 1) to the comparison; :func:`block_event_loss` gives that loss by quadrature.
+:func:`unreleased_round_instance` is a second design: a pair that differs only in an
+observation no release has used by the last round, whose exact loss is 0 for the batch policies.
 """
 
 from __future__ import annotations
