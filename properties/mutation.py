@@ -1098,6 +1098,48 @@ MUTANTS = [
         note="DP-OMM's counters and their bound at the whole eps per arm (split forgotten): its Tao Fig. 1 curves "
         "bend (figure shape)",
     ),
+    # bandits branch
+    Mutant(
+        "claims-dpts-posterior-reads-open-batch",
+        DPMAT,
+        "J[e] = rng_pol.normal(est[e] + 3.0 * lk / (eps_arm * te), 1.0 / np.sqrt(te))",
+        "J[e] = rng_pol.normal((est[e] * te + s.buf_sum[e]) / (te + s.buf_n[e]) + 3.0 * lk / (eps_arm * te), "
+        "1.0 / np.sqrt(te + s.buf_n[e]))",
+        [PA + "::test_unreleased_observation_does_not_move_the_played_arms"],
+        note="DPTS-MAT's Thompson posterior pools the open batch's unreleased observations (no longer private)",
+    ),
+    Mutant(
+        "claims-dpucb-index-reads-open-batch",
+        DPMAT,
+        "J[e] = est[e] + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)",
+        "J[e] = (est[e] * te + s.buf_sum[e]) / (te + s.buf_n[e]) + np.sqrt(3.0 * lk / te) + 3.0 * lk / (eps_arm * te)",
+        [PA + "::test_unreleased_observation_does_not_move_the_played_arms"],
+        note="DPUCB-MAT's mean pools the open batch's unreleased observations",
+    ),
+    Mutant(
+        "claims-dp-mat-batch-budget-twice",
+        DPMAT,
+        "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / eps_arm)) / target",
+        "est[e] = (buf_sum[e] + rng_pol.laplace(0.0, 1.0 / (2.0 * eps_arm))) / target",
+        ["properties/bandits/test_statistics_audits.py::test_searched_audit_of_policy_statistics_holds_the_exact_loss"],
+        note="DPUCB-MAT's and DPTS-MAT's batch noise calibrated to 2 eps0: the policy spends 2 eps",
+    ),
+    Mutant(
+        "claims-dp-mat-batch-not-emptied",
+        DPMAT,
+        "            buf_sum[e] = 0.0\n",
+        "",
+        ["properties/bandits/test_statistics_audits.py::test_searched_audit_of_policy_statistics_holds_the_exact_loss"],
+        note="a released batch stays in the buffer: each observation enters every later release (2 eps over 3 rounds)",
+    ),
+    Mutant(
+        "claims-dpts-full-eps-per-arm",
+        POL,
+        '"DPTS-MAT": _PrivateDesign(K.DPTS_MAT, "per-arm",',
+        '"DPTS-MAT": _PrivateDesign(K.DPTS_MAT, "single-report",',
+        ["properties/bandits/test_statistics_audits.py::test_searched_audit_of_policy_statistics_holds_the_exact_loss"],
+        note="DPTS-MAT gives each arm's batch the whole eps (no eps/K split): the policy spends K eps",
+    ),
 ]
 
 

@@ -34,7 +34,10 @@ On this design the event loss above is the exact loss of the whole relation
 for DPUCB-MAT and LDP-OMM (see :func:`two_block_event_loss`), and for DP-OMM
 with ``e/2`` in place of ``e`` (the hybrid counter releases an arm's first
 observation with Lap(2/e): its logarithmic part spends half the budget), so
-their audits can be held to it.
+their audits can be held to it. DPTS-MAT's round-3 choice adds its two Thompson samples
+N(w~, 1) to the comparison; :func:`block_event_loss` gives that loss by quadrature.
+:func:`unreleased_round_instance` is a second design: a pair that differs only in an
+observation no release has used by the last round, whose exact loss is 0 for the batch policies.
 """
 
 from __future__ import annotations
@@ -57,7 +60,10 @@ __all__ = [
     "LaplaceLocalRandomizer",
     "discretized_report_pmf",
     "two_block_instance",
+    "block_event_loss",
     "two_block_event_loss",
+    "DPTS_SAMPLING_SD",
+    "unreleased_round_instance",
     "RewardTables",
     "reward_tables",
     "one_block_instance",
@@ -182,21 +188,76 @@ def two_block_instance():
     return matroid, x, x_prime, 3
 
 
-def two_block_event_loss(arm_epsilon: float) -> float:
-    """Privacy loss ``2 (e - ln(1 + e/2))`` of the event "round 3 replays round 2" (module docstring).
+def block_event_loss(arm_epsilon: float, sampling_sd: float = 0.0) -> float:
+    """Exact loss ``ln(1 / (2 F(-1)))`` of one block's round-3 choice on the audit designs (module docstring).
 
-    It is also the exact pure loss of DPUCB-MAT and LDP-OMM on the two-block
-    design over *every* pair of reward tables in [0, 1] that differ in one round:
-    rounds 1 and 2 are data-free (ties shuffled), and in each block round 3
-    compares the two arms' single noisy observations, ``r_1 + L_1`` against
-    ``r_2 + L_2`` (equal radii), i.e. ``D = L_2 - L_1 > t`` with ``t = r_1 - r_2``
-    in [-1, 1]. One changed round moves ``t`` by at most 1, and
-    ``ln(P[D > t] / P[D > t + 1])`` increases in ``t`` (``D`` is log-concave), so
-    with ``t + 1 <= 1`` it is largest at ``t = 0``: ``e - ln(1 + e/2)`` per block
-    (the complementary event is the mirror image), and the blocks are independent.
+    In a block of two arms, rounds 1 and 2 play the two arms (ties shuffled; data-free) and round 3
+    plays the arm seen in round 1 when ``r_1 + L_1 + G_1 > r_2 + L_2 + G_2``: ``L`` iid Lap(1/e)
+    (the released first observations, ``e = arm_epsilon``) and ``G`` iid N(0, sampling_sd^2 / 2)
+    (the Thompson sample of DPTS-MAT, N(w~, 1/T_e) with T_e = 1: ``sampling_sd = sqrt(2)``; 0 for
+    the index policies), the indices' other terms being equal. With ``F`` the cdf of
+    ``D = L_2 - L_1 + G_2 - G_1`` the choice is Bernoulli(F(t)), ``t = r_1 - r_2`` in [-1, 1]; one
+    changed round moves ``t`` by at most 1, and ``F`` is log-concave (a convolution of log-concave
+    densities), so ``ln(F(t + 1) / F(t))`` falls in ``t`` and the largest ratio, either way round,
+    is ``F(0) / F(-1) = 1 / (2 F(-1))``. For ``sampling_sd = 0``,
+    ``F(-1) = exp(-e) (2 + e) / 4`` and the loss is ``e - ln(1 + e/2)``; otherwise ``F(-1)`` is an
+    integral over the density ``(e/4) (1 + e|d|) exp(-e|d|)`` of ``L_2 - L_1``, computed by
+    quadrature (absolute error below 1e-10).
     """
     e = float(arm_epsilon)
-    return 2.0 * (e - math.log1p(e / 2.0))
+    sd = float(sampling_sd)
+    if sd == 0.0:
+        return e - math.log1p(e / 2.0)
+    from scipy import integrate, stats
+
+    def integrand(d):
+        return 0.25 * e * (1.0 + e * abs(d)) * math.exp(-e * abs(d)) * stats.norm.cdf((-1.0 - d) / sd)
+
+    left, _ = integrate.quad(integrand, -math.inf, -1.0, epsabs=1e-12)
+    mid, _ = integrate.quad(integrand, -1.0, 0.0, epsabs=1e-12)
+    right, _ = integrate.quad(integrand, 0.0, math.inf, epsabs=1e-12)
+    return -math.log(2.0 * (left + mid + right))
+
+
+def two_block_event_loss(arm_epsilon: float, sampling_sd: float = 0.0) -> float:
+    """Privacy loss of "round 3 replays round 2" on the two-block design: ``2 * block_event_loss``.
+
+    ``2 (e - ln(1 + e/2))`` for the index policies (``sampling_sd = 0``; module docstring). It is
+    also the exact pure loss of DPUCB-MAT, LDP-OMM and (with ``sampling_sd = sqrt(2)``) DPTS-MAT
+    on the two-block design over *every* pair of reward tables in [0, 1] that differ in one round:
+    rounds 1 and 2 are data-free (ties shuffled), the two blocks' round-3 choices are independent
+    given round 1, and one changed round (round 1 or 2: round 3's observations are never used)
+    moves both blocks' ``t`` by at most 1; :func:`block_event_loss` bounds each block, and the
+    pair "round 1 all zeros against all ones, round 2 all ones" attains both at once.
+    """
+    return 2.0 * block_event_loss(arm_epsilon, sampling_sd)
+
+
+#: Standard deviation of the difference of DPTS-MAT's two Thompson samples N(w~, 1/T_e) at T_e = 1.
+DPTS_SAMPLING_SD = math.sqrt(2.0)
+
+
+def unreleased_round_instance(rank: int):
+    """A pair of reward tables that differ only in an observation no release has used: ``(matroid, x, x', horizon)``.
+
+    Partition matroid with ``rank`` blocks of two arms, horizon 4; ``x`` is all zeros, ``x'`` has
+    round 3 all ones. Rounds 1 and 2 play the two bases covering every arm, so each arm's first
+    batch (one observation) is released before round 3; the arm played in round 3 (one per
+    block) puts its observation into its second batch, which holds two and is released only
+    after round 4 at the earliest. No played super arm of rounds 1-4 depends on round 3 under
+    DPUCB-MAT or DPTS-MAT (Chandak 2023, Algorithms 2 and 5: the index reads released batches
+    only), so the two tables' output laws are equal: the pair's exact loss is 0. A policy whose
+    round-4 index reads the unreleased observation (e.g. a Thompson posterior over all
+    observations) plays round 4 differently on the two tables.
+    """
+    k = int(rank)
+    if k < 1:
+        raise AlgorithmInputError(f"rank must be >= 1, got {rank!r}")
+    matroid = partition_matroid([b for b in range(k) for _ in range(2)], [1] * k)
+    x = np.zeros((4, 2 * k))
+    x_prime = x.copy()
+    x_prime[2, :] = 1.0
+    return matroid, x, x_prime, 4
 
 
 class RewardTables(NeighbourGenerator):

@@ -12,6 +12,12 @@ post-processing of them:
   Lap(1/eps) (CUCB-LDP2). Between any two observation vectors in {0, 1}^K the binned reports'
   exact loss is eps (tail bins attain it); it is the exact loss of
   :class:`algorithms.bandits.audits.LaplaceLocalRandomizer` (:func:`local_report_loss`).
+- DPUCB-MAT and DPTS-MAT (Chandak 2023, Algorithms 2 and 5): the released batch estimates
+  ``w~_e = (batch sum + Lap(K/eps)) / n`` of lazy doubling batches (n = 1, 2, 4, ...), which the
+  indices read; each observation enters exactly one release, so between tables that differ in
+  one round the binned releases' exact loss is eps, the claim (:func:`batch_release_loss`). An
+  index that also reads the open batch is not post-processing of these releases: it is audited
+  on the played arms (``test_privacy_audits.py``, an unreleased-observation pair of loss 0).
 - CUCB-DP (Chen et al. 2020, Algorithm 3): the tree-based aggregation's releases of the per-arm
   prefix sums, Lap(2 K L / eps) per p-sum node with ``L = floor(log2 T) + 1``. Over rounds
   1..2 with T = 2 or 3 (L = 2) the release of round 1 is the level-0 node and that of round 2
@@ -27,7 +33,9 @@ References
 ----------
 .. [1] X. Chen, K. Zheng, Z. Zhou, Y. Yang, W. Chen, L. Wang, "(Locally) Differentially Private
    Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithms 1-3, Theorems 1, 3 and 7.
-.. [2] T.-H. H. Chan, E. Shi, D. Song, "Private and Continual Release of Statistics", ACM TISSEC
+.. [2] K. Chandak, "Differentially Private Algorithms for Efficient Online Matroid Optimization",
+   MSc thesis, University of Alberta, 2023. Algorithms 2 and 5, Theorems 8 and 10.
+.. [3] T.-H. H. Chan, E. Shi, D. Song, "Private and Continual Release of Statistics", ACM TISSEC
    14(3), 2011. Algorithm 2 (binary mechanism).
 """
 
@@ -35,6 +43,7 @@ from __future__ import annotations
 
 import numba
 import numpy as np
+from numba.extending import overload
 
 import dpverify
 from algorithms.bandits import indices as K
@@ -43,37 +52,57 @@ from algorithms.bandits.indices import new_policy_state, policy_reset, policy_up
 from algorithms.bandits.policies import Policy
 from algorithms.errors import AlgorithmInputError
 
-__all__ = ["PolicyStatistics", "local_report_loss", "tree_release_loss"]
+__all__ = ["PolicyStatistics", "local_report_loss", "tree_release_loss", "batch_release_loss"]
 
-_STATISTICS_CODES = (K.CUCB_LDP1, K.CUCB_LDP2, K.CUCB_DP)
+
+def released_statistic(state):
+    """The per-arm statistic the policy's index reads (compiled code only): sums, tree releases or estimates."""
+    raise NotImplementedError("released_statistic is called from compiled code")
 
 
 @numba.njit(cache=True, nogil=True)
-def _sums_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: arm e's sum after round ``t + 1`` of run ``r`` (every arm played every round)."""
+def _sums(state):
+    return state.sums
+
+
+@numba.njit(cache=True, nogil=True)
+def _tree_sums(state):
+    return state.tree_sum
+
+
+@numba.njit(cache=True, nogil=True)
+def _estimates(state):
+    return state.est
+
+
+#: policy code -> accessor of the statistic its index reads: CUCB-LDP1 and CUCB-LDP2 the sums of noisy
+#: reports, CUCB-DP the tree-based releases, DPUCB-MAT and DPTS-MAT the released batch estimates w~_e.
+_STATISTICS = {
+    K.CUCB_LDP1: _sums,
+    K.CUCB_LDP2: _sums,
+    K.CUCB_DP: _tree_sums,
+    K.DPUCB_MAT: _estimates,
+    K.DPTS_MAT: _estimates,
+}
+_STATISTIC_BY_STATE = {K.POLICY_KERNELS[code].state_class: fn for code, fn in _STATISTICS.items()}
+
+
+@overload(released_statistic)
+def _released_statistic(state):
+    fn = _STATISTIC_BY_STATE[state.instance_class]  # resolved at compile time from the state's type
+    return lambda state: fn(state)
+
+
+@numba.njit(cache=True, nogil=True)
+def _statistics_batch(size, state, table, rng, out):
+    """``out[r, t, e]``: arm e's statistic after round ``t + 1`` of run ``r`` (every arm played every round)."""
     rounds, k = table.shape
     basis = np.arange(k)
     for r in range(size):
         policy_reset(state)
         for t in range(rounds):
             policy_update(state, t + 1, basis, table[t], k, rng)
-            out[r, t, :] = state.sums[:k]
-
-
-@numba.njit(cache=True, nogil=True)
-def _tree_batch(size, state, table, rng, out):
-    """``out[r, t, e]``: the tree-based release of arm e's prefix sum at round ``t + 1`` of run ``r``.
-
-    A kernel of its own rather than a flag of :func:`_sums_batch`: numba types each policy's state
-    apart, and only CUCB-DP's state has a tree release.
-    """
-    rounds, k = table.shape
-    basis = np.arange(k)
-    for r in range(size):
-        policy_reset(state)
-        for t in range(rounds):
-            policy_update(state, t + 1, basis, table[t], k, rng)
-            out[r, t, :] = state.tree_sum[:k]
+            out[r, t, :] = released_statistic(state)[:k]
 
 
 class PolicyStatistics:
@@ -84,9 +113,9 @@ class PolicyStatistics:
     Parameters
     ----------
     policy : Policy
-        CUCB-LDP1, CUCB-LDP2 (statistics: the per-arm sums of noisy reports) or CUCB-DP (the
-        tree-based releases of the per-arm prefix sums). Its known horizon (default ``rounds``)
-        sets CUCB-DP's tree depth.
+        CUCB-LDP1, CUCB-LDP2 (statistics: the per-arm sums of noisy reports), CUCB-DP (the
+        tree-based releases of the per-arm prefix sums), DPUCB-MAT or DPTS-MAT (the released
+        batch estimates w~_e). Its known horizon (default ``rounds``) sets CUCB-DP's tree depth.
     rank : int
         K, the number of arms observed per round.
     rounds : int
@@ -102,8 +131,10 @@ class PolicyStatistics:
     """
 
     def __init__(self, policy: Policy, rank: int, rounds: int, edges):
-        if policy.code not in _STATISTICS_CODES:
-            raise AlgorithmInputError(f"PolicyStatistics covers CUCB-LDP1, CUCB-LDP2 and CUCB-DP, not {policy.name}")
+        if policy.code not in _STATISTICS:
+            raise AlgorithmInputError(
+                f"PolicyStatistics covers CUCB-LDP1, CUCB-LDP2, CUCB-DP, DPUCB-MAT and DPTS-MAT, not {policy.name}"
+            )
         self.policy, self.rank, self.rounds = policy, int(rank), int(rounds)
         if self.rank < 1 or self.rounds < 1:
             raise AlgorithmInputError(f"need rank, rounds >= 1, got {rank!r}, {rounds!r}")
@@ -120,8 +151,7 @@ class PolicyStatistics:
             self.policy.code, self.rank, self.rank, float(self.policy.arm_epsilon(self.rank)), float(self.known_horizon)
         )
         out = np.zeros((int(size), self.rounds, self.rank))
-        batch = _tree_batch if self.policy.code == K.CUCB_DP else _sums_batch
-        batch(int(size), state, table, rng, out)
+        _statistics_batch(int(size), state, table, rng, out)
         bins = np.searchsorted(self.edges, out, side="left").reshape(int(size), -1)
         return list(map(tuple, bins.tolist()))
 
@@ -152,3 +182,30 @@ def tree_release_loss(epsilon: float) -> float:
     docstring). The policy's claim is eps (Chen et al. 2020, Theorem 7).
     """
     return float(epsilon) / 2.0
+
+
+def batch_release_loss(epsilon: float, rank: int, edges, rounds: int) -> float:
+    """Exact loss of DPUCB-MAT's and DPTS-MAT's binned released estimates over ``rounds`` rounds, every arm played.
+
+    Chandak 2023, Algorithms 2 and 5: arm e's observations fill lazy doubling batches of 1, 2,
+    4, ... items; a full batch of ``n`` releases ``w~_e = (batch sum + Lap(K / eps)) / n`` and
+    empties (forgetful), so each observation enters exactly one release. Tables over [0, 1] that
+    differ in one round move one release of each of the K arms by at most ``1 / n`` (its batch's
+    size ``n``), independent Laplace variables of scale ``K / (eps n)`` in ``w~`` units; the
+    releases' binned loss is the largest, over the batches released within ``rounds``, of K times
+    one coordinate's binned loss (a tail bin reaches ``eps / K`` when ``edges[0] <= 0`` or
+    ``edges[-1] >= 1 / n``: then the loss is ``eps``). Computed here from the binned Laplace cdf of
+    that stated scale, not from the compiled code. A batch not yet full releases nothing.
+    """
+    from scipy import stats
+
+    edges = np.asarray(edges, dtype=np.float64)
+    k = int(rank)
+    loss, n, released = 0.0, 1, 0
+    while released + n <= int(rounds):
+        scale = k / (float(epsilon) * n)
+        p = np.diff(np.concatenate([[0.0], stats.laplace.cdf(edges, loc=0.0, scale=scale), [1.0]]))
+        q = np.diff(np.concatenate([[0.0], stats.laplace.cdf(edges, loc=1.0 / n, scale=scale), [1.0]]))
+        loss = max(loss, k * float(np.max(np.abs(np.log(p) - np.log(q)))))
+        released, n = released + n, 2 * n
+    return loss
