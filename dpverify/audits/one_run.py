@@ -225,8 +225,10 @@ def one_run_audit(
     included : array_like of bool, shape (m,), optional
         The inclusion bits the run used, each drawn independently with probability 1/2 (and
         independently of everything else). Omitted: :func:`canary_inclusions` of ``seed``.
-    seed : optional
-        The seed the bits were drawn from with :func:`canary_inclusions` (only without ``included``).
+    seed : None, int, numpy.random.SeedSequence or numpy.random.Generator, optional
+        The seed the bits were drawn from with :func:`canary_inclusions` (only without ``included``);
+        a ``Generator`` is drawn from as :func:`numpy.random.default_rng` would, so pass the same
+        seed value (not a generator already used) to both calls.
     delta : float, optional
         The delta of the bound; default the claim's, else 0.
     alpha : float, default 0.05
