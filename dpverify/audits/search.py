@@ -60,8 +60,7 @@ import numpy as np
 from .. import _validation as check
 from .._results import PlainData, short_repr
 from ..errors import InsufficientMemoryError, InvalidParameterError, ReplayMismatchError
-from ..events import default_families
-from ..events.learned import count_events_apply
+from ..events import grows_selection
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..neighbours.domain import check_declared_domain, declared_domain
@@ -111,10 +110,9 @@ WINNER_GROWN_SHARE = 0.4
 MAX_WINNER_SELECTION = 4_000_000
 MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The same top-up where the chosen pair's outputs are real vectors with markers and values, on which the
-#: count-and-level family (``"learned-counts"``) fits a score on the selection rows and thresholds it in its
-#: tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3), so that both its fit and the choice of
-#: its threshold sharpen with the rows (measured on Alg. 3: docs/auditor/benchmarks.md).
-COUNT_FAMILY = "learned-counts"
+#: count-and-level family (``"learned-counts"``, which declares ``grows_selection``) fits a score on the
+#: selection rows and thresholds it in its tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3),
+#: so that both its fit and the choice of its threshold sharpen with the rows (docs/auditor/benchmarks.md).
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
 MISS_RATE = 0.05
@@ -672,12 +670,10 @@ def _grown_winner_selection(winner, n_selection: int, screening) -> int:
 
 
 def _counts_select(winner, screening) -> bool:
-    """Whether the chosen pair's events are selected with the count-and-level family and it applies to its
-    outputs (real vectors with markers and values: :func:`dpverify.events.learned.count_events_apply`)."""
-    if not count_events_apply(winner.samples_x, winner.samples_x_prime):
-        return False
-    families = screening.plan.options.families
-    return COUNT_FAMILY in (default_families() if families is None else families)
+    """Whether a family the chosen pair's events are selected with declares a fit that sharpens with the
+    selection rows on its outputs (:attr:`dpverify.events.EventFamily.grows_selection`: the count-and-level
+    family on real vectors with markers and values)."""
+    return grows_selection(screening.plan.options.families, winner.samples_x, winner.samples_x_prime)
 
 
 def _float_picked(winner, options) -> bool:
@@ -849,9 +845,10 @@ def search_audit(
     certification does (:func:`screening_resolution`), a note says so and gives the
     budget that would resolve the certification's level (:func:`screening_budget_for`).
 
-    Where the chosen pair's outputs are discrete with many values that repeat, or real vectors with
-    markers and values (the count-and-level family's, :data:`COUNT_FAMILY`), its selection is topped
-    up to :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
+    Where the chosen pair's outputs are discrete with many values that repeat, or where a family used
+    declares a fit that sharpens with rows on them (``EventFamily.grows_selection``: the count-and-level
+    family on real vectors with markers and values), its selection is topped up to
+    :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
     :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
     size is unchanged.
 
