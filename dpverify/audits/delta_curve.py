@@ -53,8 +53,9 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
-from .fingerprint import Fingerprint, fingerprint_of
-from .plan import build_plan, curve_split
+from .drivers import Driver
+from .fingerprint import Fingerprint, check_source, fingerprint_of, with_notes
+from .plan import build_plan, curve_split, plan_of_result
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -309,7 +310,7 @@ def delta_lower_bound_curve(
     """
     grid = check.check_grid(epsilons, "epsilons")
     plan = build_plan(  # a delta curve takes no claim: it bounds delta at every epsilon of the grid
-        "delta_lower_bound_curve",
+        DRIVER,
         mechanism,
         (x, x_prime),
         None,
@@ -329,3 +330,22 @@ def delta_lower_bound_curve(
     fingerprint = fingerprint_of(mechanism, (x, x_prime), replay)
     sizes = (plan.alpha, plan.n_samples, n_selection, plan.seed)
     return DeltaCurve(grid, bounds, events, *sizes, options=options, fingerprint=fingerprint)
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    mechanism, x, x_prime = DRIVER.replay_inputs(result, inputs)
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
+    notes = check_source(result, plan, mechanism, x, x_prime)
+    again = delta_lower_bound_curve(
+        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=plan.n_samples, seed=plan.seed, options=plan.options
+    )
+    return with_notes(again, notes)
+
+
+DRIVER = Driver(
+    "delta_lower_bound_curve",
+    DeltaCurve,
+    streams=("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
+    inputs=("mechanism", "x", "x_prime"),
+    replay=_replay,
+)

@@ -72,8 +72,10 @@ from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler
 from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
+from .drivers import Driver
 from .findings import classify_finding
-from .plan import STREAMS, Sizes, build_plan, fixed_split
+from .fingerprint import check_source, with_notes
+from .plan import Sizes, build_plan, claim_arguments, fixed_split, plan_of_result
 from .power import power_note
 from .results import AuditResult, ValueVerdict
 
@@ -272,7 +274,7 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
 
 def _proposed_pairs(neighbours, n_candidates, sequence) -> tuple[list, str]:
     """The candidate pairs a search of ``neighbours`` under ``sequence`` screens first (its candidate stream)."""
-    return candidate_pairs(neighbours, n_candidates, children(sequence, len(STREAMS["search_audit"]))[0])
+    return candidate_pairs(neighbours, n_candidates, children(sequence, len(DRIVER.streams))[0])
 
 
 def check_replay_candidates(result, neighbours, replayed=None) -> None:
@@ -879,7 +881,7 @@ def search_audit(
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
-    plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
+    plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
     with one_executor(plan.options.executor) as pool:  # one pool for every draw of the search
         screening = _Screening.of(plan, pool, plan.options.float_events)
@@ -899,3 +901,30 @@ def search_audit(
     result = replace(result, n_samples=plan.n_samples)
     added = (_resolution_note(n_least, plan.n_certification, len(screened)), power_note(result))
     return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    mechanism, neighbours = DRIVER.replay_inputs(result, inputs)
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
+    check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
+    notes = check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
+    again = search_audit(
+        mechanism,
+        neighbours,
+        n_samples=plan.n_samples,
+        n_candidates=result.n_pairs_requested,
+        n_screening=result.n_screening,
+        n_refining=result.n_refining,
+        **claim_arguments(plan),
+    )
+    check_replay_candidates(result, neighbours, replayed=again)
+    return with_notes(again, notes)
+
+
+DRIVER = Driver(
+    "search_audit",
+    SearchAuditResult,
+    streams=("candidates", "screening", "certification_x", "certification_x_prime", "refining"),
+    inputs=("mechanism", "neighbours"),
+    replay=_replay,
+)

@@ -60,7 +60,7 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData
-from ..errors import InsufficientSamplesError
+from ..errors import InsufficientSamplesError, NotReplayableError
 from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw
@@ -69,8 +69,9 @@ from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
-from .fingerprint import fingerprint_of
-from .plan import Sizes, build_plan, claim_words, sizing_claim
+from .drivers import Driver
+from .fingerprint import check_source, fingerprint_of, with_notes
+from .plan import Sizes, build_plan, claim_arguments, claim_words, plan_of_result, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -513,8 +514,26 @@ def sequential_audit(
     (True, True)
     """
     claimed, sizes = (epsilon, delta, claim), _look_sizes(first_look, growth, final_share)
-    plan = build_plan(
-        "sequential_audit", mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes
-    )
+    plan = build_plan(DRIVER, mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes)
     result = _run_looks(plan, mechanism, x, x_prime)
     return replace(result, notes=result.notes + plan.claim_notes, plan=plan.design.recorded())
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    mechanism, x, x_prime = DRIVER.replay_inputs(result, inputs)
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
+    if result.plan is None:
+        raise NotReplayableError("this sequential result does not record its look plan")
+    notes = check_source(result, plan, mechanism, x, x_prime)
+    again = sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
+    return with_notes(again, notes)
+
+
+DRIVER = Driver(
+    "sequential_audit",
+    SequentialAuditResult,
+    streams=("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
+    inputs=("mechanism", "x", "x_prime"),
+    replay=_replay,
+    sample_field="budget",
+)

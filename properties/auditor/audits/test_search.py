@@ -495,7 +495,9 @@ def test_the_chosen_pair_of_many_repeating_outputs_gets_a_larger_selection():
     pair = search_module._Pair(0, 0.0, 1.0, np.random.SeedSequence(0))
     rng = np.random.default_rng(0)
     pair.samples_x, pair.samples_x_prime, pair.n = rng.laplace(size=5_000), 1 + rng.laplace(size=5_000), 5_000
-    screening = types.SimpleNamespace(plan=types.SimpleNamespace(n_certification=90_000, n_selection=10_000))
+    screening = types.SimpleNamespace(
+        plan=types.SimpleNamespace(n_certification=90_000, n_selection=10_000, options=dpverify.AuditOptions())
+    )
     assert search_module._grown_winner_selection(pair, 10_000, screening) == 10_000  # real outputs: not grown
 
 
