@@ -205,3 +205,18 @@ def test_claims_of_every_kind_replay_and_round_trip_through_json(driver, kind):
     assert all(c.kind == kind for c in states)
     if driver != "audit_samples":
         assert first.replay(*_inputs(driver, GeometricMechanism(1.0))).to_json() == first.to_json()
+
+
+def test_a_malformed_driver_record_is_refused_by_name():
+    """Detects: a record that accepts a result type that is not a class or a replay that is not callable, or a
+    plan built from a bare name (whose streams no record declares)."""
+    from dpverify.audits.drivers import Driver
+    from dpverify.audits.plan import build_plan
+    from dpverify.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="driver 'mine': result"):
+        Driver("mine", "AuditResult")
+    with pytest.raises(InvalidParameterError, match="driver 'mine': replay"):
+        Driver("mine", dpverify.AuditResult, replay="audit")
+    with pytest.raises(InvalidParameterError, match="a Driver"):
+        build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 20_000, 1, None, None)
