@@ -54,8 +54,8 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
 from .drivers import Driver
-from .fingerprint import Fingerprint, check_source, fingerprint_of, with_notes
-from .plan import build_plan, curve_split, plan_of_result
+from .fingerprint import Fingerprint, fingerprint_of
+from .plan import build_plan, curve_split, replay_pair
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -333,13 +333,11 @@ def delta_lower_bound_curve(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = DRIVER.replay_inputs(result, inputs)
-    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
-    notes = check_source(result, plan, mechanism, x, x_prime)
-    again = delta_lower_bound_curve(
-        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=plan.n_samples, seed=plan.seed, options=plan.options
-    )
-    return with_notes(again, notes)
+    def run(plan, mechanism, x, x_prime):
+        grid = dict(epsilons=result.epsilons, n_samples=plan.n_samples)
+        return delta_lower_bound_curve(mechanism, x, x_prime, **grid, seed=plan.seed, options=plan.options)
+
+    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
 
 
 DRIVER = Driver(

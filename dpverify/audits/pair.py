@@ -34,8 +34,7 @@ from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
 from .drivers import Driver
-from .fingerprint import check_source, with_notes
-from .plan import build_plan, claim_arguments, claim_words, plan_of_result
+from .plan import build_plan, claim_arguments, claim_words, plan_of_result, replay_pair
 from .power import power_note
 from .results import AuditResult
 
@@ -233,10 +232,10 @@ def _first_split(plan) -> int:
 
 
 def _replay(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = DRIVER.replay_inputs(result, inputs)
-    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
-    notes = check_source(result, plan, mechanism, x, x_prime)
-    return with_notes(audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan)), notes)
+    def run(plan, mechanism, x, x_prime):
+        return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
+
+    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
 
 
 DRIVER = Driver(

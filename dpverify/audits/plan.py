@@ -45,6 +45,7 @@ from ..pipeline.selection import default_selection_size
 from ..protocols import check_mechanism
 from .certification import check_sizes
 from .drivers import Driver
+from .fingerprint import check_source, with_notes
 
 __all__ = [
     "AuditPlan",
@@ -56,6 +57,7 @@ __all__ = [
     "claim_words",
     "fixed_split",
     "curve_split",
+    "replay_pair",
 ]
 
 
@@ -348,6 +350,16 @@ def plan_of_result(result, driver: Driver, *, executor=None, progress: bool = Fa
         sequence=sequence,
         streams=dict(zip(driver.streams, children(sequence, len(driver.streams)))),
     )
+
+
+def replay_pair(result, driver: Driver, inputs: tuple, run: Callable, *, executor=None, progress=False):
+    """The replay of a driver of one pair: ``inputs`` are ``(mechanism, x, x_prime)``; the result's source is
+    checked (:func:`dpverify.audits.fingerprint.check_source`) before ``run(plan, mechanism, x, x_prime)``
+    runs the driver again under the result's plan, and the notes of what could not be checked are added."""
+    mechanism, x, x_prime = driver.replay_inputs(result, inputs)
+    plan = plan_of_result(result, driver, executor=executor, progress=progress)
+    notes = check_source(result, plan, mechanism, x, x_prime)
+    return with_notes(run(plan, mechanism, x, x_prime), notes)
 
 
 def claim_arguments(plan: AuditPlan) -> dict:

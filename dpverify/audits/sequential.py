@@ -70,8 +70,8 @@ from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
 from .drivers import Driver
-from .fingerprint import check_source, fingerprint_of, with_notes
-from .plan import Sizes, build_plan, claim_arguments, claim_words, plan_of_result, sizing_claim
+from .fingerprint import fingerprint_of
+from .plan import Sizes, build_plan, claim_arguments, claim_words, replay_pair, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -520,13 +520,13 @@ def sequential_audit(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = DRIVER.replay_inputs(result, inputs)
-    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
     if result.plan is None:
         raise NotReplayableError("this sequential result does not record its look plan")
-    notes = check_source(result, plan, mechanism, x, x_prime)
-    again = sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
-    return with_notes(again, notes)
+
+    def run(plan, mechanism, x, x_prime):
+        return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
+
+    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
 
 
 DRIVER = Driver(
