@@ -53,7 +53,7 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
-from .drivers import Driver
+from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .fingerprint import Fingerprint, fingerprint_of
 from .plan import build_plan, curve_split, replay_pair
 
@@ -343,7 +343,7 @@ def _replay(result, *inputs, executor=None, progress=False):
 DRIVER = Driver(
     "delta_lower_bound_curve",
     DeltaCurve,
-    streams=("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
-    inputs=("mechanism", "x", "x_prime"),
+    streams=PAIR_STREAMS,
+    inputs=PAIR_INPUTS,
     replay=_replay,
 )

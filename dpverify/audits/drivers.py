@@ -17,7 +17,12 @@ from dataclasses import dataclass, field
 from .._validation import check_callable, check_name, check_optional_callable
 from ..errors import InvalidParameterError
 
-__all__ = ["Driver"]
+__all__ = ["Driver", "PAIR_STREAMS", "PAIR_INPUTS"]
+
+#: The streams of a driver that selects and certifies on one pair (the first four of :func:`dpverify.audit`'s).
+PAIR_STREAMS = ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime")
+#: What the replay of a driver of one pair takes besides the result.
+PAIR_INPUTS = ("mechanism", "x", "x_prime")
 
 
 @dataclass(frozen=True)

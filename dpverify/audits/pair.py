@@ -33,7 +33,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .drivers import Driver
+from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .plan import build_plan, claim_arguments, claim_words, plan_of_result, replay_pair
 from .power import power_note
 from .results import AuditResult
@@ -241,7 +241,7 @@ def _replay(result, *inputs, executor=None, progress=False):
 DRIVER = Driver(
     "audit",
     AuditResult,
-    streams=("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more"),
-    inputs=("mechanism", "x", "x_prime"),
+    streams=(*PAIR_STREAMS, "more"),
+    inputs=PAIR_INPUTS,
     replay=_replay,
 )

@@ -69,7 +69,7 @@ from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
-from .drivers import Driver
+from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .fingerprint import fingerprint_of
 from .plan import Sizes, build_plan, claim_arguments, claim_words, replay_pair, sizing_claim
 from .results import AuditResult
@@ -532,8 +532,8 @@ def _replay(result, *inputs, executor=None, progress=False):
 DRIVER = Driver(
     "sequential_audit",
     SequentialAuditResult,
-    streams=("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
-    inputs=("mechanism", "x", "x_prime"),
+    streams=PAIR_STREAMS,
+    inputs=PAIR_INPUTS,
     replay=_replay,
     sample_field="budget",
 )
