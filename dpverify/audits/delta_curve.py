@@ -53,9 +53,8 @@ from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
-from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .fingerprint import Fingerprint, fingerprint_of
-from .plan import build_plan, curve_split, replay_pair
+from .plan import build_plan, curve_split, pair_driver
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -332,18 +331,9 @@ def delta_lower_bound_curve(
     return DeltaCurve(grid, bounds, events, *sizes, options=options, fingerprint=fingerprint)
 
 
-def _replay(result, *inputs, executor=None, progress=False):
-    def run(plan, mechanism, x, x_prime):
-        grid = dict(epsilons=result.epsilons, n_samples=plan.n_samples)
-        return delta_lower_bound_curve(mechanism, x, x_prime, **grid, seed=plan.seed, options=plan.options)
-
-    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
+def _again(result, plan, mechanism, x, x_prime):
+    grid = dict(epsilons=result.epsilons, n_samples=plan.n_samples)
+    return delta_lower_bound_curve(mechanism, x, x_prime, **grid, seed=plan.seed, options=plan.options)
 
 
-DRIVER = Driver(
-    "delta_lower_bound_curve",
-    DeltaCurve,
-    streams=PAIR_STREAMS,
-    inputs=PAIR_INPUTS,
-    replay=_replay,
-)
+DRIVER = pair_driver("delta_lower_bound_curve", DeltaCurve, _again)

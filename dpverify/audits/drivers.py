@@ -6,7 +6,8 @@ what its replay takes besides the result and the replay itself (:func:`dpverify.
 field of its result records the sample count it was called with. The plan, the replay and the
 driver contract test (``properties/auditor/audits/test_driver_contract.py``) read the records, so
 that adding a driver touches its module (its record), the list of built-in drivers
-(:data:`dpverify.audits.replay.AUDIT_DRIVERS`) and the contract test.
+(:data:`dpverify.audits.replay.AUDIT_DRIVERS`) and the contract test. A driver of one pair declares its
+record with :func:`dpverify.audits.plan.pair_driver`, which writes its replay.
 """
 
 from __future__ import annotations

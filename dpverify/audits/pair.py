@@ -33,8 +33,8 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
-from .plan import build_plan, claim_arguments, claim_words, plan_of_result, replay_pair
+from .drivers import PAIR_STREAMS
+from .plan import build_plan, claim_arguments, claim_words, pair_driver, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
@@ -231,17 +231,8 @@ def _first_split(plan) -> int:
     )[1]
 
 
-def _replay(result, *inputs, executor=None, progress=False):
-    def run(plan, mechanism, x, x_prime):
-        return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
-
-    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
+def _again(result, plan, mechanism, x, x_prime):
+    return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
 
 
-DRIVER = Driver(
-    "audit",
-    AuditResult,
-    streams=(*PAIR_STREAMS, "more"),
-    inputs=PAIR_INPUTS,
-    replay=_replay,
-)
+DRIVER = pair_driver("audit", AuditResult, _again, streams=(*PAIR_STREAMS, "more"))

@@ -44,7 +44,7 @@ from ..pipeline.sampling import children, resolve_seed
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_mechanism
 from .certification import check_sizes
-from .drivers import Driver
+from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .fingerprint import check_source, with_notes
 
 __all__ = [
@@ -57,7 +57,7 @@ __all__ = [
     "claim_words",
     "fixed_split",
     "curve_split",
-    "replay_pair",
+    "pair_driver",
 ]
 
 
@@ -352,14 +352,20 @@ def plan_of_result(result, driver: Driver, *, executor=None, progress: bool = Fa
     )
 
 
-def replay_pair(result, driver: Driver, inputs: tuple, run: Callable, *, executor=None, progress=False):
-    """The replay of a driver of one pair: ``inputs`` are ``(mechanism, x, x_prime)``; the result's source is
-    checked (:func:`dpverify.audits.fingerprint.check_source`) before ``run(plan, mechanism, x, x_prime)``
-    runs the driver again under the result's plan, and the notes of what could not be checked are added."""
-    mechanism, x, x_prime = driver.replay_inputs(result, inputs)
-    plan = plan_of_result(result, driver, executor=executor, progress=progress)
-    notes = check_source(result, plan, mechanism, x, x_prime)
-    return with_notes(run(plan, mechanism, x, x_prime), notes)
+def pair_driver(name: str, result_type: type, again: Callable, *, streams=PAIR_STREAMS, **fields) -> Driver:
+    """The record of a driver of one pair, whose replay takes ``(mechanism, x, x_prime)``: the result's source
+    is checked (:func:`dpverify.audits.fingerprint.check_source`) before ``again(result, plan, mechanism, x,
+    x_prime)`` runs the driver again under the result's plan, and the notes of what could not be checked are
+    added. ``fields`` are the record's others (:class:`~dpverify.audits.drivers.Driver`)."""
+
+    def replay(result, *inputs, executor=None, progress=False):
+        mechanism, x, x_prime = record.replay_inputs(result, inputs)
+        plan = plan_of_result(result, record, executor=executor, progress=progress)
+        notes = check_source(result, plan, mechanism, x, x_prime)
+        return with_notes(again(result, plan, mechanism, x, x_prime), notes)
+
+    record = Driver(name, result_type, streams=streams, inputs=PAIR_INPUTS, replay=replay, **fields)
+    return record
 
 
 def claim_arguments(plan: AuditPlan) -> dict:

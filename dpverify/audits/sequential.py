@@ -69,9 +69,8 @@ from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
-from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
 from .fingerprint import fingerprint_of
-from .plan import Sizes, build_plan, claim_arguments, claim_words, replay_pair, sizing_claim
+from .plan import Sizes, build_plan, claim_arguments, claim_words, pair_driver, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -519,21 +518,10 @@ def sequential_audit(
     return replace(result, notes=result.notes + plan.claim_notes, plan=plan.design.recorded())
 
 
-def _replay(result, *inputs, executor=None, progress=False):
+def _again(result, plan, mechanism, x, x_prime):
     if result.plan is None:
         raise NotReplayableError("this sequential result does not record its look plan")
-
-    def run(plan, mechanism, x, x_prime):
-        return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
-
-    return replay_pair(result, DRIVER, inputs, run, executor=executor, progress=progress)
+    return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
 
 
-DRIVER = Driver(
-    "sequential_audit",
-    SequentialAuditResult,
-    streams=PAIR_STREAMS,
-    inputs=PAIR_INPUTS,
-    replay=_replay,
-    sample_field="budget",
-)
+DRIVER = pair_driver("sequential_audit", SequentialAuditResult, _again, sample_field="budget")
