@@ -24,6 +24,7 @@ from dpverify.errors import InvalidParameterError
 from dpverify.events import EventFamily, event_family, register_event_family, unregister_event_family
 from dpverify.events.learned import count_events_apply
 from dpverify.events.real import support_edge_events
+from dpverify.testing import check_event_family
 
 
 def _renamed(name):
@@ -105,3 +106,17 @@ def test_a_malformed_declaration_is_refused_by_name(fields):
     """Detects: a record that accepts a non-boolean ``extreme`` or a non-callable ``grows_selection``."""
     with pytest.raises(InvalidParameterError, match="event family 'bad'"):
         EventFamily("bad", "real", support_edge_events, **fields)
+
+
+def test_the_family_contract_checks_the_declarations():
+    """``dpverify.testing.check_event_family`` passes the built-in declarations and a faithful copy, and fails
+    a family declared extreme whose events carry another name (a search would not recognise them) and a
+    ``grows_selection`` that answers something else than a bool. Detects: a contract check that lets a
+    declaration the drivers cannot honour through."""
+    check_event_family(event_family("support-edge"))
+    check_event_family(event_family("learned-counts"))
+    check_event_family(EventFamily("edge-copy", "real", _renamed("edge-copy"), extreme=True))
+    with pytest.raises(AssertionError, match="declares extreme"):
+        check_event_family(EventFamily("edge-unnamed", "real", support_edge_events, extreme=True))
+    with pytest.raises(AssertionError, match="grows_selection returned"):
+        check_event_family(EventFamily("grows-badly", "real", support_edge_events, grows_selection=lambda a, b: 1))
