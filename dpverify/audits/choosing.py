@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 
-from ..events import candidate_events, default_families, registered_families, screening_families
+from ..events import candidate_events, default_families, extreme_families, registered_families, screening_families
 from ..pipeline.outputs import fit_codec
 from ..pipeline.partition import select_partition
 from ..pipeline.selection import predicted_bounds, requested_families, select
@@ -36,17 +36,6 @@ __all__ = ["select_for_claim", "rank_pair", "ranking_scale", "screening_event_fa
 #: Shrinkage (standard errors) of the screening estimates when pairs are ranked; None: sqrt(2 ln M)
 #: over every event of every pair compared in the round.
 RANKING_SHRINKAGE_SE = 1.0
-#: Families whose events are placed at the extremes of the very samples that count them: a support-edge
-#: event holds the values of one input beyond every value of the other, so its count under the other input
-#: is 0 by construction, on whichever of many projections happened to put 5 or more values there (by chance,
-#: about 2^-5 each). Screening ranks them at the winner's-curse shrinkage, sqrt(2 ln M) standard errors over
-#: their M (event, direction)s, not at RANKING_SHRINKAGE_SE: at 1 SE such chance tails of a few values read
-#: as large bounds on mechanisms without a support edge (Lyu et al.'s Alg. 3, Laplace noise) and decided
-#: their rounds. A true edge (counts in the thousands against 0) still ranks far ahead. Vector outputs only: a
-#: scalar has one projection, where MIN_EDGE_TAIL keeps chance tails rare, and a true edge (the noisy max
-#: returning its value, exponential noise) shows only a few times in a first round, where strict ranking
-#: would cull it (measured: docs/auditor/benchmarks.md).
-EXTREME_FAMILIES = ("support-edge",)
 
 
 def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, alpha=None, options=None):
@@ -109,6 +98,18 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     would look as precise as counts on twice the rows, and a lucky score of a mediocre pair
     would win the round. ``pair`` holds its screening samples (``samples_x``,
     ``samples_x_prime``, ``n`` per input) and its inputs (``x``, ``x_prime``).
+
+    Events of a family declared ``extreme`` (:attr:`dpverify.events.EventFamily.extreme`; the
+    support-edge family) are placed at the extremes of the very samples that count them: a support-edge
+    event holds the values of one input beyond every value of the other, so its count under the other
+    input is 0 by construction, on whichever of many projections happened to put 5 or more values there
+    (by chance, about 2^-5 each). On vector outputs they are ranked at the winner's-curse shrinkage,
+    sqrt(2 ln M) standard errors over their M (event, direction)s, not at :data:`RANKING_SHRINKAGE_SE`:
+    at 1 SE such chance tails of a few values read as large bounds on mechanisms without a support edge
+    (Lyu et al.'s Alg. 3, Laplace noise), while a true edge (counts in the thousands against 0) still
+    ranks far ahead. A scalar has one projection, where ``MIN_EDGE_TAIL`` keeps chance tails rare, and a
+    true edge (the noisy max returning its value) shows only a few times in a first round, where strict
+    ranking would cull it.
     """
     codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
     found = candidate_events(enc_x, enc_xp, codec, families, inputs=(pair.x, pair.x_prime))
@@ -128,7 +129,7 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     claim = plan.claim
     if claim is not None and claim.kind_record.reads == "events" and claim.kind_record.epsilon_delta is None:
         options["claim"] = claim  # ranked by the bound on the claim's own parameter
-    extreme = np.array([e.family in EXTREME_FAMILIES for e in found.events], dtype=bool)
+    extreme = np.isin([e.family for e in found.events], extreme_families())  # EventFamily.extreme
     extreme &= _is_vector(pair.samples_x)  # one projection of a scalar: chance tails stay rare (MIN_EDGE_TAIL)
     strict = dict(options, shrinkage_se=None, n_candidates=2 * int(extreme.sum()))
     for direction, p, q in (("x", a, b), ("x_prime", b, a)):

@@ -54,7 +54,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from .certification import check_before_drawing
 from .fingerprint import Fingerprint, fingerprint_of
-from .plan import build_plan, curve_split
+from .plan import build_plan, curve_split, pair_driver
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -309,7 +309,7 @@ def delta_lower_bound_curve(
     """
     grid = check.check_grid(epsilons, "epsilons")
     plan = build_plan(  # a delta curve takes no claim: it bounds delta at every epsilon of the grid
-        "delta_lower_bound_curve",
+        DRIVER,
         mechanism,
         (x, x_prime),
         None,
@@ -329,3 +329,11 @@ def delta_lower_bound_curve(
     fingerprint = fingerprint_of(mechanism, (x, x_prime), replay)
     sizes = (plan.alpha, plan.n_samples, n_selection, plan.seed)
     return DeltaCurve(grid, bounds, events, *sizes, options=options, fingerprint=fingerprint)
+
+
+def _again(result, plan, mechanism, x, x_prime):
+    grid = dict(epsilons=result.epsilons, n_samples=plan.n_samples)
+    return delta_lower_bound_curve(mechanism, x, x_prime, **grid, seed=plan.seed, options=plan.options)
+
+
+DRIVER = pair_driver("delta_lower_bound_curve", DeltaCurve, _again)

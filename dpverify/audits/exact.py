@@ -34,7 +34,8 @@ from scipy import optimize, special
 
 from .._results import Result, as_tuples
 from ..errors import InvalidDistributionError
-from .fingerprint import Fingerprint, fingerprint_of
+from .drivers import Driver
+from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss", "RHO_GRID"]
 
@@ -302,3 +303,11 @@ def exact_privacy_loss(pmf_x, pmf_x_prime) -> ExactPrivacyLoss:
         q=q,
         fingerprint=fingerprint_of(None, (pmf_x, pmf_x_prime)),
     )
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = DRIVER.replay_inputs(result, inputs)
+    return checked_pmfs(result, exact_privacy_loss(pmf_x, pmf_x_prime))
+
+
+DRIVER = Driver("exact_privacy_loss", ExactPrivacyLoss, inputs=("pmf_x", "pmf_x_prime"), replay=_replay)

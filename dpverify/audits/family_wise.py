@@ -17,16 +17,20 @@ Scandinavian Journal of Statistics 6(2), 1979.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
 from .. import _validation as check
 from .._results import Result, dataclass_to_dict
+from ..errors import NotReplayableError, ReplayMismatchError
 from ..neighbours.domain import check_declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
+from .drivers import Driver
+from .fingerprint import check_source, with_notes
+from .pair import DRIVER as AUDIT
 from .pair import audit
-from .plan import build_plan
+from .plan import build_plan, claim_arguments, plan_of_result
 from .results import AuditResult
 
 __all__ = ["audit_pairs", "PairAuditResult"]
@@ -177,7 +181,7 @@ def audit_pairs(
         A pair outside the mechanism's declared input domain (checked for every pair before any draw).
     """
     # the mechanism, the claim and the sizes: each pair's audit checks its own
-    plan = build_plan("audit_pairs", None, None, None, None, seed, options, option_fields, sizes=None)
+    plan = build_plan(DRIVER, None, None, None, None, seed, options, option_fields, sizes=None)
     check.check_family_wise(method)
     pairs = check.check_pairs(pairs)
     for i, (x, x_prime) in enumerate(pairs):  # every pair before the first is drawn
@@ -204,3 +208,27 @@ def audit_pairs(
         worst=worst,
         seed=plan.seed,
     )
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    mechanism, pairs = DRIVER.replay_inputs(result, inputs)
+    first = plan_of_result(result.results[0], AUDIT, executor=executor, progress=progress)
+    if result.seed is None:
+        raise NotReplayableError("this result has no seed: there is nothing to replay")
+    pairs = list(pairs)
+    if len(pairs) != len(result.results):
+        raise ReplayMismatchError(
+            f"cannot replay this PairAuditResult on {len(pairs)} pairs: it audited {len(result.results)}; "
+            "pass the pairs it audited, in their order, or run dpverify.audit_pairs anew"
+        )
+    notes = ()
+    for i, (pair, inner) in enumerate(zip(pairs, result.results)):
+        x, x_prime = pair
+        notes += check_source(inner, plan_of_result(inner, AUDIT), mechanism, x, x_prime, where=f"pair {i}")
+    plan = replace(first, options=replace(first.options, alpha=result.alpha), seed=result.seed)
+    again = audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim_arguments(plan))
+    return with_notes(again, notes)
+
+
+#: One child of the run's seed per pair, spawned when the pairs are known (:meth:`AuditPlan.pair_seeds`).
+DRIVER = Driver("audit_pairs", PairAuditResult, inputs=("mechanism", "pairs"), replay=_replay)

@@ -39,6 +39,7 @@ import numpy as np
 
 from .._results import PlainData
 from ..errors import ReplayMismatchError, ReplayNotCheckedWarning
+from ..protocols import check_replayable, contract_seed
 
 __all__ = ["Fingerprint", "fingerprint_of", "check_replay_source", "with_notes", "digest"]
 
@@ -191,3 +192,16 @@ def with_notes(result, notes: tuple):
     for note in notes:
         warnings.warn(note, ReplayNotCheckedWarning, stacklevel=3)
     return result
+
+
+def check_source(result, plan, mechanism, x, x_prime, where: str = "") -> tuple:
+    """Refuse ``result``'s replay on another mechanism or other inputs (its fingerprint, drawn on the
+    contract stream of the seed its driver drew it on, ``plan``); the notes of what could not be checked."""
+    replayability = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=plan.options.output_key)
+    return check_replay_source(result, fingerprint_of(mechanism, (x, x_prime), replayability), where)
+
+
+def checked_pmfs(result, again):
+    """``again``, the replay of a result of pmfs, once its fingerprint matches the recorded one (both are
+    computed by the driver from the pmfs it validated)."""
+    return with_notes(again, check_replay_source(result, again.fingerprint))

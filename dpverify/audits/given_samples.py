@@ -27,6 +27,7 @@ from ..pipeline.sampling import concatenate_outputs
 from ..pipeline.selection import MIN_SELECTION, default_selection_size
 from .certification import audit_result
 from .choosing import select_for_claim
+from .drivers import Driver
 from .plan import build_plan, claim_words
 from .results import AuditResult
 
@@ -186,9 +187,7 @@ def audit_samples(
     True
     """
     claimed = (epsilon, delta, claim)  # the split is known once the samples are opened (sizes=None)
-    plan = build_plan(
-        "audit_samples", None, inputs, claimed, None, None, options, option_fields, sizes=None, given=True
-    )
+    plan = build_plan(DRIVER, None, inputs, claimed, None, None, options, option_fields, sizes=None, given=True)
     required = minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha)
     plan, (sel_x, sel_xp), (rest_x, rest_xp) = _split(plan, samples_x, samples_x_prime, required)
     output_key = plan.options.output_key
@@ -208,3 +207,7 @@ def audit_samples(
     return replace(
         result, replayable=False, notes=result.notes + ("audit of given samples: there is no seed to replay",)
     )
+
+
+#: Given samples: no seed, no streams, nothing to replay.
+DRIVER = Driver("audit_samples", AuditResult)

@@ -28,8 +28,10 @@ from .. import _validation as check
 from .._results import Result, as_tuples, dataclass_to_dict
 from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
+from .drivers import Driver
 from .exact import _as_pmf
-from .fingerprint import Fingerprint, fingerprint_of
+from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
+from .plan import check_claim_replays
 
 __all__ = ["oracle_epsilon_bound", "OracleBound", "oracle_claim_bound", "OracleClaimBound"]
 
@@ -345,3 +347,20 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
         if value > best[0]:
             best = (float(value), len(groups))
     return OracleClaimBound(best[0], claim, best[1], n, alpha, fingerprint_of(None, (pmf_x, pmf_x_prime)))
+
+
+def _replay_epsilon(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = DRIVER.replay_inputs(result, inputs)
+    again = oracle_epsilon_bound(pmf_x, pmf_x_prime, result.n_certification, alpha=result.alpha, delta=result.delta)
+    return checked_pmfs(result, again)
+
+
+def _replay_claim(result, *inputs, executor=None, progress=False):
+    pmf_x, pmf_x_prime = CLAIM_DRIVER.replay_inputs(result, inputs)
+    check_claim_replays(result.claim)
+    again = oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
+    return checked_pmfs(result, again)
+
+
+DRIVER = Driver("oracle_epsilon_bound", OracleBound, inputs=("pmf_x", "pmf_x_prime"), replay=_replay_epsilon)
+CLAIM_DRIVER = Driver("oracle_claim_bound", OracleClaimBound, inputs=("pmf_x", "pmf_x_prime"), replay=_replay_claim)

@@ -33,7 +33,8 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, d
 from ..pipeline.selection import grown_selection_size
 from .certification import certified_result, check_before_drawing, check_sizes
 from .choosing import select_for_claim
-from .plan import build_plan, claim_words, plan_of_result
+from .drivers import PAIR_STREAMS
+from .plan import build_plan, claim_arguments, claim_words, pair_driver, plan_of_result
 from .power import power_note
 from .results import AuditResult
 
@@ -145,9 +146,7 @@ def audit(
     >>> r.violation, r.value_verdict.violation
     (True, False)
     """
-    plan = build_plan(
-        "audit", mechanism, (x, x_prime), (epsilon, delta, claim), n_samples, seed, options, option_fields
-    )
+    plan = build_plan(DRIVER, mechanism, (x, x_prime), (epsilon, delta, claim), n_samples, seed, options, option_fields)
     pilot = check_before_drawing(plan, mechanism, x, x_prime)
     plan, (sel_x, sel_xp), rng_used = _selection_sample(plan, pilot, mechanism, x, x_prime)
     selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime))
@@ -211,7 +210,7 @@ def selection_samples(result: AuditResult, mechanism, x, x_prime, *, executor=No
     """
     if result.seed is None or result.options is None:
         raise InvalidParameterError("the result records no seed or no options: its selection cannot be re-drawn")
-    recorded = plan_of_result(result, driver="audit")  # re-drawn on an audit's streams
+    recorded = plan_of_result(result, driver=DRIVER)  # re-drawn on an audit's streams
     first = recorded.with_selection(_first_split(recorded))  # the split the audit began with
     (sel_x, sel_xp), _, _ = _draw_selection(first, mechanism, x, x_prime, executor=executor)
     if result.n_selection > first.n_selection:
@@ -230,3 +229,10 @@ def _first_split(plan) -> int:
         alpha=plan.alpha,
         claimed=claim_words(plan.claim),
     )[1]
+
+
+def _again(result, plan, mechanism, x, x_prime):
+    return audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan))
+
+
+DRIVER = pair_driver("audit", AuditResult, _again, streams=(*PAIR_STREAMS, "more"))

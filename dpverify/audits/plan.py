@@ -44,6 +44,8 @@ from ..pipeline.sampling import children, resolve_seed
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_mechanism
 from .certification import check_sizes
+from .drivers import PAIR_INPUTS, PAIR_STREAMS, Driver
+from .fingerprint import check_source, with_notes
 
 __all__ = [
     "AuditPlan",
@@ -55,19 +57,8 @@ __all__ = [
     "claim_words",
     "fixed_split",
     "curve_split",
-    "STREAMS",
+    "pair_driver",
 ]
-
-#: The named random streams of each driver, children of the run's SeedSequence in this order
-#: (the index of a name is its spawn index: reordering a tuple changes every seeded result).
-STREAMS = {
-    "audit": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more"),
-    "search_audit": ("candidates", "screening", "certification_x", "certification_x_prime", "refining"),
-    "sequential_audit": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
-    "delta_lower_bound_curve": ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime"),
-    "audit_samples": (),
-    "audit_pairs": (),  # one child per pair, spawned when the pairs are known (:meth:`AuditPlan.pair_seeds`)
-}
 
 
 def sizing_claim(claim) -> tuple[float, float]:
@@ -123,7 +114,7 @@ class AuditPlan:
     sequence : numpy.random.SeedSequence or None
         The root of the run's streams.
     streams : dict
-        The named children of ``sequence`` (:data:`STREAMS`).
+        The named children of ``sequence`` (the driver's :attr:`~dpverify.audits.drivers.Driver.streams`).
     """
 
     driver: str
@@ -210,7 +201,7 @@ def _given_claim(epsilon, delta, claim) -> tuple:
 
 
 def build_plan(
-    driver: str,
+    driver: Driver,
     mechanism,
     inputs,
     claimed,
@@ -221,7 +212,6 @@ def build_plan(
     *,
     sizes: Callable | None = fixed_split,
     given: bool = False,
-    streams: tuple | None = None,
 ) -> AuditPlan:
     """The plan of a run of ``driver``, every argument checked in one order, before anything is drawn.
 
@@ -229,8 +219,9 @@ def build_plan(
 
     Parameters
     ----------
-    driver : str
-        The driver's name (its :data:`STREAMS` row, and the name in option errors).
+    driver : Driver
+        The driver's record (:class:`~dpverify.audits.drivers.Driver`: its name, in option errors, and its
+        streams).
     mechanism : callable or None
         Checked (:func:`dpverify.protocols.check_mechanism`) and read for its stated claim. None: nothing
         to check (given samples; the pairs of :func:`dpverify.audit_pairs`, whose audits check it).
@@ -252,9 +243,6 @@ def build_plan(
     given : bool
         Given samples (:func:`dpverify.audit_samples`): no seed, no sampling options, and a claim that must
         be passed.
-    streams : tuple of str, optional
-        The names of the run's streams, in spawn order (default: the driver's row of :data:`STREAMS`; a
-        driver of another package names its own).
 
     Returns
     -------
@@ -264,7 +252,8 @@ def build_plan(
     --------
     >>> from dpverify.audits.plan import build_plan
     >>> from dpverify.mechanisms import GeometricMechanism
-    >>> plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 100_000, 7, None, None)
+    >>> from dpverify.audits.pair import DRIVER
+    >>> plan = build_plan(DRIVER, GeometricMechanism(1.0), (0, 1), (1.0, None, None), 100_000, 7, None, None)
     >>> plan.claim, plan.n_selection, plan.n_certification, plan.alpha, plan.seed
     (PrivacyClaim(epsilon=1.0), 20000, 80000, 0.05, 7)
     >>> list(plan.streams)
@@ -277,11 +266,13 @@ def build_plan(
     OutsideDomainError
         An input outside the domain the mechanism declares (:func:`dpverify.neighbours.domain.check_in_domain`).
     """
+    check.check_instance(driver, Driver, f"build_plan takes the driver's record (a Driver), got {driver!r}")
+    name, names = driver.name, driver.streams
     if mechanism is not None:
         check_mechanism(mechanism)
-    options = resolve_options(options, option_fields or {}, driver=driver)
+    options = resolve_options(options, option_fields or {}, driver=name)
     if given:
-        check.check_draws_nothing(options, driver)
+        check.check_draws_nothing(options, name)
     resolved, notes = None, ()
     if claimed is not None:
         resolved, notes = _given_claim(*claimed) if given else resolve_claim(mechanism, *claimed)
@@ -291,10 +282,9 @@ def build_plan(
         if mechanism is not None:
             check_declared_domain(mechanism, *inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)
-    names = STREAMS[driver] if streams is None else tuple(streams)
     named = {} if given else dict(zip(names, children(sequence, len(names))))
     return AuditPlan(
-        driver=driver,
+        driver=name,
         claim=resolved,
         claim_notes=tuple(notes),
         options=options,
@@ -306,16 +296,6 @@ def build_plan(
         sequence=sequence,
         streams=named,
     )
-
-
-#: The driver behind each result type, by the type's name (the most derived name first).
-_DRIVERS = (
-    ("SearchAuditResult", "search_audit"),
-    ("SequentialAuditResult", "sequential_audit"),
-    ("DeltaCurve", "delta_lower_bound_curve"),
-    ("PairAuditResult", "audit_pairs"),
-    ("AuditResult", "audit"),
-)
 
 
 def check_claim_replays(claim) -> None:
@@ -333,12 +313,13 @@ def check_claim_replays(claim) -> None:
         )
 
 
-def plan_of_result(result, *, executor=None, progress: bool = False, driver: str | None = None) -> AuditPlan:
+def plan_of_result(result, driver: Driver, *, executor=None, progress: bool = False) -> AuditPlan:
     """The plan ``result`` was run under: its claim, sizes, seed, options and streams, read from the result.
 
     What a replay hands back to the driver (:func:`dpverify.replay`), and what re-draws an audit's
     selection samples. ``executor`` and ``progress`` replace the recorded ones (they change no result);
-    ``driver`` names the streams to lay out (default: those of the driver behind the result's type).
+    ``driver``, the record of the driver that ran it (:func:`dpverify.audits.replay.driver_of` finds a
+    built-in's), says the streams to lay out and the field that holds the sample count.
 
     Raises
     ------
@@ -352,24 +333,39 @@ def plan_of_result(result, *, executor=None, progress: bool = False, driver: str
         )
     if getattr(result, "options", None) is None:
         raise NotReplayableError("this result does not record its options (saved by an older dpverify)")
-    if driver is None:
-        driver = next((d for name, d in _DRIVERS if any(c.__name__ == name for c in type(result).__mro__)), "audit")
+    check.check_instance(driver, Driver, f"plan_of_result takes the driver's record (a Driver), got {driver!r}")
     claim = getattr(result, "audited_claim", None)  # None: a delta curve
     check_claim_replays(claim)
     event = getattr(result, "event", None)
     sequence, _ = resolve_seed(result.seed)
     return AuditPlan(
-        driver=driver,
+        driver=driver.name,
         claim=claim,
         claim_notes=(),
         options=replace(result.options, executor=executor, progress=progress),
-        n_samples=result.budget if driver == "sequential_audit" else result.n_samples,  # sequential: its budget
+        n_samples=getattr(result, driver.sample_field),
         n_selection=getattr(result, "n_selection", None),
         n_certification=None if event is None else event.n_certification,
         seed=result.seed,
         sequence=sequence,
-        streams=dict(zip(STREAMS[driver], children(sequence, len(STREAMS[driver])))),
+        streams=dict(zip(driver.streams, children(sequence, len(driver.streams)))),
     )
+
+
+def pair_driver(name: str, result_type: type, again: Callable, *, streams=PAIR_STREAMS, **fields) -> Driver:
+    """The record of a driver of one pair, whose replay takes ``(mechanism, x, x_prime)``: the result's source
+    is checked (:func:`dpverify.audits.fingerprint.check_source`) before ``again(result, plan, mechanism, x,
+    x_prime)`` runs the driver again under the result's plan, and the notes of what could not be checked are
+    added. ``fields`` are the record's others (:class:`~dpverify.audits.drivers.Driver`)."""
+
+    def replay(result, *inputs, executor=None, progress=False):
+        mechanism, x, x_prime = record.replay_inputs(result, inputs)
+        plan = plan_of_result(result, record, executor=executor, progress=progress)
+        notes = check_source(result, plan, mechanism, x, x_prime)
+        return with_notes(again(result, plan, mechanism, x, x_prime), notes)
+
+    record = Driver(name, result_type, streams=streams, inputs=PAIR_INPUTS, replay=replay, **fields)
+    return record
 
 
 def claim_arguments(plan: AuditPlan) -> dict:

@@ -10,30 +10,45 @@ result when the mechanism is replayable, wherever it runs (``executor`` changes
 nothing). A replay refuses another mechanism or other inputs than the result was computed
 on (:class:`~dpverify.errors.ReplayMismatchError`): every replay checks the result's
 fingerprint (:mod:`dpverify.audits.fingerprint`, which says what it can and cannot detect)
-before it draws, a search also its candidate pairs. This is the one place that knows which
-driver made which result: each type's replay is registered here (:func:`dpverify._results.register_replay`), and
-``result.replay(...)`` and :func:`replay` look it up.
+before it draws, a search also its candidate pairs.
+
+Each driver declares its replay in its own module, on its :class:`~dpverify.audits.drivers.Driver`
+record; this module lists the built-in records (:data:`AUDIT_DRIVERS`, :data:`PMF_DRIVERS`), the one
+place that knows which driver made which result, and registers their replays
+(:func:`dpverify._results.register_replay`), which ``result.replay(...)`` and :func:`replay` look up.
 """
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from .._results import Result, register_replay
-from ..errors import InvalidParameterError, NotReplayableError, ReplayMismatchError
-from ..protocols import check_replayable, contract_seed
-from .delta_curve import DeltaCurve, delta_lower_bound_curve
-from .exact import ExactPrivacyLoss, exact_privacy_loss
-from .family_wise import PairAuditResult, audit_pairs
-from .fingerprint import check_replay_source, fingerprint_of, with_notes
-from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
-from .pair import audit
-from .plan import check_claim_replays, claim_arguments, plan_of_result
-from .results import AuditResult
-from .search import SearchAuditResult, _on_input_domain, check_replay_candidates, search_audit
-from .sequential import SequentialAuditResult, sequential_audit
+from ..errors import NotReplayableError
+from . import delta_curve, exact, family_wise, given_samples, oracle, pair, search, sequential
+from .drivers import Driver
 
-__all__ = ["replay"]
+__all__ = ["replay", "AUDIT_DRIVERS", "PMF_DRIVERS", "driver_of"]
+
+#: The built-in audit drivers, each declared by its module: what the driver contract checks, driver by driver.
+AUDIT_DRIVERS = (
+    pair.DRIVER,
+    search.DRIVER,
+    sequential.DRIVER,
+    given_samples.DRIVER,
+    delta_curve.DRIVER,
+    family_wise.DRIVER,
+)
+#: The computations from computable distributions (pmfs) whose results replay.
+PMF_DRIVERS = (exact.DRIVER, oracle.DRIVER, oracle.CLAIM_DRIVER)
+
+
+def driver_of(result) -> Driver:
+    """The built-in driver that replays ``result``: the record of its type, or of its nearest base type
+    (an audit of given samples returns an :class:`~dpverify.AuditResult` too: the record that replays it
+    is :func:`dpverify.audit`'s)."""
+    for cls in type(result).__mro__:
+        for record in (*AUDIT_DRIVERS, *PMF_DRIVERS):
+            if record.result is cls and record.replay is not None:
+                return record
+    raise NotReplayableError(f"no built-in driver replays a {type(result).__name__}")
 
 
 def replay(result, *inputs, executor=None, progress: bool = False):
@@ -97,118 +112,6 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     return result.replay(*inputs, executor=executor, progress=progress)
 
 
-def _inputs(result, inputs: tuple, names: tuple) -> tuple:
-    if len(inputs) != len(names):
-        raise InvalidParameterError(
-            f"a {type(result).__name__} replays from {', '.join(names)}; got {len(inputs)} inputs"
-        )
-    return inputs
-
-
-def _check_source(result, plan, mechanism, x, x_prime, where: str = "") -> tuple:
-    """Refuse ``result``'s replay on another mechanism or other inputs (its fingerprint, drawn on the
-    contract stream of its seed the driver drew it on); the notes of what could not be checked."""
-    replayability = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=plan.options.output_key)
-    return check_replay_source(result, fingerprint_of(mechanism, (x, x_prime), replayability), where)
-
-
-def _replay_audit(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    plan = plan_of_result(result, executor=executor, progress=progress)
-    notes = _check_source(result, plan, mechanism, x, x_prime)
-    return with_notes(audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan)), notes)
-
-
-def _replay_sequential(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    plan = plan_of_result(result, executor=executor, progress=progress)
-    if result.plan is None:
-        raise NotReplayableError("this sequential result does not record its look plan")
-    notes = _check_source(result, plan, mechanism, x, x_prime)
-    again = sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
-    return with_notes(again, notes)
-
-
-def _replay_search(result, *inputs, executor=None, progress=False):
-    mechanism, neighbours = _inputs(result, inputs, ("mechanism", "neighbours"))
-    plan = plan_of_result(result, executor=executor, progress=progress)
-    check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
-    notes = _check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
-    again = search_audit(
-        mechanism,
-        neighbours,
-        n_samples=plan.n_samples,
-        n_candidates=result.n_pairs_requested,
-        n_screening=result.n_screening,
-        n_refining=result.n_refining,
-        **claim_arguments(plan),
-    )
-    check_replay_candidates(result, neighbours, replayed=again)
-    return with_notes(again, notes)
-
-
-def _replay_curve(result, *inputs, executor=None, progress=False):
-    mechanism, x, x_prime = _inputs(result, inputs, ("mechanism", "x", "x_prime"))
-    plan = plan_of_result(result, executor=executor, progress=progress)
-    notes = _check_source(result, plan, mechanism, x, x_prime)
-    again = delta_lower_bound_curve(
-        mechanism, x, x_prime, epsilons=result.epsilons, n_samples=plan.n_samples, seed=plan.seed, options=plan.options
-    )
-    return with_notes(again, notes)
-
-
-def _replay_pairs(result, *inputs, executor=None, progress=False):
-    mechanism, pairs = _inputs(result, inputs, ("mechanism", "pairs"))
-    first = plan_of_result(result.results[0], executor=executor, progress=progress)
-    if result.seed is None:
-        raise NotReplayableError("this result has no seed: there is nothing to replay")
-    pairs = list(pairs)
-    if len(pairs) != len(result.results):
-        raise ReplayMismatchError(
-            f"cannot replay this PairAuditResult on {len(pairs)} pairs: it audited {len(result.results)}; "
-            "pass the pairs it audited, in their order, or run dpverify.audit_pairs anew"
-        )
-    notes = ()
-    for i, (pair, inner) in enumerate(zip(pairs, result.results)):
-        x, x_prime = pair
-        notes += _check_source(inner, plan_of_result(inner), mechanism, x, x_prime, where=f"pair {i}")
-    plan = replace(first, options=replace(first.options, alpha=result.alpha), seed=result.seed)
-    again = audit_pairs(mechanism, pairs, n_samples=first.n_samples, method=result.method, **claim_arguments(plan))
-    return with_notes(again, notes)
-
-
-def _checked_pmfs(result, again):
-    """``again``, the replay of a result of pmfs, once its fingerprint matches the recorded one (both are
-    computed by the driver from the pmfs it validated)."""
-    return with_notes(again, check_replay_source(result, again.fingerprint))
-
-
-def _replay_exact(result, *inputs, executor=None, progress=False):
-    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    return _checked_pmfs(result, exact_privacy_loss(pmf_x, pmf_x_prime))
-
-
-def _replay_oracle(result, *inputs, executor=None, progress=False):
-    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    again = oracle_epsilon_bound(pmf_x, pmf_x_prime, result.n_certification, alpha=result.alpha, delta=result.delta)
-    return _checked_pmfs(result, again)
-
-
-def _replay_oracle_claim(result, *inputs, executor=None, progress=False):
-    pmf_x, pmf_x_prime = _inputs(result, inputs, ("pmf_x", "pmf_x_prime"))
-    check_claim_replays(result.claim)
-    again = oracle_claim_bound(pmf_x, pmf_x_prime, result.claim, result.n_certification, alpha=result.alpha)
-    return _checked_pmfs(result, again)
-
-
-for _type, _function in [
-    (AuditResult, _replay_audit),
-    (SequentialAuditResult, _replay_sequential),
-    (SearchAuditResult, _replay_search),
-    (DeltaCurve, _replay_curve),
-    (PairAuditResult, _replay_pairs),
-    (ExactPrivacyLoss, _replay_exact),
-    (OracleBound, _replay_oracle),
-    (OracleClaimBound, _replay_oracle_claim),
-]:
-    register_replay(_type, _function)
+for _record in (*AUDIT_DRIVERS, *PMF_DRIVERS):
+    if _record.replay is not None:
+        register_replay(_record.result, _record.replay)

@@ -60,8 +60,7 @@ import numpy as np
 from .. import _validation as check
 from .._results import PlainData, short_repr
 from ..errors import InsufficientMemoryError, InvalidParameterError, ReplayMismatchError
-from ..events import default_families
-from ..events.learned import count_events_apply
+from ..events import grows_selection
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..neighbours.domain import check_declared_domain, declared_domain
@@ -73,8 +72,10 @@ from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler
 from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
+from .drivers import Driver
 from .findings import classify_finding
-from .plan import STREAMS, Sizes, build_plan, fixed_split
+from .fingerprint import check_source, with_notes
+from .plan import Sizes, build_plan, claim_arguments, fixed_split, plan_of_result
 from .power import power_note
 from .results import AuditResult, ValueVerdict
 
@@ -111,10 +112,9 @@ WINNER_GROWN_SHARE = 0.4
 MAX_WINNER_SELECTION = 4_000_000
 MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The same top-up where the chosen pair's outputs are real vectors with markers and values, on which the
-#: count-and-level family (``"learned-counts"``) fits a score on the selection rows and thresholds it in its
-#: tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3), so that both its fit and the choice of
-#: its threshold sharpen with the rows (measured on Alg. 3: docs/auditor/benchmarks.md).
-COUNT_FAMILY = "learned-counts"
+#: count-and-level family (``"learned-counts"``, which declares ``grows_selection``) fits a score on the
+#: selection rows and thresholds it in its tails (events of probability about 0.0015 on Lyu et al.'s Alg. 3),
+#: so that both its fit and the choice of its threshold sharpen with the rows (docs/auditor/benchmarks.md).
 #: The chance of never drawing an output event in a candidate's screening that the resolution notes allow:
 #: an event of probability p is missed by n samples with probability (1 - p)^n <= exp(-n p).
 MISS_RATE = 0.05
@@ -274,7 +274,7 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
 
 def _proposed_pairs(neighbours, n_candidates, sequence) -> tuple[list, str]:
     """The candidate pairs a search of ``neighbours`` under ``sequence`` screens first (its candidate stream)."""
-    return candidate_pairs(neighbours, n_candidates, children(sequence, len(STREAMS["search_audit"]))[0])
+    return candidate_pairs(neighbours, n_candidates, children(sequence, len(DRIVER.streams))[0])
 
 
 def check_replay_candidates(result, neighbours, replayed=None) -> None:
@@ -672,12 +672,10 @@ def _grown_winner_selection(winner, n_selection: int, screening) -> int:
 
 
 def _counts_select(winner, screening) -> bool:
-    """Whether the chosen pair's events are selected with the count-and-level family and it applies to its
-    outputs (real vectors with markers and values: :func:`dpverify.events.learned.count_events_apply`)."""
-    if not count_events_apply(winner.samples_x, winner.samples_x_prime):
-        return False
-    families = screening.plan.options.families
-    return COUNT_FAMILY in (default_families() if families is None else families)
+    """Whether a family the chosen pair's events are selected with declares a fit that sharpens with the
+    selection rows on its outputs (:attr:`dpverify.events.EventFamily.grows_selection`: the count-and-level
+    family on real vectors with markers and values)."""
+    return grows_selection(screening.plan.options.families, winner.samples_x, winner.samples_x_prime)
 
 
 def _float_picked(winner, options) -> bool:
@@ -849,9 +847,10 @@ def search_audit(
     certification does (:func:`screening_resolution`), a note says so and gives the
     budget that would resolve the certification's level (:func:`screening_budget_for`).
 
-    Where the chosen pair's outputs are discrete with many values that repeat, or real vectors with
-    markers and values (the count-and-level family's, :data:`COUNT_FAMILY`), its selection is topped
-    up to :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
+    Where the chosen pair's outputs are discrete with many values that repeat, or where a family used
+    declares a fit that sharpens with rows on them (``EventFamily.grows_selection``: the count-and-level
+    family on real vectors with markers and values), its selection is topped up to
+    :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
     :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
     size is unchanged.
 
@@ -882,7 +881,7 @@ def search_audit(
     (True, (2.0, 2.0, 2.0, 2.0, 2.0))
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
-    plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
+    plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
     with one_executor(plan.options.executor) as pool:  # one pool for every draw of the search
         screening = _Screening.of(plan, pool, plan.options.float_events)
@@ -902,3 +901,30 @@ def search_audit(
     result = replace(result, n_samples=plan.n_samples)
     added = (_resolution_note(n_least, plan.n_certification, len(screened)), power_note(result))
     return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))
+
+
+def _replay(result, *inputs, executor=None, progress=False):
+    mechanism, neighbours = DRIVER.replay_inputs(result, inputs)
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
+    check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
+    notes = check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
+    again = search_audit(
+        mechanism,
+        neighbours,
+        n_samples=plan.n_samples,
+        n_candidates=result.n_pairs_requested,
+        n_screening=result.n_screening,
+        n_refining=result.n_refining,
+        **claim_arguments(plan),
+    )
+    check_replay_candidates(result, neighbours, replayed=again)
+    return with_notes(again, notes)
+
+
+DRIVER = Driver(
+    "search_audit",
+    SearchAuditResult,
+    streams=("candidates", "screening", "certification_x", "certification_x_prime", "refining"),
+    inputs=("mechanism", "neighbours"),
+    replay=_replay,
+)

@@ -60,7 +60,7 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData
-from ..errors import InsufficientSamplesError
+from ..errors import InsufficientSamplesError, NotReplayableError
 from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw
@@ -70,7 +70,7 @@ from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing
 from .choosing import select_for_claim
 from .fingerprint import fingerprint_of
-from .plan import Sizes, build_plan, claim_words, sizing_claim
+from .plan import Sizes, build_plan, claim_arguments, claim_words, pair_driver, sizing_claim
 from .results import AuditResult
 
 __all__ = [
@@ -513,8 +513,15 @@ def sequential_audit(
     (True, True)
     """
     claimed, sizes = (epsilon, delta, claim), _look_sizes(first_look, growth, final_share)
-    plan = build_plan(
-        "sequential_audit", mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes
-    )
+    plan = build_plan(DRIVER, mechanism, (x, x_prime), claimed, n_samples, seed, options, option_fields, sizes=sizes)
     result = _run_looks(plan, mechanism, x, x_prime)
     return replace(result, notes=result.notes + plan.claim_notes, plan=plan.design.recorded())
+
+
+def _again(result, plan, mechanism, x, x_prime):
+    if result.plan is None:
+        raise NotReplayableError("this sequential result does not record its look plan")
+    return sequential_audit(mechanism, x, x_prime, n_samples=plan.n_samples, **claim_arguments(plan), **result.plan)
+
+
+DRIVER = pair_driver("sequential_audit", SequentialAuditResult, _again, sample_field="budget")

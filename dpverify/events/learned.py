@@ -362,7 +362,11 @@ def learned_rows(n_features: int) -> int:
 class _KeptScore:
     """A score whose events share it: the score of the last group scored is kept with a reference to
     that group, and a call on the very same object (``is``) returns it instead of scoring again (the
-    certification counts each frozen event on each block in turn). The kept score is not pickled."""
+    certification counts each frozen event on each block in turn). The kept score is not pickled.
+
+    A subclass holds ``features`` (:class:`OutputFeatures`) and scores a block of their rows
+    (:meth:`_score_rows`); the outputs are featurized block by block, so that at most
+    ``features.block_rows()`` rows of features are held at once."""
 
     def __getstate__(self):
         return {k: v for k, v in self.__dict__.items() if k != "_kept"}
@@ -379,6 +383,15 @@ class _KeptScore:
         object.__setattr__(self, "_kept", (group, scores))
         return scores
 
+    def _score(self, group) -> np.ndarray:
+        n = len(group)
+        out = np.empty(n)
+        block = self.features.block_rows()
+        for start in range(0, n, block):
+            stop = min(n, start + block)
+            out[start:stop] = self._score_rows(self.features(group[start:stop]))
+        return out
+
 
 @dataclass(frozen=True, eq=False)
 class LearnedScore(_KeptScore):
@@ -387,14 +400,8 @@ class LearnedScore(_KeptScore):
     features: OutputFeatures
     model: object
 
-    def _score(self, group) -> np.ndarray:
-        n = len(group)
-        out = np.empty(n)
-        block = self.features.block_rows()
-        for start in range(0, n, block):
-            stop = min(n, start + block)
-            out[start:stop] = self.model.decision_function(self.features(group[start:stop]))
-        return out
+    def _score_rows(self, rows) -> np.ndarray:
+        return self.model.decision_function(rows)
 
 
 #: Newton steps of the logistic fit, at most, and its ridge penalty per row on standardized weights.
@@ -492,15 +499,8 @@ class LinearLearnedScore(_KeptScore):
     weights: np.ndarray
     intercept: float
 
-    def _score(self, group) -> np.ndarray:
-        n = len(group)
-        out = np.empty(n)
-        block = self.features.block_rows()
-        for start in range(0, n, block):
-            stop = min(n, start + block)
-            z = (self.features(group[start:stop]) - self.mean) / self.scale
-            out[start:stop] = z @ self.weights + self.intercept
-        return out
+    def _score_rows(self, rows) -> np.ndarray:
+        return (rows - self.mean) / self.scale @ self.weights + self.intercept
 
 
 def _threshold_candidates(score, sel_x, sel_x_prime, m: int, family: str, what: str, tails: bool = False) -> Candidates:

@@ -21,7 +21,17 @@ says everything the rest of the auditor asks about it:
   memory refusal before drawing (:mod:`dpverify.pipeline.memory`);
 - ``opt_in``: whether it is left out of the default set (``event_families=None``)
   and used only where named, so that registering it changes no seeded result of
-  an audit that does not name it (:func:`default_families`).
+  an audit that does not name it (:func:`default_families`);
+- ``extreme``: whether its events are placed at the extremes of the very samples
+  that count them (the other input's count is 0 by construction), which a
+  search's screening ranks at the winner's-curse shrinkage
+  (:func:`dpverify.audits.choosing.rank_pair`, :func:`extreme_families`);
+- ``grows_selection``: where its fit sharpens with the selection rows, the
+  predicate on a pair's samples under which a search tops the chosen pair's
+  selection up (:func:`grows_selection`).
+
+The drivers read these fields, never a family's name: a third-party family
+that declares one is treated as the built-in that declares it.
 
 The built-in families are :data:`BUILTIN_FAMILIES`, an explicit tuple in the
 order in which candidates are built and reported (the order is part of every
@@ -48,11 +58,13 @@ from dataclasses import dataclass, field, replace
 import numpy as np
 
 from .._validation import (
+    check_bool,
     check_callable,
     check_choice,
     check_instance,
     check_known,
     check_name,
+    check_optional_callable,
     check_positive_int,
     check_record_or_fields,
 )
@@ -62,7 +74,7 @@ from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
 from .floating import mantissa_events, reachability_events
-from .learned import learned_count_events, learned_events, learned_tree_events
+from .learned import count_events_apply, learned_count_events, learned_events, learned_tree_events
 from .products import product_events
 from .real import real_threshold_events, real_value_events, support_edge_events
 from .thresholds import shared_sorts
@@ -82,6 +94,8 @@ __all__ = [
     "family_role",
     "families_of_role",
     "screening_families",
+    "extreme_families",
+    "grows_selection",
     "default_families",
     "event_families",
     "candidate_events",
@@ -146,6 +160,16 @@ class EventFamily:
         What it holds while it builds.
     opt_in : bool
         Left out of the default set; used only where ``event_families=`` names it.
+    extreme : bool
+        Its events are placed at the extremes of the very samples that count them (one input's values
+        beyond every value of the other), so that chance tails read as large bounds at the usual
+        shrinkage: a search's screening ranks them at the winner's curse over them on vector outputs
+        (:func:`dpverify.audits.choosing.rank_pair`). Its events carry the family's name
+        (``Event.family``).
+    grows_selection : callable or None
+        ``grows_selection(samples_x, samples_x_prime) -> bool``: whether the family fits something on
+        these outputs that sharpens with the selection rows; where true for a family a search uses, the
+        chosen pair's selection is topped up (:func:`dpverify.search_audit`). None: never.
     """
 
     name: str
@@ -156,12 +180,16 @@ class EventFamily:
     screening: bool = True
     memory: FamilyMemory = field(default_factory=FamilyMemory)
     opt_in: bool = False
+    extreme: bool = False
+    grows_selection: Callable | None = field(default=None, repr=False)
 
     def __post_init__(self):
         check_name(self.name, "an event family")
         check_choice(self.kind, "kind", KINDS)
         check_choice(self.role, "role", ROLES)
         check_callable(self.build, f"event family {self.name!r}: build")
+        check_bool(self.extreme, f"event family {self.name!r}: extreme")
+        check_optional_callable(self.grows_selection, f"event family {self.name!r}: grows_selection")
         check_instance(self.memory, FamilyMemory, f"event family {self.name!r}: memory must be a FamilyMemory")
 
     def candidates(self, sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
@@ -194,10 +222,12 @@ BUILTIN_FAMILIES = (
     EventFamily("learned-trees", "real", learned_tree_events, memory=LEARNED_MEMORY, screening=False, opt_in=True),
     EventFamily("product", "real", product_events, memory=FamilyMemory(arrays=4), opt_in=True),
     # proposes only on real vector outputs with markers, silently nothing elsewhere (seeded results unchanged)
-    EventFamily("learned-counts", "real", learned_count_events, memory=LEARNED_MEMORY),
+    EventFamily(
+        "learned-counts", "real", learned_count_events, memory=LEARNED_MEMORY, grows_selection=count_events_apply
+    ),
     # last: it proposes only where one input's values reach beyond all of the other's, and where it
     # proposes nothing the candidates (and so every seeded result) are those before it was added
-    EventFamily("support-edge", "real", support_edge_events),
+    EventFamily("support-edge", "real", support_edge_events, extreme=True),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
@@ -238,6 +268,8 @@ def register_event_family(
     screening: bool = True,
     memory: FamilyMemory | None = None,
     opt_in: bool = False,
+    extreme: bool = False,
+    grows_selection: Callable | None = None,
 ) -> EventFamily:
     """Register an event family: an :class:`EventFamily` record, or the fields of one.
 
@@ -264,6 +296,8 @@ def register_event_family(
             screening=screening,
             memory=FamilyMemory() if memory is None else memory,
             opt_in=opt_in,
+            extreme=extreme,
+            grows_selection=grows_selection,
         )
     _registry()[record.name] = record
     return record
@@ -308,6 +342,18 @@ def families_of_role(role: str) -> tuple[str, ...]:
 def screening_families() -> tuple[str, ...]:
     """The registered families that rank candidate pairs in a search's screening, in registration order."""
     return tuple(record.name for record in _registry().values() if record.screening)
+
+
+def extreme_families() -> tuple[str, ...]:
+    """The registered families that declare their events placed at the samples' own extremes (``extreme``)."""
+    return tuple(record.name for record in _registry().values() if record.extreme)
+
+
+def grows_selection(families, samples_x, samples_x_prime) -> bool:
+    """Whether a family of ``families`` (None: :func:`default_families`) declares a fit that sharpens with
+    the selection rows on these outputs (``EventFamily.grows_selection``)."""
+    records = [event_family(name) for name in (default_families() if families is None else families)]
+    return any(r.grows_selection is not None and r.grows_selection(samples_x, samples_x_prime) for r in records)
 
 
 def default_families() -> tuple[str, ...]:

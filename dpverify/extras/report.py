@@ -35,6 +35,7 @@ from pathlib import Path
 import numpy as np
 
 from ..audits.findings import finding_lines
+from ..audits.pair import DRIVER as AUDIT
 from ..audits.pair import selection_samples
 from ..audits.results import AuditResult
 from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
@@ -311,7 +312,7 @@ def event_membership(result, raw_x, raw_x_prime, exact: bool, x, x_prime):
     from ..audits.choosing import select_for_claim
     from ..audits.plan import plan_of_result
 
-    plan = plan_of_result(result).with_selection(result.n_selection, result.event.n_certification)
+    plan = plan_of_result(result, AUDIT).with_selection(result.n_selection, result.event.n_certification)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         selection = select_for_claim(plan, raw_x, raw_x_prime, inputs=(x, x_prime))

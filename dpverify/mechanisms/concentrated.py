@@ -44,6 +44,7 @@ from scipy import optimize
 from .._validation import check_epsilon, check_positive_real
 from ..claims import PrivacyClaim, StatesClaim
 from ..errors import InvalidParameterError
+from ._base import finite_vector
 from .noise import fine_grid, round_to_grid
 
 __all__ = [
@@ -146,9 +147,7 @@ class PermuteAndFlip(StatesClaim):
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
 
     def _stop(self, data) -> np.ndarray:
-        u = np.asarray(data, dtype=float)
-        if u.ndim != 1 or u.size < 1 or not np.all(np.isfinite(u)):
-            raise InvalidParameterError("permute-and-flip takes a 1-D vector of finite utilities")
+        u = finite_vector(data, "utilities")
         return np.exp(self.epsilon * (u - u.max()) / (2 * self.sensitivity))
 
     def sample(self, data, size, rng) -> np.ndarray:

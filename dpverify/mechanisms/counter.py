@@ -31,6 +31,7 @@ from scipy import stats
 from .._validation import check_choice, check_epsilon
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
+from ._base import integer_vector
 
 __all__ = ["GeometricBinaryCounter", "GeometricPrefixSums"]
 
@@ -162,10 +163,7 @@ class GeometricPrefixSums(StatesClaim):
 
     @staticmethod
     def _stream(data) -> np.ndarray:
-        x = np.asarray(data)
-        if x.ndim != 1 or x.size < 1 or not np.all(np.equal(np.mod(x, 1), 0)):
-            raise InvalidParameterError(f"the data must be a non-empty stream of integers, got {data!r}")
-        return x.astype(np.int64)
+        return integer_vector(data, "stream items")
 
     def sample(self, data, size, rng):
         x = self._stream(data)

@@ -24,6 +24,7 @@ import numpy as np
 from .._validation import check_epsilon, check_fraction
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
+from ._base import integer_vector
 from .noise import CLAMP_SCALES, check_inside, fine_grid, round_to_grid
 
 __all__ = [
@@ -211,10 +212,7 @@ class GeometricHistogram(StatesClaim):
         self.ratio = float(np.exp(-self.epsilon))
 
     def _counts(self, data):
-        counts = np.asarray(data)
-        if counts.ndim != 1 or counts.size < 1 or not np.all(np.equal(np.mod(counts, 1), 0)):
-            raise InvalidParameterError(f"the data must be a non-empty 1-D vector of integer counts, got {data!r}")
-        return counts.astype(np.int64)
+        return integer_vector(data, "counts")
 
     def sample(self, data, size, rng):
         counts = self._counts(data)

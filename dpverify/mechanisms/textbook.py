@@ -21,7 +21,7 @@ import numpy as np
 from .._validation import check_epsilon, check_positive_real
 from ..claims import StatesClaim
 from ..errors import InvalidParameterError
-from ._base import PmfPairLoss
+from ._base import PmfPairLoss, finite_vector
 
 __all__ = [
     "RandomizedResponse",
@@ -170,9 +170,7 @@ class ExponentialMechanism(PmfPairLoss, StatesClaim):
         self.sensitivity = check_positive_real(sensitivity, "sensitivity")
 
     def probabilities(self, data) -> np.ndarray:
-        u = np.asarray(data, dtype=float)
-        if u.ndim != 1 or u.size < 1 or not np.all(np.isfinite(u)):
-            raise InvalidParameterError("the exponential mechanism takes a 1-D vector of finite utilities")
+        u = finite_vector(data, "utilities")
         logits = self.epsilon * u / (2 * self.sensitivity)
         logits -= logits.max()
         w = np.exp(logits)

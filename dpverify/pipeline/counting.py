@@ -134,6 +134,25 @@ LANES = 4
 
 
 @njit(cache=True, nogil=True)
+def _mantissa_tables(projections):
+    """The two lookup tables of each mantissa projection: a mantissa code is the sum of a part read from the
+    sign and exponent bits (``heads[p, field]``) and one read from the last bits (``tails[p, last]``), both
+    made by :func:`_mantissa_code` itself (its arithmetic per output costs several times more). Rows of
+    other projections are 0."""
+    n_projections = projections.shape[0]
+    heads = np.zeros((n_projections, 1 << 12), dtype=np.int64)
+    tails = np.zeros((n_projections, 1 << _KERNEL_TRAILING_ZEROS), dtype=np.int64)
+    for p in range(n_projections):
+        if projections[p, 0] == _MANTISSA:
+            argument, length = projections[p, 1], projections[p, 3]
+            for field in range(1 << 12):
+                heads[p, field] = _mantissa_code((np.uint64(field) << np.uint64(52)) | np.uint64(1), argument, length)
+            for last in range(1 << _KERNEL_TRAILING_ZEROS):
+                tails[p, last] = _mantissa_code(np.uint64(last), argument, length) - heads[p, 0]
+    return heads, tails
+
+
+@njit(cache=True, nogil=True)
 def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
     """Count the rows of ``values`` (n, d); False (and counts unfinished) when a value is NaN.
 
@@ -148,18 +167,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
     n, d = values.shape
     n_projections = projections.shape[0]
     reals = np.zeros((n_projections, TILE))
-    # a mantissa code is the sum of a part read from the sign and exponent bits and one read from
-    # the last 3 bits: two lookups in tables made by _mantissa_code itself (its arithmetic per output
-    # costs several times more)
-    heads = np.zeros((n_projections, 1 << 12), dtype=np.int64)
-    tails = np.zeros((n_projections, 1 << _KERNEL_TRAILING_ZEROS), dtype=np.int64)
-    for p in range(n_projections):
-        if projections[p, 0] == _MANTISSA:
-            argument, length = projections[p, 1], projections[p, 3]
-            for field in range(1 << 12):
-                heads[p, field] = _mantissa_code((np.uint64(field) << np.uint64(52)) | np.uint64(1), argument, length)
-            for last in range(1 << _KERNEL_TRAILING_ZEROS):
-                tails[p, last] = _mantissa_code(np.uint64(last), argument, length) - heads[p, 0]
+    heads, tails = _mantissa_tables(projections)
     # LANES histograms per projection, row r adding to lane r % LANES: consecutive equal codes do not
     # wait on each other's increment
     lanes = np.zeros((n_projections, LANES, histograms.shape[1]), dtype=np.int64)
@@ -233,15 +241,7 @@ def count_scalars(column, bits, projections, numbers, events, bounds, counts, hi
     """
     n = column.shape[0]
     n_projections = projections.shape[0]
-    heads = np.zeros((n_projections, 1 << 12), dtype=np.int64)
-    tails = np.zeros((n_projections, 1 << _KERNEL_TRAILING_ZEROS), dtype=np.int64)
-    for p in range(n_projections):
-        if projections[p, 0] == _MANTISSA:
-            argument, length = projections[p, 1], projections[p, 3]
-            for field in range(1 << 12):
-                heads[p, field] = _mantissa_code((np.uint64(field) << np.uint64(52)) | np.uint64(1), argument, length)
-            for last in range(1 << _KERNEL_TRAILING_ZEROS):
-                tails[p, last] = _mantissa_code(np.uint64(last), argument, length) - heads[p, 0]
+    heads, tails = _mantissa_tables(projections)
     lanes = np.zeros((n_projections, LANES, histograms.shape[1]), dtype=np.int64)  # as in count_real
     # loops over a tile's slice, range(m): the compiler vectorizes these (not loops over range(start, stop))
     for start in range(0, n, SCALAR_TILE):

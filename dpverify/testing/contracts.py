@@ -99,7 +99,8 @@ def check_event_family(record: EventFamily) -> None:
     them on part of the sample and rescale: they only rank, certification counts afresh);
     each event has a description and its indicator marks one boolean per encoded output; a
     second build gives the same events and counts. On samples where the family proposes
-    nothing only the shape of its answer is checked.
+    nothing only the shape of its answer is checked. The declarations the drivers read hold: the
+    events of a family declared ``extreme`` carry its name, and ``grows_selection`` answers a bool.
 
     Raises
     ------
@@ -117,6 +118,18 @@ def check_event_family(record: EventFamily) -> None:
         _expect(same, what, "a second build on the same samples proposes other events (unseeded randomness?)")
         for first, second in ((found.counts_x, again.counts_x), (found.counts_x_prime, again.counts_x_prime)):
             _expect(np.array_equal(first, second), what, "a second build on the same samples gives other counts")
+        _check_declarations(record, found, raw_x, raw_xp, what)
+
+
+def _check_declarations(record: EventFamily, found: Candidates, raw_x, raw_xp, what: str) -> None:
+    """What the drivers read from the record holds on the sample: an ``extreme`` family's events carry its name
+    (a search recognises them by ``Event.family``); ``grows_selection`` answers True or False."""
+    if record.extreme:
+        named = all(e.family == record.name for e in found.events)
+        _expect(named, what, "declares extreme, but its events carry another family name than the record's")
+    if record.grows_selection is not None:
+        answer = record.grows_selection(raw_x, raw_xp)
+        _expect(isinstance(answer, bool), what, f"grows_selection returned {answer!r}, not True or False")
 
 
 def _build(record, sel_x, sel_xp, codec, inputs, what) -> Candidates:

@@ -2,7 +2,11 @@
 
 The drivers (``audit``, ``search_audit``, ``sequential_audit``, ``audit_samples``,
 ``delta_lower_bound_curve``, ``audit_pairs``) share the pipeline; this module checks, driver by
-driver with the same code, what a caller relies on:
+driver with the same code, what a caller relies on. The drivers are read from their declared records
+(:data:`dpverify.audits.replay.AUDIT_DRIVERS`): a new driver is in every check below once its record is
+listed and :func:`_run` can call it.
+
+- **one declaration**: the result type and streams a driver's record declares are those of its runs;
 
 - **seed replays**: the same seed gives the same result (its JSON text, byte for byte), and
   ``result.replay(...)`` gives it again (a result of given samples has no seed: it refuses by name);
@@ -26,6 +30,8 @@ import numpy as np
 import pytest
 
 import dpverify
+from dpverify.audits.plan import plan_of_result
+from dpverify.audits.replay import AUDIT_DRIVERS
 from dpverify.errors import DPVerifyError, InsufficientMemoryError, NotReplayableError
 from dpverify.mechanisms import GeometricMechanism
 from dpverify.pipeline import memory
@@ -64,13 +70,17 @@ def _run(driver: str, mechanism, *, seed=5, **options):
     raise AssertionError(driver)
 
 
+#: The drivers by name, as declared (:class:`dpverify.audits.drivers.Driver`).
+RECORDS = {record.name: record for record in AUDIT_DRIVERS}
+DRIVERS = list(RECORDS)
+#: The drivers that draw from a seed (and so replay); the others are given their samples.
+DRAWING = [name for name, record in RECORDS.items() if record.replay is not None]
+
+
 def _inputs(driver: str, mechanism) -> tuple:
-    """What ``result.replay`` needs besides the result."""
-    return {"search_audit": (mechanism, PAIRS), "audit_pairs": (mechanism, PAIRS)}.get(driver, (mechanism, 0, 1))
-
-
-DRIVERS = ["audit", "search_audit", "sequential_audit", "audit_samples", "delta_lower_bound_curve", "audit_pairs"]
-DRAWING = [d for d in DRIVERS if d != "audit_samples"]
+    """What ``result.replay`` needs besides the result, by the names the driver's record gives."""
+    values = dict(mechanism=mechanism, x=0, x_prime=1, neighbours=PAIRS, pairs=PAIRS)
+    return tuple(values[name] for name in RECORDS[driver].inputs)
 
 
 class Counted:
@@ -96,11 +106,30 @@ def test_the_same_seed_gives_the_same_result_and_replay_gives_it_again(driver):
     first = _run(driver, GeometricMechanism(1.0))
     second = _run(driver, GeometricMechanism(1.0))
     assert first.to_json() == second.to_json()
-    if driver == "audit_samples":
+    if driver not in DRAWING:
         with pytest.raises(NotReplayableError, match="no seed"):
             first.replay(GeometricMechanism(1.0), 0, 1)
     else:
         assert first.replay(*_inputs(driver, GeometricMechanism(1.0))).to_json() == first.to_json()
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_a_driver_runs_as_its_record_declares(driver):
+    """The record's result type is the type of the driver's results; a replayable result's plan lays out the
+    record's streams in their order and reads the sample count from the record's field; a replay given
+    another number of inputs than the record names is refused by name. Detects: a record that disagrees
+    with its driver (the plan and the replay would lay out other streams or read another size than the run
+    drew, and every replay would differ)."""
+    record = RECORDS[driver]
+    result = _run(driver, GeometricMechanism(1.0))
+    assert type(result) is record.result
+    if record.streams:  # the pairs of audit_pairs each replay under their own audit's plan
+        plan = plan_of_result(result, record)
+        assert plan.driver == driver and tuple(plan.streams) == record.streams
+        assert plan.n_samples == getattr(result, record.sample_field)
+    if driver in DRAWING:
+        with pytest.raises(DPVerifyError, match="replays from"):
+            result.replay(*_inputs(driver, GeometricMechanism(1.0))[:-1])
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
@@ -176,3 +205,18 @@ def test_claims_of_every_kind_replay_and_round_trip_through_json(driver, kind):
     assert all(c.kind == kind for c in states)
     if driver != "audit_samples":
         assert first.replay(*_inputs(driver, GeometricMechanism(1.0))).to_json() == first.to_json()
+
+
+def test_a_malformed_driver_record_is_refused_by_name():
+    """Detects: a record that accepts a result type that is not a class or a replay that is not callable, or a
+    plan built from a bare name (whose streams no record declares)."""
+    from dpverify.audits.drivers import Driver
+    from dpverify.audits.plan import build_plan
+    from dpverify.errors import InvalidParameterError
+
+    with pytest.raises(InvalidParameterError, match="driver 'mine': result"):
+        Driver("mine", "AuditResult")
+    with pytest.raises(InvalidParameterError, match="driver 'mine': replay"):
+        Driver("mine", dpverify.AuditResult, replay="audit")
+    with pytest.raises(InvalidParameterError, match="a Driver"):
+        build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 20_000, 1, None, None)

@@ -13,7 +13,8 @@ import dpverify
 from dpverify.audits import choosing, delta_curve, family_wise, given_samples, pair, search, sequential
 from dpverify.audits import plan as plan_module
 from dpverify.audits.certification import check_sizes
-from dpverify.audits.plan import STREAMS, AuditPlan, build_plan, plan_of_result
+from dpverify.audits.plan import AuditPlan, build_plan, plan_of_result
+from dpverify.audits.replay import AUDIT_DRIVERS, driver_of
 from dpverify.errors import IdenticalInputsError, InsufficientMemoryError, NotReplayableError
 from dpverify.mechanisms import GeometricMechanism
 from dpverify.pipeline import memory
@@ -51,9 +52,9 @@ class Counted:
 
 def test_the_plan_of_an_audit_fixes_claim_sizes_seed_and_named_streams():
     """Detects: a plan whose split is not the audit's (``check_sizes``), whose streams are not the seed's
-    children in the order :data:`STREAMS` names them (reordering them changes every seeded result), or
+    children in the order the driver's record names them (reordering them changes every seeded result), or
     whose result fields lose the claim, level or seed."""
-    plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (0.5, None, None), 30_000, 7, None, None)
+    plan = build_plan(pair.DRIVER, GeometricMechanism(1.0), (0, 1), (0.5, None, None), 30_000, 7, None, None)
     assert isinstance(plan, AuditPlan) and plan.driver == "audit"
     assert (plan.epsilon, plan.delta, plan.alpha) == (0.5, 0.0, 0.05)
     n_samples, n_selection = check_sizes(30_000, None, epsilon=0.5, delta=0.0, alpha=0.05)
@@ -62,7 +63,7 @@ def test_the_plan_of_an_audit_fixes_claim_sizes_seed_and_named_streams():
     assert plan.seed == recorded
     expected = children(sequence, 5)  # the spawn index of each stream, as the audits before the plan laid them out
     names = ("selection_x", "selection_x_prime", "certification_x", "certification_x_prime", "more")
-    assert STREAMS["audit"] == names
+    assert pair.DRIVER.streams == names
     assert [plan.streams[name].spawn_key for name in names] == [s.spawn_key for s in expected]
     fields = plan.result_fields()
     assert fields["claim"] == dpverify.PrivacyClaim(0.5, 0.0) and fields["seed"] == recorded
@@ -75,8 +76,8 @@ def test_the_plan_checks_the_inputs_and_the_stated_claim():
     """Detects: a builder that skips the inputs check, or loses the note on a claim that differs from the
     mechanism's stated one."""
     with pytest.raises(IdenticalInputsError):
-        build_plan("audit", GeometricMechanism(1.0), (1, 1), (1.0, None, None), 20_000, 1, None, None)
-    plan = build_plan("audit", Counted(), (0, 1), (2.0, None, None), 20_000, 1, None, None)
+        build_plan(pair.DRIVER, GeometricMechanism(1.0), (1, 1), (1.0, None, None), 20_000, 1, None, None)
+    plan = build_plan(pair.DRIVER, Counted(), (0, 1), (2.0, None, None), 20_000, 1, None, None)
     assert plan.claim_notes and "differs" in plan.claim_notes[0]
 
 
@@ -187,7 +188,7 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
     rng = np.random.default_rng(4)
     sel_x, sel_xp = rng.geometric(0.5, 3_000), rng.geometric(0.35, 3_000)
     fields = dict(float_events=False, event_families=("threshold", "singleton"))
-    plan = build_plan("audit", GeometricMechanism(1.0), (0, 1), (0.7, 1e-3, None), 50_000, 1, None, fields)
+    plan = build_plan(pair.DRIVER, GeometricMechanism(1.0), (0, 1), (0.7, 1e-3, None), 50_000, 1, None, fields)
     choosing.select_for_claim(plan, sel_x, sel_xp, inputs=(0, 1), alpha=0.01, n_certification=777)
     assert seen == dict(
         n_certification=777,
@@ -203,7 +204,7 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
     choosing.select_for_claim(plan, sel_x, sel_xp, inputs=None)
     assert (seen["n_certification"], seen["alpha"]) == (plan.n_certification, plan.alpha)
     claimed = (None, None, dpverify.PrivacyClaim.gdp(1.0))
-    gdp = build_plan("audit", GeometricMechanism(1.0), (0, 1), claimed, 50_000, 1, None, None)
+    gdp = build_plan(pair.DRIVER, GeometricMechanism(1.0), (0, 1), claimed, 50_000, 1, None, None)
     choosing.select_for_claim(gdp, sel_x, sel_xp, inputs=(0, 1))
     assert (seen["epsilon"], seen["delta"], seen["claim"]) == (1.0, 0.0, gdp.claim)  # sized as an eps = 1 claim
 
@@ -215,11 +216,11 @@ def test_the_plan_of_a_result_is_the_plan_it_ran_under(driver):
     options or streams than the run's."""
     module, run = DRIVERS[driver]
     result = run(GeometricMechanism(1.0))
-    recorded = plan_of_result(result)
+    recorded = plan_of_result(result, driver_of(result))
     assert recorded.driver == driver
     assert recorded.seed == result.seed and recorded.options == result.options
     assert recorded.n_samples == getattr(result, "budget", None) or result.n_samples
-    assert list(recorded.streams) == list(STREAMS[driver])
+    assert list(recorded.streams) == list(next(d for d in AUDIT_DRIVERS if d.name == driver).streams)
     if driver != "delta_lower_bound_curve":
         assert recorded.claim == result.audited_claim
 
@@ -229,7 +230,7 @@ def test_the_plan_of_a_sequential_result_replays_its_budget():
     replay would run a smaller audit)."""
     result = dpverify.sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=0.3, n_samples=40_000, seed=3)
     assert result.stopped_early and result.n_samples < 40_000
-    assert plan_of_result(result).n_samples == 40_000
+    assert plan_of_result(result, sequential.DRIVER).n_samples == 40_000
 
 
 def test_a_result_of_given_samples_has_no_plan_to_replay():
@@ -237,7 +238,7 @@ def test_a_result_of_given_samples_has_no_plan_to_replay():
     rng = np.random.default_rng(1)
     result = dpverify.audit_samples(rng.geometric(0.5, 4_000), rng.geometric(0.35, 4_000), epsilon=1.0)
     with pytest.raises(NotReplayableError, match="no seed"):
-        plan_of_result(result)
+        plan_of_result(result, pair.DRIVER)
 
 
 def test_the_sequential_plan_holds_its_looks():
@@ -245,7 +246,7 @@ def test_the_sequential_plan_holds_its_looks():
     memory size (the largest look's selection) must be the plan's."""
     sizes = sequential._look_sizes(1_000, 2.0, 0.5)
     plan = build_plan(
-        "sequential_audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 40_000, 3, None, None, sizes=sizes
+        sequential.DRIVER, GeometricMechanism(1.0), (0, 1), (1.0, None, None), 40_000, 3, None, None, sizes=sizes
     )
     result = dpverify.sequential_audit(GeometricMechanism(1.0), 0, 1, epsilon=1.0, n_samples=40_000, seed=3)
     assert plan.design.schedule == result.schedule

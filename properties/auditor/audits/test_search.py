@@ -495,7 +495,9 @@ def test_the_chosen_pair_of_many_repeating_outputs_gets_a_larger_selection():
     pair = search_module._Pair(0, 0.0, 1.0, np.random.SeedSequence(0))
     rng = np.random.default_rng(0)
     pair.samples_x, pair.samples_x_prime, pair.n = rng.laplace(size=5_000), 1 + rng.laplace(size=5_000), 5_000
-    screening = types.SimpleNamespace(plan=types.SimpleNamespace(n_certification=90_000, n_selection=10_000))
+    screening = types.SimpleNamespace(
+        plan=types.SimpleNamespace(n_certification=90_000, n_selection=10_000, options=dpverify.AuditOptions())
+    )
     assert search_module._grown_winner_selection(pair, 10_000, screening) == 10_000  # real outputs: not grown
 
 
@@ -537,7 +539,7 @@ def test_screening_ranks_chance_tails_at_the_winners_curse():
     default value families is below 0.1 (0.012 measured, an interval event), while a true edge (2 coordinates
     of exponential noise moved by 1: x' never reaches [0, 1)) still scores far above any claim with the
     support-edge family alone (9.4 measured). Deterministic at its seed. Detects: support-edge events of
-    vector outputs ranked at the 1 SE of every other family (tried: EXTREME_FAMILIES emptied, a chance tail
+    vector outputs ranked at the 1 SE of every other family (tried: support-edge not declared extreme, a chance tail
     scores 0.62 [support-edge] and the test fails; on Lyu et al.'s Alg. 3 such tails decided the search's
     screening at seed 1, value bound 0.080 against 0.124)."""
     rng = np.random.default_rng(0)
