@@ -75,7 +75,9 @@ def probe_pair(pipeline, x, x_prime, *, seed: int = 0, sensitivity=None, epsilon
     x, x_prime : object
         The pair of inputs.
     seed : int, default 0
-        Seed of the generator both runs draw from; the report records it.
+        Seed of the generator both runs draw from; the report records it. A
+        :class:`numpy.random.Generator` is refused by name: every run restarts from the seed,
+        which a generator's state cannot do.
     sensitivity, epsilon : float, optional
         The sensitivity and the total epsilon the pipeline claims; by default its ``sensitivity``
         and ``epsilon`` attributes, where it has them.
@@ -121,7 +123,8 @@ def probe_search(
         strategy generates (targeted at a large shift), after which Hypothesis shrinks the worst
         to the simplest pair as bad (needs ``hypothesis``, the ``test`` extra).
     seed : int, default 0
-        Seed of every probe and of the Hypothesis search.
+        Seed of every probe and of the Hypothesis search (an integer: a
+        :class:`numpy.random.Generator` is refused, as by :func:`probe_pair`).
     max_examples : int, default 100
         Pairs a strategy generates (a list is probed whole).
     sensitivity, epsilon : float, optional
@@ -157,7 +160,8 @@ def probe_and_audit(
     Parameters
     ----------
     pipeline, pairs, seed, max_examples, sensitivity
-        As for :func:`probe_search`.
+        As for :func:`probe_search` (``seed`` an integer; a :class:`numpy.random.Generator` is
+        refused by name).
     epsilon : float, optional
         The claim to probe and audit; by default the pipeline's ``epsilon`` attribute (and, when it
         has none, its ``claim``, as :func:`dpverify.audit` reads it).
