@@ -217,6 +217,13 @@ def _state(rng: np.random.Generator):
     return rng.bit_generator.state["state"]
 
 
+def _record_check(n: int) -> None:
+    """Record ``n`` outputs of the first input drawn by a contract check (in the sampling layer's ledgers)."""
+    from .pipeline.sampling import CHECKS, record_draws  # the sampling layer imports this module
+
+    record_draws("x", n, CHECKS)
+
+
 def check_replayable(mechanism, data, seed: np.random.SeedSequence, *, output_key=None) -> Replayability:
     """Decide whether an audit's seed replays ``mechanism``, by drawing its first outputs twice.
 
@@ -254,6 +261,7 @@ def check_replayable(mechanism, data, seed: np.random.SeedSequence, *, output_ke
             rng = np.random.default_rng(seed)
             before = _state(rng)
             out = draw_outputs(mechanism, data, REPLAY_CHECK_SIZE, rng)
+            _record_check(REPLAY_CHECK_SIZE)
             used = used and _state(rng) != before
             if arrays.namespace(out) is not None:
                 out = arrays.to_numpy(out)

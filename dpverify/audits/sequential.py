@@ -67,7 +67,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, c
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
-from .certification import audit_result, check_before_drawing
+from .certification import audit_result, check_before_drawing, recording_draws
 from .choosing import select_for_claim
 from .fingerprint import fingerprint_of
 from .plan import Sizes, build_plan, claim_words, sizing_claim
@@ -437,6 +437,7 @@ class _BatchCounts:
             self._cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
 
 
+@recording_draws
 def sequential_audit(
     mechanism,
     x,
