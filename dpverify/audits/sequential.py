@@ -63,7 +63,15 @@ from .._results import PlainData
 from ..errors import InsufficientSamplesError
 from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw
+from ..pipeline.sampling import (
+    DEFAULT_CHUNKS,
+    RECOUNTS,
+    children,
+    concatenate_outputs,
+    count_events,
+    draw,
+    drawing_for,
+)
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
@@ -414,7 +422,8 @@ class _BatchCounts:
         for j in range(k + 1):
             missing = [i for i, key in enumerate(keys) if (key, j) not in self._cache]
             if missing and self._batches[j] > 0:
-                self._count_batch(selection, keys, missing, j)
+                with drawing_for(RECOUNTS if j < k else "certification"):  # an earlier batch: drawn again
+                    self._count_batch(selection, keys, missing, j)
             for i, key in enumerate(keys):
                 counts[:, i] += self._cache.get((key, j), (0, 0))
         return counts

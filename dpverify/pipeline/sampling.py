@@ -60,6 +60,7 @@ __all__ = [
     "drawing_for",
     "record_draws",
     "CHECKS",
+    "RECOUNTS",
 ]
 
 #: Fewest chunks per input. Fixed (not tied to the number of workers) so
@@ -168,6 +169,12 @@ def default_chunks(n: int) -> int:
 #: The purpose the contract checks record their draws under (one pilot output, the sampler check, the
 #: replayability check): fixed sizes, outside the ``n_samples`` budget (:class:`DrawLedger`).
 CHECKS = "contract checks"
+#: The purpose of outputs drawn again from the seeds they were first drawn from (a sequential audit counts an
+#: event chosen at a later look on the earlier certification batches this way): the same samples, not new
+#: ones, so outside the ``n_samples`` budget too; their cost is time, and the result says how many.
+RECOUNTS = "recounts"
+#: The purposes outside the ``n_samples`` budget.
+OUTSIDE_BUDGET = (CHECKS, RECOUNTS)
 
 
 class DrawLedger:
@@ -188,13 +195,13 @@ class DrawLedger:
         key = (purpose, label)
         self.drawn[key] = self.drawn.get(key, 0) + int(n)
 
-    def per_input(self, *, checks: bool = False) -> dict:
+    def per_input(self, *, outside: bool = False) -> dict:
         """Outputs per input by purpose, in the order first drawn: the larger side's count (both sides
-        draw alike except in the contract checks); ``checks``: the contract checks' only (:data:`CHECKS`),
-        else every other purpose."""
+        draw alike except in the contract checks); the purposes within the ``n_samples`` budget, or with
+        ``outside`` those outside it (:data:`OUTSIDE_BUDGET`: contract checks, recounts)."""
         out: dict = {}
         for (purpose, _), n in self.drawn.items():
-            if (purpose == CHECKS) == checks:
+            if (purpose in OUTSIDE_BUDGET) == outside:
                 out[purpose] = max(out.get(purpose, 0), n)
         return out
 
