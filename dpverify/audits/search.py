@@ -111,6 +111,9 @@ CERTIFICATION_FLOOR = 0.25
 MAX_SCREENING = 8_000_000
 #: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
 MIN_ROUND_SAMPLES = 500
+#: Where ``n_samples`` cannot hold every pair's :data:`MIN_ROUND_SAMPLES` a round besides the certification's
+#: floor, the rounds draw fewer, down to this many (below it the search is refused by name).
+SMALLEST_ROUND = 100
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
@@ -222,13 +225,13 @@ def _held_per_input(n_screening: int, n_candidates: int, n_refining: int, n_sele
     return max(main + refine, n_selection)
 
 
-def _screening_draws(n_screening: int, n_candidates: int, n_refining: int = 0) -> int:
-    """The most samples per input a screening of this budget draws: every pair's rounds (at least
-    :data:`MIN_ROUND_SAMPLES` each), and with ``n_refining`` a refinement over all :data:`REFINEMENTS` moves."""
+def _screening_draws(n_screening: int, n_candidates: int, n_refining: int = 0, floor: int = MIN_ROUND_SAMPLES) -> int:
+    """The most samples per input a screening of this budget draws: every pair's rounds (at least ``floor``
+    each), and with ``n_refining`` a refinement over all :data:`REFINEMENTS` moves."""
 
     def drawn(budget, m):
         alive, total = m, 0
-        for size in _round_sizes(budget, m):
+        for size in _round_sizes(budget, m, floor):
             total += size * alive
             alive = math.ceil(alive / 2)
         return total
@@ -255,12 +258,15 @@ class _Budget:
     n_before_certification: int = 0
     n_screening_most: int = 0
     value_track: bool = False
+    round_floor: int = MIN_ROUND_SAMPLES
 
-    def top_up_room(self, spent: int, value_track: bool) -> int:
+    def top_up_room(self, spent: int, value_track: bool, samples=None) -> int:
         """Samples per input a top-up may still draw, ``spent`` having been drawn, leaving the certification
-        its floor and, on the verdict's track (``value_track`` False) where the value track may run, room to
-        screen again."""
-        reserve = self.n_screening_most if (self.value_track and not value_track) else 0
+        its floor and, on the verdict's track (``value_track`` False) where the value track may run (on
+        ``samples`` that are not integer arrays: floating-point families read real outputs), room to screen
+        again."""
+        integer = isinstance(samples, np.ndarray) and samples.dtype.kind in "iub"
+        reserve = self.n_screening_most if (self.value_track and not value_track and not integer) else 0
         return max(0, self.n_before_certification - reserve - spent)
 
     def held(self, n_screening: int | None = None) -> int:
@@ -277,18 +283,24 @@ def _fit_budget(plan, budget: _Budget, value_possible: bool) -> _Budget:
     n = plan.n_samples
     floor = max(minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha), math.ceil(CERTIFICATION_FLOOR * n))
     before = n - floor
-    most = _screening_draws(budget.n_screening, budget.n_candidates, budget.n_refining)
+    rounds = MIN_ROUND_SAMPLES
+    most = _screening_draws(budget.n_screening, budget.n_candidates, budget.n_refining, rounds)
+    while most > before and rounds > SMALLEST_ROUND:  # fewer samples a round where the budget is tight
+        rounds = max(SMALLEST_ROUND, int(rounds * before / most))
+        most = _screening_draws(budget.n_screening, budget.n_candidates, budget.n_refining, rounds)
     if most > before:
         needed = math.ceil(most / (1.0 - CERTIFICATION_FLOOR)) + 1
         raise InsufficientSamplesError(
             f"n_samples={n} is the search's whole budget, and its screening would draw up to {most} per input "
-            f"({budget.n_candidates} candidates, at least {MIN_ROUND_SAMPLES} each per round), leaving less than "
+            f"({budget.n_candidates} candidates, at least {SMALLEST_ROUND} each per round), leaving less than "
             f"the {floor} per input the certification keeps; pass n_samples={needed} or more, fewer candidates "
             "or a smaller n_screening",
             required=needed,
         )
     value = value_possible and 2 * most <= before
-    return replace(budget, n_samples=n, n_before_certification=before, n_screening_most=most, value_track=value)
+    return replace(
+        budget, n_samples=n, n_before_certification=before, n_screening_most=most, value_track=value, round_floor=rounds
+    )
 
 
 def _screening_plan(plan, budget: _Budget):
@@ -505,7 +517,7 @@ class SearchAuditResult(AuditResult):
         drawn = self.n_screening_drawn or self.n_screening
         asked = ""
         if drawn > self.n_screening:
-            asked = f"n_screening={self.n_screening} asked, each pair draws at least {MIN_ROUND_SAMPLES} per round; "
+            asked = f"n_screening={self.n_screening} asked, each pair draws a floor per round; "
         elif drawn < self.n_screening:
             asked = f"of n_screening={self.n_screening}; "
         lines = [
@@ -553,13 +565,13 @@ class _Pair:
     event: str = "not screened"
 
 
-def _round_sizes(n_screening: int, n_candidates: int) -> list[int]:
+def _round_sizes(n_screening: int, n_candidates: int, floor: int = MIN_ROUND_SAMPLES) -> list[int]:
     """Samples per input each surviving pair draws in each round of successive halving."""
     sizes, alive = [], n_candidates
     rounds = max(1, math.ceil(math.log2(n_candidates))) if n_candidates > 1 else 1
     per_round = n_screening / rounds
     while True:
-        sizes.append(max(MIN_ROUND_SAMPLES, int(per_round // alive)))
+        sizes.append(max(floor, int(per_round // alive)))
         if alive <= 1:
             break
         alive = math.ceil(alive / 2)
@@ -579,11 +591,12 @@ class _Screening:
     families: list
     float_events: bool
     track: str = ""
+    round_floor: int = MIN_ROUND_SAMPLES
 
     @classmethod
-    def of(cls, plan, executor, float_events: bool, track: str = "") -> _Screening:
+    def of(cls, plan, executor, float_events: bool, track: str = "", round_floor: int = MIN_ROUND_SAMPLES):
         families = screening_event_families(plan.options.families, float_events)
-        return cls(plan, executor, families, float_events, track)
+        return cls(plan, executor, families, float_events, track, round_floor)
 
     def purpose(self, step: str) -> str:
         """What this track's draws of ``step`` are recorded as (``"screening"``, ``"value selection"``...)."""
@@ -644,7 +657,7 @@ def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> No
 def _successive_halving(pairs, n_screening, mechanism, screening, first_round: int = 0):
     """Screen ``pairs`` by successive halving; returns the winner and the rounds run (the others keep
     their last scores). Round ``r`` of a pair draws from its seed's child ``first_round + r``."""
-    sizes = _round_sizes(n_screening, len(pairs))
+    sizes = _round_sizes(n_screening, len(pairs), screening.round_floor)
     alive = list(pairs)
     total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
     with progress_bar(total=total, desc="screening pairs", enabled=screening.plan.options.progress) as bar:
@@ -732,7 +745,7 @@ def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, sp
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
     n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, screening))
-    room = budget.top_up_room(sum(spent.per_input().values()), value_track=bool(screening.track))
+    room = budget.top_up_room(sum(spent.per_input().values()), bool(screening.track), winner.samples_x)
     with drawing_for(screening.purpose("selection")):
         _top_up(winner, min(n_selection_final, winner.n + room), n_rounds, mechanism, screening)
     return winner, n_drawn, n_least
@@ -900,10 +913,13 @@ def search_audit(
         by the epsilon bound for those that read cells (zCDP, Rényi); the chosen pair
         is certified in the claim's form.
     n_samples : int, default 100_000
-        Samples per input of the *chosen* pair's audit: ``n_samples - n_selection``
-        fresh samples per input certify it, ``n_selection`` being a plain audit's
-        default selection size (or ``options.n_selection``), so the certification
-        is exactly as large as a plain :func:`dpverify.audit` of that pair.
+        The search's whole budget: samples drawn per input by screening, the chosen
+        pair's selection top-up, the value track and certification together (the
+        contract checks' fixed draws apart; ``result.draws`` says what each took).
+        Screening takes ``n_screening``; the chosen pair's selection is topped up to
+        at least a plain audit's selection size (or ``options.n_selection``) as far
+        as the budget leaves room; the certification gets every sample left, at
+        least :data:`CERTIFICATION_FLOOR` of ``n_samples``.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the whole search (candidates, screening, certification from
         separate spawned children); the value recorded replays it.
@@ -912,10 +928,11 @@ def search_audit(
         at least every fixed pattern of a generator: its fixed patterns, then
         random draws); a sequence is used whole.
     n_screening : int, optional
-        Screening samples per input over all candidates and rounds (default
-        :func:`default_screening_size`: ``n_samples``, at most 8,000,000). Each
-        pair draws at least 500 per input per round it takes part in, and the
-        chosen pair is topped up to a plain audit's selection size.
+        Screening samples per input over all candidates and rounds, out of
+        ``n_samples`` (default :func:`default_screening_size`: 0.3 of ``n_samples``,
+        at most 8,000,000). Each pair draws at least 500 per input per round it
+        takes part in (fewer, down to 100, where ``n_samples`` could not hold that
+        besides the certification's floor; refused by name below that).
     n_refining : int, default 0
         Of ``n_screening``, the samples per input spent refining the screened
         winner: with a generator that proposes local moves (``query_vectors``:
@@ -947,6 +964,9 @@ def search_audit(
     InsufficientMemoryError
         The screening samples the search would hold at once cannot fit in memory (refused after one
         pilot output, before any screening draw; the message says the budget that fits).
+    InsufficientSamplesError
+        The screening (at least 100 per input per pair and round) would leave the certification less than
+        its floor; the message says the ``n_samples`` that fits.
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
 
@@ -959,8 +979,8 @@ def search_audit(
     Where the chosen pair's outputs are discrete with many values that repeat, or real vectors with
     markers and values (the count-and-level family's, :data:`COUNT_FAMILY`), its selection is topped
     up to :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
-    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
-    size is unchanged.
+    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream, as far as the budget
+    leaves room (where the value track may run on real outputs, room for its screening is kept).
 
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
@@ -974,10 +994,11 @@ def search_audit(
     the value families alone, on the same per-pair seeds (the samples a search with
     ``float_events=False`` draws); if that picks another pair, its value events are certified on the
     verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
-    which is then exactly the verdict of a values-only search. Each verdict keeps its level ``alpha``.
-    Cost, only when a float family took part: the screening draws again (up to ``n_screening`` per
-    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it (measured:
-    docs/auditor/benchmarks.md).
+    which is then the pair and the value events a values-only search chooses. Each verdict keeps its level
+    ``alpha``. Cost, within ``n_samples``, only when a float family took part: the screening draws again
+    (the same ``n_screening`` per input) and, if the pair differs, the samples left are split evenly
+    between the two certifications. Where the second screening does not fit besides the first and the
+    certification's floor, the value track does not run and a note says so.
 
     Examples
     --------
@@ -986,7 +1007,7 @@ def search_audit(
     >>> from dpverify.neighbours import query_vectors
     >>> r = dpverify.search_audit(NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=1_000_000, seed=1)
     >>> r.violation, r.x_prime
-    (True, (2.0, 2.0, 2.0, 2.0, 2.0))
+    (True, (2.0, 1.0, 2.0, 6.0, 1.0))
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan("search_audit", mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
@@ -995,14 +1016,15 @@ def search_audit(
     notes = []
     # one pool for every draw of the search; the ledger is the budget: certification gets what is left
     with one_executor(plan.options.executor) as pool, drawing_ledger() as spent:
-        screening = _Screening.of(_screening_plan(plan, budget), pool, plan.options.float_events)
+        screening_plan, floor = _screening_plan(plan, budget), budget.round_floor
+        screening = _Screening.of(screening_plan, pool, plan.options.float_events, round_floor=floor)
         winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening, spent)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
         value, fresh = None, ()
         if _float_picked(winner, plan.options) and not budget.value_track:
             notes.append(_value_track_note(plan.n_samples, budget))
         elif _float_picked(winner, plan.options):
-            value_screening = _Screening.of(screening.plan, pool, False, track="value ")
+            value_screening = _Screening.of(screening_plan, pool, False, track="value ", round_floor=floor)
             candidates = screened[: budget.n_candidates]
             value, fresh = _value_winner(candidates, budget, neighbours, mechanism, value_screening, spent, winner)
         left = plan.n_samples - sum(spent.per_input().values())

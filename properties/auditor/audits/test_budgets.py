@@ -24,6 +24,7 @@ vector search's top-up exceeds its room and the total check fails), and draws th
 from __future__ import annotations
 
 import collections
+import functools
 
 import numpy as np
 import pytest
@@ -31,8 +32,8 @@ import pytest
 import dpverify
 from dpverify.mechanisms import FloatGaussianMechanism, GeometricMechanism, SparseVectorValues
 from dpverify.neighbours import query_vectors
-from dpverify.pipeline.sampling import CHECKS, OUTSIDE_BUDGET, count_events, draw, drawing_for, drawing_ledger
 from dpverify.pipeline.outputs import fit_codec
+from dpverify.pipeline.sampling import CHECKS, OUTSIDE_BUDGET, count_events, draw, drawing_for, drawing_ledger
 from dpverify.protocols import draw_outputs
 
 
@@ -83,13 +84,11 @@ def test_every_driver_keeps_its_budget_on_a_scalar_mechanism():
     for name, run in runs.items():
         counted = Counted(GeometricMechanism(1.0))
         budget = 40_000 if name == "search, generator" else n
-        result, ledger = _checked(lambda: run(counted), counted, budget)
+        result, ledger = _checked(functools.partial(run, counted), counted, budget)
         _within(result, ledger, budget)
         assert set(result.draws) >= {"selection", "certification"} or "screening" in result.draws, (name, result.draws)
     counted = Counted(GeometricMechanism(1.0))
-    pairs, ledger = _checked(
-        lambda: dpverify.audit_pairs(counted, [(0, 1), (2, 3)], n_samples=n, **kw), counted, 2 * n
-    )
+    pairs, ledger = _checked(lambda: dpverify.audit_pairs(counted, [(0, 1), (2, 3)], n_samples=n, **kw), counted, 2 * n)
     for one in pairs.results:
         assert 0 < sum(one.draws.values()) <= n, one.draws
     assert sum(sum(one.draws.values()) for one in pairs.results) == sum(ledger.per_input().values())
@@ -114,15 +113,17 @@ def test_a_float_search_with_a_value_track_keeps_its_budget():
 def test_a_vector_search_with_a_top_up_keeps_its_budget():
     """Vectors with markers and values (sparse vector returning its noisy values): the chosen pair's selection
     is topped up from the budget, and the certification gets what is left."""
-    n = 100_000
+    n = 30_000
     counted = Counted(SparseVectorValues(0.1, threshold=1.0, cutoff=2))
     result, ledger = _checked(
         lambda: dpverify.search_audit(counted, query_vectors(10), epsilon=0.1, n_samples=n, seed=3), counted, n
     )
     _within(result, ledger, n)
     assert result.draws.get("selection", 0) > 0, result.draws
-    assert result.event.n_certification == result.draws["certification"] == n - sum(
-        v for k, v in result.draws.items() if k != "certification"
+    assert (
+        result.event.n_certification
+        == result.draws["certification"]
+        == n - sum(v for k, v in result.draws.items() if k != "certification")
     )
 
 
@@ -135,8 +136,8 @@ def test_given_samples_draw_nothing_and_say_so():
 def test_a_search_too_small_for_its_screening_is_refused_by_name():
     counted = Counted(GeometricMechanism(1.0))
     with pytest.raises(dpverify.errors.InsufficientSamplesError, match="whole budget") as caught:
-        dpverify.search_audit(counted, query_vectors(None), epsilon=1.0, n_samples=10_000, seed=1)
-    assert caught.value.required > 10_000
+        dpverify.search_audit(counted, query_vectors(None), epsilon=1.0, n_samples=2_000, seed=1)
+    assert caught.value.required > 2_000
     assert sum(counted.asked.values()) <= 1  # refused before drawing (one pilot output at most)
 
 
