@@ -15,10 +15,11 @@ Cases: a scalar mechanism under every driver; a search whose floating-point pick
 second screening and a second certification on another pair); a search over vectors with markers and values
 whose chosen pair's selection is topped up (the count-and-level family); searches over lists of pairs.
 
-Detects: any draw that spends beyond ``n_samples`` (tried: certifying the value track's pair on the whole
-remainder instead of half of it -- the float search's total reaches 240,000 of 200,000 and
-``test_a_float_search_with_a_value_track_keeps_its_budget`` fails; the top-up without its room cap -- the
-vector search's top-up exceeds its room and the total check fails), and draws the results do not report.
+Detects: any draw that spends beyond ``n_samples`` (tried: certifying the verdict's pair on the whole
+remainder while the value track's pair is certified on half of it -- the float search draws 240,000 per
+input of 200,000 and ``test_a_float_search_with_a_value_track_keeps_its_budget`` fails), and draws the
+results do not report (the counter against the ledger). Not reached here: the top-up's room cap does not
+bind at these sizes (tried: removed, every test passes).
 """
 
 from __future__ import annotations
