@@ -205,7 +205,8 @@ def _resolution_note(n_least: int, n_certification: int, n_candidates: int) -> s
         f"of probability below {seen:.2g} could go unseen in a candidate's screening (chance above "
         f"{MISS_RATE:g}) and a pair that leaks only through it could lose the ranking; to screen every "
         f"candidate down to {level:.2g} (what the {n_certification} certification samples resolve), pass "
-        f"n_screening={budget} or more, or fewer candidates"
+        f"n_screening={budget} or more (with n_samples={math.ceil(budget / (1.0 - CERTIFICATION_FLOOR)) + 1} or more: "
+        "n_samples is the whole budget), or fewer candidates"
     )
 
 
