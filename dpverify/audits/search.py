@@ -451,8 +451,9 @@ class SearchAuditResult(AuditResult):
     The verdict fields (``violation``, ``epsilon_lower_bound``, ``pvalue``,
     ``event``, ``value_verdict``...) are those of :class:`dpverify.AuditResult`,
     certified on fresh samples of the chosen pair at the full ``alpha``.
-    ``n_samples`` is the requested samples per input; ``n_selection`` the
-    screening samples per input the chosen pair's events were selected on.
+    ``n_samples`` is the search's whole budget per input (``draws`` says what each step took:
+    screening, the top-up, the value track, certification); ``n_selection`` the samples per input
+    the chosen pair's events were selected on (its screening samples and its top-up).
 
     Attributes
     ----------
