@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import contextvars
 import numbers
 import pickle
 from dataclasses import dataclass
@@ -38,7 +37,7 @@ import numpy as np
 from .._results import PlainData
 from .._validation import check_seed, check_worker_count
 from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
-from ..protocols import draw_outputs, is_vectorized
+from ..protocols import _LEDGERS, _PURPOSE, CHECKS, draw_outputs, is_vectorized, record_draws
 from ..support import arrays
 from ..support.progress import progress_bar
 from .counting import MIN_COMPILED_OUTPUTS, compile_counter
@@ -166,9 +165,6 @@ def default_chunks(n: int) -> int:
 # what was drawn, and for what
 # --------------------------------------------------------------------------
 
-#: The purpose the contract checks record their draws under (one pilot output, the sampler check, the
-#: replayability check): fixed sizes, outside the ``n_samples`` budget (:class:`DrawLedger`).
-CHECKS = "contract checks"
 #: The purpose of outputs drawn again from the seeds they were first drawn from (a sequential audit counts an
 #: event chosen at a later look on the earlier certification batches this way): the same samples, not new
 #: ones, so outside the ``n_samples`` budget too; their cost is time, and the result says how many.
@@ -210,10 +206,6 @@ class DrawLedger:
         return sum(self.drawn.values())
 
 
-_LEDGERS: contextvars.ContextVar = contextvars.ContextVar("dpverify_draw_ledgers", default=())
-_PURPOSE: contextvars.ContextVar = contextvars.ContextVar("dpverify_draw_purpose", default=None)
-
-
 @contextlib.contextmanager
 def drawing_ledger():
     """Open a :class:`DrawLedger` that every draw in the block records into (and into the ledgers
@@ -234,16 +226,6 @@ def drawing_for(purpose: str):
         yield
     finally:
         _PURPOSE.reset(token)
-
-
-def record_draws(label: str, n: int, purpose: str | None = None, default: str = "selection") -> None:
-    """Record ``n`` outputs of side ``label`` in every open ledger, under ``purpose`` (default: the
-    current :func:`drawing_for` purpose, else ``default``: ``"selection"`` for :func:`draw`,
-    ``"certification"`` for :func:`count_events`). Drawing code outside this module (the contract
-    checks) calls it with its own purpose."""
-    purpose = purpose or _PURPOSE.get() or default
-    for ledger in _LEDGERS.get():
-        ledger.record(purpose, label, n)
 
 
 # --------------------------------------------------------------------------
