@@ -27,6 +27,7 @@ Python typing, "Protocols: structural subtyping (static duck typing)", PEP 544 (
 
 from __future__ import annotations
 
+import contextvars
 import pickle
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -217,6 +218,33 @@ def _state(rng: np.random.Generator):
     return rng.bit_generator.state["state"]
 
 
+#: The purpose the contract checks record their draws under (one pilot output, the sampler check, the
+#: replayability check): fixed sizes, outside the ``n_samples`` budget
+#: (:class:`dpverify.pipeline.sampling.DrawLedger`).
+CHECKS = "contract checks"
+#: The ledgers open (:func:`dpverify.pipeline.sampling.drawing_ledger`) and the purpose of the draws now
+#: (:func:`dpverify.pipeline.sampling.drawing_for`): here, below the sampling layer, so that the contract
+#: checks record their draws too.
+_LEDGERS: contextvars.ContextVar = contextvars.ContextVar("dpverify_draw_ledgers", default=())
+_PURPOSE: contextvars.ContextVar = contextvars.ContextVar("dpverify_draw_purpose", default=None)
+
+
+def record_draws(label: str, n: int, purpose: str | None = None, default: str = "selection") -> None:
+    """Record ``n`` outputs of side ``label`` in every open ledger, under ``purpose`` (default: the
+    current :func:`~dpverify.pipeline.sampling.drawing_for` purpose, else ``default``: ``"selection"``
+    for :func:`~dpverify.pipeline.sampling.draw`, ``"certification"`` for
+    :func:`~dpverify.pipeline.sampling.count_events`, which call it; the contract checks call it with
+    :data:`CHECKS`)."""
+    purpose = purpose or _PURPOSE.get() or default
+    for ledger in _LEDGERS.get():
+        ledger.record(purpose, label, n)
+
+
+def _record_check(n: int) -> None:
+    """Record ``n`` outputs of the first input drawn by a contract check."""
+    record_draws("x", n, CHECKS)
+
+
 def check_replayable(mechanism, data, seed: np.random.SeedSequence, *, output_key=None) -> Replayability:
     """Decide whether an audit's seed replays ``mechanism``, by drawing its first outputs twice.
 
@@ -254,6 +282,7 @@ def check_replayable(mechanism, data, seed: np.random.SeedSequence, *, output_ke
             rng = np.random.default_rng(seed)
             before = _state(rng)
             out = draw_outputs(mechanism, data, REPLAY_CHECK_SIZE, rng)
+            _record_check(REPLAY_CHECK_SIZE)
             used = used and _state(rng) != before
             if arrays.namespace(out) is not None:
                 out = arrays.to_numpy(out)

@@ -21,6 +21,7 @@ Case of the Binomial", Biometrika 26(4), 1934.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import replace
 
@@ -42,7 +43,7 @@ from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.partition import SCORE_CELLS
 from ..pipeline.sampler_check import check_sampler_agreement
-from ..pipeline.sampling import count_events
+from ..pipeline.sampling import CHECKS, RECOUNTS, count_events, drawing_ledger
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
 from .findings import classify_finding
@@ -594,6 +595,27 @@ def certified_result(plan, mechanism, x, x_prime, selection: Selection, /, *, rn
     note = where_counted(counted_x.where | counted_xp.where)
     notes = tuple(plan.claim_notes) + ((note,) if note else ())
     return replace(result, notes=result.notes + notes) if notes else result
+
+
+def recording_draws(driver):
+    """``driver`` with what it drew per input, and for what, recorded in its result's ``draws`` and
+    ``checks_drawn`` (:class:`dpverify.pipeline.sampling.DrawLedger`, read off the sampling layer)."""
+
+    @functools.wraps(driver)
+    def run(*args, **kwargs):
+        with drawing_ledger() as ledger:
+            result = driver(*args, **kwargs)
+        outside = ledger.per_input(outside=True)
+        result = replace(result, draws=ledger.per_input(), checks_drawn=outside.get(CHECKS, 0))
+        if outside.get(RECOUNTS):
+            note = (
+                f"{outside[RECOUNTS]} outputs per input were drawn again from their seeds to count events chosen "
+                "at a later look on earlier certification batches (the same samples, not new ones: outside n_samples)"
+            )
+            result = replace(result, notes=(*result.notes, note))
+        return result
+
+    return run
 
 
 def check_memory(plan, mechanism, x, n_held: int | None = None):

@@ -52,9 +52,10 @@ from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
-from .certification import check_before_drawing
+from .certification import check_before_drawing, recording_draws
 from .fingerprint import Fingerprint, fingerprint_of
 from .plan import build_plan, curve_split, pair_driver
+from .results import draws_lines
 
 __all__ = ["delta_lower_bound_curve", "DeltaCurve", "CertifiedEvent"]
 
@@ -102,6 +103,8 @@ class DeltaCurve(Result):
         None in results saved before it was recorded.
     notes : tuple of str
         What the reader should know (what a replay could not check).
+    draws, checks_drawn
+        What was drawn per input and for what, and the contract checks' draws (as :class:`dpverify.AuditResult`).
     """
 
     epsilons: np.ndarray
@@ -114,6 +117,8 @@ class DeltaCurve(Result):
     options: AuditOptions | None = None
     fingerprint: Fingerprint | None = None
     notes: tuple = ()
+    draws: dict = field(default_factory=dict)
+    checks_drawn: int = 0
 
     def delta_at(self, epsilon) -> float | np.ndarray:
         """Simultaneous lower bound on delta(eps), at any eps (scalar or array)."""
@@ -169,6 +174,7 @@ class DeltaCurve(Result):
             f"({self.n_selection} to choose the events); seed {self.seed}",
         ]
         lines += [f"event: {e.description} [{e.family}], direction {e.direction}" for e in self.events]
+        lines += draws_lines(self)
         return "\n".join(lines)
 
 
@@ -256,6 +262,7 @@ def _certified_events(plan, mechanism, x, x_prime, codec, candidates, grid) -> l
     return events
 
 
+@recording_draws
 def delta_lower_bound_curve(
     mechanism,
     x,

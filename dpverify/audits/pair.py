@@ -31,7 +31,7 @@ from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw
 from ..pipeline.selection import grown_selection_size
-from .certification import certified_result, check_before_drawing, check_sizes
+from .certification import certified_result, check_before_drawing, check_sizes, recording_draws
 from .choosing import select_for_claim
 from .drivers import PAIR_STREAMS
 from .plan import build_plan, claim_arguments, claim_words, pair_driver, plan_of_result
@@ -41,6 +41,7 @@ from .results import AuditResult
 __all__ = ["audit", "selection_samples"]
 
 
+@recording_draws
 def audit(
     mechanism,
     x,

@@ -139,6 +139,16 @@ class PartitionEstimate(PlainData):
         return f"{self.description}; bound on {dist} at order {self.order:.4g}"
 
 
+def draws_lines(result) -> list[str]:
+    """The summary line on what ``result`` drew per input and for what (none where nothing was recorded)."""
+    draws = getattr(result, "draws", None) or {}
+    if not draws:
+        return []
+    spent = ", ".join(f"{n} for {purpose}" for purpose, n in draws.items())
+    checks = f"; the contract checks drew {result.checks_drawn} more" if result.checks_drawn else ""
+    return [f"drawn per input: {spent} (in all {sum(draws.values())} of n_samples={result.n_samples}{checks})"]
+
+
 @dataclass(frozen=True)
 class AuditResult(Result):
     """Outcome of :func:`audit`; ``to_dict()`` gives plain data that :meth:`from_dict` reloads.
@@ -200,6 +210,14 @@ class AuditResult(Result):
     fingerprint : Fingerprint or None
         The mechanism and the inputs, as a replay checks them
         (:mod:`dpverify.audits.fingerprint`); None in results saved before it was recorded.
+    draws : dict
+        Outputs drawn per input and for what (``{"selection": ..., "certification": ...}``; a search adds
+        ``"screening"``, ``"value screening"``, ``"value certification"``), as the sampling layer recorded
+        them (:class:`dpverify.pipeline.sampling.DrawLedger`); their total is at most ``n_samples``. Empty for
+        given samples and in results saved before it was recorded.
+    checks_drawn : int
+        Outputs per input the contract checks drew besides (one pilot output, the sampler check of a
+        vectorized ``sample``, the replayability check): fixed sizes, outside the ``n_samples`` budget.
     margin : float or None
         (A property, saved by ``to_dict``.) How far ``claim_lower_bound`` lies past the claim, in one
         measure for every kind (:meth:`dpverify.PrivacyClaim.margin`); None where no bound is recorded.
@@ -228,6 +246,8 @@ class AuditResult(Result):
     claim_lower_bound: float | None = None
     partition: PartitionEstimate | None = None
     fingerprint: Fingerprint | None = None
+    draws: dict = field(default_factory=dict)
+    checks_drawn: int = 0
 
     @classmethod
     def _parse(cls, data: dict) -> dict:
@@ -328,6 +348,7 @@ class AuditResult(Result):
             f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
             f"among {self.n_candidates}, {self.event.n_certification} to certify it); {seed}"
         )
+        lines += draws_lines(self)
         lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
 
@@ -351,6 +372,7 @@ class AuditResult(Result):
             f"samples: {self.n_samples} per input ({self.n_selection} to choose {what} "
             f"among {self.n_candidates}, {self.event.n_certification} to certify); {seed}"
         )
+        lines += draws_lines(self)
         lines += [f"note: {note}" for note in self.notes]
         return "\n".join(lines)
 

@@ -59,18 +59,27 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData, short_repr
-from ..errors import InsufficientMemoryError, InvalidParameterError, ReplayMismatchError
+from ..errors import InsufficientMemoryError, InsufficientSamplesError, InvalidParameterError, ReplayMismatchError
 from ..events import grows_selection
 from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..neighbours.domain import check_declared_domain, declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
+from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw, resolve_seed
+from ..pipeline.sampling import (
+    DEFAULT_CHUNKS,
+    children,
+    concatenate_outputs,
+    draw,
+    drawing_for,
+    drawing_ledger,
+    resolve_seed,
+)
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
-from .certification import certified_result, check_sampler
+from .certification import certified_result, check_sampler, recording_draws
 from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
 from .drivers import Driver
 from .findings import classify_finding
@@ -89,14 +98,23 @@ __all__ = [
     "check_replay_candidates",
 ]
 
-#: Default screening budget, as a multiple of ``n_samples``: samples per input
-#: spent on screening, over every candidate and round together.
-SCREENING_SHARE = 1.0
+#: ``n_samples`` is the search's whole budget: screening, the chosen pair's selection top-up, the value track
+#: and certification together draw at most ``n_samples`` per input (the contract checks apart). Default
+#: screening budget, as a share of ``n_samples``: samples per input spent on screening, over every candidate
+#: and round together (the value track, when it runs, screens again with the same budget).
+SCREENING_SHARE = 0.3
+#: Certification keeps at least this share of ``n_samples`` per input (split between the verdict's pair and
+#: the value track's, when that chooses another): the draws before it (screening, top-ups, the value track's
+#: screening) stop at ``1 - CERTIFICATION_FLOOR`` of ``n_samples``, and every sample they leave certifies.
+CERTIFICATION_FLOOR = 0.25
 #: The default screening budget is at most this many samples per input (the
 #: samples of the surviving pairs are held in memory during a round).
 MAX_SCREENING = 8_000_000
 #: Fewest screening samples a pair draws per input in a round (below it no event is ranked).
 MIN_ROUND_SAMPLES = 500
+#: Where ``n_samples`` cannot hold every pair's :data:`MIN_ROUND_SAMPLES` a round besides the certification's
+#: floor, the rounds draw fewer, down to this many (below it the search is refused by name).
+SMALLEST_ROUND = 100
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
@@ -106,9 +124,10 @@ REFINEMENTS = 8
 #: outputs per input held): level sets over many outputs are ordered by per-output likelihood-ratio
 #: estimates, whose noise is what limits the bound there; the expected bound of the selection's picks
 #: grows with the selection (measured on sparse vector Alg. 6: docs/auditor/benchmarks.md).
-#: The certification size is unchanged; the top-up is drawn, not certified.
-#: The memory check before drawing counts the largest top-up (:class:`_Budget`).
-WINNER_GROWN_SHARE = 0.4
+#: The top-up is drawn from the budget (certification gets what is left, at least :data:`CERTIFICATION_FLOOR`);
+#: where the value track may run, the top-up leaves room for its screening. The memory check before drawing
+#: counts the largest top-up (:class:`_Budget`).
+WINNER_GROWN_SHARE = 0.3
 MAX_WINNER_SELECTION = 4_000_000
 MAX_WINNER_SELECTION_BYTES = 256 * 2**20
 #: The same top-up where the chosen pair's outputs are real vectors with markers and values, on which the
@@ -123,9 +142,10 @@ MISS_RATE = 0.05
 def default_screening_size(n_samples: int) -> int:
     """Screening samples per input for a search audit of ``n_samples`` per input.
 
-    ``min(SCREENING_SHARE * n_samples, MAX_SCREENING)``, i.e. ``n_samples``: a search
-    audit costs about twice a plain audit of the chosen pair. Smaller budgets let
-    lucky events of mediocre pairs win the early rounds (measured on the noisy max
+    ``min(SCREENING_SHARE * n_samples, MAX_SCREENING)``: screening is part of the
+    ``n_samples`` budget, which the chosen pair's top-up, the value track and the
+    certification share (:data:`CERTIFICATION_FLOOR`). Smaller budgets let lucky
+    events of mediocre pairs win the early rounds (measured on the noisy max
     returning its value: docs/manual/search.md, "Defaults and the measurements
     behind them").
     """
@@ -185,7 +205,8 @@ def _resolution_note(n_least: int, n_certification: int, n_candidates: int) -> s
         f"of probability below {seen:.2g} could go unseen in a candidate's screening (chance above "
         f"{MISS_RATE:g}) and a pair that leaks only through it could lose the ranking; to screen every "
         f"candidate down to {level:.2g} (what the {n_certification} certification samples resolve), pass "
-        f"n_screening={budget} or more, or fewer candidates"
+        f"n_screening={budget} or more (with n_samples={math.ceil(budget / (1.0 - CERTIFICATION_FLOOR)) + 1} or more: "
+        "n_samples is the whole budget), or fewer candidates"
     )
 
 
@@ -205,11 +226,28 @@ def _held_per_input(n_screening: int, n_candidates: int, n_refining: int, n_sele
     return max(main + refine, n_selection)
 
 
+def _screening_draws(n_screening: int, n_candidates: int, n_refining: int = 0, floor: int = MIN_ROUND_SAMPLES) -> int:
+    """The most samples per input a screening of this budget draws: every pair's rounds (at least ``floor``
+    each), and with ``n_refining`` a refinement over all :data:`REFINEMENTS` moves."""
+
+    def drawn(budget, m):
+        alive, total = m, 0
+        for size in _round_sizes(budget, m, floor):
+            total += size * alive
+            alive = math.ceil(alive / 2)
+        return total
+
+    refining = drawn(n_refining, REFINEMENTS + 1) if n_refining else 0
+    return drawn(n_screening - n_refining, max(1, n_candidates)) + refining
+
+
 @dataclass(frozen=True)
 class _Budget:
     """Samples per input a search spends: screening over all candidates and rounds (``n_screening``), of it
     refining the winner (``n_refining``), the chosen pair's selection at least (``n_selection``) and at most
-    (``n_grown``, :data:`WINNER_GROWN_SHARE`), over the ``n_candidates`` pairs proposed (0 until they are).
+    (``n_grown``, :data:`WINNER_GROWN_SHARE`), over the ``n_candidates`` pairs proposed (0 until they are);
+    of ``n_samples``, the most drawn before certification (``n_before_certification``), the most one screening
+    draws (``n_screening_most``) and whether the value track has room (``value_track``).
     The search's part of its plan (its ``design``)."""
 
     n_screening: int
@@ -217,12 +255,61 @@ class _Budget:
     n_refining: int = 0
     n_candidates: int = 0
     n_grown: int = 0
+    n_samples: int = 0
+    n_before_certification: int = 0
+    n_screening_most: int = 0
+    value_track: bool = False
+    round_floor: int = MIN_ROUND_SAMPLES
+
+    def top_up_room(self, spent: int, value_track: bool, samples=None) -> int:
+        """Samples per input a top-up may still draw, ``spent`` having been drawn, leaving the certification
+        its floor and, on the verdict's track (``value_track`` False) where the value track may run (on
+        ``samples`` that are not integer arrays: floating-point families read real outputs), room to screen
+        again."""
+        integer = isinstance(samples, np.ndarray) and samples.dtype.kind in "iub"
+        reserve = self.n_screening_most if (self.value_track and not value_track and not integer) else 0
+        return max(0, self.n_before_certification - reserve - spent)
 
     def held(self, n_screening: int | None = None) -> int:
         """The most screening samples per input held at once, with this budget or another ``n_screening``."""
         n_screening = self.n_screening if n_screening is None else n_screening
         largest = max(self.n_selection, self.n_grown)
         return _held_per_input(n_screening, self.n_candidates, self.n_refining, largest)
+
+
+def _fit_budget(plan, budget: _Budget, value_possible: bool) -> _Budget:
+    """``budget`` within ``n_samples``: refuse by name, before any draw, a screening that would leave the
+    certification less than its floor (:data:`CERTIFICATION_FLOOR`), and give the value track room only where
+    a second screening fits too (``value_possible``: it may run at all)."""
+    n = plan.n_samples
+    floor = max(minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha), math.ceil(CERTIFICATION_FLOOR * n))
+    before = n - floor
+    rounds = MIN_ROUND_SAMPLES
+    most = _screening_draws(budget.n_screening, budget.n_candidates, budget.n_refining, rounds)
+    while most > before and rounds > SMALLEST_ROUND:  # fewer samples a round where the budget is tight
+        rounds = max(SMALLEST_ROUND, int(rounds * before / most))
+        most = _screening_draws(budget.n_screening, budget.n_candidates, budget.n_refining, rounds)
+    if most > before:
+        needed = math.ceil(most / (1.0 - CERTIFICATION_FLOOR)) + 1
+        raise InsufficientSamplesError(
+            f"n_samples={n} is the search's whole budget, and its screening would draw up to {most} per input "
+            f"({budget.n_candidates} candidates, at least {SMALLEST_ROUND} each per round), leaving less than "
+            f"the {floor} per input the certification keeps; pass n_samples={needed} or more, fewer candidates "
+            "or a smaller n_screening",
+            required=needed,
+        )
+    value = value_possible and 2 * most <= before
+    return replace(
+        budget, n_samples=n, n_before_certification=before, n_screening_most=most, value_track=value, round_floor=rounds
+    )
+
+
+def _screening_plan(plan, budget: _Budget):
+    """The plan screening ranks pairs with: its certification size the one expected after the screening,
+    the value track's room and the plain selection, at least the floor (the ranking predicts bounds at it)."""
+    reserve = budget.n_screening_most * (2 if budget.value_track else 1)
+    expected = max(plan.n_samples - budget.n_before_certification, plan.n_samples - reserve - plan.n_selection)
+    return plan.with_selection(plan.n_selection, expected)
 
 
 def _search_sizes(n_screening):
@@ -364,8 +451,9 @@ class SearchAuditResult(AuditResult):
     The verdict fields (``violation``, ``epsilon_lower_bound``, ``pvalue``,
     ``event``, ``value_verdict``...) are those of :class:`dpverify.AuditResult`,
     certified on fresh samples of the chosen pair at the full ``alpha``.
-    ``n_samples`` is the requested samples per input; ``n_selection`` the
-    screening samples per input the chosen pair's events were selected on.
+    ``n_samples`` is the search's whole budget per input (``draws`` says what each step took:
+    screening, the top-up, the value track, certification); ``n_selection`` the samples per input
+    the chosen pair's events were selected on (its screening samples and its top-up).
 
     Attributes
     ----------
@@ -431,7 +519,7 @@ class SearchAuditResult(AuditResult):
         drawn = self.n_screening_drawn or self.n_screening
         asked = ""
         if drawn > self.n_screening:
-            asked = f"n_screening={self.n_screening} asked, each pair draws at least {MIN_ROUND_SAMPLES} per round; "
+            asked = f"n_screening={self.n_screening} asked, each pair draws a floor per round; "
         elif drawn < self.n_screening:
             asked = f"of n_screening={self.n_screening}; "
         lines = [
@@ -479,13 +567,13 @@ class _Pair:
     event: str = "not screened"
 
 
-def _round_sizes(n_screening: int, n_candidates: int) -> list[int]:
+def _round_sizes(n_screening: int, n_candidates: int, floor: int = MIN_ROUND_SAMPLES) -> list[int]:
     """Samples per input each surviving pair draws in each round of successive halving."""
     sizes, alive = [], n_candidates
     rounds = max(1, math.ceil(math.log2(n_candidates))) if n_candidates > 1 else 1
     per_round = n_screening / rounds
     while True:
-        sizes.append(max(MIN_ROUND_SAMPLES, int(per_round // alive)))
+        sizes.append(max(floor, int(per_round // alive)))
         if alive <= 1:
             break
         alive = math.ceil(alive / 2)
@@ -504,10 +592,17 @@ class _Screening:
     executor: object
     families: list
     float_events: bool
+    track: str = ""
+    round_floor: int = MIN_ROUND_SAMPLES
 
     @classmethod
-    def of(cls, plan, executor, float_events: bool) -> _Screening:
-        return cls(plan, executor, screening_event_families(plan.options.families, float_events), float_events)
+    def of(cls, plan, executor, float_events: bool, track: str = "", round_floor: int = MIN_ROUND_SAMPLES):
+        families = screening_event_families(plan.options.families, float_events)
+        return cls(plan, executor, families, float_events, track, round_floor)
+
+    def purpose(self, step: str) -> str:
+        """What this track's draws of ``step`` are recorded as (``"screening"``, ``"value selection"``...)."""
+        return f"{self.track}{step}"
 
     def final_options(self):
         """The options the chosen pair's events are selected with: every family asked for."""
@@ -564,7 +659,7 @@ def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> No
 def _successive_halving(pairs, n_screening, mechanism, screening, first_round: int = 0):
     """Screen ``pairs`` by successive halving; returns the winner and the rounds run (the others keep
     their last scores). Round ``r`` of a pair draws from its seed's child ``first_round + r``."""
-    sizes = _round_sizes(n_screening, len(pairs))
+    sizes = _round_sizes(n_screening, len(pairs), screening.round_floor)
     alive = list(pairs)
     total = sum(size * math.ceil(len(pairs) / 2**r) for r, size in enumerate(sizes))
     with progress_bar(total=total, desc="screening pairs", enabled=screening.plan.options.progress) as bar:
@@ -638,19 +733,23 @@ def _on_input_domain(neighbours, mechanism):
     return neighbours.with_domain(declared)
 
 
-def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening):
+def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, spent):
     """Screen ``screened`` (successive halving, then refinement with ``budget.n_refining``) and top the winner
-    up to its selection; returns the winner with its frozen selection, the screening samples drawn per input
-    over all pairs, and the fewest any screened pair had (both before the top-up)."""
-    winner, n_rounds = _successive_halving(screened, budget.n_screening - budget.n_refining, mechanism, screening)
-    n_selection_final = budget.n_selection
-    if budget.n_refining:  # the final pair's events are selected on at least as many samples as the first winner's
-        n_selection_final = max(budget.n_selection, winner.n)
-        winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
+    up to its selection, as far as the budget leaves room (:meth:`_Budget.top_up_room`, ``spent`` the search's
+    ledger); returns the winner with its frozen selection, the screening samples drawn per input over all
+    pairs, and the fewest any screened pair had (both before the top-up)."""
+    with drawing_for(screening.purpose("screening")):
+        winner, n_rounds = _successive_halving(screened, budget.n_screening - budget.n_refining, mechanism, screening)
+        n_selection_final = budget.n_selection
+        if budget.n_refining:  # the final pair's events are selected on at least as many samples as the first's
+            n_selection_final = max(budget.n_selection, winner.n)
+            winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
     n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, screening))
-    _top_up(winner, n_selection_final, n_rounds, mechanism, screening)
+    room = budget.top_up_room(sum(spent.per_input().values()), bool(screening.track), winner.samples_x)
+    with drawing_for(screening.purpose("selection")):
+        _top_up(winner, min(n_selection_final, winner.n + room), n_rounds, mechanism, screening)
     return winner, n_drawn, n_least
 
 
@@ -663,7 +762,7 @@ def _grown_winner_selection(winner, n_selection: int, screening) -> int:
         return n_selection
     cap = min(MAX_WINNER_SELECTION, int(MAX_WINNER_SELECTION_BYTES // max(1, held.nbytes // winner.n)))
     current = max(n_selection, winner.n)
-    n_samples = screening.plan.n_certification + screening.plan.n_selection
+    n_samples = screening.plan.n_samples
     if _counts_select(winner, screening):  # the count-and-level fit and its tail thresholds sharpen with rows
         return max(current, min(int(WINNER_GROWN_SHARE * n_samples), cap))
     return grown_selection_size(
@@ -678,29 +777,41 @@ def _counts_select(winner, screening) -> bool:
     return grows_selection(screening.plan.options.families, winner.samples_x, winner.samples_x_prime)
 
 
+def _value_track_possible(options) -> bool:
+    """Whether floating-point families may take part in a verdict and value families are there to rank on."""
+    return bool(options.float_events and screening_event_families(options.families, False))
+
+
 def _float_picked(winner, options) -> bool:
     """Whether a floating-point family took part in the verdict and value families are there to rank on."""
-    if not options.float_events or not screening_event_families(options.families, False):
+    if not _value_track_possible(options):
         return False
     return any(c.event.role == "implementation" for c in winner.selection.verdict_choices)
 
 
-def _value_track(result, candidates, budget, neighbours, mechanism, screening):
-    """The value verdict of a values-only search, when the floating-point families took part in the verdict.
+def _value_winner(candidates, budget, neighbours, mechanism, screening, spent, chosen):
+    """The pair a values-only search chooses, with its value events selected, when a floating-point family
+    took part in the verdict; None where it is the verdict's own pair (``chosen``).
 
-    The same candidates are screened again, ranked by the value families alone (``screening``), on the same
-    per-pair, per-round seeds (so exactly the samples a search with ``float_events=False`` draws). Where that
-    search chooses the verdict's pair, the value verdict stays the one certified with the verdict;
-    otherwise its pair's value events are certified on the certification streams of the verdict (valid:
-    that pair and its events are functions of the screening streams only) and replace it.
+    The same candidates are screened again, ranked by the value families alone (``screening``, the value
+    track), on the same per-pair, per-round seeds and the same screening budget (so exactly the screening
+    samples a search with ``float_events=False`` draws); its top-up takes what the budget leaves
+    (:meth:`_Budget.top_up_room`).
     """
-    plan = screening.plan
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
-    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening)
-    if pair_key((value.x, value.x_prime)) == pair_key((result.x, result.x_prime)):
-        return result
+    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening, spent)
+    if pair_key((value.x, value.x_prime)) == pair_key((chosen.x, chosen.x_prime)):
+        return None, fresh
+    return value, fresh
+
+
+def _value_verdict(result, plan, mechanism, value, fresh, screening):
+    """``result`` with the value verdict of ``value`` (the value track's pair, another than the verdict's):
+    its value events certified on the verdict's certification streams and the plan's ``n_certification``
+    (valid: that pair and its events are functions of the screening streams only)."""
     check_sampler(plan, mechanism, value.x, value.x_prime)
-    certified = _certify(plan, mechanism, value, fresh, screening)
+    with drawing_for("value certification"):
+        certified = _certify(plan, mechanism, value, fresh, screening)
     other_kind = result.audited_claim.kind_record.epsilon_delta is None
     verdict = ValueVerdict(
         certified.epsilon_lower_bound,
@@ -719,6 +830,16 @@ def _value_track(result, candidates, budget, neighbours, mechanism, screening):
         value_verdict=verdict,
     )
     return replace(result, value_verdict=verdict, value_x=value.x, value_x_prime=value.x_prime, finding=finding)
+
+
+def _value_track_note(n_samples: int, budget: _Budget) -> str:
+    """Why the value track did not run where a floating-point family took part in the verdict."""
+    return (
+        f"value track not run: a floating-point family took part in the verdict, and a values-only screening "
+        f"(up to {budget.n_screening_most} per input) does not fit in n_samples={n_samples} besides the first and "
+        f"the certification's floor; the value verdict is on the verdict's pair (pass n_samples="
+        f"{math.ceil(2 * budget.n_screening_most / (1.0 - CERTIFICATION_FLOOR)) + 1} or more for the value track)"
+    )
 
 
 def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
@@ -755,6 +876,7 @@ def _certify(plan, mechanism, pair, drawn, screening, **fields):
     )
 
 
+@recording_draws
 def search_audit(
     mechanism,
     neighbours,
@@ -791,10 +913,13 @@ def search_audit(
         by the epsilon bound for those that read cells (zCDP, Rényi); the chosen pair
         is certified in the claim's form.
     n_samples : int, default 100_000
-        Samples per input of the *chosen* pair's audit: ``n_samples - n_selection``
-        fresh samples per input certify it, ``n_selection`` being a plain audit's
-        default selection size (or ``options.n_selection``), so the certification
-        is exactly as large as a plain :func:`dpverify.audit` of that pair.
+        The search's whole budget: samples drawn per input by screening, the chosen
+        pair's selection top-up, the value track and certification together (the
+        contract checks' fixed draws apart; ``result.draws`` says what each took).
+        Screening takes ``n_screening``; the chosen pair's selection is topped up to
+        at least a plain audit's selection size (or ``options.n_selection``) as far
+        as the budget leaves room; the certification gets every sample left, at
+        least :data:`CERTIFICATION_FLOOR` of ``n_samples``.
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Seed of the whole search (candidates, screening, certification from
         separate spawned children); the value recorded replays it.
@@ -803,10 +928,11 @@ def search_audit(
         at least every fixed pattern of a generator: its fixed patterns, then
         random draws); a sequence is used whole.
     n_screening : int, optional
-        Screening samples per input over all candidates and rounds (default
-        :func:`default_screening_size`: ``n_samples``, at most 8,000,000). Each
-        pair draws at least 500 per input per round it takes part in, and the
-        chosen pair is topped up to a plain audit's selection size.
+        Screening samples per input over all candidates and rounds, out of
+        ``n_samples`` (default :func:`default_screening_size`: 0.3 of ``n_samples``,
+        at most 8,000,000). Each pair draws at least 500 per input per round it
+        takes part in (fewer, down to 100, where ``n_samples`` could not hold that
+        besides the certification's floor; refused by name below that).
     n_refining : int, default 0
         Of ``n_screening``, the samples per input spent refining the screened
         winner: with a generator that proposes local moves (``query_vectors``:
@@ -838,6 +964,9 @@ def search_audit(
     InsufficientMemoryError
         The screening samples the search would hold at once cannot fit in memory (refused after one
         pilot output, before any screening draw; the message says the budget that fits).
+    InsufficientSamplesError
+        The screening (at least 100 per input per pair and round) would leave the certification less than
+        its floor; the message says the ``n_samples`` that fits.
     InvalidClaimError, InvalidParameterError, InsufficientSamplesError, MechanismError, OutputTypeError
         As for :func:`dpverify.audit`.
 
@@ -851,8 +980,8 @@ def search_audit(
     declares a fit that sharpens with rows on them (``EventFamily.grows_selection``: the count-and-level
     family on real vectors with markers and values), its selection is topped up to
     :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
-    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream; the certification
-    size is unchanged.
+    :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream, as far as the budget
+    leaves room (where the value track may run on real outputs, room for its screening is kept).
 
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
@@ -866,10 +995,11 @@ def search_audit(
     the value families alone, on the same per-pair seeds (the samples a search with
     ``float_events=False`` draws); if that picks another pair, its value events are certified on the
     verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
-    which is then exactly the verdict of a values-only search. Each verdict keeps its level ``alpha``.
-    Cost, only when a float family took part: the screening draws again (up to ``n_screening`` per
-    input) and, if the pair differs, ``n_samples - n_selection`` more per input certify it (measured:
-    docs/auditor/benchmarks.md).
+    which is then the pair and the value events a values-only search chooses. Each verdict keeps its level
+    ``alpha``. Cost, within ``n_samples``, only when a float family took part: the screening draws again
+    (the same ``n_screening`` per input) and, if the pair differs, the samples left are split evenly
+    between the two certifications. Where the second screening does not fit besides the first and the
+    certification's floor, the value track does not run and a note says so.
 
     Examples
     --------
@@ -878,28 +1008,49 @@ def search_audit(
     >>> from dpverify.neighbours import query_vectors
     >>> r = dpverify.search_audit(NoisyMaxValue(0.1), query_vectors(5), epsilon=0.1, n_samples=1_000_000, seed=1)
     >>> r.violation, r.x_prime
-    (True, (2.0, 2.0, 2.0, 2.0, 2.0))
+    (True, (2.0, 1.0, 2.0, 6.0, 1.0))
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
-    with one_executor(plan.options.executor) as pool:  # one pool for every draw of the search
-        screening = _Screening.of(plan, pool, plan.options.float_events)
-        winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening)
+    budget = _fit_budget(plan, budget, _value_track_possible(plan.options))
+    notes = []
+    # one pool for every draw of the search; the ledger is the budget: certification gets what is left
+    with one_executor(plan.options.executor) as pool, drawing_ledger() as spent:
+        screening_plan, floor = _screening_plan(plan, budget), budget.round_floor
+        screening = _Screening.of(screening_plan, pool, plan.options.float_events, round_floor=floor)
+        winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening, spent)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
+        value, fresh = None, ()
+        if _float_picked(winner, plan.options) and not budget.value_track:
+            notes.append(_value_track_note(plan.n_samples, budget))
+        elif _float_picked(winner, plan.options):
+            value_screening = _Screening.of(screening_plan, pool, False, track="value ", round_floor=floor)
+            candidates = screened[: budget.n_candidates]
+            value, fresh = _value_winner(candidates, budget, neighbours, mechanism, value_screening, spent, winner)
+        left = plan.n_samples - sum(spent.per_input().values())
+        n_value = left // 2 if value is not None else 0
+        certifying = plan.with_selection(winner.n, left - n_value)
         candidates = tuple(ScreenedCandidate(p.x, p.x_prime, p.rounds, p.n, float(p.score), p.event) for p in screened)
         searched = dict(x=winner.x, x_prime=winner.x_prime, candidates=candidates, chosen=winner.index)
         budgets = dict(n_screening=budget.n_screening, n_screening_drawn=n_drawn, n_refining=budget.n_refining)
         requested = dict(n_pairs_requested=n_candidates, neighbours=source)
         result = _certify(
-            plan, mechanism, winner, screened, screening, cls=SearchAuditResult, **searched, **budgets, **requested
+            certifying,
+            mechanism,
+            winner,
+            screened,
+            screening,
+            cls=SearchAuditResult,
+            **searched,
+            **budgets,
+            **requested,
         )
-        if _float_picked(winner, plan.options):
-            value_screening = _Screening.of(plan, pool, False)
-            n_proposed = budget.n_candidates
-            result = _value_track(result, screened[:n_proposed], budget, neighbours, mechanism, value_screening)
+        if value is not None:
+            valued = certifying.with_selection(value.n, n_value)
+            result = _value_verdict(result, valued, mechanism, value, fresh, value_screening)
     result = replace(result, n_samples=plan.n_samples)
-    added = (_resolution_note(n_least, plan.n_certification, len(screened)), power_note(result))
+    added = (_resolution_note(n_least, certifying.n_certification, len(screened)), power_note(result), *notes)
     return replace(result, notes=(*result.notes, *(note for note in added if note is not None)))
 
 

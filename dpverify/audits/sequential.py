@@ -63,11 +63,19 @@ from .._results import PlainData
 from ..errors import InsufficientSamplesError, NotReplayableError
 from ..options import AuditOptions
 from ..pipeline.bounds import minimum_certifying_samples
-from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, count_events, draw
+from ..pipeline.sampling import (
+    DEFAULT_CHUNKS,
+    RECOUNTS,
+    children,
+    concatenate_outputs,
+    count_events,
+    draw,
+    drawing_for,
+)
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_replayable, contract_seed
 from ..support.progress import progress_bar
-from .certification import audit_result, check_before_drawing
+from .certification import audit_result, check_before_drawing, recording_draws
 from .choosing import select_for_claim
 from .fingerprint import fingerprint_of
 from .plan import Sizes, build_plan, claim_arguments, claim_words, pair_driver, sizing_claim
@@ -414,7 +422,8 @@ class _BatchCounts:
         for j in range(k + 1):
             missing = [i for i, key in enumerate(keys) if (key, j) not in self._cache]
             if missing and self._batches[j] > 0:
-                self._count_batch(selection, keys, missing, j)
+                with drawing_for(RECOUNTS if j < k else "certification"):  # an earlier batch: drawn again
+                    self._count_batch(selection, keys, missing, j)
             for i, key in enumerate(keys):
                 counts[:, i] += self._cache.get((key, j), (0, 0))
         return counts
@@ -437,6 +446,7 @@ class _BatchCounts:
             self._cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
 
 
+@recording_draws
 def sequential_audit(
     mechanism,
     x,

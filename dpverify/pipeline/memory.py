@@ -28,7 +28,7 @@ import numpy as np
 
 from ..errors import InsufficientMemoryError
 from ..events.registry import family_records
-from ..protocols import contract_seed, draw_outputs
+from ..protocols import _record_check, contract_seed, draw_outputs
 from ..support import arrays
 
 #: Which contract stream of the audit's seed the pilot output comes from.
@@ -141,6 +141,7 @@ def pilot_output(mechanism, data, audit_seed: np.random.SeedSequence, *, output_
     rng = np.random.default_rng(contract_seed(audit_seed, PILOT_STREAM))
     try:
         out = draw_outputs(mechanism, data, 1, rng)
+        _record_check(1)
         out = out[0]
         return out if output_key is None else output_key(out)
     except Exception:

@@ -50,7 +50,7 @@ from ..errors import OutputTypeError, SamplerContractError
 from ..protocols import contract_seed, draw_outputs, is_vectorized
 from ..support import arrays
 from .outputs import apply_output_key, fit_codec
-from .sampling import children
+from .sampling import CHECKS, children, record_draws
 
 __all__ = ["ALPHA", "CHECK_SIZE", "MAX_COORDINATES", "SamplerAgreement", "check_sampler_agreement"]
 
@@ -147,6 +147,7 @@ def _draw_features(mechanism, label, data, rngs, n, output_key):
     try:
         called = [mechanism(data, call_rng) for _ in range(n)]
         sampled = draw_outputs(mechanism, data, n, sample_rng)
+        record_draws(label, 2 * n, CHECKS)
     except SamplerContractError as exc:
         raise SamplerContractError(f"on input {label}: {exc}") from exc
     except Exception:

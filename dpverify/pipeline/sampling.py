@@ -37,7 +37,7 @@ import numpy as np
 from .._results import PlainData
 from .._validation import check_seed, check_worker_count
 from ..errors import DPVerifyError, InvalidParameterError, MechanismError, OutputTypeError, SamplerContractError
-from ..protocols import draw_outputs, is_vectorized
+from ..protocols import _LEDGERS, _PURPOSE, CHECKS, draw_outputs, is_vectorized, record_draws
 from ..support import arrays
 from ..support.progress import progress_bar
 from .counting import MIN_COMPILED_OUTPUTS, compile_counter
@@ -54,6 +54,12 @@ __all__ = [
     "default_chunks",
     "DEFAULT_CHUNKS",
     "BLOCK_SIZE",
+    "DrawLedger",
+    "drawing_ledger",
+    "drawing_for",
+    "record_draws",
+    "CHECKS",
+    "RECOUNTS",
 ]
 
 #: Fewest chunks per input. Fixed (not tied to the number of workers) so
@@ -153,6 +159,73 @@ def chunk_sizes(n: int, n_chunks: int) -> list[int]:
 def default_chunks(n: int) -> int:
     """Chunks for ``n`` samples per input: at least 16, at most :data:`MAX_CHUNK` samples each."""
     return max(DEFAULT_CHUNKS, -(-int(n) // MAX_CHUNK))
+
+
+# --------------------------------------------------------------------------
+# what was drawn, and for what
+# --------------------------------------------------------------------------
+
+#: The purpose of outputs drawn again from the seeds they were first drawn from (a sequential audit counts an
+#: event chosen at a later look on the earlier certification batches this way): the same samples, not new
+#: ones, so outside the ``n_samples`` budget too; their cost is time, and the result says how many.
+RECOUNTS = "recounts"
+#: The purposes outside the ``n_samples`` budget.
+OUTSIDE_BUDGET = (CHECKS, RECOUNTS)
+
+
+class DrawLedger:
+    """Outputs drawn per input, by purpose, as :func:`draw` and :func:`count_events` recorded them.
+
+    Every draw of this module records, in the process that asked for it (whatever executor ran the
+    chunks), how many outputs of which side (``label``: ``"x"`` or ``"x_prime"``) it drew and for what
+    (the purpose set by :func:`drawing_for`), in every ledger open around it (:func:`drawing_ledger`).
+    A driver opens one and reports :meth:`per_input`: the budget it spent is read off the draws, not
+    off its plan, so the two cannot drift apart.
+    """
+
+    def __init__(self) -> None:
+        self.drawn: dict = {}  # (purpose, label) -> outputs
+
+    def record(self, purpose: str, label: str, n: int) -> None:
+        """Record ``n`` outputs of side ``label`` drawn for ``purpose``."""
+        key = (purpose, label)
+        self.drawn[key] = self.drawn.get(key, 0) + int(n)
+
+    def per_input(self, *, outside: bool = False) -> dict:
+        """Outputs per input by purpose, in the order first drawn: the larger side's count (both sides
+        draw alike except in the contract checks); the purposes within the ``n_samples`` budget, or with
+        ``outside`` those outside it (:data:`OUTSIDE_BUDGET`: contract checks, recounts)."""
+        out: dict = {}
+        for (purpose, _), n in self.drawn.items():
+            if (purpose in OUTSIDE_BUDGET) == outside:
+                out[purpose] = max(out.get(purpose, 0), n)
+        return out
+
+    def total_calls(self) -> int:
+        """Outputs drawn over both sides and every purpose (what a counting mechanism counts)."""
+        return sum(self.drawn.values())
+
+
+@contextlib.contextmanager
+def drawing_ledger():
+    """Open a :class:`DrawLedger` that every draw in the block records into (and into the ledgers
+    already open around it, so an outer driver sees its inner audits' draws)."""
+    ledger = DrawLedger()
+    token = _LEDGERS.set((*_LEDGERS.get(), ledger))
+    try:
+        yield ledger
+    finally:
+        _LEDGERS.reset(token)
+
+
+@contextlib.contextmanager
+def drawing_for(purpose: str):
+    """Record the draws of the block under ``purpose`` (``"screening"``, ``"certification"``...)."""
+    token = _PURPOSE.set(purpose)
+    try:
+        yield
+    finally:
+        _PURPOSE.reset(token)
 
 
 # --------------------------------------------------------------------------
@@ -599,6 +672,7 @@ def draw(
     seeds = children(seed, len(sizes))
     tasks = [_DrawTask(mechanism, data, size, s, output_key) for size, s in zip(sizes, seeds)]
     results = _run(_draw_chunk, tasks, sizes, executor, progress, desc=f"sampling M({label})")
+    record_draws(label, n)
     _raise_failures(results, [label] * len(results), {label: data})
     rng_used = any(r.rng_used for r in results)
     outputs = _concatenate_drawn(results)
@@ -698,6 +772,8 @@ def count_events(
         results = _run(_count_chunk, tasks, weights, executor, progress, desc=desc)
     finally:
         _forget_counter()  # this process holds no audit's code book and events once its count is done
+    for _data, n, _seed, label in inputs:
+        record_draws(label, n, default="certification")
     labels = [inputs[i][3] for i in owners]
     _raise_failures(results, labels, {label: data for data, _, _, label in inputs})
     out = []

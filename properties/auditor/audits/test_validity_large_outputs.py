@@ -59,7 +59,6 @@ import dpverify
 from dpverify.mechanisms import GridLaplace
 from dpverify.mechanisms.output_types import KaryResponse
 from dpverify.pipeline import sampling
-from dpverify.pipeline.selection import default_selection_size
 
 pytestmark = pytest.mark.privacy_audit
 
@@ -232,7 +231,8 @@ def test_search_certifies_on_fresh_streams_only(certification_phase):
     """Detects bug (a): the search certifying on the winner's screening samples (no fresh draws, counts unequal)."""
     mechanism = RecordingKary()
     result = dpverify.search_audit(mechanism, [(0, 1), (1, 0)], epsilon=EPS, n_samples=N_SAMPLES, alpha=ALPHA, seed=3)
-    n_certification = N_SAMPLES - default_selection_size(N_SAMPLES)
+    n_certification = result.event.n_certification  # what the budget left after screening (n_samples in all)
+    assert n_certification == result.draws["certification"]
     counts = [(result.event.count_x, result.event.count_x_prime)]
     # the chosen pair may be (1, 0): the recorder's per-input totals do not depend on the order
     _check_fresh(mechanism, n_certification, counts)

@@ -7,6 +7,7 @@ and power at least 1 - 1e-8 against a Kolmogorov distance of 0.41 on a feature. 
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 
 import numpy as np
@@ -17,7 +18,7 @@ from dpverify.errors import SamplerContractError
 from dpverify.mechanisms.catalogue import zoo_entries
 from dpverify.mechanisms.output_types import CALIBRATION_CASES
 from dpverify.mechanisms.textbook import LaplaceMechanism, RandomizedResponse
-from dpverify.pipeline.sampler_check import ALPHA, check_sampler_agreement, kolmogorov_distance
+from dpverify.pipeline.sampler_check import ALPHA, CHECK_SIZE, check_sampler_agreement, kolmogorov_distance
 
 
 class LaplaceIgnoringItsInput(LaplaceMechanism):
@@ -74,7 +75,8 @@ def test_the_check_does_not_change_the_audit(monkeypatch):
         importlib.import_module("dpverify.audits.certification"), "check_sampler_agreement", lambda *a, **k: None
     )
     unchecked = dpverify.audit(LaplaceMechanism(1.0), 0.0, 1.0, epsilon=1.0, n_samples=20_000, seed=5)
-    assert checked == unchecked
+    assert dataclasses.replace(checked, checks_drawn=0) == dataclasses.replace(unchecked, checks_drawn=0)
+    assert checked.checks_drawn - unchecked.checks_drawn == 2 * CHECK_SIZE  # its calls and its sample, recorded
 
 
 def test_kolmogorov_distance_with_ties_and_infinities():
