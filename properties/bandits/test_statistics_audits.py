@@ -115,7 +115,7 @@ def test_searched_audit_of_policy_statistics_holds_the_exact_loss(
         mech,
         tables,
         epsilon=exact_loss,
-        n_samples=240_000 if thorough else 60_000,
+        n_samples=600_000 if thorough else 150_000,
         n_candidates=32 if thorough else 8,
         alpha=suite_alpha,
         seed=11,

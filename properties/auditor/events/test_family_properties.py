@@ -94,7 +94,7 @@ def test_a_third_party_family_that_grows_the_selection_grows_it(registered):
 
     def grown(families):
         options = dpverify.AuditOptions(event_families=families)
-        plan = types.SimpleNamespace(n_certification=90_000, n_selection=10_000, options=options)
+        plan = types.SimpleNamespace(n_samples=100_000, n_selection=10_000, options=options)
         return search_module._grown_winner_selection(pair, 10_000, types.SimpleNamespace(plan=plan))
 
     assert grown(["threshold", "learned-counts"]) == 10_000
