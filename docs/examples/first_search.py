@@ -16,9 +16,10 @@ import dpverify
 from dpverify.mechanisms import NoisyMaxValue
 from dpverify.neighbours import query_vectors
 
-result = dpverify.search_audit(NoisyMaxValue(1.0), query_vectors(5), epsilon=1.0, n_samples=100_000, seed=1)
+result = dpverify.search_audit(NoisyMaxValue(1.0), query_vectors(5), epsilon=1.0, n_samples=300_000, seed=1)
 print(result.violation, round(result.epsilon_lower_bound, 3))
 print("worst pair found:", result.x, result.x_prime)
+print(result.draws)  # n_samples is the whole budget: what each step drew per input
 
 # %%
 # The certified event here is a floating-point one, but the finding is ``"value"``: value events
