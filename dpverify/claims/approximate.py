@@ -42,6 +42,15 @@ def _event_bound(claim, p_lo, q_hi):
     return np.maximum(np.nan_to_num(value, nan=0.0, neginf=0.0), 0.0)
 
 
+def _bound_lines(result) -> list[str]:
+    """The certified epsilon at the claimed delta, and the delta needed at the claimed epsilon."""
+    return [
+        f"certified lower bound on epsilon: {result.epsilon_lower_bound:.4g} "
+        f"({100 * (1 - result.alpha):g}% confidence); "
+        f"lower bound on delta at eps={result.claimed_epsilon:g}: {result.delta_lower_bound:.3g}"
+    ]
+
+
 APPROXIMATE_DP = ClaimKind(
     name="dp",
     title="(epsilon, delta)-DP",
@@ -54,4 +63,5 @@ APPROXIMATE_DP = ClaimKind(
     event_bound=_event_bound,
     epsilon_delta=lambda claim: (claim.epsilon, claim.delta),
     audit_check=lambda claim: check.check_epsilon(claim.epsilon),
+    bound_lines=_bound_lines,
 )

@@ -41,6 +41,7 @@ __all__ = [
     "ClaimKind",
     "READS",
     "ENTRY_POINT_GROUP",
+    "parameter_bound_lines",
 ]
 
 #: What a kind reads: one event's confidence box, or a partition's simultaneous region.
@@ -106,6 +107,11 @@ class ClaimKind:
         ``audit_check(claim) -> None`` raises :class:`~dpverify.InvalidClaimError` when an
         audit cannot test a valid claim (a parameter of 0, which no finite sample refutes);
         None: every valid claim can be audited.
+    bound_lines : callable
+        ``bound_lines(result) -> list of str``: the summary lines that state what an audit
+        result certified (:meth:`dpverify.AuditResult.summary`). The default,
+        :func:`parameter_bound_lines`, states the bound on the claim's parameter against the
+        claimed value and the pure-epsilon bound from the same evidence.
     """
 
     name: str
@@ -121,9 +127,12 @@ class ClaimKind:
     cells_bound: Callable | None = None
     epsilon_delta: Callable | None = None
     audit_check: Callable | None = None
+    bound_lines: Callable = None  # parameter_bound_lines, set in __post_init__ (defined below the class)
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))
+        if self.bound_lines is None:
+            object.__setattr__(self, "bound_lines", parameter_bound_lines)
         check.check_choice(
             self.reads,
             "reads",
@@ -138,6 +147,17 @@ class ClaimKind:
     def parameter_name(self, claim) -> str:
         """The name of the parameter certified for ``claim`` (:attr:`parameter`, called on it if callable)."""
         return self.parameter(claim) if callable(self.parameter) else self.parameter
+
+
+def parameter_bound_lines(result) -> list[str]:
+    """The summary line of a certified bound on the claim's parameter (:attr:`ClaimKind.bound_lines`'s default):
+    the bound against the claimed value, and the pure-epsilon bound the same evidence certifies."""
+    claim, confidence = result.audited_claim, 100 * (1 - result.alpha)
+    return [
+        f"certified lower bound on {claim.parameter_name}: {result.claim_lower_bound:.4g} against the claimed "
+        f"{claim.parameter:g} ({confidence:g}% confidence); on pure epsilon from the same "
+        f"evidence: {result.epsilon_lower_bound:.4g}"
+    ]
 
 
 def _parameter_names(kind: str, names) -> tuple:
