@@ -17,6 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from .. import _validation as check
+from ..pipeline.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_pearson_epsilon_bound
 from .kinds import ClaimKind
 
 __all__ = ["APPROXIMATE_DP"]
@@ -42,6 +43,14 @@ def _event_bound(claim, p_lo, q_hi):
     return np.maximum(np.nan_to_num(value, nan=0.0, neginf=0.0), 0.0)
 
 
+def _event_bounds(claim, p, n_p, q, n_q, alpha) -> tuple:
+    """The closed-form Clopper-Pearson bounds of one event: epsilon at the claimed delta, and beside it the
+    delta needed at the claimed epsilon (Bichsel et al. 2021)."""
+    epsilon = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha, claim.delta))
+    delta = float(clopper_pearson_delta_bound(p, n_p, q, n_q, alpha, claim.epsilon))
+    return epsilon, {"epsilon_lower_bound": epsilon, "delta_lower_bound": delta}
+
+
 def _bound_lines(result) -> list[str]:
     """The certified epsilon at the claimed delta, and the delta needed at the claimed epsilon."""
     return [
@@ -63,5 +72,7 @@ APPROXIMATE_DP = ClaimKind(
     event_bound=_event_bound,
     epsilon_delta=lambda claim: (claim.epsilon, claim.delta),
     audit_check=lambda claim: check.check_epsilon(claim.epsilon),
+    event_bounds=_event_bounds,
+    event_pvalue=lambda claim, p, n_p, q, n_q: claim_pvalue(p, n_p, q, n_q, claim.epsilon, claim.delta),
     bound_lines=_bound_lines,
 )
