@@ -14,6 +14,8 @@ Differential Privacy Violations using Classifiers", IEEE S&P 2021.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _validation as check
@@ -60,6 +62,14 @@ def _bound_lines(result) -> list[str]:
     ]
 
 
+def _report_rows(result) -> list:
+    """A report's rows: the certified epsilon at the claimed delta, the delta needed at the claimed epsilon."""
+    return [
+        ("certified lower bound on epsilon", f"{result.epsilon_lower_bound:.6g} (confidence {1 - result.alpha:.10g})"),
+        ("lower bound on delta at the claimed epsilon", f"{result.delta_lower_bound:.6g}"),
+    ]
+
+
 APPROXIMATE_DP = ClaimKind(
     name="dp",
     title="(epsilon, delta)-DP",
@@ -74,5 +84,7 @@ APPROXIMATE_DP = ClaimKind(
     audit_check=lambda claim: check.check_epsilon(claim.epsilon),
     event_bounds=_event_bounds,
     event_pvalue=lambda claim, p, n_p, q, n_q: claim_pvalue(p, n_p, q, n_q, claim.epsilon, claim.delta),
+    report_rows=_report_rows,
     bound_lines=_bound_lines,
+    allows=lambda claim, q_hi: (math.exp(claim.epsilon) * q_hi + claim.delta, "e^eps * {q} + delta"),
 )

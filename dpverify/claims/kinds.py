@@ -49,6 +49,7 @@ __all__ = [
     "READS",
     "ENTRY_POINT_GROUP",
     "parameter_bound_lines",
+    "parameter_report_rows",
     "claim_event_bounds",
     "claim_event_pvalue",
 ]
@@ -129,6 +130,16 @@ class ClaimKind:
         Kinds reading events: ``event_pvalue(claim, p, n_p, q, n_q) -> float``, the p-value of the
         claim on one pre-selected event. The default, :func:`claim_event_pvalue`, is the smallest
         level at which :attr:`event_bounds` exceeds the claim.
+    report_rows : callable
+        ``report_rows(result) -> list of (label, value)``: the rows of a report
+        (:mod:`dpverify.extras.report`) that state what an audit result certified. The default,
+        :func:`parameter_report_rows`, states the parameter's bound and the pure-epsilon bound.
+    allows : callable or None
+        ``allows(claim, q_hi) -> (value, formula)``: for a kind that reads events, the most the
+        claim allows the probability of an event under the input it favours, given an upper
+        bound ``q_hi`` on its probability under the other, and that bound as a formula in
+        ``{q}`` (``"e^eps * {q} + delta"``), which a report prints beside the Clopper-Pearson
+        box; None (the default): the report prints the box alone.
     bound_lines : callable
         ``bound_lines(result) -> list of str``: the summary lines that state what an audit
         result certified (:meth:`dpverify.AuditResult.summary`). The default,
@@ -152,12 +163,17 @@ class ClaimKind:
     # the defaults of these three are set in __post_init__ (functions defined below the class)
     event_bounds: Callable = None
     event_pvalue: Callable = None
+    report_rows: Callable = None
     bound_lines: Callable = None
+    allows: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))
         defaults = dict(
-            event_bounds=claim_event_bounds, event_pvalue=claim_event_pvalue, bound_lines=parameter_bound_lines
+            event_bounds=claim_event_bounds,
+            event_pvalue=claim_event_pvalue,
+            report_rows=parameter_report_rows,
+            bound_lines=parameter_bound_lines,
         )
         for name, default in defaults.items():
             if getattr(self, name) is None:
@@ -209,6 +225,19 @@ def parameter_bound_lines(result) -> list[str]:
         f"certified lower bound on {claim.parameter_name}: {result.claim_lower_bound:.4g} against the claimed "
         f"{claim.parameter:g} ({confidence:g}% confidence); on pure epsilon from the same "
         f"evidence: {result.epsilon_lower_bound:.4g}"
+    ]
+
+
+def parameter_report_rows(result) -> list:
+    """A report's rows on a certified bound on the claim's parameter (:attr:`ClaimKind.report_rows`'s default)."""
+    claim = result.audited_claim
+    return [
+        (
+            f"certified lower bound on {claim.parameter_name}",
+            f"{result.claim_lower_bound:.6g} against the claimed {claim.parameter:g} "
+            f"(confidence {1 - result.alpha:.10g})",
+        ),
+        ("certified lower bound on pure epsilon (same evidence)", f"{result.epsilon_lower_bound:.6g}"),
     ]
 
 

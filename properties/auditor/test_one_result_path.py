@@ -61,3 +61,25 @@ def test_a_kinds_hooks_shape_its_result_and_summary():
         assert result.summary().split("\n")[1] == f"half of mu is at least {result.claim_lower_bound:.4g}"
     finally:
         unregister_claim_kind("half-gdp")
+
+
+def test_the_report_has_one_shape_for_every_kind():
+    """Detects: a report that words a kind by a branch of its own (the (eps, delta) box check lost, another kind's
+    box or sequential rows missing): the rows differ only where the kind record's report_rows / allows say."""
+    from dpverify.extras.report import _facts
+
+    mechanism = LaplaceMechanism(1.0)
+    rows = {}
+    for claim in (PrivacyClaim(1.0), PrivacyClaim.gdp(1.0)):
+        result = dpverify.sequential_audit(mechanism, 0.0, 1.0, claim=claim, n_samples=8_000, seed=2)
+        rows[claim.kind] = dict(_facts(result, "not re-checked", mechanism, 0.0, 1.0))
+        assert rows[claim.kind]["claim"] == f"{claim} [{claim.kind_record.title}]"
+        assert "sequential audit" in rows[claim.kind]
+    dp_box, gdp_box = (rows[k][next(r for r in rows[k] if r.startswith("Clopper-Pearson"))] for k in ("dp", "gdp"))
+    assert "the claim allows" in dp_box and "e^eps * " in dp_box
+    assert "the claim allows" not in gdp_box and "P[M(x" in gdp_box
+    assert "lower bound on delta at the claimed epsilon" in rows["dp"]
+    assert (
+        "certified lower bound on mu" in rows["gdp"]
+        and "lower bound on delta at the claimed epsilon" not in rows["gdp"]
+    )
