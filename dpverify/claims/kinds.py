@@ -108,11 +108,11 @@ class ClaimKind:
     epsilon_delta : callable or None
         ``epsilon_delta(claim) -> (epsilon, delta)`` for a kind whose claim *is* an
         (epsilon, delta) pair: its events are ranked and its samples sized at that pair,
-        its results carry ``claimed_epsilon``, ``claimed_delta`` and a delta bound beside
-        the epsilon bound, and a driver restates it as ``epsilon=``, ``delta=``. None (the
-        default) for every other kind: events are ranked by ``event_bound``, samples sized
-        as for ``epsilon = 1, delta = 0``, results read ``claim_lower_bound`` and a driver
-        restates the claim as ``claim=``.
+        its results carry ``claimed_epsilon`` and ``claimed_delta`` (and record the claim as
+        that pair), and a driver restates it as ``epsilon=``, ``delta=``. None (the default)
+        for every other kind: events are ranked by ``event_bound``, samples sized as for
+        ``epsilon = 1, delta = 0``, and a driver restates the claim as ``claim=``. The
+        result's bounds and their wording come from the hooks below for every kind.
     audit_check : callable or None
         ``audit_check(claim) -> None`` raises :class:`~dpverify.InvalidClaimError` when an
         audit cannot test a valid claim (a parameter of 0, which no finite sample refutes);
