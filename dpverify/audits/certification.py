@@ -57,6 +57,7 @@ __all__ = [
     "check_memory",
     "check_sampler",
     "certify_events",
+    "recorded_value_verdict",
 ]
 
 
@@ -158,7 +159,7 @@ def certify_events(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, 
     """
     kind, m = claim.kind_record, len(choices)
     if m == 0:
-        recorded = dict.fromkeys(kind.event_bounds(claim, 0, 1, 0, 1, alpha)[1], 0.0)
+        recorded = dict.fromkeys(kind.records, 0.0)
         estimate = EventEstimate(
             "no event (nothing separated the selection samples)",
             "none",
@@ -332,10 +333,25 @@ def _cells_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim
             selection.value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, claim=claim, alpha=alpha
         )
         v_event = _cells_event(selection.value, v_cells, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime)
-        v_recorded = {"epsilon_lower_bound": v_eps, "claim_lower_bound": v_bound}
+        v_recorded = _cells_recorded(claim, v_eps, v_bound)
         value_verdict = _value_verdict(v_recorded, v_p, v_violation, v_event, alpha)
-    recorded = {"epsilon_lower_bound": eps_lb, "claim_lower_bound": bound}
+    recorded = _cells_recorded(claim, eps_lb, bound)
     return bound, pvalue, violation, recorded, event, value_verdict, {"partition": partition}
+
+
+def _cells_recorded(claim, epsilon: float, bound: float) -> dict:
+    """The bounds a result of cells records (those of ``claim``'s kind's ``records``): the pure-epsilon bound
+    of the cells' region and the bound on the claim's parameter."""
+    bounds = {"epsilon_lower_bound": epsilon, "claim_lower_bound": bound}
+    return {name: bounds[name] for name in claim.kind_record.records}
+
+
+def recorded_value_verdict(result: AuditResult, alpha: float) -> ValueVerdict:
+    """``result``'s verdict as the :class:`ValueVerdict` beside another result of the same claim, with the bounds
+    its kind records (``ClaimKind.records``)."""
+    recorded = {name: getattr(result, name) for name in result.audited_claim.kind_record.records}
+    bounds = {"delta_lower_bound": result.delta_lower_bound, **recorded}
+    return ValueVerdict(**bounds, pvalue=result.pvalue, violation=result.violation, event=result.event, alpha=alpha)
 
 
 def _events_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):

@@ -84,6 +84,7 @@ APPROXIMATE_DP = ClaimKind(
     audit_check=lambda claim: check.check_epsilon(claim.epsilon),
     event_bounds=_event_bounds,
     event_pvalue=lambda claim, p, n_p, q, n_q: claim_pvalue(p, n_p, q, n_q, claim.epsilon, claim.delta),
+    records=("epsilon_lower_bound", "delta_lower_bound"),
     report_rows=_report_rows,
     bound_lines=_bound_lines,
     allows=lambda claim, q_hi: (math.exp(claim.epsilon) * q_hi + claim.delta, "e^eps * {q} + delta"),

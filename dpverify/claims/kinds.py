@@ -130,6 +130,11 @@ class ClaimKind:
         Kinds reading events: ``event_pvalue(claim, p, n_p, q, n_q) -> float``, the p-value of the
         claim on one pre-selected event. The default, :func:`claim_event_pvalue`, is the smallest
         level at which :attr:`event_bounds` exceeds the claim.
+    records : tuple of str
+        The bounds a result records beside its verdict, as
+        :class:`~dpverify.audits.results.ValueVerdict` field names (the keys of
+        :attr:`event_bounds`'s ``recorded``). Default: ``("epsilon_lower_bound",
+        "claim_lower_bound")``, the pure-epsilon bound and the parameter's.
     report_rows : callable
         ``report_rows(result) -> list of (label, value)``: the rows of a report
         (:mod:`dpverify.extras.report`) that state what an audit result certified. The default,
@@ -163,6 +168,7 @@ class ClaimKind:
     # the defaults of these three are set in __post_init__ (functions defined below the class)
     event_bounds: Callable = None
     event_pvalue: Callable = None
+    records: tuple = ("epsilon_lower_bound", "claim_lower_bound")
     report_rows: Callable = None
     bound_lines: Callable = None
     allows: Callable | None = None

@@ -83,3 +83,18 @@ def test_the_report_has_one_shape_for_every_kind():
         "certified lower bound on mu" in rows["gdp"]
         and "lower bound on delta at the claimed epsilon" not in rows["gdp"]
     )
+
+
+def test_a_value_verdict_records_the_bounds_its_kind_names():
+    """Detects: value verdicts that drop or invent a bound (ClaimKind.records): (eps, delta) records epsilon and
+    delta, the other kinds the pure-epsilon bound and the parameter's, in a plain audit as in a search's value track."""
+    from dpverify.mechanisms import FloatGaussianMechanism
+
+    mechanism = FloatGaussianMechanism(1.0, 1e-5)
+    for claim in (PrivacyClaim(1.0), PrivacyClaim.gdp(1.0)):
+        result = dpverify.audit(mechanism, 0.0, 1.0, claim=claim, n_samples=20_000, seed=2)
+        verdict, records = result.value_verdict, claim.kind_record.records
+        assert verdict is not None and set(records) <= {"epsilon_lower_bound", "delta_lower_bound", "claim_lower_bound"}
+        assert all(getattr(verdict, name) is not None for name in records)
+        assert (verdict.claim_lower_bound is None) == ("claim_lower_bound" not in records)
+    assert PrivacyClaim(1.0).kind_record.records == ("epsilon_lower_bound", "delta_lower_bound")
