@@ -22,7 +22,6 @@ Case of the Binomial", Biometrika 26(4), 1934.
 from __future__ import annotations
 
 import functools
-import math
 from dataclasses import replace
 
 import numpy as np
@@ -31,13 +30,7 @@ from .. import _validation as check
 from ..claims import PrivacyClaim
 from ..errors import InsufficientSamplesError
 from ..pipeline.bounds import (
-    claim_pvalue,
-    clopper_pearson_delta_bound,
-    clopper_pearson_epsilon_bound,
-    clopper_pearson_lower,
-    clopper_pearson_upper,
     minimum_certifying_samples,
-    smallest_rejecting_level,
 )
 from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
@@ -63,8 +56,8 @@ __all__ = [
     "check_before_drawing",
     "check_memory",
     "check_sampler",
-    "claim_result",
-    "event_claim_pvalue",
+    "certify_events",
+    "recorded_value_verdict",
 ]
 
 
@@ -130,6 +123,71 @@ def required_samples(n_certification: int, n_selection: int | None = None) -> in
     return n
 
 
+def _estimate(choice: Choice, count_x: int, count_x_prime: int, n_x: int, n_x_prime: int) -> EventEstimate:
+    """The :class:`EventEstimate` of one frozen event from its certification counts."""
+    return EventEstimate(
+        description=choice.event.description,
+        family=choice.event.family,
+        direction=choice.direction,
+        probability_x=count_x / n_x if n_x else 0.0,
+        probability_x_prime=count_x_prime / n_x_prime if n_x_prime else 0.0,
+        count_x=int(count_x),
+        count_x_prime=int(count_x_prime),
+        n_certification=int(n_x),
+        n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+    )
+
+
+def _oriented(choice, count_x, count_x_prime, n_x, n_x_prime):
+    """The counts as ``(p, n_p, q, n_q)``: first under the input the event favours."""
+    if choice.direction == "x":
+        return count_x, n_x, count_x_prime, n_x_prime
+    return count_x_prime, n_x_prime, count_x, n_x
+
+
+def certify_events(choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, claim, alpha: float):
+    """Certify ``m`` frozen events in the claim's form, with Bonferroni.
+
+    Each event's bounds are the kind's :attr:`~dpverify.claims.ClaimKind.event_bounds` at level
+    ``alpha / m``, so all hold together with probability ``1 - alpha``: the largest of each recorded
+    bound is a valid ``1 - alpha`` lower bound, and the p-value is ``min(1, m * min_j p_j)`` of the
+    kind's :attr:`~dpverify.claims.ClaimKind.event_pvalue`. The reported event is the one with the
+    largest bound on the claim's parameter (ties: the largest recorded bounds).
+
+    Returns ``(bound, pvalue, recorded, EventEstimate)``: ``recorded`` the bounds the kind records
+    beside the verdict (0 when nothing could be chosen: nothing is certified).
+    """
+    kind, m = claim.kind_record, len(choices)
+    if m == 0:
+        recorded = dict.fromkeys(kind.records, 0.0)
+        estimate = EventEstimate(
+            "no event (nothing separated the selection samples)",
+            "none",
+            "x",
+            0.0,
+            0.0,
+            0,
+            0,
+            int(n_x),
+            None if n_x == n_x_prime else int(n_x_prime),
+        )
+        return 0.0, 1.0, recorded, estimate
+    rows = []
+    for j, choice in enumerate(choices):
+        oriented = _oriented(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime)
+        bound, recorded = kind.event_bounds(claim, *oriented, alpha / m)
+        rows.append((bound, recorded, kind.event_pvalue(claim, *oriented)))
+    best = max(range(m), key=lambda j: (rows[j][0], *rows[j][1].values()))
+    recorded = {name: max(r[1][name] for r in rows) for name in rows[best][1]}
+    pvalue = min(1.0, m * min(r[2] for r in rows))
+    return (
+        rows[best][0],
+        pvalue,
+        recorded,
+        _estimate(choices[best], counts_x[best], counts_x_prime[best], n_x, n_x_prime),
+    )
+
+
 def certify(
     choice: Choice,
     count_x: int,
@@ -141,29 +199,13 @@ def certify(
     delta: float,
     alpha: float,
 ):
-    """Clopper-Pearson verdict on one frozen event from its certification counts.
+    """Clopper-Pearson verdict of an (epsilon, delta) claim on one frozen event from its certification counts.
 
     Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
     """
-    if choice.direction == "x":
-        p, n_p, q, n_q = count_x, n_x, count_x_prime, n_x_prime
-    else:
-        p, n_p, q, n_q = count_x_prime, n_x_prime, count_x, n_x
-    eps_lb = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha, delta))
-    delta_lb = float(clopper_pearson_delta_bound(p, n_p, q, n_q, alpha, epsilon))
-    pvalue = claim_pvalue(p, n_p, q, n_q, epsilon, delta)
-    estimate = EventEstimate(
-        description=choice.event.description,
-        family=choice.event.family,
-        direction=choice.direction,
-        probability_x=count_x / n_x if n_x else 0.0,
-        probability_x_prime=count_x_prime / n_x_prime if n_x_prime else 0.0,
-        count_x=int(count_x),
-        count_x_prime=int(count_x_prime),
-        n_certification=int(n_x),
-        n_certification_x_prime=None if n_x == n_x_prime else int(n_x_prime),
+    return certify_best(
+        (choice,), (count_x,), (count_x_prime,), n_x, n_x_prime, epsilon=epsilon, delta=delta, alpha=alpha
     )
-    return eps_lb, delta_lb, pvalue, estimate
 
 
 def _replay_note(replayable: bool, note: str | None = None) -> tuple:
@@ -180,43 +222,15 @@ def _replay_note(replayable: bool, note: str | None = None) -> tuple:
 def certify_best(
     choices, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, epsilon: float, delta: float, alpha: float
 ):
-    """Certify ``m`` frozen events with Bonferroni; the verdict of the largest bound.
-
-    Each event's bounds are taken at level ``alpha / m``, so all hold together
-    with probability ``1 - alpha`` and the largest is a valid ``1 - alpha``
-    lower bound (of epsilon, and of delta); the p-value is
-    ``min(1, m * min_j p_j)``. The reported event is the one with the
-    largest epsilon bound.
+    """:func:`certify_events` of an (epsilon, delta) claim.
 
     Returns ``(epsilon_lower_bound, delta_lower_bound, pvalue, EventEstimate)``.
     """
-    m = len(choices)
-    if m == 0:  # nothing could be chosen: nothing is certified
-        return (
-            0.0,
-            0.0,
-            1.0,
-            EventEstimate(
-                "no event (nothing separated the selection samples)",
-                "none",
-                "x",
-                0.0,
-                0.0,
-                0,
-                0,
-                int(n_x),
-                None if n_x == n_x_prime else int(n_x_prime),
-            ),
-        )
-    certified = [
-        certify(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=epsilon, delta=delta, alpha=alpha / m)
-        for j, choice in enumerate(choices)
-    ]
-    best = max(range(m), key=lambda j: (certified[j][0], certified[j][1]))
-    eps_lb, _, _, estimate = certified[best]
-    delta_lb = max(c[1] for c in certified)  # all m bounds hold together: the largest of each is valid
-    pvalue = min(1.0, m * min(c[2] for c in certified))
-    return eps_lb, delta_lb, pvalue, estimate
+    claim = PrivacyClaim(epsilon, delta)
+    _, pvalue, recorded, estimate = certify_events(
+        choices, counts_x, counts_x_prime, n_x, n_x_prime, claim=claim, alpha=alpha
+    )
+    return recorded["epsilon_lower_bound"], recorded["delta_lower_bound"], pvalue, estimate
 
 
 def _value_events(selection: Selection, estimate) -> tuple:
@@ -227,184 +241,45 @@ def _value_events(selection: Selection, estimate) -> tuple:
 
 
 def audit_result(
-    selection: Selection,
-    counts_x,
-    counts_x_prime,
-    n_x: int,
-    n_x_prime: int,
-    *,
-    epsilon: float,
-    delta: float,
-    alpha: float,
-    n_selection: int,
-    seed=None,
-    replayable: bool = True,
-    replay_note: str | None = None,
-    cls=None,
-    claim: PrivacyClaim | None = None,
-    **extra,
-) -> AuditResult:
-    """Assemble an :class:`AuditResult` from a selection and the certification counts.
-
-    ``counts_*`` hold one count per event of ``selection.choices`` (the
-    verdict's events, then the value verdict's); ``replay_note`` is the
-    note of :func:`dpverify.protocols.check_replayable`, if any. A ``claim`` of
-    another kind than (epsilon, delta)-DP is certified in its own form
-    (:func:`claim_result`).
-    """
-    if claim is not None and claim.kind_record.epsilon_delta is None:
-        return claim_result(
-            selection,
-            counts_x,
-            counts_x_prime,
-            n_x,
-            n_x_prime,
-            claim=claim,
-            alpha=alpha,
-            n_selection=n_selection,
-            seed=seed,
-            replayable=replayable,
-            replay_note=replay_note,
-            cls=cls,
-            **extra,
-        )
-    k = len(selection.verdict_choices)
-    options = dict(epsilon=epsilon, delta=delta, alpha=alpha)
-    eps_lb, delta_lb, pvalue, estimate = certify_best(
-        selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
-    )
-    value_verdict, value = None, _value_events(selection, estimate)
-    if value:
-        v_eps, v_delta, v_p, v_event = certify_best(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
-        value_verdict = ValueVerdict(v_eps, v_delta, v_p, bool(v_p <= alpha), v_event, alpha=alpha)
-    finding = classify_finding(
-        violation=bool(pvalue <= alpha),
-        family=estimate.family,
-        epsilon_lower_bound=eps_lb,
-        claimed_epsilon=epsilon,
-        value_verdict=value_verdict,
-    )
-    return (cls or AuditResult)(
-        epsilon_lower_bound=eps_lb,
-        delta_lower_bound=delta_lb,
-        claimed_epsilon=epsilon,
-        claimed_delta=delta,
-        pvalue=pvalue,
-        violation=bool(pvalue <= alpha),
-        alpha=alpha,
-        event=estimate,
-        n_samples=n_selection + max(n_x, n_x_prime),
-        n_selection=n_selection,
-        n_candidates=selection.n_candidates,
-        seed=seed,
-        value_verdict=value_verdict,
-        notes=selection.notes + _replay_note(replayable, replay_note),
-        replayable=replayable,
-        finding=finding,
-        claim=PrivacyClaim(epsilon, delta),
-        claim_lower_bound=eps_lb,
-        **extra,
-    )
-
-
-# --------------------------------------------------------------------------
-# claims of the other kinds (zCDP, Rényi, Gaussian DP, trade-off curves)
-# --------------------------------------------------------------------------
-
-
-def _oriented(choice, count_x, count_x_prime, n_x, n_x_prime):
-    if choice.direction == "x":
-        return count_x, n_x, count_x_prime, n_x_prime
-    return count_x_prime, n_x_prime, count_x, n_x
-
-
-def _event_claim_bound(claim, p, n_p, q, n_q, alpha):
-    p_lo = clopper_pearson_lower(p, n_p, alpha)
-    q_hi = clopper_pearson_upper(q, n_q, alpha)
-    kind = claim.kind_record
-    bound = check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi))
-    return float(bound), float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha))
-
-
-def event_claim_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 80) -> float:
-    """P-value of the claim on one pre-selected event: the smallest level at which the event's
-    bound on the claim's parameter exceeds it (bisection on ``log(alpha)``; the boxes, hence the
-    rejection regions, are nested in the level)."""
-    claimed = claim.parameter
-    return smallest_rejecting_level(
-        lambda log_alpha: _event_claim_bound(claim, count_p, n_p, count_q, n_q, math.exp(log_alpha))[0] > claimed,
-        iterations=iterations,
-    )
-
-
-def _certify_claim_best(choices, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
-    """``m`` frozen events of a claim that reads events, with Bonferroni: the largest bound on the claim's
-    parameter, the largest pure-epsilon bound, the p-value and the estimate of the event with the largest bound."""
-    m = len(choices)
-    if m == 0:
-        return 0.0, 0.0, 1.0, certify_best((), (), (), n_x, n_x_prime, epsilon=1.0, delta=0.0, alpha=alpha)[3]
-    rows = []
-    for j, choice in enumerate(choices):
-        oriented = _oriented(choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime)
-        bound, eps_lb = _event_claim_bound(claim, *oriented, alpha / m)
-        pvalue = event_claim_pvalue(claim, *oriented)
-        estimate = certify(
-            choice, counts_x[j], counts_x_prime[j], n_x, n_x_prime, epsilon=1.0, delta=0.0, alpha=alpha / m
-        )[3]
-        rows.append((bound, eps_lb, pvalue, estimate))
-    best = max(range(m), key=lambda j: (rows[j][0], rows[j][1]))
-    return (
-        rows[best][0],
-        max(r[1] for r in rows),
-        min(1.0, m * min(r[2] for r in rows)),
-        rows[best][3],
-    )
-
-
-def claim_result(
     selection,
     counts_x,
     counts_x_prime,
     n_x: int,
     n_x_prime: int,
     *,
-    claim: PrivacyClaim,
     alpha: float,
     n_selection: int,
+    claim: PrivacyClaim | None = None,
+    epsilon: float | None = None,
+    delta: float | None = None,
     seed=None,
     replayable: bool = True,
     replay_note: str | None = None,
     cls=None,
     **extra,
 ) -> AuditResult:
-    """The :class:`AuditResult` of a claim of another kind than (epsilon, delta)-DP.
+    """Assemble an :class:`AuditResult` from a frozen selection and its certification counts, for every kind.
 
     ``selection`` is a :class:`~dpverify.pipeline.selection.Selection` (kinds that read events:
-    the verdict's events and the value verdict's, certified as in :func:`audit_result` with the
-    kind's bound) or a :class:`~dpverify.pipeline.partition.Partition` (kinds that read cells:
-    ``counts_*`` count every cell but the last, which is the rest). The result's
-    ``claim_lower_bound`` is the certified bound on the claim's parameter, ``violation`` says
-    whether it exceeds the claim, and ``epsilon_lower_bound`` is the pure-epsilon bound that
-    the same confidence region certifies.
+    ``counts_*`` hold one count per event of ``selection.choices``, the verdict's events then the
+    value verdict's) or a :class:`~dpverify.pipeline.partition.Partition` (kinds that read cells:
+    ``counts_*`` count every cell but the last, which is the rest). ``claim`` is the claim audited
+    (None: the (``epsilon``, ``delta``) claim); ``replay_note`` is the note of
+    :func:`dpverify.protocols.check_replayable`, if any.
+
+    The result's ``claim_lower_bound`` is the certified bound on the claim's parameter and
+    ``violation`` says whether the claim is rejected at ``alpha``; beside them it records the
+    bounds the kind records (:attr:`~dpverify.claims.ClaimKind.event_bounds`: for (epsilon, delta)
+    the epsilon bound at the claimed delta and the delta bound at the claimed epsilon; for the
+    other kinds the pure-epsilon bound of the same confidence region), and the claimed epsilon
+    and delta where the kind's claim is an (epsilon, delta) pair
+    (:attr:`~dpverify.claims.ClaimKind.epsilon_delta`).
     """
+    claim = PrivacyClaim(epsilon, delta) if claim is None else claim
     kind = claim.kind_record
-    extra.pop("epsilon", None)
-    extra.pop("delta", None)
-    common = dict(
-        claimed_epsilon=None,
-        claimed_delta=None,
-        alpha=alpha,
-        n_samples=n_selection + max(n_x, n_x_prime),
-        n_selection=n_selection,
-        n_candidates=selection.n_candidates,
-        seed=seed,
-        notes=selection.notes + _replay_note(replayable, replay_note),
-        replayable=replayable,
-        claim=claim,
-        **extra,
-    )
+    pair = kind.epsilon_delta(claim) if kind.epsilon_delta is not None else None
     read = _cells_verdict if kind.reads == "cells" else _events_verdict
-    bound, eps_lb, pvalue, violation, event, value_verdict, fields = read(
+    bound, pvalue, violation, recorded, event, value_verdict, fields = read(
         selection, counts_x, counts_x_prime, n_x, n_x_prime, claim=claim, alpha=alpha
     )
     finding = classify_finding(
@@ -415,23 +290,38 @@ def claim_result(
         value_verdict=value_verdict,
     )
     return (cls or AuditResult)(
-        epsilon_lower_bound=eps_lb,
-        delta_lower_bound=None,
+        **{"delta_lower_bound": None, "claim_lower_bound": bound, **recorded},
+        claimed_epsilon=pair[0] if pair else None,
+        claimed_delta=pair[1] if pair else None,
         pvalue=pvalue,
         violation=violation,
+        alpha=alpha,
         event=event,
+        n_samples=n_selection + max(n_x, n_x_prime),
+        n_selection=n_selection,
+        n_candidates=selection.n_candidates,
+        seed=seed,
         value_verdict=value_verdict,
+        notes=selection.notes + _replay_note(replayable, replay_note),
+        replayable=replayable,
         finding=finding,
-        claim_lower_bound=bound,
+        claim=PrivacyClaim(*pair) if pair else claim,
         **fields,
-        **common,
+        **extra,
+    )
+
+
+def _value_verdict(recorded: dict, pvalue: float, violation: bool, event, alpha: float) -> ValueVerdict:
+    """The :class:`ValueVerdict` of the value events' (or cells') certified bounds."""
+    return ValueVerdict(
+        **{"delta_lower_bound": 0.0, **recorded}, pvalue=pvalue, violation=violation, event=event, alpha=alpha
     )
 
 
 def _cells_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
-    """A frozen :class:`~dpverify.pipeline.partition.Partition` certified (:func:`claim_result`): the bound,
-    pure-epsilon bound, p-value, verdict, event, value verdict (the score cells beside a floating-point
-    event's, when it decided) and the ``partition`` field."""
+    """A frozen :class:`~dpverify.pipeline.partition.Partition` certified (:func:`audit_result`): the bound, p-value,
+    verdict, recorded bounds, event, value verdict (the score cells beside a floating-point event's, when it
+    decided) and the ``partition`` field."""
     k = len(selection.cells)
     bound, pvalue, violation, eps_lb, partition = _certify_cells(
         selection, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, claim=claim, alpha=alpha
@@ -443,26 +333,40 @@ def _cells_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim
             selection.value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, claim=claim, alpha=alpha
         )
         v_event = _cells_event(selection.value, v_cells, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime)
-        value_verdict = ValueVerdict(v_eps, 0.0, v_p, v_violation, v_event, alpha=alpha, claim_lower_bound=v_bound)
-    return bound, eps_lb, pvalue, violation, event, value_verdict, {"partition": partition}
+        v_recorded = _cells_recorded(claim, v_eps, v_bound)
+        value_verdict = _value_verdict(v_recorded, v_p, v_violation, v_event, alpha)
+    recorded = _cells_recorded(claim, eps_lb, bound)
+    return bound, pvalue, violation, recorded, event, value_verdict, {"partition": partition}
+
+
+def _cells_recorded(claim, epsilon: float, bound: float) -> dict:
+    """The bounds a result of cells records (those of ``claim``'s kind's ``records``): the pure-epsilon bound
+    of the cells' region and the bound on the claim's parameter."""
+    bounds = {"epsilon_lower_bound": epsilon, "claim_lower_bound": bound}
+    return {name: bounds[name] for name in claim.kind_record.records}
+
+
+def recorded_value_verdict(result: AuditResult, alpha: float) -> ValueVerdict:
+    """``result``'s verdict as the :class:`ValueVerdict` beside another result of the same claim, with the bounds
+    its kind records (``ClaimKind.records``)."""
+    recorded = {name: getattr(result, name) for name in result.audited_claim.kind_record.records}
+    bounds = {"delta_lower_bound": result.delta_lower_bound, **recorded}
+    return ValueVerdict(**bounds, pvalue=result.pvalue, violation=result.violation, event=result.event, alpha=alpha)
 
 
 def _events_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, claim, alpha):
-    """A frozen :class:`~dpverify.pipeline.selection.Selection` certified in the claim's form (:func:`claim_result`),
+    """A frozen :class:`~dpverify.pipeline.selection.Selection` certified in the claim's form (:func:`audit_result`),
     as :func:`_cells_verdict` returns it (no further fields)."""
     k = len(selection.verdict_choices)
     options = dict(claim=claim, alpha=alpha)
-    bound, eps_lb, pvalue, estimate = _certify_claim_best(
+    bound, pvalue, recorded, estimate = certify_events(
         selection.verdict_choices, counts_x[:k], counts_x_prime[:k], n_x, n_x_prime, **options
     )
     value_verdict, value = None, _value_events(selection, estimate)
     if value:
-        certified = _certify_claim_best(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
-        v_bound, v_eps, v_p, v_event = certified
-        value_verdict = ValueVerdict(
-            v_eps, 0.0, v_p, bool(v_p <= alpha), v_event, alpha=alpha, claim_lower_bound=v_bound
-        )
-    return bound, eps_lb, pvalue, bool(pvalue <= alpha), estimate, value_verdict, {}
+        _, v_p, v_recorded, v_event = certify_events(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
+        value_verdict = _value_verdict(v_recorded, v_p, bool(v_p <= alpha), v_event, alpha)
+    return bound, pvalue, bool(pvalue <= alpha), recorded, estimate, value_verdict, {}
 
 
 def _certify_cells(partition, counts_x, counts_x_prime, n_x: int, n_x_prime: int, *, claim, alpha: float):

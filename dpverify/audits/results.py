@@ -330,47 +330,20 @@ class AuditResult(Result):
         return PrivacyClaim(self.claimed_epsilon, self.claimed_delta)
 
     def summary(self) -> str:
-        """A few readable lines: verdict, bound, event, replay seed."""
-        if self.claim is not None and self.claim.kind_record.epsilon_delta is None:
-            return self._claim_summary()
+        """A few readable lines: verdict, bound (in the kind's words: :attr:`dpverify.claims.ClaimKind.bound_lines`),
+        event or cells, samples, replay seed, notes."""
         verdict = "VIOLATION" if self.violation else "no violation found"
-        claim = f"eps={self.claimed_epsilon:g}" + (f", delta={self.claimed_delta:g}" if self.claimed_delta else "")
-        lines = [
-            f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
-            f"certified lower bound on epsilon: {self.epsilon_lower_bound:.4g} "
-            f"({100 * (1 - self.alpha):g}% confidence); "
-            f"lower bound on delta at eps={self.claimed_epsilon:g}: {self.delta_lower_bound:.3g}",
-            f"event: {self.event}",
-        ]
+        claim = self.audited_claim
+        lines = [f"verdict: {verdict} of the claim ({claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"]
+        lines += claim.kind_record.bound_lines(self)
+        cells = self.partition is not None
+        lines.append(f"cells: {self.partition}" if cells else f"event: {self.event}")
         lines += finding_lines(self)
         seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
-        lines.append(
-            f"samples: {self.n_samples} per input ({self.n_selection} to choose the event "
-            f"among {self.n_candidates}, {self.event.n_certification} to certify it); {seed}"
-        )
-        lines += draws_lines(self)
-        lines += [f"note: {note}" for note in self.notes]
-        return "\n".join(lines)
-
-    def _claim_summary(self) -> str:
-        """The summary of an audit of a claim of another kind than (epsilon, delta)-DP."""
-        verdict = "VIOLATION" if self.violation else "no violation found"
-        lines = [
-            f"verdict: {verdict} of the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})",
-            f"certified lower bound on {self.claim.parameter_name}: {self.claim_lower_bound:.4g} against the claimed "
-            f"{self.claim.parameter:g} ({100 * (1 - self.alpha):g}% confidence); on pure epsilon from the same "
-            f"evidence: {self.epsilon_lower_bound:.4g}",
-        ]
-        if self.partition is not None:
-            lines.append(f"cells: {self.partition}")
-        else:
-            lines.append(f"event: {self.event}")
-        lines += finding_lines(self)
-        seed = f"seed {self.seed}" if self.replayable else f"seed {self.seed} (does not replay the mechanism)"
-        what = "the cells" if self.partition is not None else "the event"
+        what, them = ("the cells", "them") if cells else ("the event", "it")
         lines.append(
             f"samples: {self.n_samples} per input ({self.n_selection} to choose {what} "
-            f"among {self.n_candidates}, {self.event.n_certification} to certify); {seed}"
+            f"among {self.n_candidates}, {self.event.n_certification} to certify {them}); {seed}"
         )
         lines += draws_lines(self)
         lines += [f"note: {note}" for note in self.notes]

@@ -79,14 +79,14 @@ from ..pipeline.sampling import (
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import grown_selection_size
 from ..support.progress import progress_bar
-from .certification import certified_result, check_sampler, recording_draws
+from .certification import certified_result, check_sampler, recorded_value_verdict, recording_draws
 from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim
 from .drivers import Driver
 from .findings import classify_finding
 from .fingerprint import check_source, with_notes
 from .plan import Sizes, build_plan, claim_arguments, fixed_split, plan_of_result
 from .power import power_note
-from .results import AuditResult, ValueVerdict
+from .results import AuditResult
 
 __all__ = [
     "search_audit",
@@ -812,20 +812,11 @@ def _value_verdict(result, plan, mechanism, value, fresh, screening):
     check_sampler(plan, mechanism, value.x, value.x_prime)
     with drawing_for("value certification"):
         certified = _certify(plan, mechanism, value, fresh, screening)
-    other_kind = result.audited_claim.kind_record.epsilon_delta is None
-    verdict = ValueVerdict(
-        certified.epsilon_lower_bound,
-        certified.delta_lower_bound,
-        certified.pvalue,
-        certified.violation,
-        certified.event,
-        alpha=result.alpha,
-        claim_lower_bound=certified.claim_lower_bound if other_kind else None,
-    )
+    verdict = recorded_value_verdict(certified, result.alpha)
     finding = classify_finding(
         violation=result.violation,
         family=result.event.family,
-        epsilon_lower_bound=result.claim_lower_bound if other_kind else result.epsilon_lower_bound,
+        epsilon_lower_bound=result.claim_lower_bound,
         claimed_epsilon=result.audited_claim.parameter,
         value_verdict=verdict,
     )

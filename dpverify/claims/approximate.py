@@ -14,9 +14,12 @@ Differential Privacy Violations using Classifiers", IEEE S&P 2021.
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 from .. import _validation as check
+from ..pipeline.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_pearson_epsilon_bound
 from .kinds import ClaimKind
 
 __all__ = ["APPROXIMATE_DP"]
@@ -42,6 +45,31 @@ def _event_bound(claim, p_lo, q_hi):
     return np.maximum(np.nan_to_num(value, nan=0.0, neginf=0.0), 0.0)
 
 
+def _event_bounds(claim, p, n_p, q, n_q, alpha) -> tuple:
+    """The closed-form Clopper-Pearson bounds of one event: epsilon at the claimed delta, and beside it the
+    delta needed at the claimed epsilon (Bichsel et al. 2021)."""
+    epsilon = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha, claim.delta))
+    delta = float(clopper_pearson_delta_bound(p, n_p, q, n_q, alpha, claim.epsilon))
+    return epsilon, {"epsilon_lower_bound": epsilon, "delta_lower_bound": delta}
+
+
+def _bound_lines(result) -> list[str]:
+    """The certified epsilon at the claimed delta, and the delta needed at the claimed epsilon."""
+    return [
+        f"certified lower bound on epsilon: {result.epsilon_lower_bound:.4g} "
+        f"({100 * (1 - result.alpha):g}% confidence); "
+        f"lower bound on delta at eps={result.claimed_epsilon:g}: {result.delta_lower_bound:.3g}"
+    ]
+
+
+def _report_rows(result) -> list:
+    """A report's rows: the certified epsilon at the claimed delta, the delta needed at the claimed epsilon."""
+    return [
+        ("certified lower bound on epsilon", f"{result.epsilon_lower_bound:.6g} (confidence {1 - result.alpha:.10g})"),
+        ("lower bound on delta at the claimed epsilon", f"{result.delta_lower_bound:.6g}"),
+    ]
+
+
 APPROXIMATE_DP = ClaimKind(
     name="dp",
     title="(epsilon, delta)-DP",
@@ -54,4 +82,10 @@ APPROXIMATE_DP = ClaimKind(
     event_bound=_event_bound,
     epsilon_delta=lambda claim: (claim.epsilon, claim.delta),
     audit_check=lambda claim: check.check_epsilon(claim.epsilon),
+    event_bounds=_event_bounds,
+    event_pvalue=lambda claim, p, n_p, q, n_q: claim_pvalue(p, n_p, q, n_q, claim.epsilon, claim.delta),
+    records=("epsilon_lower_bound", "delta_lower_bound"),
+    report_rows=_report_rows,
+    bound_lines=_bound_lines,
+    allows=lambda claim, q_hi: (math.exp(claim.epsilon) * q_hi + claim.delta, "e^eps * {q} + delta"),
 )

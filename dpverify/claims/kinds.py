@@ -31,16 +31,27 @@ J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 20
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
 from .. import _validation as check
 from ..errors import InvalidClaimError
+from ..pipeline.bounds import (
+    clopper_pearson_epsilon_bound,
+    clopper_pearson_lower,
+    clopper_pearson_upper,
+    smallest_rejecting_level,
+)
 
 __all__ = [
     "ClaimKind",
     "READS",
     "ENTRY_POINT_GROUP",
+    "parameter_bound_lines",
+    "parameter_report_rows",
+    "claim_event_bounds",
+    "claim_event_pvalue",
 ]
 
 #: What a kind reads: one event's confidence box, or a partition's simultaneous region.
@@ -97,15 +108,48 @@ class ClaimKind:
     epsilon_delta : callable or None
         ``epsilon_delta(claim) -> (epsilon, delta)`` for a kind whose claim *is* an
         (epsilon, delta) pair: its events are ranked and its samples sized at that pair,
-        its results carry ``claimed_epsilon``, ``claimed_delta`` and a delta bound beside
-        the epsilon bound, and a driver restates it as ``epsilon=``, ``delta=``. None (the
-        default) for every other kind: events are ranked by ``event_bound``, samples sized
-        as for ``epsilon = 1, delta = 0``, results read ``claim_lower_bound`` and a driver
-        restates the claim as ``claim=``.
+        its results carry ``claimed_epsilon`` and ``claimed_delta`` (and record the claim as
+        that pair), and a driver restates it as ``epsilon=``, ``delta=``. None (the default)
+        for every other kind: events are ranked by ``event_bound``, samples sized as for
+        ``epsilon = 1, delta = 0``, and a driver restates the claim as ``claim=``. The
+        result's bounds and their wording come from the hooks below for every kind.
     audit_check : callable or None
         ``audit_check(claim) -> None`` raises :class:`~dpverify.InvalidClaimError` when an
         audit cannot test a valid claim (a parameter of 0, which no finite sample refutes);
         None: every valid claim can be audited.
+    event_bounds : callable
+        Kinds reading events: ``event_bounds(claim, p, n_p, q, n_q, alpha) -> (bound, recorded)``,
+        the ``1 - alpha`` lower bound on the parameter certified by one event counted ``p`` times
+        in ``n_p`` outputs of the input that favours it and ``q`` times in ``n_q`` of the other,
+        and the bounds a result records beside it (a dict of
+        :class:`~dpverify.audits.results.ValueVerdict` field names: ``epsilon_lower_bound``, and
+        ``delta_lower_bound`` or ``claim_lower_bound``). The default, :func:`claim_event_bounds`,
+        reads :attr:`event_bound` at the corner of the Clopper-Pearson box and records the
+        pure-epsilon bound and the parameter's bound.
+    event_pvalue : callable
+        Kinds reading events: ``event_pvalue(claim, p, n_p, q, n_q) -> float``, the p-value of the
+        claim on one pre-selected event. The default, :func:`claim_event_pvalue`, is the smallest
+        level at which :attr:`event_bounds` exceeds the claim.
+    records : tuple of str
+        The bounds a result records beside its verdict, as
+        :class:`~dpverify.audits.results.ValueVerdict` field names (the keys of
+        :attr:`event_bounds`'s ``recorded``). Default: ``("epsilon_lower_bound",
+        "claim_lower_bound")``, the pure-epsilon bound and the parameter's.
+    report_rows : callable
+        ``report_rows(result) -> list of (label, value)``: the rows of a report
+        (:mod:`dpverify.extras.report`) that state what an audit result certified. The default,
+        :func:`parameter_report_rows`, states the parameter's bound and the pure-epsilon bound.
+    allows : callable or None
+        ``allows(claim, q_hi) -> (value, formula)``: for a kind that reads events, the most the
+        claim allows the probability of an event under the input it favours, given an upper
+        bound ``q_hi`` on its probability under the other, and that bound as a formula in
+        ``{q}`` (``"e^eps * {q} + delta"``), which a report prints beside the Clopper-Pearson
+        box; None (the default): the report prints the box alone.
+    bound_lines : callable
+        ``bound_lines(result) -> list of str``: the summary lines that state what an audit
+        result certified (:meth:`dpverify.AuditResult.summary`). The default,
+        :func:`parameter_bound_lines`, states the bound on the claim's parameter against the
+        claimed value and the pure-epsilon bound from the same evidence.
     """
 
     name: str
@@ -121,9 +165,25 @@ class ClaimKind:
     cells_bound: Callable | None = None
     epsilon_delta: Callable | None = None
     audit_check: Callable | None = None
+    # the defaults of these three are set in __post_init__ (functions defined below the class)
+    event_bounds: Callable = None
+    event_pvalue: Callable = None
+    records: tuple = ("epsilon_lower_bound", "claim_lower_bound")
+    report_rows: Callable = None
+    bound_lines: Callable = None
+    allows: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))
+        defaults = dict(
+            event_bounds=claim_event_bounds,
+            event_pvalue=claim_event_pvalue,
+            report_rows=parameter_report_rows,
+            bound_lines=parameter_bound_lines,
+        )
+        for name, default in defaults.items():
+            if getattr(self, name) is None:
+                object.__setattr__(self, name, default)
         check.check_choice(
             self.reads,
             "reads",
@@ -138,6 +198,53 @@ class ClaimKind:
     def parameter_name(self, claim) -> str:
         """The name of the parameter certified for ``claim`` (:attr:`parameter`, called on it if callable)."""
         return self.parameter(claim) if callable(self.parameter) else self.parameter
+
+
+def claim_event_bounds(claim, p, n_p, q, n_q, alpha) -> tuple:
+    """One event's certified bound on the claim's parameter (:attr:`ClaimKind.event_bounds`'s default): the
+    kind's ``event_bound`` at the least favourable corner of the ``1 - alpha`` Clopper-Pearson box; recorded
+    beside it, the pure-epsilon bound of the same event."""
+    p_lo = clopper_pearson_lower(p, n_p, alpha)
+    q_hi = clopper_pearson_upper(q, n_q, alpha)
+    kind = claim.kind_record
+    bound = float(check.check_kind_bound(kind, "event_bound", kind.event_bound(claim, p_lo, q_hi)))
+    epsilon = float(clopper_pearson_epsilon_bound(p, n_p, q, n_q, alpha))
+    return bound, {"epsilon_lower_bound": epsilon, "claim_lower_bound": bound}
+
+
+def claim_event_pvalue(claim, count_p, n_p, count_q, n_q, *, iterations: int = 80) -> float:
+    """P-value of the claim on one pre-selected event (:attr:`ClaimKind.event_pvalue`'s default): the smallest
+    level at which the event's bound on the claim's parameter exceeds it (bisection on ``log(alpha)``; the
+    boxes, hence the rejection regions, are nested in the level)."""
+    claimed, bounds = claim.parameter, claim.kind_record.event_bounds
+    return smallest_rejecting_level(
+        lambda log_alpha: bounds(claim, count_p, n_p, count_q, n_q, math.exp(log_alpha))[0] > claimed,
+        iterations=iterations,
+    )
+
+
+def parameter_bound_lines(result) -> list[str]:
+    """The summary line of a certified bound on the claim's parameter (:attr:`ClaimKind.bound_lines`'s default):
+    the bound against the claimed value, and the pure-epsilon bound the same evidence certifies."""
+    claim, confidence = result.audited_claim, 100 * (1 - result.alpha)
+    return [
+        f"certified lower bound on {claim.parameter_name}: {result.claim_lower_bound:.4g} against the claimed "
+        f"{claim.parameter:g} ({confidence:g}% confidence); on pure epsilon from the same "
+        f"evidence: {result.epsilon_lower_bound:.4g}"
+    ]
+
+
+def parameter_report_rows(result) -> list:
+    """A report's rows on a certified bound on the claim's parameter (:attr:`ClaimKind.report_rows`'s default)."""
+    claim = result.audited_claim
+    return [
+        (
+            f"certified lower bound on {claim.parameter_name}",
+            f"{result.claim_lower_bound:.6g} against the claimed {claim.parameter:g} "
+            f"(confidence {1 - result.alpha:.10g})",
+        ),
+        ("certified lower bound on pure epsilon (same evidence)", f"{result.epsilon_lower_bound:.6g}"),
+    ]
 
 
 def _parameter_names(kind: str, names) -> tuple:

@@ -27,7 +27,6 @@ import base64
 import html
 import inspect
 import io
-import math
 import numbers
 import warnings
 from pathlib import Path
@@ -120,90 +119,52 @@ def _fmt(v: float) -> str:
     return f"{v:.6g}"
 
 
-def _other_kind(result) -> bool:
-    """Whether the audited claim is of another kind than (epsilon, delta)-DP (zCDP, Rényi, Gaussian DP, f-DP)."""
-    claim = getattr(result, "claim", None)
-    return claim is not None and claim.kind_record.epsilon_delta is None
-
-
-def _claim_facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
-    """The rows of a claim of another kind: its parameter's bound, and the event or the cells behind it."""
-    claim, kind = result.claim, result.claim.kind_record
-    rows = [
-        ("mechanism", _describe_mechanism(mechanism)),
-        ("inputs", f"x = {_short(x)}, x' = {_short(x_prime)}"),
-        ("claim", f"{claim} [{kind.title}]"),
-        (
-            "verdict",
-            ("VIOLATION" if result.violation else "no violation found")
-            + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})",
-        ),
-        (
-            f"certified lower bound on {claim.parameter_name}",
-            f"{_fmt(result.claim_lower_bound)} against the claimed {claim.parameter:g} "
-            f"(confidence {1 - result.alpha:.10g})",
-        ),
-        ("certified lower bound on pure epsilon (same evidence)", _fmt(result.epsilon_lower_bound)),
-    ]
+def _evidence_rows(result) -> list[tuple[str, str]]:
+    """The rows of the certified evidence: the cells and their counts, or the event S, its counts and its
+    Clopper-Pearson box (with what the claim allows on it, where its kind says: ``ClaimKind.allows``)."""
     part = result.partition
     if part is not None:
-        rows.append(("cells", str(part)))
-        rows.append(("cell counts under x", ", ".join(str(c) for c in part.counts_x)))
-        rows.append(("cell counts under x'", ", ".join(str(c) for c in part.counts_x_prime)))
-    else:
-        ev = result.event
-        rows.append(("event S", f"{ev.description} [family: {ev.family}]"))
-        rows.append(("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"))
-        rows.append(("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"))
-    rows.append(
-        (
-            "samples per input",
-            f"{result.n_samples} ({result.n_selection} to choose among {result.n_candidates} candidates, "
-            f"{result.event.n_certification} to certify)",
-        )
-    )
-    rows.append(("seed", f"{result.seed!r} (replay: {replayed})"))
-    return rows
-
-
-def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
-    if _other_kind(result):
-        rows = _claim_facts(result, replayed, mechanism, x, x_prime)
-        rows += [("floating-point events", line) for line in finding_lines(result)]
-        rows.append(("kind of finding", result.finding))
-        rows += [("note", note) for note in result.notes]
-        return rows + _search_rows(result)
+        return [
+            ("cells", str(part)),
+            ("cell counts under x", ", ".join(str(c) for c in part.counts_x)),
+            ("cell counts under x'", ", ".join(str(c) for c in part.counts_x_prime)),
+        ]
     ev = result.event
     p_lo, q_hi, level = _intervals(result)
     more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
-    claim = f"epsilon = {result.claimed_epsilon:g}, delta = {result.claimed_delta:g}"
+    box = f"P[M({more}) in S] >= {_fmt(p_lo)}, P[M({less}) in S] <= {_fmt(q_hi)}"
+    claim = result.audited_claim
+    if claim.kind_record.allows is not None:
+        allowed, formula = claim.kind_record.allows(claim, q_hi)
+        box += f"; the claim allows P[M({more}) in S] <= {formula.format(q=_fmt(q_hi))} = {_fmt(allowed)}"
+    return [
+        ("event S", f"{ev.description} [family: {ev.family}]"),
+        ("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"),
+        ("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"),
+        (f"Clopper-Pearson bounds (level {level:.3g})", box),
+    ]
+
+
+def _facts(result, replayed: str, mechanism, x, x_prime) -> list[tuple[str, str]]:
+    """The report's rows, for every claim kind: the claim and its certified bound in the kind's words
+    (``ClaimKind.report_rows``), the evidence, the samples, the seed, findings, notes and the driver's rows."""
+    claim = result.audited_claim
+    what, them = ("the cells", "them") if result.partition is not None else ("S", "it")
     rows = [
         ("mechanism", _describe_mechanism(mechanism)),
         ("inputs", f"x = {_short(x)}, x' = {_short(x_prime)}"),
-        ("claim", claim),
+        ("claim", f"{claim} [{claim.kind_record.title}]"),
         (
             "verdict",
             ("VIOLATION" if result.violation else "no violation found")
             + f" at alpha = {result.alpha:g} (p-value {result.pvalue:.3g})",
         ),
-        (
-            "certified lower bound on epsilon",
-            f"{_fmt(result.epsilon_lower_bound)} (confidence {1 - result.alpha:.10g})",
-        ),
-        ("lower bound on delta at the claimed epsilon", _fmt(result.delta_lower_bound)),
-        ("event S", f"{ev.description} [family: {ev.family}]"),
-        ("P[M(x) in S]", f"{_fmt(ev.probability_x)} ({ev.count_x} of {ev.n_certification})"),
-        ("P[M(x') in S]", f"{_fmt(ev.probability_x_prime)} ({ev.count_x_prime} of {ev.n_certification})"),
-        (
-            f"Clopper-Pearson bounds (level {level:.3g})",
-            f"P[M({more}) in S] >= {_fmt(p_lo)}, P[M({less}) in S] <= {_fmt(q_hi)}; the claim allows "
-            f"P[M({more}) in S] <= e^eps * {_fmt(q_hi)} + delta = "
-            f"{_fmt(math.exp(result.claimed_epsilon) * q_hi + result.claimed_delta)}",
-        ),
+        *claim.kind_record.report_rows(result),
+        *_evidence_rows(result),
         (
             "samples per input",
-            f"{result.n_samples} ({result.n_selection} to choose S among "
-            f"{result.n_candidates} candidates, {ev.n_certification} to certify it)",
+            f"{result.n_samples} ({result.n_selection} to choose {what} among "
+            f"{result.n_candidates} candidates, {result.event.n_certification} to certify {them})",
         ),
         ("seed", f"{result.seed!r} (replay: {replayed})"),
     ]
@@ -465,7 +426,9 @@ def _cells_panel(ax, result):
 
 
 def _event_panel(ax, result):
-    if _other_kind(result) and result.partition is not None:
+    """The certified event's estimated probabilities with their Clopper-Pearson intervals, and the most the
+    claim allows where its kind says (``ClaimKind.allows``); the cells instead where cells were certified."""
+    if result.partition is not None:
         return _cells_panel(ax, result)
     ev = result.event
     n = ev.n_certification
@@ -477,28 +440,20 @@ def _event_panel(ax, result):
     yerr = np.array([[e - l for e, l in zip(estimates, lows)], [h - e for e, h in zip(estimates, highs)]])
     ax.bar([0, 1], estimates, yerr=np.maximum(yerr, 0), capsize=6, color=["C0", "C1"])
     ax.set_xticks([0, 1], ["P[M(x) in S]", "P[M(x') in S]"])
-    if _other_kind(result):  # no e^eps line for a claim of another kind
-        ax.set_title(
-            f"event S; {result.claim.parameter_name} >= {result.claim_lower_bound:.3g} "
-            f"({100 * (1 - result.alpha):.6g}% conf.)",
-            fontsize=9,
-        )
-        ax.set_ylim(0, 1.3 * max(highs))
-        return
-    smaller = 1 if ev.direction == "x" else 0
-    allowed = min(1.0, math.exp(result.claimed_epsilon) * highs[smaller] + result.claimed_delta)
-    ax.axhline(
-        allowed,
-        color="k",
-        linestyle="--",
-        linewidth=1,
-        label=f"claim allows up to e^eps * upper + delta = {allowed:.3g}",
-    )
+    claim = result.audited_claim
     ax.set_title(
-        f"event S; eps >= {result.epsilon_lower_bound:.3g} ({100 * (1 - result.alpha):.6g}% conf.)", fontsize=9
+        f"event S; {claim.parameter_name} >= {result.claim_lower_bound:.3g} ({100 * (1 - result.alpha):.6g}% conf.)",
+        fontsize=9,
     )
-    ax.set_ylim(0, 1.3 * max(highs + [allowed]))
-    ax.legend(fontsize=7, loc="upper center")
+    top = max(highs)
+    if claim.kind_record.allows is not None:
+        value, formula = claim.kind_record.allows(claim, highs[1 if ev.direction == "x" else 0])
+        allowed = min(1.0, value)
+        label = f"claim allows up to {formula.format(q='upper')} = {allowed:.3g}"
+        ax.axhline(allowed, color="k", linestyle="--", linewidth=1, label=label)
+        ax.legend(fontsize=7, loc="upper center")
+        top = max(top, allowed)
+    ax.set_ylim(0, 1.3 * top)
 
 
 # --------------------------------------------------------------------------
