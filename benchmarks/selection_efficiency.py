@@ -38,8 +38,8 @@ import numpy as np
 
 from dpverify.audits.oracle import oracle_epsilon_bound
 from dpverify.mechanisms.sparse_vector import SparseVectorDworkRoth, SparseVectorNoCutoff
-from dpverify.pipeline.bounds import clopper_pearson_epsilon_bound
 from dpverify.pipeline.selection import select
+from dpverify.support.bounds import clopper_pearson_epsilon_bound
 
 EPS = 0.1
 ALPHA = 0.05

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import stats
 
 from dpverify.mechanisms.sparse_vector import ABORTED, BELOW
-from dpverify.pipeline.bounds import clopper_pearson_epsilon_bound
+from dpverify.support.bounds import clopper_pearson_epsilon_bound
 
 __all__ = ["ValuesLogDensity", "monte_carlo_ceiling"]
 

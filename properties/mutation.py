@@ -101,7 +101,7 @@ PA = "properties/bandits/test_privacy_audits.py"
 FC = "properties/bandits/test_figure_claims.py"
 RC = "properties/bandits/test_regret_constants.py::test_regret_constant_matches_its_calibration_at_two_budgets"
 T_AUDITOR = [
-    "properties/auditor/pipeline/test_bounds.py",
+    "properties/auditor/support/test_bounds.py",
     "properties/auditor/audits/test_distributions.py",
     "properties/auditor/audits/test_audit.py",
 ]
@@ -145,7 +145,7 @@ DPMAT = "algorithms/bandits/indices/dp_mat.py"
 COMP = "algorithms/counters/compiled.py"
 AUD = "algorithms/bandits/audits.py"
 BITS = "algorithms/random_trees/bits.py"
-BOUNDS = "dpverify/pipeline/bounds.py"
+BOUNDS = "dpverify/support/bounds.py"
 DIST = "dpverify/audits/distributions.py"
 
 # each Clopper-Pearson bound has a scalar and an array path; both read these two lines (occurrence 0: lower, 1: upper)

@@ -29,9 +29,6 @@ import numpy as np
 from .. import _validation as check
 from ..claims import PrivacyClaim
 from ..errors import InsufficientSamplesError
-from ..pipeline.bounds import (
-    minimum_certifying_samples,
-)
 from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.partition import SCORE_CELLS
@@ -39,6 +36,9 @@ from ..pipeline.sampler_check import check_sampler_agreement
 from ..pipeline.sampling import CHECKS, RECOUNTS, count_events, drawing_ledger
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
+from ..support.bounds import (
+    minimum_certifying_samples,
+)
 from .findings import classify_finding
 from .fingerprint import fingerprint_of
 from .results import AuditResult, EventEstimate, PartitionEstimate, ValueVerdict

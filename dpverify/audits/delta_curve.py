@@ -48,10 +48,10 @@ from .._results import PlainData, Result
 from ..errors import InsufficientSamplesError
 from ..events import candidate_events, default_families, families_of_role
 from ..options import AuditOptions
-from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import fit_codec
 from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .certification import check_before_drawing, recording_draws
 from .fingerprint import Fingerprint, fingerprint_of
 from .plan import build_plan, curve_split, pair_driver

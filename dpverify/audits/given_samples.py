@@ -21,10 +21,10 @@ import numpy as np
 from .. import _validation as check
 from ..errors import InsufficientSamplesError, InvalidParameterError
 from ..options import AuditOptions
-from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.outputs import apply_output_key
 from ..pipeline.sampling import concatenate_outputs
 from ..pipeline.selection import MIN_SELECTION, default_selection_size
+from ..support.bounds import minimum_certifying_samples
 from .certification import audit_result
 from .choosing import select_for_claim
 from .drivers import Driver

@@ -12,7 +12,7 @@ M(x) from M(x') are the likelihood-ratio level sets ``{o : P(o)/Q(o) >= t}``
 (Bichsel et al. 2021 use the same fact to build DP-Sniper's attacks). The
 oracle sorts the outputs by ``P(o)/Q(o)`` (outputs impossible under the other
 input first), forms every prefix of that order in both directions, evaluates
-:func:`dpverify.pipeline.bounds.clopper_pearson_epsilon_bound` at the *expected*
+:func:`dpverify.support.bounds.clopper_pearson_epsilon_bound` at the *expected*
 counts ``n P(S)`` and ``n Q(S)``, and keeps the largest. The references are
 those of :func:`oracle_epsilon_bound`.
 """
@@ -26,8 +26,8 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import Result, as_tuples, dataclass_to_dict
-from ..pipeline.bounds import clopper_pearson_epsilon_bound
 from ..pipeline.sampling import resolve_seed
+from ..support.bounds import clopper_pearson_epsilon_bound
 from .drivers import Driver
 from .exact import _as_pmf
 from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
@@ -304,9 +304,9 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     InvalidDistributionError, InvalidParameterError
         As :func:`oracle_epsilon_bound`.
     """
-    from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
     from ..pipeline.divergence import cells_statistic
     from ..pipeline.partition import CELL_COUNTS
+    from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     n = check.check_positive_int(n_certification, "n_certification")
     alpha = check.check_alpha(alpha)

@@ -12,7 +12,7 @@ likelihood-ratio events (Ding et al. 2018; Bichsel et al. 2021):
    from independent seeds, in chunks on any executor; each worker counts the
    frozen events block by block and returns only the counts
    (:func:`dpverify.pipeline.sampling.count_events`); report Clopper-Pearson bounds
-   (:mod:`dpverify.pipeline.bounds`), with Bonferroni over the ``m`` events.
+   (:mod:`dpverify.support.bounds`), with Bonferroni over the ``m`` events.
 
 Only the selected events are tested on fresh samples, and nothing of those
 samples (values, order, number of distinct values) reaches the selection, so
@@ -27,10 +27,10 @@ from dataclasses import replace
 
 from ..errors import InvalidParameterError
 from ..options import DEFAULT_SAMPLES, AuditOptions
-from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import require_memory
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, concatenate_outputs, draw
 from ..pipeline.selection import grown_selection_size
+from ..support.bounds import minimum_certifying_samples
 from .certification import certified_result, check_before_drawing, check_sizes, recording_draws
 from .choosing import select_for_claim
 from .drivers import PAIR_STREAMS

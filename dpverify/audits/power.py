@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import math
 
-from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["smallest_epsilon_excess", "smallest_delta_excess", "samples_to_resolve", "power_note"]
 

@@ -65,7 +65,6 @@ from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..neighbours.domain import check_declared_domain, declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
-from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.sampling import (
     DEFAULT_CHUNKS,
@@ -78,6 +77,7 @@ from ..pipeline.sampling import (
 )
 from ..pipeline.sampling import _executor as one_executor
 from ..pipeline.selection import grown_selection_size
+from ..support.bounds import minimum_certifying_samples
 from ..support.progress import progress_bar
 from .certification import certified_result, check_sampler, recorded_value_verdict, recording_draws
 from .choosing import rank_pair, ranking_scale, screening_event_families, select_for_claim

@@ -62,7 +62,6 @@ from .. import _validation as check
 from .._results import PlainData
 from ..errors import InsufficientSamplesError, NotReplayableError
 from ..options import AuditOptions
-from ..pipeline.bounds import minimum_certifying_samples
 from ..pipeline.sampling import (
     DEFAULT_CHUNKS,
     RECOUNTS,
@@ -74,6 +73,7 @@ from ..pipeline.sampling import (
 )
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_replayable, contract_seed
+from ..support.bounds import minimum_certifying_samples
 from ..support.progress import progress_bar
 from .certification import audit_result, check_before_drawing, recording_draws
 from .choosing import select_for_claim

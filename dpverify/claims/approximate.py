@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .. import _validation as check
-from ..pipeline.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_pearson_epsilon_bound
+from ..support.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_pearson_epsilon_bound
 from .kinds import ClaimKind
 
 __all__ = ["APPROXIMATE_DP"]

@@ -37,7 +37,7 @@ from dataclasses import dataclass
 
 from .. import _validation as check
 from ..errors import InvalidClaimError
-from ..pipeline.bounds import (
+from ..support.bounds import (
     clopper_pearson_epsilon_bound,
     clopper_pearson_lower,
     clopper_pearson_upper,

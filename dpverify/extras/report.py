@@ -37,9 +37,9 @@ from ..audits.findings import finding_lines
 from ..audits.pair import DRIVER as AUDIT
 from ..audits.pair import selection_samples
 from ..audits.results import AuditResult
-from ..pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
 from ..pipeline.outputs import encode_outputs
 from ..pipeline.sampling import DEFAULT_CHUNKS, children, draw, resolve_seed
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
 __all__ = ["write_report", "replay_samples", "report_markdown", "event_membership", "figure_caption"]
 

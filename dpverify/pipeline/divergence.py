@@ -39,7 +39,7 @@ import math
 import numpy as np
 
 from .. import _validation as check
-from .bounds import clopper_pearson_lower, clopper_pearson_upper, smallest_rejecting_level
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper, smallest_rejecting_level
 
 __all__ = ["CellRegion", "cell_region", "least_favourable_pair", "renyi_lower_bounds", "cells_pvalue"]
 

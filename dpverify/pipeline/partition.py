@@ -55,7 +55,7 @@ from ..events.indicators import CodeValue, Within
 from ..events.projections import vector_projections
 from ..events.registry import event_family, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
-from .bounds import clopper_pearson_lower, clopper_pearson_upper
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .divergence import cells_statistic
 from .outputs import OutputCodec, fit_codec
 from .selection import Choice, _shrinkage_alpha, family_notes, requested_families

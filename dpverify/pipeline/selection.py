@@ -23,7 +23,7 @@ import numpy as np
 
 from ..errors import InsufficientSamplesError
 from ..events import Event, candidate_events, default_families, families_of_role
-from .bounds import clopper_pearson_lower, clopper_pearson_upper
+from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .outputs import OutputCodec, fit_codec
 
 __all__ = [

@@ -1,5 +1,8 @@
-"""Leaf helpers any layer of dpverify may call: numpy and the standard library only.
+"""Leaf helpers any layer of dpverify may call: numpy and the standard library only (scipy's special
+functions imported where used).
 
+- :mod:`.bounds`: Clopper-Pearson bounds and the privacy-loss bounds built on them (the claim kinds'
+  event bounds and every driver's certification);
 - :mod:`.arrays`: counting events on PyTorch, CuPy or JAX arrays, where the samples live
   (the array library is the user's; ``dpverify[arrays]`` adds array-api-compat);
 - :mod:`.progress`: progress bars (tqdm with ``dpverify[progress]``, plain lines without);

@@ -31,7 +31,7 @@ def test_too_few_samples_says_how_many_are_needed():
 
 
 def test_the_default_selection_gives_way_to_the_certification_a_claim_needs():
-    from dpverify.pipeline.bounds import minimum_certifying_samples
+    from dpverify.support.bounds import minimum_certifying_samples
 
     needed = minimum_certifying_samples(8.0, 0.0, 1e-6)  # 43257
     result = dpverify.audit(RR, 0, 1, epsilon=8.0, n_samples=60_000, alpha=1e-6, seed=1)

@@ -50,7 +50,7 @@ def test_the_drivers_load_at_first_use_and_stay_reachable_as_attributes():
     code = (
         "import json, sys, dpverify\n"
         "before = 'dpverify.audits' in sys.modules\n"
-        "ok = dpverify.audits.pair.audit is dpverify.audit and dpverify.pipeline.bounds is not None\n"
+        "ok = dpverify.audits.pair.audit is dpverify.audit and dpverify.support.bounds is not None\n"
         "namespace = {}\n"
         "exec('from dpverify import *', namespace)\n"
         "print(json.dumps([before, ok, all(n in namespace for n in dpverify.__all__)]))"

@@ -25,7 +25,7 @@ from dpverify.mechanisms import NoisyMaxValue, SparseVector, SparseVectorNoQuery
 from dpverify.mechanisms.counter import GeometricBinaryCounter
 from dpverify.mechanisms.histogram import GeometricHistogram
 from dpverify.mechanisms.sparse_vector import SparseVectorLeeClifton, SparseVectorNoCutoff, sparse_vector_pmf
-from dpverify.pipeline.bounds import clopper_pearson_epsilon_bound, clopper_pearson_lower
+from dpverify.support.bounds import clopper_pearson_epsilon_bound, clopper_pearson_lower
 
 SUITE_ALPHA = 1e-6
 

@@ -14,7 +14,7 @@ import numpy as np
 import dpverify
 from dpverify.audits.power import power_note, samples_to_resolve, smallest_delta_excess, smallest_epsilon_excess
 from dpverify.mechanisms import RandomizedResponse
-from dpverify.pipeline.bounds import clopper_pearson_epsilon_bound
+from dpverify.support.bounds import clopper_pearson_epsilon_bound
 
 
 def _rr_bound(n, true_epsilon, alpha=0.05):

@@ -1,4 +1,4 @@
-"""Clopper-Pearson bounds and the claim p-value (dpverify.pipeline.bounds), checked by exact enumeration.
+"""Clopper-Pearson bounds and the claim p-value (dpverify.support.bounds), checked by exact enumeration.
 
 Nothing here is sampled: for a binomial count K ~ Bin(n, p) with small n every outcome k is
 enumerated, so the coverage of a bound, P_p[bound(K) is wrong], is computed exactly as a sum of
@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 from scipy import stats
 
-from dpverify.pipeline.bounds import (
+from dpverify.support.bounds import (
     claim_pvalue,
     clopper_pearson_delta_bound,
     clopper_pearson_epsilon_bound,
@@ -182,7 +182,8 @@ def test_the_one_clopper_pearson_equals_statsmodels_and_scipy(n, alpha):
     """
     from statsmodels.stats.proportion import proportion_confint
 
-    from dpverify.pipeline import bounds, selection
+    from dpverify.pipeline import selection
+    from dpverify.support import bounds
 
     k = np.arange(n + 1)
     low, high = proportion_confint(k, n, alpha=alpha, method="beta")
@@ -216,7 +217,7 @@ def test_one_bound_equals_the_same_bound_in_an_array():
     Detects: a scalar count of 0 (or of ``nobs``) not pinned to 0 (to 1), a NaN from scipy not
     mapped as the array path maps it, a Python float returned where callers get a 0-d array.
     """
-    from dpverify.pipeline.bounds import clopper_pearson_lower, clopper_pearson_upper
+    from dpverify.support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     counts = [0.0, -1.0, 0.5, 1.0, 3.0, 99.5, 100.0, 101.0, float("nan"), 37.25]
     for nobs in (1, 100, 10**9):
@@ -235,7 +236,7 @@ def test_smallest_rejecting_level_stops_where_the_full_bisection_would_end():
     ``claim_pvalue``). Detects a stop that returns ``low`` or the midpoint, or one taken a step early."""
     import math
 
-    from dpverify.pipeline.bounds import smallest_rejecting_level
+    from dpverify.support.bounds import smallest_rejecting_level
 
     def all_steps(rejects):
         high, low = math.log(1.0 - 1e-12), -745.0
