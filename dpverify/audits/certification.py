@@ -314,7 +314,7 @@ def audit_result(
 def _value_verdict(recorded: dict, pvalue: float, violation: bool, event, alpha: float) -> ValueVerdict:
     """The :class:`ValueVerdict` of the value events' (or cells') certified bounds."""
     return ValueVerdict(
-        **{"delta_lower_bound": 0.0, **recorded}, pvalue=pvalue, violation=violation, event=event, alpha=alpha
+        **{"delta_lower_bound": None, **recorded}, pvalue=pvalue, violation=violation, event=event, alpha=alpha
     )
 
 

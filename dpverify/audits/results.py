@@ -83,7 +83,8 @@ class ValueVerdict(PlainData):
     Attributes
     ----------
     epsilon_lower_bound, delta_lower_bound : float
-        The ``1 - alpha`` lower bounds on the value events.
+        The ``1 - alpha`` lower bounds on the value events (``delta_lower_bound`` None when the
+        claim is not stated in (epsilon, delta): there is no claimed epsilon to read delta at).
     pvalue : float
         P-value of the claim on the value events.
     violation : bool
@@ -95,7 +96,7 @@ class ValueVerdict(PlainData):
     """
 
     epsilon_lower_bound: float
-    delta_lower_bound: float
+    delta_lower_bound: float | None
     pvalue: float
     violation: bool
     event: EventEstimate

@@ -61,6 +61,8 @@ def test_the_float_gaussian_is_flagged_under_zcdp_and_renyi_claims(name, suite_a
     assert result.event.family in families_of_role("implementation")
     assert result.finding == "rounding"  # the value cells certify no violation on the same samples
     assert result.value_verdict is not None and not result.value_verdict.violation
+    # no claimed epsilon, so no delta bound at it: None, not a 0 that reads as "no delta needed"
+    assert result.delta_lower_bound is None and result.value_verdict.delta_lower_bound is None
     assert result.claim_lower_bound > 2 * result.claim.parameter
     assert result.partition.counts_x_prime[0] == 0 or result.partition.counts_x[0] == 0  # reachable from one input
     assert "rounding" in result.summary()
