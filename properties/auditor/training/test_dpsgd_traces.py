@@ -274,10 +274,11 @@ def test_shuffled_replace_one_trace_breaks_the_poisson_add_remove_figure_as_a_re
 
 @pytest.mark.privacy_audit
 @pytest.mark.slow
-def test_shuffled_trace_breaks_the_poisson_claim_at_small_delta_thorough(thorough, suite_alpha):
-    """The same at delta 1e-2 (eps 2.17) with 1e6 samples (thorough profile only); seed 1 certified 2.48."""
+def test_shuffled_replace_one_trace_breaks_the_add_remove_figure_at_small_delta_thorough(thorough, suite_alpha):
+    """The same restated add/remove figure at delta 1e-2 (eps 2.17) with 1e6 samples (thorough profile only);
+    seed 1 certified 2.48. The flag is the relation, as above, not the sampler."""
     if not thorough:
-        pytest.skip("thorough profile only")
+        pytest.skip("thorough profile: one audit of 1e6 samples per input of a 20-step trace")
     accountants = pytest.importorskip("dpverify.extras.accountants")
     pytest.importorskip("dp_accounting")
     reported = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-2)
@@ -296,7 +297,7 @@ def test_poisson_trace_keeps_the_pld_claim_over_many_audits_thorough(thorough):
 
     Detects: an auditor or accountant reader whose false alarms on a true claim exceed alpha."""
     if not thorough:
-        pytest.skip("thorough profile only")
+        pytest.skip("thorough profile: 30 audits of 1e5 samples per input (about a minute)")
     accountants = pytest.importorskip("dpverify.extras.accountants")
     pytest.importorskip("dp_accounting")
     claim = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-5)
