@@ -86,6 +86,28 @@ def test_diffprivlibs_gaussian_is_flagged_under_zcdp_and_renyi_claims(claim, sui
     assert result.finding == "rounding"
 
 
+@pytest.mark.parametrize("claim", [PrivacyClaim.zcdp(0.5), PrivacyClaim.renyi(2.0, 1.0)], ids=["zcdp", "renyi"])
+def test_python_dps_gaussian_is_flagged_under_zcdp_and_renyi_claims(claim, suite_alpha):
+    """python-dp's ``GaussianMechanism`` (epsilon = 1, delta = 1e-5) adds its noise on doubles: flagged
+    through its rounding under both claims that read cells. python-dp draws from its own generator, so
+    the seed does not fix the outcome; the rounding event's p-value is below 1e-30 at this size, so a
+    miss has probability far below ``suite_alpha``.
+
+    Detects: the floating-point families skipped under a claim that reads cells.
+    """
+    pytest.importorskip("pydp", reason="python-dp is in the 'pydp' extra, not in 'test'")
+    from pydp.algorithms.numerical_mechanisms import GaussianMechanism
+
+    from dpverify.extras.adapters.pydp import PyDPMechanism
+
+    mechanism = PyDPMechanism(GaussianMechanism(epsilon=1.0, delta=1e-5, sensitivity=1.0))
+    result = dpverify.audit(
+        mechanism, 0.0, 1.0, claim=claim, n_samples=20_000, seed=4, alpha=suite_alpha, executor=None
+    )
+    assert result.violation and result.event.family in families_of_role("implementation")
+    assert result.finding == "rounding"
+
+
 def test_a_correct_grid_gaussian_is_not_flagged_and_its_float_check_ran(suite_alpha):
     """The zCDP Gaussian rounds its output to a power-of-two grid (no float leak): audited at its own exact
     rho, the floating-point families run and find nothing (seeds 0-2).
