@@ -18,6 +18,7 @@ from .._results import PlainData, Result, dataclass_to_dict, subclasses
 from ..claims import PrivacyClaim
 from ..errors import ResultFormatError
 from ..options import AuditOptions
+from .drivers import ReplayedByItsDriver
 from .findings import classify_finding, finding_lines
 from .fingerprint import Fingerprint
 
@@ -151,7 +152,7 @@ def draws_lines(result) -> list[str]:
 
 
 @dataclass(frozen=True)
-class AuditResult(Result):
+class AuditResult(ReplayedByItsDriver, Result):
     """Outcome of :func:`audit`; ``to_dict()`` gives plain data that :meth:`from_dict` reloads.
 
     Attributes
