@@ -94,6 +94,10 @@ class ValueVerdict(PlainData):
         The certified value event.
     alpha : float or None
         The test level (the audit's); None only in results saved before it was recorded.
+    claim_lower_bound : float or None
+        The ``1 - alpha`` lower bound on the value events in the claim's own parameter, as the result's
+        :attr:`AuditResult.claim_lower_bound` (for an (epsilon, delta) claim, epsilon at the claimed
+        delta); None only in results saved before every kind's value verdict recorded it.
     """
 
     epsilon_lower_bound: float
