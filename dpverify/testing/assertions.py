@@ -131,39 +131,20 @@ def assert_dp(
         certified lower bounds, the confidence and the replay seed.
     """
     __tracebackhide__ = True  # pytest shows the caller's line
-    if sequential:
-        from ..audits.sequential import sequential_audit as run
-    else:
-        run = audit
     options = resolve_options(options, option_fields, driver="assert_dp", default_alpha=DEFAULT_TEST_ALPHA)
     check.check_inputs_or_neighbours(x, x_prime, neighbours, sequential)
+    audited = dict(epsilon=epsilon, delta=delta, claim=claim, n_samples=n_samples, seed=seed, options=options)
     if neighbours is not None:
         from ..audits.search import search_audit
 
-        result = search_audit(
-            mechanism,
-            neighbours,
-            epsilon=epsilon,
-            delta=delta,
-            claim=claim,
-            n_samples=n_samples,
-            seed=seed,
-            options=options,
-        )
-        if result.violation:
-            raise AssertionError(violation_message(result, result.x, result.x_prime))
-        return result
-    result = run(
-        mechanism,
-        x,
-        x_prime,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        n_samples=n_samples,
-        seed=seed,
-        options=options,
-    )
+        result = search_audit(mechanism, neighbours, **audited)
+        x, x_prime = result.x, result.x_prime  # the worst pair the search found
+    elif sequential:
+        from ..audits.sequential import sequential_audit
+
+        result = sequential_audit(mechanism, x, x_prime, **audited)
+    else:
+        result = audit(mechanism, x, x_prime, **audited)
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))
     return result
