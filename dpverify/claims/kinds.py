@@ -51,6 +51,7 @@ __all__ = [
     "parameter_bound_lines",
     "parameter_report_rows",
     "parameter_violation_lines",
+    "one_parameter_kind",
     "claim_event_bounds",
     "claim_event_pvalue",
 ]
@@ -224,6 +225,34 @@ class ClaimKind:
         at the claimed delta (a kind whose claim is an (epsilon, delta) pair, whose ``event_bound`` is that bound,
         and a kind that reads cells, whose pairs a search ranks on pure epsilon)."""
         return claim if self.reads == "events" and self.epsilon_delta is None else None
+
+
+def one_parameter_kind(name: str, title: str, parameter: str, label: str, *, reads: str, **hooks) -> ClaimKind:
+    """The record of a kind stated by one number, its certified parameter (``rho``, ``mu``).
+
+    Its ``fields`` are that parameter, its claimed value is the parameter's value and the claim prints
+    as ``"rho=0.5 (zCDP)"`` (``label`` in the brackets). Unless ``hooks`` give their own, ``check`` takes a
+    finite number >= 0 and ``audit_check`` refuses 0 (no finite sample tests a claim of 0). ``hooks`` are
+    the record's other fields (``event_bound``, or ``orders`` and ``cells_bound``, ...).
+    """
+
+    def value(claim):
+        return getattr(claim, parameter)
+
+    defaults = dict(
+        check=lambda claim: {parameter: check.check_claimed_epsilon(value(claim), parameter)},
+        audit_check=lambda claim: check.check_audit_positive(value(claim), parameter),
+    )
+    return ClaimKind(
+        name=name,
+        title=title,
+        parameter=parameter,
+        reads=reads,
+        fields=(parameter,),
+        claimed_value=value,
+        describe=lambda claim: f"{parameter}={value(claim):g} ({label})",
+        **{**defaults, **hooks},
+    )
 
 
 def claim_event_bounds(claim, p, n_p, q, n_q, alpha) -> tuple:
