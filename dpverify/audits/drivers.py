@@ -26,8 +26,8 @@ from .._validation import check_callable, check_choice, check_name, check_option
 from ..errors import InvalidParameterError, NotReplayableError
 
 __all__ = [
-    "ReplayedByItsDriver",
     "Driver",
+    "ReplayedByItsDriver",
     "PAIR_STREAMS",
     "PAIR_INPUTS",
     "SOURCES",
