@@ -41,16 +41,12 @@ __all__ = [
     "read_float",
     "as_tuples",
     "SavedRepr",
-    "register_replay",
     "subclasses",
 ]
 
 #: Non-finite numbers as strings (the suite report's convention before 0.2), read back as floats.
 _NON_FINITE = {"inf": float("inf"), "-inf": float("-inf"), "nan": float("nan")}
 _NON_FINITE |= {"infinity": float("inf"), "-infinity": float("-inf")}
-
-#: Result type -> the function that replays a result of exactly that type (:func:`register_replay`).
-_REPLAYS: dict = {}
 
 
 def to_plain(value):
@@ -121,15 +117,6 @@ def as_tuples(value):
     return value
 
 
-def register_replay(result_type: type, function) -> None:
-    """Make ``function(result, *inputs, executor=None, progress=False)`` the replay of ``result_type``.
-
-    The replay of a result is looked up by its exact type (a subclass that adds what its driver did
-    registers its own); :mod:`dpverify.audits.replay` registers those of the drivers.
-    """
-    _REPLAYS[result_type] = function
-
-
 def _float_fields(cls) -> set:
     """The fields of dataclass ``cls`` annotated as (possibly optional) floats."""
     return {f.name for f in dataclasses.fields(cls) if "float" in str(f.type)}
@@ -141,7 +128,8 @@ class Result(PlainData):
     A subclass is a frozen dataclass. It lists in ``_DERIVED`` the keys ``to_dict()`` adds that are
     not fields (a property such as ``violation``), overrides :meth:`_parse` to rebuild nested
     results and outputs from plain data, and sets ``_NOT_REPLAYABLE`` to the reason when no result of
-    its type can be run again (otherwise :func:`register_replay` names its replay).
+    its type can be run again. A type that a driver replays takes its ``replay`` from
+    :class:`dpverify.audits.drivers.ReplayedByItsDriver` (the driver's record declares the replay).
 
     **One validation path on reload**: :meth:`from_dict` (and so :meth:`from_json`) refuses data that
     no result of the type holds (unknown or missing fields, a value the constructor or a nested
@@ -152,7 +140,7 @@ class Result(PlainData):
 
     #: Keys of ``to_dict()`` that are computed from the fields, not fields themselves.
     _DERIVED: tuple = ()
-    #: Why a result of this type cannot be replayed; None when a replay is registered.
+    #: Why a result of this type cannot be replayed; None when a driver's record declares its replay.
     _NOT_REPLAYABLE: str | None = None
 
     def __eq__(self, other):
@@ -281,11 +269,8 @@ class Result(PlainData):
         NotReplayableError
             This type of result cannot be replayed, or this result records too little to be.
         """
-        function = _REPLAYS.get(type(self))
-        if function is None:
-            why = self._NOT_REPLAYABLE or "no replay is registered for it"
-            raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
-        return function(self, *inputs, executor=executor, progress=progress)
+        why = self._NOT_REPLAYABLE or "no driver's record declares a replay of its type"
+        raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
 
 
 def _same_value(a, b) -> bool:

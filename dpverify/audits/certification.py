@@ -277,7 +277,7 @@ def audit_result(
     """
     claim = PrivacyClaim(epsilon, delta) if claim is None else claim
     kind = claim.kind_record
-    pair = kind.epsilon_delta(claim) if kind.epsilon_delta is not None else None
+    pair = kind.as_epsilon_delta(claim)
     read = _cells_verdict if kind.reads == "cells" else _events_verdict
     bound, pvalue, violation, recorded, event, value_verdict, fields = read(
         selection, counts_x, counts_x_prime, n_x, n_x_prime, claim=claim, alpha=alpha
@@ -350,7 +350,7 @@ def recorded_value_verdict(result: AuditResult, alpha: float) -> ValueVerdict:
     """``result``'s verdict as the :class:`ValueVerdict` beside another result of the same claim, with the bounds
     its kind records (``ClaimKind.records``)."""
     recorded = {name: getattr(result, name) for name in result.audited_claim.kind_record.records}
-    bounds = {"delta_lower_bound": result.delta_lower_bound, **recorded}
+    bounds = {"delta_lower_bound": result.delta_lower_bound, "claim_lower_bound": result.claim_lower_bound, **recorded}
     return ValueVerdict(**bounds, pvalue=result.pvalue, violation=result.violation, event=result.event, alpha=alpha)
 
 
@@ -364,8 +364,12 @@ def _events_verdict(selection, counts_x, counts_x_prime, n_x, n_x_prime, *, clai
     )
     value_verdict, value = None, _value_events(selection, estimate)
     if value:
-        _, v_p, v_recorded, v_event = certify_events(value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options)
-        value_verdict = _value_verdict(v_recorded, v_p, bool(v_p <= alpha), v_event, alpha)
+        v_bound, v_p, v_recorded, v_event = certify_events(
+            value, counts_x[k:], counts_x_prime[k:], n_x, n_x_prime, **options
+        )
+        value_verdict = _value_verdict(
+            {"claim_lower_bound": v_bound, **v_recorded}, v_p, bool(v_p <= alpha), v_event, alpha
+        )
     return bound, pvalue, bool(pvalue <= alpha), recorded, estimate, value_verdict, {}
 
 

@@ -126,9 +126,8 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     else:
         shrinkage = dict(shrinkage_se=RANKING_SHRINKAGE_SE)
     options = dict(delta=plan.delta, alpha=plan.alpha, **shrinkage)
-    claim = plan.claim
-    if claim is not None and claim.kind_record.reads == "events" and claim.kind_record.epsilon_delta is None:
-        options["claim"] = claim  # ranked by the bound on the claim's own parameter
+    if plan.claim is not None:  # ranked by the bound on the claim's own parameter, or at (epsilon, delta)
+        options["claim"] = plan.claim.kind_record.ranking_claim(plan.claim)
     extreme = np.isin([e.family for e in found.events], extreme_families())  # EventFamily.extreme
     extreme &= _is_vector(pair.samples_x)  # one projection of a scalar: chance tails stay rare (MIN_EDGE_TAIL)
     strict = dict(options, shrinkage_se=None, n_candidates=2 * int(extreme.sum()))

@@ -53,6 +53,7 @@ from ..pipeline.sampling import DEFAULT_CHUNKS, count_events, draw
 from ..protocols import check_replayable, contract_seed
 from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .certification import check_before_drawing, recording_draws
+from .drivers import ReplayedByItsDriver
 from .fingerprint import Fingerprint, fingerprint_of
 from .plan import build_plan, curve_split, pair_driver
 from .results import draws_lines
@@ -79,7 +80,7 @@ class CertifiedEvent(PlainData):
 
 
 @dataclass(frozen=True, eq=False)
-class DeltaCurve(Result):
+class DeltaCurve(ReplayedByItsDriver, Result):
     """Outcome of :func:`delta_lower_bound_curve`; ``==`` compares its arrays element by element.
 
     Attributes

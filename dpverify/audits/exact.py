@@ -34,7 +34,7 @@ from scipy import optimize, special
 
 from .._results import Result, as_tuples
 from ..errors import InvalidDistributionError
-from .drivers import Driver
+from .drivers import Driver, ReplayedByItsDriver
 from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
 
 __all__ = ["exact_privacy_loss", "ExactPrivacyLoss", "RHO_GRID"]
@@ -66,7 +66,7 @@ def _as_pmf(pmf, name: str) -> dict:
 
 
 @dataclass(frozen=True)
-class ExactPrivacyLoss(Result):
+class ExactPrivacyLoss(ReplayedByItsDriver, Result):
     """Exact privacy loss of one pair of output distributions.
 
     Attributes
@@ -310,4 +310,4 @@ def _replay(result, *inputs, executor=None, progress=False):
     return checked_pmfs(result, exact_privacy_loss(pmf_x, pmf_x_prime))
 
 
-DRIVER = Driver("exact_privacy_loss", ExactPrivacyLoss, inputs=("pmf_x", "pmf_x_prime"), replay=_replay)
+DRIVER = Driver("exact_privacy_loss", ExactPrivacyLoss, inputs=("pmf_x", "pmf_x_prime"), replay=_replay, source="pmfs")

@@ -26,7 +26,7 @@ from .._results import Result, dataclass_to_dict
 from ..errors import NotReplayableError, ReplayMismatchError
 from ..neighbours.domain import check_declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
-from .drivers import Driver
+from .drivers import Driver, ReplayedByItsDriver
 from .fingerprint import check_source, with_notes
 from .pair import DRIVER as AUDIT
 from .pair import audit
@@ -37,7 +37,7 @@ __all__ = ["audit_pairs", "PairAuditResult"]
 
 
 @dataclass(frozen=True)
-class PairAuditResult(Result):
+class PairAuditResult(ReplayedByItsDriver, Result):
     """Outcome of :func:`audit_pairs`.
 
     Attributes

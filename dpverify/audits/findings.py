@@ -85,8 +85,7 @@ def classify_finding(
     if not value_verdict.violation:
         return "rounding"
     float_excess = epsilon_lower_bound - claimed_epsilon
-    value_bound = getattr(value_verdict, "claim_lower_bound", None)  # set for claims of other kinds than DP
-    value_excess = (value_verdict.epsilon_lower_bound if value_bound is None else value_bound) - claimed_epsilon
+    value_excess = _claim_bound(value_verdict) - claimed_epsilon
     return "rounding" if value_excess < ROUNDING_SHARE * float_excess else "value"
 
 
@@ -99,9 +98,7 @@ def finding_lines(result) -> list[str]:
     if family not in families_of_role("implementation"):
         return []
     v = result.value_verdict
-    claim = getattr(result, "claim", None)
-    other_kind = claim is not None and claim.kind_record.epsilon_delta is None
-    bound = result.claim_lower_bound if other_kind else result.epsilon_lower_bound
+    bound = _claim_bound(result)
     finding = getattr(result, "finding", None) or classify_finding(
         violation=result.violation,
         family=family,
@@ -113,8 +110,7 @@ def finding_lines(result) -> list[str]:
         values = (
             "the value events on the same samples certify no violation"
             if v is None or not v.violation
-            else f"the value events on the same samples only {_value_bound(v, other_kind):.4g} (the values violate "
-            "the claim too)"
+            else f"the value events on the same samples only {_claim_bound(v):.4g} (the values violate the claim too)"
         )
         lines = [
             f"the implementation leaks through its rounding: a floating-point event ({family!r}) certifies "
@@ -130,7 +126,7 @@ def finding_lines(result) -> list[str]:
     if v is not None:
         verdict = "VIOLATION" if v.violation else "no violation found"
         lines.append(
-            f"value events only (same samples): {verdict}, certified bound {_value_bound(v, other_kind):.4g} "
+            f"value events only (same samples): {verdict}, certified bound {_claim_bound(v):.4g} "
             f"(p-value {v.pvalue:.3g}); {_event_text(v.event)}"
         )
     return lines
@@ -143,8 +139,8 @@ def _event_text(event) -> str:
     return f"event: {event}"
 
 
-def _value_bound(verdict, other_kind: bool) -> float:
-    """The value verdict's bound on the audited parameter (epsilon, or the claim's own)."""
-    if other_kind and getattr(verdict, "claim_lower_bound", None) is not None:
-        return verdict.claim_lower_bound
-    return verdict.epsilon_lower_bound
+def _claim_bound(verdict) -> float:
+    """A result's or value verdict's certified bound in the claim's own parameter (``claim_lower_bound``; the epsilon
+    bound of an (epsilon, delta) verdict saved before value verdicts recorded it)."""
+    bound = getattr(verdict, "claim_lower_bound", None)
+    return verdict.epsilon_lower_bound if bound is None else bound

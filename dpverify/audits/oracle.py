@@ -28,7 +28,7 @@ from .. import _validation as check
 from .._results import Result, as_tuples, dataclass_to_dict
 from ..pipeline.sampling import resolve_seed
 from ..support.bounds import clopper_pearson_epsilon_bound
-from .drivers import Driver
+from .drivers import Driver, ReplayedByItsDriver
 from .exact import _as_pmf
 from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
 from .plan import check_claim_replays
@@ -37,7 +37,7 @@ __all__ = ["oracle_epsilon_bound", "OracleBound", "oracle_claim_bound", "OracleC
 
 
 @dataclass(frozen=True)
-class OracleBound(Result):
+class OracleBound(ReplayedByItsDriver, Result):
     """Result of :func:`oracle_epsilon_bound`.
 
     Attributes
@@ -225,7 +225,7 @@ MAX_ORACLE_CELLS = 4096
 
 
 @dataclass(frozen=True)
-class OracleClaimBound(Result):
+class OracleClaimBound(ReplayedByItsDriver, Result):
     """Result of :func:`oracle_claim_bound`.
 
     Attributes
@@ -362,5 +362,6 @@ def _replay_claim(result, *inputs, executor=None, progress=False):
     return checked_pmfs(result, again)
 
 
-DRIVER = Driver("oracle_epsilon_bound", OracleBound, inputs=("pmf_x", "pmf_x_prime"), replay=_replay_epsilon)
-CLAIM_DRIVER = Driver("oracle_claim_bound", OracleClaimBound, inputs=("pmf_x", "pmf_x_prime"), replay=_replay_claim)
+PMFS = dict(inputs=("pmf_x", "pmf_x_prime"), source="pmfs")
+DRIVER = Driver("oracle_epsilon_bound", OracleBound, replay=_replay_epsilon, **PMFS)
+CLAIM_DRIVER = Driver("oracle_claim_bound", OracleClaimBound, replay=_replay_claim, **PMFS)

@@ -65,8 +65,8 @@ def sizing_claim(claim) -> tuple[float, float]:
     """The (epsilon, delta) that sizes the certification sample of an audit of ``claim``: the claim's own
     for (epsilon, delta)-DP; for the other kinds, whose bounds need no minimum beyond a few samples,
     the sizes of an eps = 1 claim."""
-    pair = claim.kind_record.epsilon_delta
-    return (1.0, 0.0) if pair is None else pair(claim)
+    pair = claim.kind_record.as_epsilon_delta(claim)
+    return (1.0, 0.0) if pair is None else pair
 
 
 def claim_words(claim) -> str:
@@ -373,6 +373,6 @@ def claim_arguments(plan: AuditPlan) -> dict:
     another kind, ``epsilon=`` and ``delta=`` for an (epsilon, delta) one."""
     if plan.claim is None:
         raise InvalidParameterError(f"a {plan.driver} plan states no claim")
-    pair = plan.claim.kind_record.epsilon_delta
-    stated = dict(claim=plan.claim) if pair is None else dict(zip(("epsilon", "delta"), pair(plan.claim)))
+    pair = plan.claim.kind_record.as_epsilon_delta(plan.claim)
+    stated = dict(claim=plan.claim) if pair is None else dict(zip(("epsilon", "delta"), pair))
     return dict(stated, seed=plan.seed, options=plan.options)

@@ -13,42 +13,17 @@ fingerprint (:mod:`dpverify.audits.fingerprint`, which says what it can and cann
 before it draws, a search also its candidate pairs.
 
 Each driver declares its replay in its own module, on its :class:`~dpverify.audits.drivers.Driver`
-record; this module lists the built-in records (:data:`AUDIT_DRIVERS`, :data:`PMF_DRIVERS`), the one
-place that knows which driver made which result, and registers their replays
-(:func:`dpverify._results.register_replay`), which ``result.replay(...)`` and :func:`replay` look up.
+record; ``result.replay(...)`` and :func:`replay` look it up by the result's type
+(:func:`dpverify.audits.drivers.driver_for`, over the records the modules declare). Importing this
+module registers nothing.
 """
 
 from __future__ import annotations
 
-from .._results import Result, register_replay
+from .._results import Result
 from ..errors import NotReplayableError
-from . import delta_curve, exact, family_wise, given_samples, oracle, pair, search, sequential
-from .drivers import Driver
 
-__all__ = ["replay", "AUDIT_DRIVERS", "PMF_DRIVERS", "driver_of"]
-
-#: The built-in audit drivers, each declared by its module: what the driver contract checks, driver by driver.
-AUDIT_DRIVERS = (
-    pair.DRIVER,
-    search.DRIVER,
-    sequential.DRIVER,
-    given_samples.DRIVER,
-    delta_curve.DRIVER,
-    family_wise.DRIVER,
-)
-#: The computations from computable distributions (pmfs) whose results replay.
-PMF_DRIVERS = (exact.DRIVER, oracle.DRIVER, oracle.CLAIM_DRIVER)
-
-
-def driver_of(result) -> Driver:
-    """The built-in driver that replays ``result``: the record of its type, or of its nearest base type
-    (an audit of given samples returns an :class:`~dpverify.AuditResult` too: the record that replays it
-    is :func:`dpverify.audit`'s)."""
-    for cls in type(result).__mro__:
-        for record in (*AUDIT_DRIVERS, *PMF_DRIVERS):
-            if record.result is cls and record.replay is not None:
-                return record
-    raise NotReplayableError(f"no built-in driver replays a {type(result).__name__}")
+__all__ = ["replay"]
 
 
 def replay(result, *inputs, executor=None, progress: bool = False):
@@ -110,8 +85,3 @@ def replay(result, *inputs, executor=None, progress: bool = False):
             "(dpverify.AuditResult.from_json reads every audit's)"
         )
     return result.replay(*inputs, executor=executor, progress=progress)
-
-
-for _record in (*AUDIT_DRIVERS, *PMF_DRIVERS):
-    if _record.replay is not None:
-        register_replay(_record.result, _record.replay)

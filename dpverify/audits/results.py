@@ -18,6 +18,7 @@ from .._results import PlainData, Result, dataclass_to_dict, subclasses
 from ..claims import PrivacyClaim
 from ..errors import ResultFormatError
 from ..options import AuditOptions
+from .drivers import ReplayedByItsDriver
 from .findings import classify_finding, finding_lines
 from .fingerprint import Fingerprint
 
@@ -93,6 +94,10 @@ class ValueVerdict(PlainData):
         The certified value event.
     alpha : float or None
         The test level (the audit's); None only in results saved before it was recorded.
+    claim_lower_bound : float or None
+        The ``1 - alpha`` lower bound on the value events in the claim's own parameter, as the result's
+        :attr:`AuditResult.claim_lower_bound` (for an (epsilon, delta) claim, epsilon at the claimed
+        delta); None only in results saved before every kind's value verdict recorded it.
     """
 
     epsilon_lower_bound: float
@@ -151,7 +156,7 @@ def draws_lines(result) -> list[str]:
 
 
 @dataclass(frozen=True)
-class AuditResult(Result):
+class AuditResult(ReplayedByItsDriver, Result):
     """Outcome of :func:`audit`; ``to_dict()`` gives plain data that :meth:`from_dict` reloads.
 
     Attributes

@@ -20,6 +20,7 @@ import numpy as np
 
 from .. import _validation as check
 from ..support.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_pearson_epsilon_bound
+from ..support.power import epsilon_delta_power_note
 from .kinds import ClaimKind
 
 __all__ = ["APPROXIMATE_DP"]
@@ -70,6 +71,29 @@ def _report_rows(result) -> list:
     ]
 
 
+def _violation_lines(result, on: str) -> list[str]:
+    """A test assertion's lines: the claim, the event and both its probabilities, the certified epsilon and the
+    delta needed at the claimed epsilon."""
+    ev, claim = result.event, result.audited_claim
+    stated = f"epsilon={claim.epsilon:g}" + (f", delta={claim.delta:g}" if claim.delta else "")
+    more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
+    return [
+        f"mechanism violates its ({stated})-DP claim{on}",
+        f"  event S: {ev.description} [{ev.family}]",
+        f"  P[M(x) in S] ~ {ev.probability_x:.6g} ({ev.count_x}/{ev.n_certification}), "
+        f"P[M(x') in S] ~ {ev.probability_x_prime:.6g} ({ev.count_x_prime}/{ev.n_certification})",
+        f"  certified: epsilon >= {result.epsilon_lower_bound:.6g} > claimed {claim.epsilon:g} "
+        f"(ln P[M({more}) in S]/P[M({less}) in S]); delta at the claimed epsilon >= "
+        f"{result.delta_lower_bound:.6g}",
+    ]
+
+
+def _power_note(result) -> str:
+    """The smallest excess over the claimed epsilon (and delta) that the result's certification budget resolves."""
+    n = int(result.event.n_certification)
+    return epsilon_delta_power_note(n, result.claimed_epsilon, result.claimed_delta, result.alpha)
+
+
 APPROXIMATE_DP = ClaimKind(
     name="dp",
     title="(epsilon, delta)-DP",
@@ -87,5 +111,7 @@ APPROXIMATE_DP = ClaimKind(
     records=("epsilon_lower_bound", "delta_lower_bound"),
     report_rows=_report_rows,
     bound_lines=_bound_lines,
+    violation_lines=_violation_lines,
+    power_note=_power_note,
     allows=lambda claim, q_hi: (math.exp(claim.epsilon) * q_hi + claim.delta, "e^eps * {q} + delta"),
 )

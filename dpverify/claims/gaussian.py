@@ -19,8 +19,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validation as check
-from .kinds import ClaimKind
+from .kinds import one_parameter_kind
 
 __all__ = ["GAUSSIAN_DP", "probit_bound"]
 
@@ -34,19 +33,11 @@ def probit_bound(p_lo, q_hi):
     return np.maximum(np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
-def _check(claim) -> dict:
-    return {"mu": check.check_claimed_epsilon(claim.mu, "mu")}
-
-
-GAUSSIAN_DP = ClaimKind(
-    name="gdp",
-    title="mu-Gaussian DP",
-    parameter="mu",
+GAUSSIAN_DP = one_parameter_kind(
+    "gdp",
+    "mu-Gaussian DP",
+    "mu",
+    "Gaussian DP",
     reads="events",
-    fields=("mu",),
-    check=_check,
-    claimed_value=lambda claim: claim.mu,
-    describe=lambda claim: f"mu={claim.mu:g} (Gaussian DP)",
     event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi),
-    audit_check=lambda claim: check.check_audit_positive(claim.mu, "mu"),
 )

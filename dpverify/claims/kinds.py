@@ -50,6 +50,8 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "parameter_bound_lines",
     "parameter_report_rows",
+    "parameter_violation_lines",
+    "one_parameter_kind",
     "claim_event_bounds",
     "claim_event_pvalue",
 ]
@@ -150,6 +152,16 @@ class ClaimKind:
         result certified (:meth:`dpverify.AuditResult.summary`). The default,
         :func:`parameter_bound_lines`, states the bound on the claim's parameter against the
         claimed value and the pure-epsilon bound from the same evidence.
+    violation_lines : callable
+        ``violation_lines(result, on) -> list of str``: the lines of a test assertion's message
+        (:func:`dpverify.testing.violation_message`) that name the claim violated (``on`` names
+        the pair, or is empty), the event or cells, and what was certified against the claim;
+        the message adds the level, the samples and the seed. The default,
+        :func:`parameter_violation_lines`, states the bound on the claim's parameter.
+    power_note : callable or None
+        ``power_note(result) -> str or None``: the note an audit that found no violation adds on
+        the smallest violation its certification budget resolves
+        (:func:`dpverify.audits.power.power_note`). None (the default): no such note.
     """
 
     name: str
@@ -165,13 +177,15 @@ class ClaimKind:
     cells_bound: Callable | None = None
     epsilon_delta: Callable | None = None
     audit_check: Callable | None = None
-    # the defaults of these three are set in __post_init__ (functions defined below the class)
+    # the defaults of these are set in __post_init__ (functions defined below the class)
     event_bounds: Callable = None
     event_pvalue: Callable = None
     records: tuple = ("epsilon_lower_bound", "claim_lower_bound")
     report_rows: Callable = None
     bound_lines: Callable = None
     allows: Callable | None = None
+    violation_lines: Callable = None
+    power_note: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))
@@ -180,6 +194,7 @@ class ClaimKind:
             event_pvalue=claim_event_pvalue,
             report_rows=parameter_report_rows,
             bound_lines=parameter_bound_lines,
+            violation_lines=parameter_violation_lines,
         )
         for name, default in defaults.items():
             if getattr(self, name) is None:
@@ -198,6 +213,46 @@ class ClaimKind:
     def parameter_name(self, claim) -> str:
         """The name of the parameter certified for ``claim`` (:attr:`parameter`, called on it if callable)."""
         return self.parameter(claim) if callable(self.parameter) else self.parameter
+
+    def as_epsilon_delta(self, claim) -> tuple | None:
+        """``claim`` as its ``(epsilon, delta)`` pair where the kind's claim is one (:attr:`epsilon_delta`); None
+        for every other kind."""
+        return None if self.epsilon_delta is None else self.epsilon_delta(claim)
+
+    def ranking_claim(self, claim):
+        """The claim whose :attr:`event_bound` ranks candidate events for an audit of ``claim``: the claim itself
+        for a kind that reads events in its own parameter; None where events are ranked by the bound on epsilon
+        at the claimed delta (a kind whose claim is an (epsilon, delta) pair, whose ``event_bound`` is that bound,
+        and a kind that reads cells, whose pairs a search ranks on pure epsilon)."""
+        return claim if self.reads == "events" and self.epsilon_delta is None else None
+
+
+def one_parameter_kind(name: str, title: str, parameter: str, label: str, *, reads: str, **hooks) -> ClaimKind:
+    """The record of a kind stated by one number, its certified parameter (``rho``, ``mu``).
+
+    Its ``fields`` are that parameter, its claimed value is the parameter's value and the claim prints
+    as ``"rho=0.5 (zCDP)"`` (``label`` in the brackets). Unless ``hooks`` give their own, ``check`` takes a
+    finite number >= 0 and ``audit_check`` refuses 0 (no finite sample tests a claim of 0). ``hooks`` are
+    the record's other fields (``event_bound``, or ``orders`` and ``cells_bound``, ...).
+    """
+
+    def value(claim):
+        return getattr(claim, parameter)
+
+    defaults = dict(
+        check=lambda claim: {parameter: check.check_claimed_epsilon(value(claim), parameter)},
+        audit_check=lambda claim: check.check_audit_positive(value(claim), parameter),
+    )
+    return ClaimKind(
+        name=name,
+        title=title,
+        parameter=parameter,
+        reads=reads,
+        fields=(parameter,),
+        claimed_value=value,
+        describe=lambda claim: f"{parameter}={value(claim):g} ({label})",
+        **{**defaults, **hooks},
+    )
 
 
 def claim_event_bounds(claim, p, n_p, q, n_q, alpha) -> tuple:
@@ -244,6 +299,18 @@ def parameter_report_rows(result) -> list:
             f"(confidence {1 - result.alpha:.10g})",
         ),
         ("certified lower bound on pure epsilon (same evidence)", f"{result.epsilon_lower_bound:.6g}"),
+    ]
+
+
+def parameter_violation_lines(result, on: str) -> list[str]:
+    """A test assertion's lines on a violated claim (:attr:`ClaimKind.violation_lines`'s default): the claim, the
+    event or cells, and the certified bound on the claim's parameter against the claimed value."""
+    claim = result.audited_claim
+    where = f"  cells: {result.partition}" if result.partition is not None else f"  event S: {result.event}"
+    return [
+        f"mechanism violates its {claim.kind_record.title} claim ({claim}){on}",
+        where,
+        f"  certified: {claim.parameter_name} >= {result.claim_lower_bound:.6g} > claimed {claim.parameter:g}",
     ]
 
 

@@ -21,8 +21,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import _validation as check
-from .kinds import ClaimKind
+from .kinds import one_parameter_kind
 
 __all__ = ["ZCDP", "ZCDP_ORDERS"]
 
@@ -33,26 +32,12 @@ __all__ = ["ZCDP", "ZCDP_ORDERS"]
 ZCDP_ORDERS = 1.0 + np.geomspace(1e-3, 256.0, 64)
 
 
-def _check(claim) -> dict:
-    return {"rho": check.check_claimed_epsilon(claim.rho, "rho")}
-
-
 def _cells_bound(claim, orders, divergences):
     ratio = np.asarray(divergences, dtype=float) / np.asarray(orders, dtype=float)
     best = int(np.argmax(ratio))
     return max(float(ratio[best]), 0.0), float(orders[best])
 
 
-ZCDP = ClaimKind(
-    name="zcdp",
-    title="rho-zCDP",
-    parameter="rho",
-    reads="cells",
-    fields=("rho",),
-    check=_check,
-    claimed_value=lambda claim: claim.rho,
-    describe=lambda claim: f"rho={claim.rho:g} (zCDP)",
-    orders=lambda claim: ZCDP_ORDERS,
-    cells_bound=_cells_bound,
-    audit_check=lambda claim: check.check_audit_positive(claim.rho, "rho"),
+ZCDP = one_parameter_kind(
+    "zcdp", "rho-zCDP", "rho", "zCDP", reads="cells", orders=lambda claim: ZCDP_ORDERS, cells_bound=_cells_bound
 )

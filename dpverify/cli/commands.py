@@ -610,6 +610,15 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _exit_codes(done: str, usage: str, failure: str, *, found: str | None = None) -> str:
+    """A command's epilog: what each of the exit codes (:data:`EXIT_CODES_HELP`) means for it."""
+    finding = f"1: {found}; " if found else ""
+    return (
+        f"Exit 0: {done}; {finding}2: usage error ({usage}); 3: any other failure ({failure}); "
+        "130: interrupted. No traceback unless --debug."
+    )
+
+
 def _add_audit_parser(sub) -> None:
     from .search import add_search_options
 
@@ -622,10 +631,12 @@ def _add_audit_parser(sub) -> None:
         "it first says how long the run will take. With --search RELATION or --pairs FILE.json "
         "instead of --x/--x-prime, screen many neighbouring pairs first and certify the worst "
         "one found on fresh samples (the false-alarm rate stays alpha).",
-        epilog="Exit 0: no violation found; 1: violation at level alpha; 2: usage error (bad "
-        "arguments or claim, a mechanism that cannot be imported or built); 3: any other failure "
-        "(the mechanism raised or returned unusable outputs, the report cannot be written, internal "
-        "error); 130: interrupted. No traceback unless --debug.",
+        epilog=_exit_codes(
+            "no violation found",
+            "bad arguments or claim, a mechanism that cannot be imported or built",
+            "the mechanism raised or returned unusable outputs, the report cannot be written, internal error",
+            found="violation at level alpha",
+        ),
     )
     p.add_argument(
         "mechanism",
@@ -657,9 +668,12 @@ def _add_audit_samples_parser(sub) -> None:
         description="The audit of 'dpverify audit' on given samples of M(x) and M(x'): the first "
         "--n-selection samples of each file choose the event, the rest certify it (streamed from "
         "the memory-mapped files). The samples of each file must be i.i.d. in the order stored.",
-        epilog="Exit 0: no violation found; 1: violation at level alpha; 2: usage error (bad "
-        "arguments or claim, missing files, too few samples); 3: any other failure (unreadable or "
-        "unusable samples, internal error); 130: interrupted. No traceback unless --debug.",
+        epilog=_exit_codes(
+            "no violation found",
+            "bad arguments or claim, missing files, too few samples",
+            "unreadable or unusable samples, internal error",
+            found="violation at level alpha",
+        ),
     )
     p.add_argument("samples_x", metavar="X.npy", help="samples of M(x), first axis indexes samples")
     p.add_argument("samples_x_prime", metavar="X_PRIME.npy", help="samples of M(x')")
@@ -699,9 +713,12 @@ def _add_suite_parser(sub) -> None:
         "point (textbook mechanisms and the project's algorithms) and print a table. Each "
         "verification's seed is derived from --seed and its name, so the results do not depend "
         "on --workers. The first run compiles numba kernels (cached afterwards) and says so.",
-        epilog="Exit 0: every verification passed; 1: one failed; 2: usage error (bad arguments, "
-        "no verification matches --select); 3: any other failure (the report cannot be written, "
-        "missing extra, internal error); 130: interrupted. No traceback unless --debug.",
+        epilog=_exit_codes(
+            "every verification passed",
+            "bad arguments, no verification matches --select",
+            "the report cannot be written, missing extra, internal error",
+            found="one failed",
+        ),
     )
     p.add_argument("--select", metavar="PATTERN", help="only names matching this shell pattern, e.g. 'textbook/*'")
     p.add_argument(
@@ -725,9 +742,11 @@ def _add_reproduce_parser(sub) -> None:
         description="Regenerate a paper figure; --list shows the available names. The simulation "
         "runs are independent tasks with their own seeds, so the files do not depend on --workers "
         "or --scheduler. Needs the plot extra (matplotlib), checked before any work.",
-        epilog="Exit 0: files written; 2: usage error (unknown or missing name, bad arguments); "
-        "3: any other failure (the plot extra is missing, --out cannot be written, internal error); "
-        "130: interrupted. No traceback unless --debug.",
+        epilog=_exit_codes(
+            "files written",
+            "unknown or missing name, bad arguments",
+            "the plot extra is missing, --out cannot be written, internal error",
+        ),
     )
     p.add_argument("name", nargs="?", help="reproduction name (see --list)")
     p.add_argument("--out", default="dpverify-out", help="output folder, created if missing (default dpverify-out)")

@@ -152,6 +152,20 @@ def _mantissa_tables(projections):
     return heads, tails
 
 
+@njit(cache=True, nogil=True, inline="always")
+def _sorted_code(keys, start, stop, v):
+    """The index of ``v`` in the sorted run ``keys[start:stop]`` (numpy's ``searchsorted``, left, then
+    equality), or -1 where it is not there."""
+    lo, hi = start, stop
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if keys[mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo - start if lo < stop and keys[lo] == v else -1
+
+
 @njit(cache=True, nogil=True)
 def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
     """Count the rows of ``values`` (n, d); False (and counts unfinished) when a value is NaN.
@@ -194,15 +208,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     tile[r - start] = largest
             elif kind == _EXACT_VALUE:  # numpy's searchsorted (left), then equality
                 for r in range(start, stop):
-                    v = values[r, 0]
-                    lo, hi = offset, offset + length
-                    while lo < hi:
-                        mid = (lo + hi) >> 1
-                        if numbers[mid] < v:
-                            lo = mid + 1
-                        else:
-                            hi = mid
-                    code = lo - offset if lo < offset + length and numbers[lo] == v else -1
+                    code = _sorted_code(numbers, offset, offset + length, values[r, 0])
                     histogram[r & (LANES - 1), code + 1] += 1
             elif kind == _MANTISSA:
                 head, tail = heads[p], tails[p]
@@ -345,14 +351,7 @@ def count_codes(values, keys, lookup, low, high, histogram):
         if direct:
             code = lookup[v - low] if v >= low and v <= high else -1
         else:
-            lo, hi = 0, k
-            while lo < hi:
-                mid = (lo + hi) >> 1
-                if keys[mid] < v:
-                    lo = mid + 1
-                else:
-                    hi = mid
-            code = lo if lo < k and keys[lo] == v else -1
+            code = _sorted_code(keys, 0, k, v)
         lanes[r & (LANES - 1), code + 1] += 1
     for lane in range(LANES):
         histogram += lanes[lane]

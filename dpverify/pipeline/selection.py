@@ -493,8 +493,8 @@ def select(
         warnings.warn(note, UserWarning, stacklevel=3)
         notes.append(note)
     options = dict(epsilon=epsilon, delta=delta, alpha=alpha, scores={})  # scores: computed once for both picks
-    if claim is not None and claim.kind_record.epsilon_delta is None:
-        options["claim"] = claim
+    if claim is not None:
+        options["claim"] = claim.kind_record.ranking_claim(claim)  # None: ranked at (epsilon, delta)
     verdict = _picks(candidates, n_selection, n_certification, None, **options) if candidates.events else ()
     if not verdict:
         if len(enc_x) + len(enc_xp) < 4:

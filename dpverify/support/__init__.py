@@ -3,6 +3,8 @@ functions imported where used).
 
 - :mod:`.bounds`: Clopper-Pearson bounds and the privacy-loss bounds built on them (the claim kinds'
   event bounds and every driver's certification);
+- :mod:`.power`: what a certification budget could have seen (the smallest excess over an (epsilon,
+  delta) claim it resolves), for the power note of an audit that found nothing;
 - :mod:`.arrays`: counting events on PyTorch, CuPy or JAX arrays, where the samples live
   (the array library is the user's; ``dpverify[arrays]`` adds array-api-compat);
 - :mod:`.progress`: progress bars (tqdm with ``dpverify[progress]``, plain lines without);

@@ -51,46 +51,15 @@ DEFAULT_TEST_ALPHA = 1e-6
 
 
 def violation_message(result: AuditResult, x=None, x_prime=None) -> str:
-    """The assertion message of :func:`assert_dp`: event, both probabilities, bound, replay seed."""
-    ev = result.event
-    stated = getattr(result, "claim", None)
-    if stated is not None and stated.kind_record.epsilon_delta is None:
-        return _claim_violation_message(result, stated, x, x_prime)
-    claim = f"epsilon={result.claimed_epsilon:g}" + (
-        f", delta={result.claimed_delta:g}" if result.claimed_delta else ""
-    )
+    """The assertion message of :func:`assert_dp`: the claim, the event (or cells) and the bound certified against
+    it, in the words of the claim's kind (:attr:`dpverify.claims.ClaimKind.violation_lines`), then the level, the
+    samples and the replay seed."""
     on = ""
     if x is not None or x_prime is not None:
         on = f" on x={short_repr(x)}, x'={short_repr(x_prime)}"
-    more, less = ("x", "x'") if ev.direction == "x" else ("x'", "x")
     return "\n".join(
         [
-            f"mechanism violates its ({claim})-DP claim{on}",
-            f"  event S: {ev.description} [{ev.family}]",
-            f"  P[M(x) in S] ~ {ev.probability_x:.6g} ({ev.count_x}/{ev.n_certification}), "
-            f"P[M(x') in S] ~ {ev.probability_x_prime:.6g} ({ev.count_x_prime}/{ev.n_certification})",
-            f"  certified: epsilon >= {result.epsilon_lower_bound:.6g} > claimed {result.claimed_epsilon:g} "
-            f"(ln P[M({more}) in S]/P[M({less}) in S]); delta at the claimed epsilon >= "
-            f"{result.delta_lower_bound:.6g}",
-            f"  confidence {1 - result.alpha:.10g} (alpha={result.alpha:g}, p-value {result.pvalue:.3g}); "
-            f"{result.n_samples} samples per input",
-            f"  replay: seed={result.seed!r}",
-        ]
-    )
-
-
-def _claim_violation_message(result: AuditResult, claim, x=None, x_prime=None) -> str:
-    """The assertion message for a claim of another kind: the event or cells, the bound on its parameter."""
-    on = ""
-    if x is not None or x_prime is not None:
-        on = f" on x={short_repr(x)}, x'={short_repr(x_prime)}"
-    kind = claim.kind_record
-    where = f"  cells: {result.partition}" if result.partition is not None else f"  event S: {result.event}"
-    return "\n".join(
-        [
-            f"mechanism violates its {kind.title} claim ({claim}){on}",
-            where,
-            f"  certified: {claim.parameter_name} >= {result.claim_lower_bound:.6g} > claimed {claim.parameter:g}",
+            *result.audited_claim.kind_record.violation_lines(result, on),
             f"  confidence {1 - result.alpha:.10g} (alpha={result.alpha:g}, p-value {result.pvalue:.3g}); "
             f"{result.n_samples} samples per input",
             f"  replay: seed={result.seed!r}",
@@ -162,39 +131,20 @@ def assert_dp(
         certified lower bounds, the confidence and the replay seed.
     """
     __tracebackhide__ = True  # pytest shows the caller's line
-    if sequential:
-        from ..audits.sequential import sequential_audit as run
-    else:
-        run = audit
     options = resolve_options(options, option_fields, driver="assert_dp", default_alpha=DEFAULT_TEST_ALPHA)
     check.check_inputs_or_neighbours(x, x_prime, neighbours, sequential)
+    audited = dict(epsilon=epsilon, delta=delta, claim=claim, n_samples=n_samples, seed=seed, options=options)
     if neighbours is not None:
         from ..audits.search import search_audit
 
-        result = search_audit(
-            mechanism,
-            neighbours,
-            epsilon=epsilon,
-            delta=delta,
-            claim=claim,
-            n_samples=n_samples,
-            seed=seed,
-            options=options,
-        )
-        if result.violation:
-            raise AssertionError(violation_message(result, result.x, result.x_prime))
-        return result
-    result = run(
-        mechanism,
-        x,
-        x_prime,
-        epsilon=epsilon,
-        delta=delta,
-        claim=claim,
-        n_samples=n_samples,
-        seed=seed,
-        options=options,
-    )
+        result = search_audit(mechanism, neighbours, **audited)
+        x, x_prime = result.x, result.x_prime  # the worst pair the search found
+    elif sequential:
+        from ..audits.sequential import sequential_audit
+
+        result = sequential_audit(mechanism, x, x_prime, **audited)
+    else:
+        result = audit(mechanism, x, x_prime, **audited)
     if result.violation:
         raise AssertionError(violation_message(result, x, x_prime))
     return result

@@ -70,6 +70,12 @@ def _expect(condition, what: str, problem: str) -> None:
         _fail(what, problem)
 
 
+def _named(record, record_type: type, public_name: str, called: str) -> str:
+    """How messages name ``record`` (``"relation 'swap'"``), once it is a ``record_type`` (``public_name``)."""
+    _expect(isinstance(record, record_type), repr(record), f"is not a {public_name}")
+    return f"{called} {record.name!r}"
+
+
 # --------------------------------------------------------------------------------------
 # event families
 # --------------------------------------------------------------------------------------
@@ -107,9 +113,9 @@ def check_event_family(record: EventFamily) -> None:
     AssertionError
         Naming the family, the sample and what is wrong.
     """
-    _expect(isinstance(record, EventFamily), repr(record), "is not a dpverify.events.EventFamily")
+    family = _named(record, EventFamily, "dpverify.events.EventFamily", "event family")
     for description, raw_x, raw_xp, inputs in _samples(record.kind):
-        what = f"event family {record.name!r} on {description}"
+        what = f"{family} on {description}"
         codec, (sel_x, sel_xp) = fit_codec(raw_x, raw_xp)
         found = _build(record, sel_x, sel_xp, codec, inputs, what)
         again = _build(record, sel_x, sel_xp, codec, inputs, what)
@@ -183,8 +189,7 @@ def check_relation(record: NeighbourRelation, **parameters) -> None:
     AssertionError
         Naming the relation and what is wrong.
     """
-    _expect(isinstance(record, NeighbourRelation), repr(record), "is not a dpverify.neighbours.NeighbourRelation")
-    what = f"relation {record.name!r}"
+    what = _named(record, NeighbourRelation, "dpverify.neighbours.NeighbourRelation", "relation")
     destinations = [flag.dest for flag in record.flags]
     _expect(len(set(destinations)) == len(destinations), what, f"two flags share a destination: {destinations}")
     try:
@@ -271,8 +276,7 @@ def check_claim_kind(kind: ClaimKind, claim: PrivacyClaim) -> None:
     AssertionError
         Naming the kind and what is wrong.
     """
-    _expect(isinstance(kind, ClaimKind), repr(kind), "is not a dpverify.claims.ClaimKind")
-    what = f"claim kind {kind.name!r}"
+    what = _named(kind, ClaimKind, "dpverify.claims.ClaimKind", "claim kind")
     _expect(isinstance(claim, PrivacyClaim) and claim.kind == kind.name, what, f"{claim!r} is not a claim of it")
     try:
         registered = claim_kind(kind.name)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -232,3 +233,90 @@ def test_no_module_outside_claims_branches_on_a_claim_kinds_name():
         b for path in sorted(root.rglob("*.py")) if claims not in path.parents for b in _kind_name_branches(path)
     ]
     assert branches == []
+
+
+def _epsilon_delta_none_tests(path: Path) -> list:
+    """``file:line`` of each test of a kind record's ``epsilon_delta`` against None (``is None``, ``is not None``,
+    ``==``, ``!=``): a path chosen by the kind's shape instead of by a hook of the kind."""
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Compare):
+            operands = [node.left, *node.comparators]
+            attribute = any(isinstance(o, ast.Attribute) and o.attr == "epsilon_delta" for o in operands)
+            none = any(isinstance(o, ast.Constant) and o.value is None for o in operands)
+            if attribute and none:
+                found.append(f"{path.relative_to(REPO_ROOT)}:{node.lineno}")
+    return found
+
+
+def test_no_module_outside_claims_chooses_a_path_by_whether_a_kind_is_an_epsilon_delta_pair():
+    """What differs between a kind whose claim is an (epsilon, delta) pair and the others (how events are ranked,
+    the power note, the assertion message, the bound a value verdict records) is decided by the kind's record
+    (:meth:`~dpverify.claims.ClaimKind.ranking_claim`, ``power_note``, ``violation_lines``,
+    :meth:`~dpverify.claims.ClaimKind.as_epsilon_delta`), so a third-party kind decides it for itself.
+
+    Detects: ``if claim.kind_record.epsilon_delta is None`` (or ``is not None``) anywhere in ``dpverify/``
+    outside ``dpverify/claims/``.
+    """
+    root = REPO_ROOT / "dpverify"
+    claims = root / "claims"
+    tests = [
+        t for path in sorted(root.rglob("*.py")) if claims not in path.parents for t in _epsilon_delta_none_tests(path)
+    ]
+    assert tests == []
+
+
+@pytest.mark.parametrize(
+    "claim", [PrivacyClaim(5.0, 1e-5), PrivacyClaim.zcdp(0.5), PrivacyClaim.gdp(1.5)], ids=["dp", "zcdp", "gdp"]
+)
+def test_a_value_verdict_carries_the_certified_bound_in_the_claims_parameter_for_every_kind(claim, suite_alpha):
+    """A floating-point event decides on the float Gaussian; the value verdict beside it records, like the result,
+    the certified bound in the claim's own parameter (``claim_lower_bound``): for (epsilon, delta) the epsilon
+    bound at the claimed delta, which its ``epsilon_lower_bound`` also holds.
+
+    Detects: an (epsilon, delta) value verdict that records ``claim_lower_bound=None`` (the one kind whose value
+    verdict left the result table's field empty), or one that records another bound than the result's field.
+    """
+    result = dpverify.audit(_float_gaussian(), 0.0, 1.0, claim=claim, n_samples=20_000, seed=1, alpha=suite_alpha)
+    verdict = result.value_verdict
+    assert result.event.family in families_of_role("implementation") and verdict is not None
+    assert verdict.claim_lower_bound is not None and verdict.claim_lower_bound >= 0
+    if claim.kind == "dp":
+        assert verdict.claim_lower_bound == verdict.epsilon_lower_bound
+        assert result.claim_lower_bound == result.epsilon_lower_bound
+    back = dpverify.AuditResult.from_json(result.to_json())
+    assert back.value_verdict.claim_lower_bound == verdict.claim_lower_bound
+
+
+def test_a_kind_copied_from_epsilon_delta_under_another_name_audits_as_it_does():
+    """The (epsilon, delta) kind's record registered under another name audits exactly as the built-in does: the
+    same sizing, selection and bounds (decided by the record's hooks, none by the built-in's name or identity; the
+    result records the claim as its (epsilon, delta) pair, so its power note and assertion message are the
+    built-in's); a third-party kind with a power note of its own (``ClaimKind.power_note``) gets it. Detects: a
+    path chosen by the built-in kind's name, or a power note given only to kinds whose claim is an (epsilon,
+    delta) pair (the check this hook replaced)."""
+    from dpverify.claims.approximate import APPROXIMATE_DP
+    from dpverify.testing import violation_message
+
+    mine = ClaimKind(**{**APPROXIMATE_DP.__dict__, "name": "my-dp", "title": "my (epsilon, delta)-DP"})
+    noted = ClaimKind(**{**claim_kind("gdp").__dict__, "name": "my-gdp", "power_note": lambda result: "my note"})
+    register_claim_kind(mine)
+    register_claim_kind(noted)
+    try:
+        runs = {}
+        for name, claim in [("mine", PrivacyClaim.of("my-dp", epsilon=1.0, delta=0.0)), ("ours", PrivacyClaim(1.0))]:
+            passes = dpverify.audit(RandomizedResponse(1.0), 0, 1, claim=claim, n_samples=20_000, seed=2)
+            flagged = dpverify.audit(RandomizedResponse(2.0), 0, 1, claim=claim, n_samples=20_000, seed=2)
+            stated = [
+                n for n in passes.notes if "differs from the one the mechanism states" not in n
+            ]  # its kind's name
+            runs[name] = (replace(passes, notes=tuple(stated)).to_json(), violation_message(flagged, 0, 1))
+        gdp = dpverify.audit(
+            RandomizedResponse(0.5), 0, 1, claim=PrivacyClaim.of("my-gdp", mu=2.0), n_samples=20_000, seed=3
+        )
+    finally:
+        unregister_claim_kind("my-dp")
+        unregister_claim_kind("my-gdp")
+    assert runs["mine"] == runs["ours"]
+    assert any(note.startswith("power:") for note in dpverify.AuditResult.from_json(runs["ours"][0]).notes)
+    assert not gdp.violation and "my note" in gdp.notes

@@ -25,6 +25,7 @@ import dpverify
 from dpverify import InvalidClaimError, PrivacyClaim
 from dpverify.claims import ClaimKind, claim_kind, register_claim_kind
 from dpverify.claims.gaussian import probit_bound
+from dpverify.claims.kinds import one_parameter_kind
 from dpverify.cli.commands import main
 from dpverify.mechanisms import RandomizedResponse
 from dpverify.testing import check_claim_kind
@@ -43,15 +44,16 @@ def _check_kappa(claim) -> dict:
     return {"kappa": kappa}
 
 
-KAPPA_GDP = ClaimKind(
-    name="kappa-gdp",
-    title="mu-GDP stated as kappa = mu / 2",
-    parameter="kappa",
+#: A kind of one parameter of its own, declared as the built-in zCDP and Gaussian DP are (its own check, which
+#: takes 0, and no audit check).
+KAPPA_GDP = one_parameter_kind(
+    "kappa-gdp",
+    "mu-GDP stated as kappa = mu / 2",
+    "kappa",
+    "mu/2-GDP",
     reads="events",
-    fields=("kappa",),
     check=_check_kappa,
-    claimed_value=lambda claim: claim.kappa,
-    describe=lambda claim: f"kappa={claim.kappa:g} (mu/2-GDP)",
+    audit_check=None,
     event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi) / 2,
 )
 

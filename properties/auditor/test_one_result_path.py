@@ -87,7 +87,9 @@ def test_the_report_has_one_shape_for_every_kind():
 
 def test_a_value_verdict_records_the_bounds_its_kind_names():
     """Detects: value verdicts that drop or invent a bound (ClaimKind.records): (eps, delta) records epsilon and
-    delta, the other kinds the pure-epsilon bound and the parameter's, in a plain audit as in a search's value track."""
+    delta, the other kinds the pure-epsilon bound and the parameter's, in a plain audit as in a search's value track;
+    and every kind's verdict records the bound in the claim's own parameter (``claim_lower_bound``, the result
+    table's field: epsilon at the claimed delta for (eps, delta))."""
     from dpverify.mechanisms import FloatGaussianMechanism
 
     mechanism = FloatGaussianMechanism(1.0, 1e-5)
@@ -96,5 +98,5 @@ def test_a_value_verdict_records_the_bounds_its_kind_names():
         verdict, records = result.value_verdict, claim.kind_record.records
         assert verdict is not None and set(records) <= {"epsilon_lower_bound", "delta_lower_bound", "claim_lower_bound"}
         assert all(getattr(verdict, name) is not None for name in records)
-        assert (verdict.claim_lower_bound is None) == ("claim_lower_bound" not in records)
+        assert verdict.claim_lower_bound is not None
     assert PrivacyClaim(1.0).kind_record.records == ("epsilon_lower_bound", "delta_lower_bound")

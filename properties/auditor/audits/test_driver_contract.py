@@ -26,12 +26,14 @@ errors), a selection drawn before memory is checked (the issue's ``search_audit`
 
 from __future__ import annotations
 
+import importlib
+
 import numpy as np
 import pytest
 
 import dpverify
+from dpverify.audits.drivers import builtin_drivers
 from dpverify.audits.plan import plan_of_result
-from dpverify.audits.replay import AUDIT_DRIVERS
 from dpverify.errors import DPVerifyError, InsufficientMemoryError, NotReplayableError
 from dpverify.mechanisms import GeometricMechanism
 from dpverify.pipeline import memory
@@ -67,11 +69,11 @@ def _run(driver: str, mechanism, *, seed=5, **options):
         if n is not None:
             samples_x, samples_x_prime = samples_x[: max(n, 0)], samples_x_prime[: max(n, 0)]
         return dpverify.audit_samples(samples_x, samples_x_prime, **claim)
-    raise AssertionError(driver)
+    raise AssertionError(f"the driver {driver!r} declares its record but has no call in this test's _run: add it")
 
 
 #: The drivers by name, as declared (:class:`dpverify.audits.drivers.Driver`).
-RECORDS = {record.name: record for record in AUDIT_DRIVERS}
+RECORDS = {record.name: record for record in builtin_drivers() if record.source == "samples"}
 DRIVERS = list(RECORDS)
 #: The drivers that draw from a seed (and so replay); the others are given their samples.
 DRAWING = [name for name, record in RECORDS.items() if record.replay is not None]
@@ -220,3 +222,58 @@ def test_a_malformed_driver_record_is_refused_by_name():
         Driver("mine", dpverify.AuditResult, replay="audit")
     with pytest.raises(InvalidParameterError, match="a Driver"):
         build_plan("audit", GeometricMechanism(1.0), (0, 1), (1.0, None, None), 20_000, 1, None, None)
+
+
+THROWAWAY_DRIVER = """
+from dataclasses import dataclass
+
+import importlib
+
+import numpy as np
+
+from dpverify._results import Result
+from dpverify.audits.drivers import Driver, ReplayedByItsDriver
+
+
+@dataclass(frozen=True)
+class Tosses(ReplayedByItsDriver, Result):
+    heads: int
+    seed: int
+
+
+def toss(mechanism, seed):
+    rng = np.random.default_rng(seed)
+    return Tosses(sum(int(mechanism(0, rng)) for _ in range(50)), seed)
+
+
+def _replay(result, mechanism, executor=None, progress=False):
+    return toss(mechanism, result.seed)
+
+
+DRIVER = Driver("toss", Tosses, inputs=("mechanism",), replay=_replay)
+"""
+
+
+def test_a_driver_is_added_by_its_module_alone(tmp_path, monkeypatch):
+    """The manual's promise (docs/extending.md, "How many files"): a driver's module declaring its ``Driver`` record
+    is all the machinery reads; no list elsewhere names it. A throwaway package holding one such module is read by
+    the same discovery as the built-ins, and a result of its type replays through ``result.replay`` from the record
+    alone. Detects: a driver list or registration to keep beside the module (the record would not be found), a
+    record imported into a second module read twice, two records of one name accepted."""
+    from dpverify.audits import drivers
+
+    package = tmp_path / "throwaway_drivers"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "toss.py").write_text(THROWAWAY_DRIVER)
+    (package / "again.py").write_text("from .toss import DRIVER as TOSS  # a driver that runs another\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    found = drivers.declared_drivers("throwaway_drivers")
+    assert [record.name for record in found] == ["toss"]
+    assert drivers.declared_drivers("dpverify.audits") == builtin_drivers()
+    monkeypatch.setattr(drivers, "builtin_drivers", lambda: found)
+    result = importlib.import_module("throwaway_drivers.toss").toss(GeometricMechanism(1.0), 3)
+    assert result.replay(GeometricMechanism(1.0)) == result
+    (package / "twin.py").write_text(THROWAWAY_DRIVER)  # a second record named "toss"
+    with pytest.raises(DPVerifyError, match="two driver records are named 'toss'"):
+        drivers.declared_drivers("throwaway_drivers")

@@ -13,8 +13,8 @@ import dpverify
 from dpverify.audits import choosing, delta_curve, family_wise, given_samples, pair, search, sequential
 from dpverify.audits import plan as plan_module
 from dpverify.audits.certification import check_sizes
+from dpverify.audits.drivers import builtin_drivers, driver_of
 from dpverify.audits.plan import AuditPlan, build_plan, plan_of_result
-from dpverify.audits.replay import AUDIT_DRIVERS, driver_of
 from dpverify.errors import IdenticalInputsError, InsufficientMemoryError, NotReplayableError
 from dpverify.mechanisms import GeometricMechanism
 from dpverify.pipeline import memory
@@ -220,7 +220,7 @@ def test_the_plan_of_a_result_is_the_plan_it_ran_under(driver):
     assert recorded.driver == driver
     assert recorded.seed == result.seed and recorded.options == result.options
     assert recorded.n_samples == getattr(result, "budget", None) or result.n_samples
-    assert list(recorded.streams) == list(next(d for d in AUDIT_DRIVERS if d.name == driver).streams)
+    assert list(recorded.streams) == list(next(d for d in builtin_drivers() if d.name == driver).streams)
     if driver != "delta_lower_bound_curve":
         assert recorded.claim == result.audited_claim
 

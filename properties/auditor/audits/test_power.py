@@ -1,6 +1,6 @@
-"""What a certification budget could have seen (dpverify.audits.power): the floor is the smallest excess
-that randomized response, the most detectable mechanism at a given true loss, certifies at its expected
-counts; a result that finds nothing says when a violation of the claim's size was below it.
+"""What a certification budget could have seen (dpverify.support.power, dpverify.audits.power): the floor is
+the smallest excess that randomized response, the most detectable mechanism at a given true loss, certifies at
+its expected counts; a result that finds nothing says when a violation of the claim's size was below it.
 
 Deterministic (fixed seeds, exact Clopper-Pearson arithmetic): no false alarm on correct code.
 """
@@ -12,9 +12,10 @@ import math
 import numpy as np
 
 import dpverify
-from dpverify.audits.power import power_note, samples_to_resolve, smallest_delta_excess, smallest_epsilon_excess
+from dpverify.audits.power import power_note
 from dpverify.mechanisms import RandomizedResponse
 from dpverify.support.bounds import clopper_pearson_epsilon_bound
+from dpverify.support.power import samples_to_resolve, smallest_delta_excess, smallest_epsilon_excess
 
 
 def _rr_bound(n, true_epsilon, alpha=0.05):

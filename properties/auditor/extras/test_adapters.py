@@ -331,31 +331,35 @@ def _nothing(row):
     return 0
 
 
-def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
-    """A count on one public partition, one contribution per user: x' adds a user with two rows,
-    bounded to one, so the loss is the budget's eps = 1. Detects the classic misconfiguration of a
-    privacy id taken per row (each row its own "user"): the count moves by 2, loss 2, flagged.
-    Verdicts at alpha = 1e-6 (correct: false alarm <= 1e-6; broken: the bound lands near 1.7)."""
+def _pipelinedp_count(privacy_id=_user):
+    """PipelineDP's Laplace count on one partition, one contribution per user (privacy ids read by ``privacy_id``):
+    its parameters and extractors; skips without PipelineDP."""
     pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
-    from dpverify.extras.adapters import PipelineDPAggregation
-
     params = pipeline_dp.AggregateParams(
         noise_kind=pipeline_dp.NoiseKind.LAPLACE,
         metrics=[pipeline_dp.Metrics.COUNT],
         max_partitions_contributed=1,
         max_contributions_per_partition=1,
     )
+    extractors = pipeline_dp.DataExtractors(
+        partition_extractor=_partition, privacy_id_extractor=privacy_id, value_extractor=_nothing
+    )
+    return params, extractors
 
-    def extractors(privacy_id):
-        return pipeline_dp.DataExtractors(
-            partition_extractor=_partition, privacy_id_extractor=privacy_id, value_extractor=_nothing
-        )
+
+def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
+    """A count on one public partition, one contribution per user: x' adds a user with two rows,
+    bounded to one, so the loss is the budget's eps = 1. Detects the classic misconfiguration of a
+    privacy id taken per row (each row its own "user"): the count moves by 2, loss 2, flagged.
+    Verdicts at alpha = 1e-6 (correct: false alarm <= 1e-6; broken: the bound lands near 1.7)."""
+    params, extractors = _pipelinedp_count()
+    from dpverify.extras.adapters import PipelineDPAggregation
 
     x, x_prime = ((1, "a", 0),), ((1, "a", 0), (2, "a", 1), (2, "a", 2))
-    ok = PipelineDPAggregation(params, extractors(_user), public_partitions=["a"], epsilon=1.0)
+    ok = PipelineDPAggregation(params, extractors, public_partitions=["a"], epsilon=1.0)
     assert ok(x).shape == (1,) and ok.replayable is False
     assert not _audit(ok, x, x_prime, 20_000).violation
-    wrong = PipelineDPAggregation(params, extractors(_whole_row), public_partitions=["a"], epsilon=1.0)
+    wrong = PipelineDPAggregation(params, _pipelinedp_count(_whole_row)[1], public_partitions=["a"], epsilon=1.0)
     flagged = _audit(wrong, x, x_prime, 20_000)
     assert flagged.violation and flagged.finding == "value"
 
@@ -420,18 +424,11 @@ def test_diffprivlib_claim_is_read_from_the_mechanism():
 
 def test_pipelinedp_budget_is_read_from_its_accountant():
     """Detects the budget typed twice: with budget_accountant= the claim is its totals; both is refused."""
-    pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
+    params, extractors = _pipelinedp_count()
+    import pipeline_dp
+
     from dpverify.extras.adapters import PipelineDPAggregation
 
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-    )
-    extractors = pipeline_dp.DataExtractors(
-        partition_extractor=_partition, privacy_id_extractor=_user, value_extractor=_nothing
-    )
     accountant = pipeline_dp.NaiveBudgetAccountant(total_epsilon=0.7, total_delta=0.0)
     mech = PipelineDPAggregation(params, extractors, public_partitions=["a"], budget_accountant=accountant)
     assert (mech.epsilon, mech.delta) == (0.7, 0.0)
