@@ -160,12 +160,16 @@ RANKINGS = {
 }
 
 
-def idealized_bound(p, q, n_selection: int, n_certification: int, seed: int, ranking: str = "log ratio") -> float:
+def idealized_bound(
+    p, q, n_selection: int, n_certification: int, seed: int, ranking: str = "log ratio", share: float = 1.0
+) -> float:
     """The expected certified bound of the best prefix of the outputs ranked on one draw of ``n_selection``
-    samples per input (``ranking`` of :data:`RANKINGS`), the prefix chosen with the exact probabilities
-    ``p``, ``q`` and certified alone on ``n_certification`` samples at :data:`ALPHA`."""
+    samples per input (``ranking`` of :data:`RANKINGS`; on ``share`` of them, 1/2 for the level-set family's
+    ranking half), the prefix chosen with the exact probabilities ``p``, ``q`` and certified alone on
+    ``n_certification`` samples at :data:`ALPHA`."""
     rng = np.random.default_rng(seed)
-    a, b = rng.multinomial(n_selection, p), rng.multinomial(n_selection, q)
+    ranked = int(share * n_selection)
+    a, b = rng.multinomial(ranked, p), rng.multinomial(ranked, q)
     best = 0.0
     for mass_p, mass_q, count_p, count_q in ((p, q, a, b), (q, p, b, a)):
         order = np.argsort(-RANKINGS[ranking](count_p, count_q), kind="stable")
@@ -193,6 +197,7 @@ def search_split_rows(search_seeds, draws, splits=()) -> list[dict]:
         row["picks"] = np.mean([picks_expected_bound(labels, p, q, *sizes, s) for s in range(draws)]) / oracle
         for ranking in RANKINGS:
             row[ranking] = np.mean([idealized_bound(p, q, *sizes, s, ranking) for s in range(draws)]) / oracle
+        row["half"] = np.mean([idealized_bound(p, q, *sizes, s, share=0.5) for s in range(draws)]) / oracle
         row["splits"] = {
             int(n): np.mean([idealized_bound(p, q, int(n), total - int(n), s, "shrunk") for s in range(draws)]) / oracle
             for n in splits
@@ -209,19 +214,20 @@ def _print_search_split(search_seeds, draws, splits) -> None:
     )
     split_heads = "".join(f" idealized, shrunk, selection {n:.3g} |" for n in splits)
     print(
-        "| search seed | oracle | auditor's picks | idealized, log ratio | idealized, shrunk | cap (3 picks) | "
-        f"cap (1 pick) |{split_heads}"
+        "| search seed | oracle | auditor's picks | idealized, log ratio on half | idealized, log ratio | "
+        f"idealized, shrunk | cap (3 picks) | cap (1 pick) |{split_heads}"
     )
-    print("|---" * (7 + len(splits)) + "|")
+    print("|---" * (8 + len(splits)) + "|")
     rows = search_split_rows(search_seeds, draws, splits)
     for r in rows:
         extra = "".join(f" {v:.3f} |" for v in r["splits"].values())
         print(
-            f"| {r['seed']} | {r['oracle']:.4f} | {r['picks']:.3f} | {r['log ratio']:.3f} | {r['shrunk']:.3f} | "
+            f"| {r['seed']} | {r['oracle']:.4f} | {r['picks']:.3f} | {r['half']:.3f} | {r['log ratio']:.3f} | "
+            f"{r['shrunk']:.3f} | "
             f"{r['cap3']:.3f} | {r['cap1']:.3f} |{extra}",
             flush=True,
         )
-    keys = ["picks", "log ratio", "shrunk", "cap3", "cap1"]
+    keys = ["picks", "half", "log ratio", "shrunk", "cap3", "cap1"]
     means = " | ".join(f"{np.mean([r[k] for r in rows]):.3f}" for k in keys)
     split_means = "".join(f" {np.mean([r['splits'][int(n)] for r in rows]):.3f} |" for n in splits)
     print(f"| mean | | {means} |{split_means}")
