@@ -33,7 +33,7 @@ from ..pipeline.divergence import cells_pvalue, cells_statistic
 from ..pipeline.memory import output_bytes, pilot_output, require_memory
 from ..pipeline.partition import SCORE_CELLS
 from ..pipeline.sampler_check import check_sampler_agreement
-from ..pipeline.sampling import CHECKS, RECOUNTS, count_events, drawing_ledger
+from ..pipeline.sampling import CHECKS, count_events, drawing_ledger
 from ..pipeline.selection import Choice, Selection, default_selection_size
 from ..protocols import check_replayable, contract_seed
 from ..support.bounds import (
@@ -514,14 +514,7 @@ def recording_draws(driver):
         with drawing_ledger() as ledger:
             result = driver(*args, **kwargs)
         outside = ledger.per_input(outside=True)
-        result = replace(result, draws=ledger.per_input(), checks_drawn=outside.get(CHECKS, 0))
-        if outside.get(RECOUNTS):
-            note = (
-                f"{outside[RECOUNTS]} outputs per input were drawn again from their seeds to count events chosen "
-                "at a later look on earlier certification batches (the same samples, not new ones: outside n_samples)"
-            )
-            result = replace(result, notes=(*result.notes, note))
-        return result
+        return replace(result, draws=ledger.per_input(), checks_drawn=outside.get(CHECKS, 0))
 
     return run
 

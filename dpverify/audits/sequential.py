@@ -30,8 +30,9 @@ The plan (a group-sequential design with Bonferroni alpha spending; a
    (:func:`dpverify.pipeline.sampling.count_events`), and tested at level
    ``alpha_k``. Counts are kept per batch and event, so an event that stays
    the same from look to look is never recounted; a new one is counted on
-   the earlier batches by redrawing them from their seeds (never by keeping
-   them): memory stays bounded by the selection sample.
+   the earlier batches, whose outputs are kept for it (every batch but the
+   last: memory holds them besides the selection sample, and nothing is drawn
+   twice, so the audit draws at most ``n_samples`` per input).
 5. The audit stops at the first look whose p-value is at most ``alpha_k``
    (a violation), else after the last look (no violation found).
 
@@ -60,16 +61,14 @@ import numpy as np
 
 from .. import _validation as check
 from .._results import PlainData
-from ..errors import InsufficientSamplesError, NotReplayableError
+from ..errors import InsufficientMemoryError, InsufficientSamplesError, NotReplayableError
 from ..options import AuditOptions
 from ..pipeline.sampling import (
     DEFAULT_CHUNKS,
-    RECOUNTS,
     children,
     concatenate_outputs,
     count_events,
     draw,
-    drawing_for,
 )
 from ..pipeline.selection import default_selection_size
 from ..protocols import check_replayable, contract_seed
@@ -314,7 +313,7 @@ def _run_looks(plan, mechanism, x, x_prime) -> SequentialAuditResult:
     certification = _BatchCounts(
         mechanism, x, x_prime, cert_batches, streams["certification_x"], streams["certification_x_prime"], options
     )
-    check_before_drawing(plan, mechanism, x, x_prime)  # memory for the largest look's selection
+    _check_memory(plan, mechanism, x, x_prime, sum(cert_batches[:-1]))
     replay = check_replayable(mechanism, x, contract_seed(plan.sequence), output_key=options.output_key)
     looks: list[Look] = []
     adjusted = 1.0
@@ -365,6 +364,21 @@ def _run_looks(plan, mechanism, x, x_prime) -> SequentialAuditResult:
     return SequentialAuditResult(**values)
 
 
+def _check_memory(plan, mechanism, x, x_prime, n_kept: int) -> None:
+    """The checks before drawing (:func:`~dpverify.audits.certification.check_before_drawing`), memory counted
+    for the largest look's selection and the ``n_kept`` certification outputs per input the audit keeps."""
+    try:
+        check_before_drawing(plan, mechanism, x, x_prime, n_held=plan.n_selection + n_kept)
+    except InsufficientMemoryError as error:
+        raise InsufficientMemoryError(
+            f"a sequential audit keeps its certification batches but the last ({n_kept} outputs per input "
+            f"here) besides its selection ({plan.n_selection}), to count the events of later looks on them "
+            f"without drawing past n_samples: {error}",
+            error.required_bytes,
+            error.available_bytes,
+        ) from None
+
+
 class _GrowingSelection:
     """The selection sample of both inputs, grown look by look; look ``k`` draws its growth from stream ``k``."""
 
@@ -405,6 +419,8 @@ class _BatchCounts:
     Batch ``j`` (``batches[j]`` fresh outputs per input, from stream ``j`` of each
     certification seed) joins at look ``j``; an event chosen again at a later look
     reuses the counts it already has, keyed by the codec and indicator it was frozen with.
+    Every batch but the last keeps its outputs when it is drawn, and a new event is counted
+    on those of the earlier batches: each batch is drawn once.
     """
 
     def __init__(self, mechanism, x, x_prime, batches, seed_x, seed_x_prime, options: AuditOptions):
@@ -412,6 +428,7 @@ class _BatchCounts:
         self._batches = batches
         self._seeds = (children(seed_x, len(batches)), children(seed_x_prime, len(batches)))
         self._cache: dict = {}
+        self._kept: dict = {}  # batch -> (outputs of x, outputs of x_prime)
         #: Whether every draw took its randomness from the generator it was given.
         self.rng_used = True
 
@@ -422,14 +439,18 @@ class _BatchCounts:
         for j in range(k + 1):
             missing = [i for i, key in enumerate(keys) if (key, j) not in self._cache]
             if missing and self._batches[j] > 0:
-                with drawing_for(RECOUNTS if j < k else "certification"):  # an earlier batch: drawn again
+                if j in self._kept:
+                    self._count_kept(selection, keys, missing, j)
+                else:
                     self._count_batch(selection, keys, missing, j)
             for i, key in enumerate(keys):
                 counts[:, i] += self._cache.get((key, j), (0, 0))
         return counts
 
     def _count_batch(self, selection, keys, missing, j: int) -> None:
-        cx, cxp = count_events(
+        """Draw batch ``j`` and count the ``missing`` events on it (keeping its outputs unless it is the last)."""
+        keep = j < len(self._batches) - 1
+        counted = count_events(
             self._mechanism,
             [
                 (self._x, self._batches[j], self._seeds[0][j], "x"),
@@ -440,10 +461,21 @@ class _BatchCounts:
             executor=self._options.executor,
             n_chunks=self._options.n_chunks,
             output_key=self._options.output_key,
+            keep_outputs=keep,
         )
+        if keep:
+            counted, self._kept[j] = counted
+        cx, cxp = counted
         self.rng_used = self.rng_used and cx.rng_used and cxp.rng_used
         for slot, i in enumerate(missing):
             self._cache[(keys[i], j)] = (int(cx.counts[slot]), int(cxp.counts[slot]))
+
+    def _count_kept(self, selection, keys, missing, j: int) -> None:
+        """Count the ``missing`` events on the kept outputs of batch ``j`` (drawn at an earlier look)."""
+        encoded = [selection.codec.encode(outputs) for outputs in self._kept[j]]
+        for i in missing:
+            indicator = selection.choices[i].event.indicator
+            self._cache[(keys[i], j)] = tuple(int(np.count_nonzero(indicator(codes))) for codes in encoded)
 
 
 @recording_draws

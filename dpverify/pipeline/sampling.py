@@ -59,7 +59,6 @@ __all__ = [
     "drawing_for",
     "record_draws",
     "CHECKS",
-    "RECOUNTS",
 ]
 
 #: Fewest chunks per input. Fixed (not tied to the number of workers) so
@@ -165,12 +164,10 @@ def default_chunks(n: int) -> int:
 # what was drawn, and for what
 # --------------------------------------------------------------------------
 
-#: The purpose of outputs drawn again from the seeds they were first drawn from (a sequential audit counts an
-#: event chosen at a later look on the earlier certification batches this way): the same samples, not new
-#: ones, so outside the ``n_samples`` budget too; their cost is time, and the result says how many.
-RECOUNTS = "recounts"
-#: The purposes outside the ``n_samples`` budget.
-OUTSIDE_BUDGET = (CHECKS, RECOUNTS)
+#: The purposes outside the ``n_samples`` budget: the contract checks only. Every other draw, an audit's own
+#: or an earlier batch a sequential audit counts again (it keeps those outputs rather than drawing them twice,
+#: :func:`count_events` with ``keep_outputs``), is within it.
+OUTSIDE_BUDGET = (CHECKS,)
 
 
 class DrawLedger:
@@ -194,7 +191,7 @@ class DrawLedger:
     def per_input(self, *, outside: bool = False) -> dict:
         """Outputs per input by purpose, in the order first drawn: the larger side's count (both sides
         draw alike except in the contract checks); the purposes within the ``n_samples`` budget, or with
-        ``outside`` those outside it (:data:`OUTSIDE_BUDGET`: contract checks, recounts)."""
+        ``outside`` those outside it (:data:`OUTSIDE_BUDGET`: the contract checks)."""
         out: dict = {}
         for (purpose, _), n in self.drawn.items():
             if (purpose in OUTSIDE_BUDGET) == outside:
@@ -338,6 +335,7 @@ class _CountTask:
     block_size: int = BLOCK_SIZE
     compiled: bool = False  # count with dpverify.pipeline.counting's kernels where they apply
     grow_on_accelerator: bool = False  # blocks after the first of :func:`_accelerator_block_size`
+    keep: bool = False  # also return the outputs counted (on the host, after output_key)
 
 
 @dataclass(frozen=True)
@@ -346,6 +344,7 @@ class _Counted:
     size: int
     rng_used: bool
     where: frozenset = frozenset()  # "device" and/or "host" for arrays of other libraries
+    outputs: object = None  # the outputs counted, where the task keeps them
 
 
 def _on_device(task: _CountTask) -> bool:
@@ -444,7 +443,7 @@ def _count_chunk(task: _CountTask):
     counter = _compiled_counter(task) if task.compiled else None
     if counter is not None and task.codec.kind == "real":
         _reuse_freed_memory()
-    done, block_size = 0, task.block_size
+    done, block_size, kept = 0, task.block_size, []
     while done < task.size:
         size = min(block_size, task.size - done)
         try:
@@ -452,13 +451,23 @@ def _count_chunk(task: _CountTask):
         except Exception as exc:
             return _failure(exc, True)
         try:
+            if task.keep:
+                kept.append(_on_host(raw, task.output_key))
             _count_block(task, raw, counts, where, counter)
         except Exception as exc:
             return _failure(exc, False)
         if done == 0 and task.grow_on_accelerator and arrays.on_accelerator(raw) and _on_device(task):
             block_size = max(block_size, _accelerator_block_size(task.codec))
         done += size
-    return _Counted(counts, task.size, _state(rng) != before, frozenset(where))
+    outputs = concatenate_outputs(kept) if task.keep else None
+    return _Counted(counts, task.size, _state(rng) != before, frozenset(where), outputs)
+
+
+def _on_host(raw, output_key):
+    """A block of raw outputs as the selection samples hold them: on the host, after ``output_key``."""
+    if arrays.namespace(raw) is not None:
+        raw = arrays.to_numpy(raw)
+    return apply_output_key(raw, output_key)
 
 
 # --------------------------------------------------------------------------
@@ -720,7 +729,8 @@ def count_events(
     output_key=None,
     block_size: int | None = None,
     desc: str = "certifying",
-) -> list[EventCounts]:
+    keep_outputs: bool = False,
+) -> list[EventCounts] | tuple[list[EventCounts], list]:
     """Stream fresh outputs of each input and count them in frozen events.
 
     Parameters
@@ -747,11 +757,16 @@ def count_events(
         comes back on an accelerator and its events are counted there, the
         following blocks hold :data:`ACCELERATOR_BLOCK_SIZE` outputs (at most
         :data:`ACCELERATOR_BLOCK_BYTES` of float64 on the device).
+    keep_outputs : bool
+        Also return the outputs counted, so that events chosen later can be counted on them without
+        drawing them again (a sequential audit's earlier certification batches): they are held in
+        memory, on the host and after ``output_key``, as :func:`draw` returns them.
 
     Returns
     -------
     list of EventCounts
         One per input. Integer counts: identical whatever executor ran the chunks.
+        With ``keep_outputs``, a pair: that list, and the outputs of each input (in chunk order).
     """
     indicators = tuple(indicators)
     if n_chunks is None:
@@ -764,7 +779,9 @@ def count_events(
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):
-            task = _CountTask(mechanism, data, size, child, codec, indicators, output_key, block_size, compiled, grow)
+            task = _CountTask(
+                mechanism, data, size, child, codec, indicators, output_key, block_size, compiled, grow, keep_outputs
+            )
             tasks.append(task)
             owners.append(index)
             weights.append(size)
@@ -782,4 +799,7 @@ def count_events(
         counts = np.sum([r.counts for r in mine], axis=0) if mine else np.zeros(len(indicators), np.int64)
         where = frozenset().union(*(r.where for r in mine)) if mine else frozenset()
         out.append(EventCounts(np.asarray(counts, dtype=np.int64), int(n), any(r.rng_used for r in mine), where))
+    if keep_outputs:
+        kept = [[r.outputs for r, owner in zip(results, owners) if owner == index] for index in range(len(inputs))]
+        return out, [concatenate_outputs(parts) if parts else [] for parts in kept]
     return out

@@ -13,12 +13,15 @@ statistical test, no false-alarm rate to state):
 
 Cases: a scalar mechanism under every driver; a search whose floating-point pick runs the value track (a
 second screening and a second certification on another pair); a search over vectors with markers and values
-whose chosen pair's selection is topped up (the count-and-level family); searches over lists of pairs.
+whose chosen pair's selection is topped up (the count-and-level family); searches over lists of pairs; a
+sequential audit whose event changes from look to look (earlier batches counted again).
 
 Detects: any draw that spends beyond ``n_samples`` (tried: certifying the verdict's pair on the whole
 remainder while the value track's pair is certified on half of it -- the float search draws 240,000 per
-input of 200,000 and ``test_a_float_search_with_a_value_track_keeps_its_budget`` fails), and draws the
-results do not report (the counter against the ledger). Not reached here: the top-up's room cap does not
+input of 200,000 and ``test_a_float_search_with_a_value_track_keeps_its_budget`` fails; the sequential
+audit that drew its earlier certification batches again for a new event, 27,500 per input of 20,000 in
+``test_a_sequential_audit_whose_event_changes_draws_each_batch_once``), and draws the results do not report
+(the counter against the ledger). Not reached here: the top-up's room cap does not
 bind at these sizes (tried: removed, every test passes).
 """
 
@@ -126,6 +129,22 @@ def test_a_vector_search_with_a_top_up_keeps_its_budget():
         == result.draws["certification"]
         == n - sum(v for k, v in result.draws.items() if k != "certification")
     )
+
+
+def test_a_sequential_audit_whose_event_changes_draws_each_batch_once():
+    """An event chosen at a later look is counted on the earlier certification batches from their kept
+    outputs, not by drawing them again: the mechanism is asked for at most ``n_samples`` per input besides
+    the contract checks, and the seeded looks are those the re-drawing audit made."""
+    n = 20_000
+    counted = Counted(GeometricMechanism(1.0))
+    with drawing_ledger() as ledger:
+        result = dpverify.sequential_audit(counted, 0, 1, epsilon=1.0, n_samples=n, seed=1)
+    events = [look.event for look in result.looks]
+    assert len(set(events)) > 2 and not result.stopped_early, events  # new events at later looks, every look made
+    checks = sum(v for (purpose, _), v in ledger.drawn.items() if purpose == CHECKS)
+    assert sum(counted.asked.values()) - checks <= 2 * n, ledger.drawn
+    assert set(ledger.per_input(outside=True)) <= {CHECKS}, ledger.drawn
+    _within(result, ledger, n)
 
 
 def test_given_samples_draw_nothing_and_say_so():

@@ -147,6 +147,19 @@ def test_a_search_counts_the_chosen_pairs_largest_selection_before_drawing(monke
     assert mechanism.drawn <= 1
 
 
+def test_a_sequential_audit_counts_its_kept_batches_before_drawing(monkeypatch):
+    """A sequential audit keeps its certification batches but the last, to count later looks' events on them
+    without drawing them again. At 1e8 samples per input its largest selection, 2e6 outputs per input, needs
+    about 787 MiB by the memory model; with about 5e7 kept besides, over 7 GiB: with 2 GiB available it is
+    refused after one pilot output, and the message says what is kept. Detects: a check that counts the
+    selection alone (the kept batches then grow past what was checked; tried: the audit draws)."""
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 2 << 30)
+    mechanism = Counted()
+    with pytest.raises(InsufficientMemoryError, match="keeps its certification batches"):
+        dpverify.sequential_audit(mechanism, 0, 1, epsilon=1.0, n_samples=10**8, seed=1)
+    assert mechanism.drawn <= 1
+
+
 def test_a_delta_curve_refuses_an_absurd_selection_before_drawing(monkeypatch):
     """Detects: a delta curve that draws its selection (or runs the sampler check) before the memory check."""
     monkeypatch.setattr(memory, "available_memory_bytes", lambda: 1 << 30)
