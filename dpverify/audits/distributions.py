@@ -183,7 +183,8 @@ def _draw_samples(samplers, n_samples, seed, options):
     if outputs.kind != "discrete":
         raise OutputTypeError(
             "distribution tests count outputs by value: samplers must return hashable "
-            "discrete values (int, str, tuple, frozenset), not real numbers"
+            f"discrete values (int, str, tuple, frozenset), not {outputs.codec.family_kind} outputs "
+            "(real numbers; released keys: map each mapping to frozenset(output.items()))"
         )
     return outputs, entropy
 

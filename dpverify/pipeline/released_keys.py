@@ -65,6 +65,8 @@ def fit_key_book(groups) -> tuple:
 
 
 def _value(key, value) -> float:
+    if type(value) is float and value == value:  # the common case, without the abstract-class check
+        return value
     if not isinstance(value, numbers.Real):
         raise OutputTypeError(
             f"released key {key!r} maps to a {type(value).__name__}; released-key outputs map keys to real "
