@@ -12,8 +12,9 @@ keys counted beyond x' by two releases charged once. With 20,000 certification s
 1e-6 lower confidence bound of a probability p sits within 5.3 standard errors, about
 ``5.3 sqrt(p / 20000)``: 0.0087 at p = 0.054 and 0.0075 at p = 0.040, and the upper bound of a count of
 0 under x' at about ``ln(1e6) / 20000`` = 0.0007 (times ``e^eps`` in the delta bound); the certified delta
-bounds therefore sit near 0.043 and 0.031, above 0.02, except with probability far below 1e-6. The presence leak releases the key
-always (bound near 1), and the sensitivity declared too small shifts the value by two scales
+bounds therefore sit near 0.043 and 0.031, above 0.02, except with probability far below 1e-6. The
+presence leak releases the key always (bound near 1), and the sensitivity declared too small shifts the
+value by two scales
 (``P[v >= 12]`` = 0.5 under x', ``e^eps`` times 0.068 under x: a delta of 0.32 at eps = 1).
 """
 

@@ -102,6 +102,4 @@ def test_an_audit_of_mappings_needs_no_output_key_and_names_the_families_that_di
     text = " ".join(result.notes)
     assert "'threshold'" in text and "these are released-keys" in text
     other = dpverify.audit(lambda d, rng: d + float(rng.laplace()), 0, 1, epsilon=1.0, n_samples=4_000, seed=3)
-    assert "'key-presence', 'key-value', 'key-count' not used: made for released-keys outputs" in " ".join(
-        other.notes
-    )
+    assert "'key-presence', 'key-value', 'key-count' not used: made for released-keys outputs" in " ".join(other.notes)
