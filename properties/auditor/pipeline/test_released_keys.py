@@ -11,6 +11,8 @@ outputs runs with no ``output_key`` and names the families that did not run.
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 import pytest
 from hypothesis import given
@@ -19,6 +21,7 @@ from hypothesis import strategies as st
 import dpverify
 from dpverify.events.registry import candidate_events
 from dpverify.events.released_keys import KeyValue, layout
+from dpverify.pipeline.memory import output_bytes
 from dpverify.pipeline.outputs import fit_codec
 from dpverify.pipeline.released_keys import MAX_RELEASED_KEYS, fit_key_book
 
@@ -103,3 +106,17 @@ def test_an_audit_of_mappings_needs_no_output_key_and_names_the_families_that_di
     assert "'threshold'" in text and "these are released-keys" in text
     other = dpverify.audit(lambda d, rng: d + float(rng.laplace()), 0, 1, epsilon=1.0, n_samples=4_000, seed=3)
     assert "'key-presence', 'key-value', 'key-count' not used: made for released-keys outputs" in " ".join(other.notes)
+
+
+def test_the_memory_model_counts_a_mapping_with_its_values_and_its_encoded_row():
+    """Detects: released keys counted as a bare pointer and a dict header (their float values and encoded
+    rows left out), so that the refusal before drawing lets through a selection that cannot fit."""
+    one, two = output_bytes({"a": 1.0}), output_bytes({"a": 1.0, "b": 2.0})
+    assert one >= 8 * (2 * MAX_RELEASED_KEYS + 1) + sys.getsizeof(1.0) and two > one
+
+
+def test_a_distribution_test_refuses_released_keys_and_names_the_countable_form():
+    """Detects: mappings counted by a distribution test as real vectors without a word, or refused with the
+    message for real numbers (which names no way to count them)."""
+    with pytest.raises(dpverify.OutputTypeError, match=r"released-keys outputs \(map each mapping"):
+        dpverify.equal_distributions(lambda rng: {"a": 1.0}, lambda rng: {}, n_samples=200, seed=1)
