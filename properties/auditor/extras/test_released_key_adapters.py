@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from collections import namedtuple
+from operator import itemgetter
 
 import pytest
 
@@ -98,43 +99,24 @@ def test_opendp_thresholded_count_is_audited_through_its_released_keys():
     assert not _audit(OpenDPMeasurement(threshold, d_in=2), ["a", *rest], rest, 6_000).violation
 
 
-def _user(row):
-    return row[0]
-
-
-def _whole_row(row):
-    return row
-
-
-def _partition(row):
-    return row[1]
-
-
-def _nothing(row):
-    return 0
-
-
 def test_pipelinedp_private_partition_selection_keeps_its_claim_and_a_per_row_privacy_id_is_caught():
     """PipelineDP's count with private partition selection, audited through the partitions it releases.
     Detects: the privacy id taken per row, so a user with 40 rows selects its partition as 40 users would."""
     pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-    )
+    one_per_user = {"max_partitions_contributed": 1, "max_contributions_per_partition": 1}
+    count = [pipeline_dp.Metrics.COUNT]
+    params = pipeline_dp.AggregateParams(noise_kind=pipeline_dp.NoiseKind.LAPLACE, metrics=count, **one_per_user)
 
-    def extractors(privacy_id):
+    def extractors(privacy_id):  # rows are (user, partition, value); picklable extractors
         return pipeline_dp.DataExtractors(
-            partition_extractor=_partition, privacy_id_extractor=privacy_id, value_extractor=_nothing
+            partition_extractor=itemgetter(1), privacy_id_extractor=privacy_id, value_extractor=itemgetter(2)
         )
 
     x_prime = tuple((i, "c", 0) for i in range(30))
     x = x_prime + tuple((99, "a", j) for j in range(40))  # one user, 40 distinct rows
-    ok = PipelineDPAggregation(params, extractors(_user), epsilon=1.0, delta=1e-3)
+    ok = PipelineDPAggregation(params, extractors(itemgetter(0)), epsilon=1.0, delta=1e-3)
     assert isinstance(ok(x), dict)
     assert not _audit(ok, x, x_prime, 6_000).violation
-    wrong = PipelineDPAggregation(params, extractors(_whole_row), epsilon=1.0, delta=1e-3)
+    wrong = PipelineDPAggregation(params, extractors(tuple), epsilon=1.0, delta=1e-3)
     flagged = _audit(wrong, x, x_prime, 6_000)
     assert flagged.violation and flagged.event.family == "key-presence"
