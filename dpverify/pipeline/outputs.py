@@ -7,7 +7,7 @@ samples alone and then frozen; certification encodes every streamed block
 with it. Nothing about the certification samples can therefore reach the
 choice of the event: not their values, not their order of appearance.
 
-Two kinds of output are supported:
+Two kinds of output are supported (and mappings, below):
 
 ``"discrete"``
     Hashable values: bool, int, str, tuples, frozensets, ``None`` mixed with
@@ -22,6 +22,11 @@ Two kinds of output are supported:
     Real numbers or real vectors (a float array of shape ``(n, d)``), ``inf``
     included. Tuples whose entries are all floats count as real vectors.
     Events on real values classify every output, seen or not, by its value.
+
+Mappings from keys to real numbers (released keys: a thresholded count's
+``{key: noisy count}``) are encoded as real rows on a key book fitted on the
+selection samples alone (:mod:`.released_keys`); the event families see them
+as their own kind, ``"released-keys"`` (:attr:`OutputCodec.family_kind`).
 
 Outputs that compare by identity (an object without ``__eq__``, such as a
 ``networkx.Graph``) are refused with :class:`~dpverify.OutputTypeError`: every
@@ -46,7 +51,8 @@ __all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "appl
 
 _UNHASHABLE = (
     "outputs of type {name} are unhashable; return a hashable value (tuple, frozenset, str, int), "
-    "a real number or a numpy array, or pass output_key= to map each output to one"
+    "a real number, a numpy array or a mapping from keys to numbers, or pass output_key= to map each "
+    "output to one"
 )
 _IDENTITY = (
     "outputs of type {name} compare by identity (the class defines no __eq__), so every output "
