@@ -1140,6 +1140,39 @@ MUTANTS = [
         ["properties/bandits/test_statistics_audits.py::test_searched_audit_of_policy_statistics_holds_the_exact_loss"],
         note="DPTS-MAT gives each arm's batch the whole eps (no eps/K split): the policy spends K eps",
     ),
+    # released-keys branch: the thresholded count and the released-key encoding and events (group "keys")
+    Mutant(
+        "keys-threshold-offset-dropped",
+        "dpverify/mechanisms/thresholded.py",
+        "return s * (1.0 + math.log(1.0 / (2.0 * self.delta)) / self.epsilon)",
+        "return s * (0.0 + math.log(1.0 / (2.0 * self.delta)) / self.epsilon)",
+        ["properties/auditor/mechanisms/test_thresholded.py"],
+        note="the correct threshold forgets the count a present key holds: true delta e^eps delta",
+    ),
+    Mutant(
+        "keys-value-counts-absent",
+        "dpverify/events/released_keys.py",
+        "return np.where(group[:, self.presence] > 0.5, group[:, self.value], self.absent)",
+        "return group[:, self.value]",
+        ["properties/auditor/pipeline/test_released_keys.py"],
+        note="a key's value events read 0 where the key is absent (absence no longer an outcome of its own)",
+    ),
+    Mutant(
+        "keys-count-book-only",
+        "dpverify/pipeline/released_keys.py",
+        "rows[r, count] = len(output)",
+        "rows[r, count] = sum(key in index for key in output)",
+        ["properties/auditor/pipeline/test_released_keys.py"],
+        note="the released-key count leaves out the keys outside the key book",
+    ),
+    Mutant(
+        "keys-book-most-frequent",
+        "dpverify/pipeline/released_keys.py",
+        "return (-(max(rates) - min(rates)), -sum(rates), order[key])",
+        "return (-sum(rates), order[key])",
+        ["properties/auditor/pipeline/test_released_keys.py"],
+        note="the key book keeps the most released keys and may drop the one released from x only",
+    ),
 ]
 
 
@@ -1253,7 +1286,10 @@ def main(argv=None) -> int:
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument("--only", default="", help="comma-separated mutant ids")
     ap.add_argument(
-        "--group", action="append", default=[], help="counters, mst, bandits, trees, bounds, dist, claims (repeatable)"
+        "--group",
+        action="append",
+        default=[],
+        help="counters, mst, bandits, trees, bounds, dist, claims, keys (repeatable)",
     )
     ap.add_argument("--source-rev", default=None, help="test a git revision's tree instead of the working tree")
     ap.add_argument("--timeout", type=float, default=600.0, help="seconds per mutant's test run")

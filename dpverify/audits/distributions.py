@@ -181,11 +181,16 @@ def _draw_samples(samplers, n_samples, seed, options):
     ]
     outputs = encode_outputs(*raws)
     if outputs.kind != "discrete":
+        kind = outputs.codec.family_kind
         raise OutputTypeError(
             "distribution tests count outputs by value: samplers must return hashable "
-            "discrete values (int, str, tuple, frozenset), not real numbers"
+            f"discrete values (int, str, tuple, frozenset), not {kind} outputs{_COUNTABLE_FORM.get(kind, '')}"
         )
     return outputs, entropy
+
+
+#: How to turn outputs of a kind into values a distribution test can count, where there is a way.
+_COUNTABLE_FORM = {"released-keys": " (map each mapping to a hashable form, e.g. frozenset(output.items()))"}
 
 
 def _check_options(n_samples, method) -> int:

@@ -63,8 +63,10 @@ def audit(
         ``mechanism(data, rng) -> output``; an object with a vectorized
         ``sample(data, size, rng)`` is sampled through it. Outputs are hashable
         discrete values (int, bool, str, tuple, frozenset, None mixed with one
-        of these, integer arrays) or real numbers / real vectors (``inf``
-        allowed). Objects that compare by identity need ``output_key``.
+        of these, integer arrays), real numbers / real vectors (``inf``
+        allowed), or mappings from keys to numbers (released keys,
+        :mod:`dpverify.pipeline.released_keys`). Objects that compare by
+        identity need ``output_key``.
     x, x_prime : object
         Neighbouring inputs (must differ).
     epsilon : float, optional

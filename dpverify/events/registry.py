@@ -4,8 +4,8 @@ An event family proposes the sets S on which an audit compares
 P[M(x) in S] and P[M(x') in S]. Each is an :class:`EventFamily` record that
 says everything the rest of the auditor asks about it:
 
-- ``name`` and ``kind``: the outputs it applies to (``"discrete"``, ``"real"``
-  or ``"any"``);
+- ``name`` and ``kind``: the outputs it applies to (``"discrete"``, ``"real"``,
+  ``"released-keys"`` or ``"any"``);
 - ``build``: how it builds its candidates from the selection samples,
   ``build(sel_x, sel_x_prime, outputs) -> Candidates`` (:mod:`.candidates`);
 - ``uses_inputs``: whether ``build`` is also passed ``inputs=(x, x_prime)``;
@@ -77,6 +77,7 @@ from .floating import mantissa_events, reachability_events
 from .learned import count_events_apply, learned_count_events, learned_events, learned_tree_events
 from .products import product_events
 from .real import real_threshold_events, real_value_events, support_edge_events
+from .released_keys import key_count_events, key_presence_events, key_value_events
 from .thresholds import shared_sorts
 
 __all__ = [
@@ -100,12 +101,14 @@ __all__ = [
     "event_families",
     "candidate_events",
     "unfit_reason",
+    "outputs_kind",
 ]
 
 #: What a family's events look at: the output values, or an artefact of their representation.
 ROLES = ("value", "implementation")
-#: The outputs a family applies to.
-KINDS = ("discrete", "real", "any")
+#: The outputs a family applies to. Released keys (mappings from key to value, :mod:`.released_keys`) are
+#: encoded as real rows but are a kind of their own: the real families' projections do not name keys.
+KINDS = ("discrete", "real", "released-keys", "any")
 #: The entry-point group through which installed packages register event families.
 ENTRY_POINT_GROUP = "dpverify.event_families"
 #: Arrays of ``n_selection`` float64 values per input that a family holds at once (projections,
@@ -143,7 +146,7 @@ class EventFamily:
     name : str
         Its name in results and in ``event_families=`` (``Event.family`` of its events may be
         finer, e.g. ``"interval"`` from the ``"threshold"`` family).
-    kind : {"discrete", "real", "any"}
+    kind : {"discrete", "real", "released-keys", "any"}
         The outputs it applies to.
     build : callable
         ``build(sel_x, sel_x_prime, outputs) -> Candidates`` (with ``inputs=`` when
@@ -228,6 +231,11 @@ BUILTIN_FAMILIES = (
     # last: it proposes only where one input's values reach beyond all of the other's, and where it
     # proposes nothing the candidates (and so every seeded result) are those before it was added
     EventFamily("support-edge", "real", support_edge_events, extreme=True),
+    # released-key outputs (a mapping key -> value) only: other outputs are not of their kind, so the
+    # candidates (and the seeded results) of other audits are those before they were added
+    EventFamily("key-presence", "released-keys", key_presence_events),
+    EventFamily("key-value", "released-keys", key_value_events),
+    EventFamily("key-count", "released-keys", key_count_events),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
@@ -370,6 +378,12 @@ def _applicable(kind: str) -> list[EventFamily]:
     return [record for record in _registry().values() if record.kind in (kind, "any")]
 
 
+def outputs_kind(outputs) -> str:
+    """The kind of outputs the families see: ``outputs.family_kind`` where the code book declares one (released
+    keys, encoded as real rows, are their own kind), else ``outputs.kind``."""
+    return getattr(outputs, "family_kind", outputs.kind)
+
+
 def unfit_reason(record: EventFamily, outputs_kind: str) -> str | None:
     """Why the family ``record`` does not run on outputs of ``outputs_kind``; None where it applies."""
     if record.kind in (outputs_kind, "any"):
@@ -384,7 +398,8 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     families that declare ``uses_inputs``.
     """
     registry = _registry()
-    chosen = {record.name: record for record in _applicable(outputs.kind)}
+    kind = outputs_kind(outputs)
+    chosen = {record.name: record for record in _applicable(kind)}
     if families is None:
         chosen = {name: record for name, record in chosen.items() if not record.opt_in}
         families = [record.name for record in registry.values() if not record.opt_in]
@@ -393,7 +408,7 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
             _require(name)  # a plug-in that did not load: its own error
         check_known(families, registry, "event families")
         chosen = {n: chosen[n] for n in families if n in chosen}
-    skipped = {name: unfit_reason(registry[name], outputs.kind) for name in families if name not in chosen}
+    skipped = {name: unfit_reason(registry[name], kind) for name in families if name not in chosen}
     events, cx, cxp, parts = [], [], [], []
     with shared_sorts():  # families that sort the same projection sort it once
         found_by_family = {

@@ -13,7 +13,9 @@ distributions, as :class:`GeometricHistogram`'s do.
 :func:`zoo_entries` lists them on their audit pairs. The DP-SGD canary traces, one per batch
 sampler (Poisson, shuffled, without replacement per step, balls-in-bins), are in :mod:`.dpsgd`
 (:data:`CANARY_TRACES`); they state their claims in other kinds than the zoo's eps = 0.1 and
-carry their own worst-case pair (``pair``).
+carry their own worst-case pair (``pair``). :class:`ThresholdedCounts` releases keys (a mapping from
+key to noisy count above a threshold); its planted glue bugs are in :mod:`.thresholded`
+(:data:`~.thresholded.PLANTED_BUGS`).
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta
@@ -45,6 +47,7 @@ from .sparse_vector import (
     interleaved_pair,
 )
 from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism, RandomizedResponse
+from .thresholded import ThresholdedCounts
 
 __all__ = [
     "GeometricBinaryCounter",
@@ -82,4 +85,5 @@ __all__ = [
     "WithoutReplacementCanaryTrace",
     "BallsInBinsCanaryTrace",
     "CANARY_TRACES",
+    "ThresholdedCounts",
 ]

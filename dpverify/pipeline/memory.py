@@ -4,7 +4,8 @@ Memory model of :func:`dpverify.audit` (client process; each worker holds one bl
 
 - the **selection samples**: ``2 * n_selection`` outputs, each as the code book holds it
   (8 bytes per coordinate of a real output or per integer output; integer rows in their own
-  integer type; other hashable outputs as Python objects);
+  integer type; released keys as their mappings and values, and their encoded rows of at most
+  ``2 MAX_RELEASED_KEYS + 1`` doubles; other hashable outputs as Python objects);
 - the **event families** on them, as each declares in its record
   (:class:`dpverify.events.FamilyMemory`): arrays of ``n_selection`` floats per input held at
   once (projections, sorted copies), and bytes held whatever the sample size (the classifier's
@@ -23,6 +24,7 @@ from __future__ import annotations
 
 import numbers
 import sys
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -30,6 +32,7 @@ from ..errors import InsufficientMemoryError
 from ..events.registry import family_records
 from ..protocols import _record_check, contract_seed, draw_outputs
 from ..support import arrays
+from .released_keys import MAX_RELEASED_KEYS
 
 #: Which contract stream of the audit's seed the pilot output comes from.
 PILOT_STREAM = 2
@@ -59,6 +62,9 @@ def output_bytes(output) -> int:
         return 8
     if isinstance(output, tuple) and all(isinstance(v, numbers.Real) for v in output):
         return 8 * max(1, len(output))
+    if isinstance(output, Mapping):  # released keys: the mapping, its values, and its encoded row (at most)
+        values = sum(sys.getsizeof(v) for v in output.values())
+        return 8 + sys.getsizeof(output) + values + 8 * (2 * MAX_RELEASED_KEYS + 1)
     return 8 + sys.getsizeof(output)  # a pointer in a list and the object
 
 

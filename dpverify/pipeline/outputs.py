@@ -7,7 +7,7 @@ samples alone and then frozen; certification encodes every streamed block
 with it. Nothing about the certification samples can therefore reach the
 choice of the event: not their values, not their order of appearance.
 
-Two kinds of output are supported:
+Two kinds of output are supported (and mappings, below):
 
 ``"discrete"``
     Hashable values: bool, int, str, tuples, frozensets, ``None`` mixed with
@@ -23,6 +23,11 @@ Two kinds of output are supported:
     included. Tuples whose entries are all floats count as real vectors.
     Events on real values classify every output, seen or not, by its value.
 
+Mappings from keys to real numbers (released keys: a thresholded count's
+``{key: noisy count}``) are encoded as real rows on a key book fitted on the
+selection samples alone (:mod:`.released_keys`); the event families see them
+as their own kind, ``"released-keys"`` (:attr:`OutputCodec.family_kind`).
+
 Outputs that compare by identity (an object without ``__eq__``, such as a
 ``networkx.Graph``) are refused with :class:`~dpverify.OutputTypeError`: every
 output would look distinct and a leak would pass in silence. Map them to a
@@ -34,18 +39,20 @@ and so is NaN.
 from __future__ import annotations
 
 import numbers
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 import numpy as np
 
 from ..errors import OutputTypeError
+from . import released_keys
 
 __all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "apply_output_key"]
 
 _UNHASHABLE = (
     "outputs of type {name} are unhashable; return a hashable value (tuple, frozenset, str, int), "
-    "a real number or a numpy array, or pass output_key= to map each output to one"
+    "a real number, a numpy array or a mapping from keys to numbers, or pass output_key= to map each "
+    "output to one"
 )
 _IDENTITY = (
     "outputs of type {name} compare by identity (the class defines no __eq__), so every output "
@@ -74,6 +81,8 @@ def _type_kind(t: type) -> str:
         return "array"
     if t is type(None):
         return "none"
+    if issubclass(t, Mapping):
+        return "mapping"
     if issubclass(t, (list, dict, set, bytearray)) or t.__hash__ is None:
         raise OutputTypeError(_UNHASHABLE.format(name=t.__name__))
     if t.__eq__ is object.__eq__:
@@ -99,7 +108,7 @@ def _list_storage(raw) -> str:
         return "empty"
     if kinds == {"array"}:
         return "array-list"
-    if len(kinds) == 2 and "none" in kinds and "float" not in kinds and "array" not in kinds:
+    if len(kinds) == 2 and "none" in kinds and not kinds & {"float", "array", "mapping"}:
         (other,) = kinds - {"none"}
         return "hashable:" + other.removeprefix("hashable:")  # e.g. a count, or None for a dropped partition
     if len(kinds) > 1:
@@ -117,6 +126,8 @@ def _list_storage(raw) -> str:
         return "tuple-list"
     if kind == "none":
         return "hashable:NoneType"
+    if kind == "mapping":
+        return released_keys.STORAGE
     return kind
 
 
@@ -203,7 +214,7 @@ def normalize(raw):
         arr = np.asarray(raw)
         arr = arr.reshape(len(arr), -1)
         return storage, arr.astype(np.int8) if arr.dtype.kind == "b" else arr
-    if storage.startswith("hashable"):
+    if storage.startswith("hashable") or storage == released_keys.STORAGE:
         return storage, list(raw)
     return storage, raw
 
@@ -324,6 +335,12 @@ class OutputCodec:
     numeric: np.ndarray | None = None
     _keys: np.ndarray | None = None  # sorted values (int/bool) or sorted row keys (rows)
     _table: dict | None = None  # hashable label -> code
+    released: tuple | None = None  # released-key outputs: the key book (:mod:`.released_keys`)
+
+    @property
+    def family_kind(self) -> str:
+        """The outputs' kind as the event families see it: ``"released-keys"`` for mappings, else :attr:`kind`."""
+        return released_keys.STORAGE if self.storage == released_keys.STORAGE else self.kind
 
     @property
     def n_codes(self) -> int:
@@ -346,6 +363,10 @@ class OutputCodec:
             return np.zeros((0, self.dimension)) if self.kind == "real" else np.zeros(0, np.int64)
         if self.storage == "int-real" and storage not in ("int", "bool", "int-rows", "bool-rows"):
             raise OutputTypeError(self._mismatch(storage))
+        if (storage == released_keys.STORAGE) != (self.storage == released_keys.STORAGE):
+            raise OutputTypeError(self._mismatch(storage))
+        if storage == released_keys.STORAGE:
+            return released_keys.encode_released(values, self.released)
         if self.kind == "real":
             if storage in ("int", "bool", "int-rows", "bool-rows"):
                 storage, values = "real", np.asarray(values, dtype=np.float64).reshape(len(values), -1)
@@ -374,7 +395,7 @@ class OutputCodec:
     @property
     def array_ready(self) -> bool:
         """Whether :meth:`encode_array` can encode on another array library's device."""
-        return self.kind == "real" or self.storage in ("int", "bool")
+        return (self.kind == "real" and self.storage != released_keys.STORAGE) or self.storage in ("int", "bool")
 
     def encode_array(self, raw, xp):
         """:meth:`encode` for an array of the library ``xp``, computed there (see :mod:`dpverify.support.arrays`)."""
@@ -576,6 +597,10 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
+    if storage == released_keys.STORAGE:
+        keys = released_keys.fit_key_book(values)
+        codec = OutputCodec("real", storage, 2 * len(keys) + 1, released=keys)
+        return codec, [codec.encode(v) if s != "empty" else np.zeros((0, codec.dimension)) for s, v in normalized]
     if storage.endswith("-rows"):
         widths = sorted({v.shape[1] for v in values if len(v)})
         if len(widths) > 1:

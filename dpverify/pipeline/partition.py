@@ -53,7 +53,7 @@ from ..events import candidate_events, default_families, families_of_role
 from ..events.candidates import Event
 from ..events.indicators import CodeValue, Within
 from ..events.projections import vector_projections
-from ..events.registry import event_family, unfit_reason
+from ..events.registry import event_family, outputs_kind, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
 from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .divergence import cells_statistic
@@ -270,7 +270,7 @@ def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, fa
     why = f"a {claim.kind_record.title} claim reads cells of a score of the output values, not this family's events"
     for name in pool:
         if name not in implementation:
-            skipped[name] = unfit_reason(event_family(name), codec.kind) or why
+            skipped[name] = unfit_reason(event_family(name), outputs_kind(codec)) or why
     found = candidate_events(enc_x, enc_xp, codec, [f for f in pool if f in implementation], inputs=inputs)
     skipped.update(found.skipped)
     notes = tuple(family_notes(skipped))

@@ -49,7 +49,7 @@ def test_a_raising_mechanism_is_named_and_chained():
 
 @pytest.mark.parametrize(
     "outputs",
-    [lambda d, rng: [1, 2], lambda d, rng: {"a": 1}, lambda d, rng: 1 if rng.random() < 0.5 else 1.5],
+    [lambda d, rng: [1, 2], lambda d, rng: {"a": "one"}, lambda d, rng: 1 if rng.random() < 0.5 else 1.5],
 )
 def test_unhashable_or_mixed_outputs(outputs):
     with pytest.raises(dpverify.OutputTypeError):

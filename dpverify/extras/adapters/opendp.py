@@ -55,7 +55,10 @@ def _to_opendp(data):
 
 
 def _from_opendp(out):
-    """Vectors come back as lists: integer ones become tuples (discrete outputs), real ones arrays."""
+    """Vectors come back as lists: integer ones become tuples (discrete outputs), real ones arrays.
+
+    Hashmaps (a thresholded count's ``{key: count}``) come back as dicts, which an audit reads as released
+    keys (:mod:`dpverify.pipeline.released_keys`), with no ``output_key``."""
     if isinstance(out, list):
         if all(isinstance(v, numbers.Integral) and not isinstance(v, bool) for v in out):
             return tuple(int(v) for v in out)

@@ -1,4 +1,4 @@
-"""PipelineDP aggregations on public partitions.
+"""PipelineDP aggregations, on public partitions or with private partition selection (released keys).
 
 Extra: ``pip install 'dpverify[pipelinedp]'`` (PipelineDP); imported only when an output is drawn.
 """
@@ -13,13 +13,29 @@ from ._base import _check_claim, _StatedClaim
 __all__ = ["PipelineDPAggregation"]
 
 
+def _released_keys(released) -> dict:
+    """PipelineDP's ``(partition, metrics)`` pairs as released keys: ``{partition: value}`` for one metric,
+    ``{(partition, metric name): value}`` for several."""
+    out = {}
+    for partition, metrics in released:
+        names = getattr(metrics, "_fields", None) or range(len(metrics))
+        if len(metrics) == 1:
+            out[partition] = float(metrics[0])
+        else:
+            out.update({(partition, name): float(v) for name, v in zip(names, metrics)})
+    return out
+
+
 class PipelineDPAggregation(_StatedClaim):
-    """A PipelineDP aggregation on public partitions: ``DPEngine.aggregate`` run afresh per output.
+    """A PipelineDP aggregation: ``DPEngine.aggregate`` run afresh per output.
 
     Each output runs the aggregation once on the input rows, with a new
-    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``, and
-    returns the metrics as a float vector: for each public partition in the order given, each
-    metric in the order of ``params.metrics``.
+    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``. On
+    public partitions it returns the metrics as a float vector: for each public partition in the order
+    given, each metric in the order of ``params.metrics``. Without public partitions PipelineDP selects
+    the partitions privately, and an output is the released keys (:mod:`dpverify.pipeline.released_keys`):
+    a mapping from each partition released to its metric, or, with several metrics, from
+    ``(partition, metric name)`` to its value.
 
     Parameters
     ----------
@@ -27,8 +43,9 @@ class PipelineDPAggregation(_StatedClaim):
         What to compute and the contribution bounds.
     data_extractors : pipeline_dp.DataExtractors
         Privacy id, partition and value of a row (module-level functions to audit on a process pool).
-    public_partitions : sequence
-        The partitions released (private partition selection is not audited by this adapter).
+    public_partitions : sequence, optional
+        The partitions released; None (the default): private partition selection, audited through the
+        keys it releases.
     budget_accountant : pipeline_dp.NaiveBudgetAccountant, optional
         A fresh (unused) accountant: the claim is read from it (``total_epsilon``, ``total_delta``),
         and each output runs on a new accountant of its class with the same totals.
@@ -48,9 +65,13 @@ class PipelineDPAggregation(_StatedClaim):
 
     replayable = False
 
-    def __init__(self, params, data_extractors, *, public_partitions, epsilon=None, delta=None, budget_accountant=None):
+    def __init__(
+        self, params, data_extractors, *, public_partitions=None, epsilon=None, delta=None, budget_accountant=None
+    ):
         self.params, self.data_extractors = params, data_extractors
-        self.public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
+        if public_partitions is not None:
+            public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
+        self.public_partitions = public_partitions
         self.accountant_class = None
         if budget_accountant is not None:
             check_not_both(
@@ -79,11 +100,14 @@ class PipelineDPAggregation(_StatedClaim):
             list(data), self.params, self.data_extractors, public_partitions=self.public_partitions
         )
         accountant.compute_budgets()
+        if self.public_partitions is None:
+            return _released_keys(released)
         by_partition = {partition: tuple(metrics) for partition, metrics in released}
         return np.asarray([v for p in self.public_partitions for v in by_partition[p]], dtype=np.float64)
 
     def sample(self, data, size, rng=None):
-        return np.stack([self(data) for _ in range(int(size))])
+        outputs = [self(data) for _ in range(int(size))]
+        return outputs if self.public_partitions is None else np.stack(outputs)
 
     def __repr__(self):
         return (
