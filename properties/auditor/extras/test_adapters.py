@@ -497,3 +497,148 @@ def test_opendp_samples_by_composition_without_a_batch():
     assert len(mech.sample(0, adapter.COMPOSED + 3)) == adapter.COMPOSED + 3
     assert mech._compositions and all(c is not None for c in mech._compositions.values())
     assert not _audit(mech, 0, 1, 20_000).violation
+
+
+# --------------------------------------------------------------------------- OpenDP chains at library speed
+
+
+class _BitShaped:
+    """A measurement double on one bit: randomized response, its map ``d_in * per_unit``."""
+
+    output_measure = "MaxDivergence"
+
+    def __init__(self, keep_probability, per_unit):
+        self.rr, self.per_unit = _system_randomized_response(keep_probability), per_unit
+
+    def map(self, d_in):
+        return d_in * self.per_unit
+
+    def __call__(self, bit):
+        return self.rr(bit)
+
+
+class _CountedSum(_TransformationShaped):
+    """A transformation double (sum of bits, stability 1) that counts its calls and chains with ``>>``."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, data):
+        self.calls += 1
+        return sum(data)
+
+    def __rshift__(self, measurement):
+        return _ChainShaped(self, measurement)
+
+
+class _ChainShaped:
+    """``transformation >> measurement`` as OpenDP chains them: the map and the call composed."""
+
+    def __init__(self, transformation, measurement):
+        self.transformation, self.noise = transformation, measurement
+        self.output_measure = measurement.output_measure
+
+    def map(self, d_in):
+        return self.noise.map(self.transformation.map(d_in))
+
+    def __call__(self, data):
+        return self.noise(self.transformation(data))
+
+
+def _split_double():
+    """A module-level build for OpenDPMeasurement.from_build: the chain given as its two parts."""
+    return {"transformation": _CountedSum(), "measurement": _BitShaped(0.75, math.log(3))}
+
+
+def test_opendp_chain_given_apart_transforms_once_per_batch_and_keeps_the_chain_claim():
+    """Detects ``sample`` running the transformation once per output (what ``transformation=`` exists to
+    avoid: its calls are counted), a claim read from the noise alone instead of the chain, and split
+    outputs not distributed as the chain's: a sum of bits then randomized response keep 3/4 (loss ln 3
+    on sums one apart) keeps its claim ln 3 and is flagged at ln 3 / 2 (alpha = 1e-6 each, as above;
+    the audit's own sampler check compares ``sample`` with the chain's calls first)."""
+    t = _CountedSum()
+    mech = OpenDPMeasurement(_BitShaped(0.75, 2.0), d_in=1, transformation=t)
+    assert mech.measurement.transformation is t and mech.epsilon == 2.0
+    assert len(mech.sample((0, 1, 0), 500)) == 500 and t.calls == 1
+    kept = OpenDPMeasurement(_BitShaped(0.75, math.log(3)), d_in=1, transformation=_CountedSum())
+    assert not _audit(kept, (0, 1), (0, 0), 20_000).violation
+    halved = OpenDPMeasurement(_BitShaped(0.75, math.log(3) / 2), d_in=1, transformation=_CountedSum())
+    assert _audit(halved, (0, 1), (0, 0), 20_000).violation
+
+
+def test_opendp_adapter_from_build_goes_to_a_process_pool():
+    """Detects an OpenDP adapter that cannot be drawn on a process pool even when built by a module-level
+    function (it is sent as that function and rebuilt), one sent without it (a native handle), and a build
+    whose result is not what the class takes."""
+    import pickle
+
+    from dpverify.pipeline.sampling import draw
+
+    mech = OpenDPMeasurement.from_build(_split_double, d_in=1)
+    again = pickle.loads(pickle.dumps(mech))
+    assert again.epsilon == mech.epsilon == pytest.approx(math.log(3)) and again.transformation is not None
+    outputs = draw(mech, (0, 1), 400, np.random.SeedSequence(1), executor=2)
+    assert len(outputs) == 400 and set(outputs) <= {0, 1}
+    with pytest.raises(pickle.PicklingError, match="from_build"):
+        pickle.dumps(OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1))
+    with pytest.raises(dpverify.InvalidParameterError, match="keys"):
+        OpenDPMeasurement.from_build(lambda: {"noise": _BitShaped(0.75, 1.0)}, d_in=1)
+    with pytest.raises(dpverify.InvalidParameterError, match="not both"):
+        OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1, transformation=_CountedSum(), batch=_IgnoresItsInputs())
+    with pytest.raises(dpverify.InvalidParameterError, match="not a Measurement"):
+        OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1, transformation=_BitShaped(0.75, 1.0))
+
+
+def _thresholded_count_parts():
+    """OpenDP's thresholded count of string records, as its two parts (a module-level build)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    counts = (dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()) >> dp.t.then_count_by()
+    noise = dp.m.make_laplace_threshold(counts.output_domain, counts.output_metric, scale=0.5, threshold=10)
+    return {"transformation": counts, "measurement": noise}
+
+
+def _released(counts: dict):
+    """A released-key dict as one hashable output (the released-key output type is not this test's subject)."""
+    return tuple(sorted(counts.items()))
+
+
+def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wrong_distance():
+    """OpenDP's ``then_count_by >> then_laplace_threshold`` (scale 1/2: epsilon 2 per unit of d_in, delta
+    from the threshold), given apart and built by a module-level function. Replacing one record moves
+    two counts: symmetric distance 2, true loss 4. Audited at d_in = 2 on a process pool of two it keeps
+    its claim; at d_in = 1 (claim 2) it is flagged (alpha = 1e-6 each; counts 30 and 29-31 sit far above
+    the threshold 10, so both keys are released in all but ~1e-8 of outputs and the loss is the two
+    counts' 4). Detects split outputs that are not the chain's, and a pool route that breaks OpenDP."""
+    pytest.importorskip("opendp", reason="OpenDP is in the 'adapters' extra only: pip install -e '.[adapters]'")
+    x, x_prime = ["a"] * 30 + ["b"] * 30, ["a"] * 31 + ["b"] * 29
+    replace = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=2)
+    whole = _thresholded_count_parts()
+    assert (replace.epsilon, replace.delta) == (whole["transformation"] >> whole["measurement"]).map(2)
+    kept = dpverify.audit(
+        replace,
+        x,
+        x_prime,
+        epsilon=replace.epsilon,
+        delta=replace.delta,
+        n_samples=6_000,
+        alpha=ALPHA,
+        seed=1,
+        output_key=_released,
+        executor=2,
+    )
+    assert not kept.violation
+    wrong = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=1)
+    flagged = dpverify.audit(
+        wrong,
+        x,
+        x_prime,
+        epsilon=wrong.epsilon,
+        delta=wrong.delta,
+        n_samples=6_000,
+        alpha=ALPHA,
+        seed=1,
+        output_key=_released,
+    )
+    assert flagged.violation and flagged.epsilon_lower_bound > 2.5
