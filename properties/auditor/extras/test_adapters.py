@@ -642,3 +642,79 @@ def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wr
         output_key=_released,
     )
     assert flagged.violation and flagged.epsilon_lower_bound > 2.5
+
+
+# --------------------------------------------------------------------------- diffprivlib tools, worker counts
+
+
+def _histogram_counts(returned):
+    """diffprivlib's histogram release without its bin edges (fixed here by ``range``)."""
+    return tuple(int(v) for v in returned[0])
+
+
+def test_diffprivlib_histogram_tool_keeps_its_claim_and_a_replaced_record_is_flagged():
+    """diffprivlib's ``tools.histogram`` is epsilon-DP under adding or removing a record (counts move by
+    1); replacing one moves two counts (true loss 2 eps). At eps = 1 with two bins: a record added keeps
+    the claim, a record replaced is flagged (alpha = 1e-6 each; the outputs are integer counts). Detects a
+    claim not read from the tool's epsilon (e.g. its default where one was given), a random_state not
+    passed (the audit would not replay), and outputs not the tool's."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib import tools
+
+    from dpverify.extras.adapters import DiffprivlibTool
+
+    hist = DiffprivlibTool(tools.histogram, output=_histogram_counts, epsilon=1.0, bins=2, range=(0.0, 1.0))
+    assert (hist.epsilon, hist.delta) == (1.0, 0.0) and DiffprivlibTool(tools.count_nonzero).epsilon == 1.0
+    assert [DiffprivlibTool(tools.mean, epsilon=e, bounds=(0, 1)).epsilon for e in (0.25, 3.0)] == [0.25, 3.0]
+    x = [0.2, 0.2, 0.2, 0.7, 0.7, 0.7]
+    added, replaced = x + [0.2], [0.2, 0.2, 0.7, 0.7, 0.7, 0.7]
+    kept = _audit(hist, x, added, 8_000)
+    assert not kept.violation and kept.replayable
+    flagged = _audit(hist, x, replaced, 8_000)
+    assert flagged.violation and flagged.epsilon_lower_bound > 1.2
+
+
+def _undercharging_mean(array, epsilon=1.0, bounds=None, random_state=None, accountant=None):
+    """A tool that spends its epsilon on the noise but charges its accountant half of it."""
+    accountant.spend(epsilon / 2, 0.0)
+    return float(np.mean(array)) + random_state.laplace(0.0, 1.0 / (epsilon * len(array)))
+
+
+def test_diffprivlib_tool_checks_the_budget_charged_and_its_parameters():
+    """Detects a tool that charges its accountant less than the epsilon it spends (the budget charged is
+    the claim's half) passing unnoticed, and a parameter diffprivlib would ignore (``bound`` for ``bounds``)."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib import tools
+
+    from dpverify.extras.adapters import DiffprivlibTool
+
+    with pytest.raises(InvalidClaimError, match="charged"):
+        DiffprivlibTool(_undercharging_mean, bounds=(0, 1)).sample([0.5], 3, np.random.default_rng(0))
+    with pytest.raises(dpverify.InvalidParameterError, match="bound"):
+        DiffprivlibTool(tools.mean, bound=(0, 1))
+    with pytest.raises(dpverify.InvalidParameterError, match="random_state"):
+        DiffprivlibTool(tools.mean, bounds=(0, 1), random_state=1)
+
+
+def test_diffprivlib_adapters_draw_the_same_outputs_on_any_number_of_workers():
+    """Detects seeded outputs that depend on the executor (one process, a pool of two, three threads):
+    each chunk is seeded from its own spawned SeedSequence, whoever draws it, and the adapters seed the
+    library's RandomState from that chunk's Generator only."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    import concurrent.futures
+
+    from diffprivlib import tools
+    from diffprivlib.mechanisms import Geometric
+
+    from dpverify.extras.adapters import DiffprivlibMechanism, DiffprivlibTool
+    from dpverify.pipeline.sampling import draw
+
+    for mech, data in (
+        (DiffprivlibMechanism(Geometric, epsilon=1.0, sensitivity=1), 3),
+        (DiffprivlibTool(tools.mean, epsilon=1.0, bounds=(0.0, 1.0)), [0.1, 0.5, 0.9]),
+    ):
+        one = draw(mech, data, 320, np.random.SeedSequence(7))
+        with concurrent.futures.ThreadPoolExecutor(3) as threads:
+            for executor in (2, threads):
+                assert np.array_equal(draw(mech, data, 320, np.random.SeedSequence(7), executor=executor), one)
+        assert not np.array_equal(draw(mech, data, 320, np.random.SeedSequence(8)), one)
