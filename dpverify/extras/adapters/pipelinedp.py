@@ -1,6 +1,14 @@
-"""PipelineDP aggregations on public partitions.
+"""PipelineDP aggregations (``DPEngine.aggregate`` on ``LocalBackend``), on public or private partitions.
 
 Extra: ``pip install 'dpverify[pipelinedp]'`` (PipelineDP); imported only when an output is drawn.
+
+PipelineDP has no batch API and draws its noise from python-dp, which cannot be seeded: each output is
+one aggregation, and more outputs per second come from a process pool (``executor=2``; the data
+extractors must then be module-level functions).
+
+References
+----------
+PipelineDP (OpenMined and Google), ``pipeline_dp.DPEngine.aggregate``: https://pipelinedp.io.
 """
 
 from __future__ import annotations
@@ -14,12 +22,14 @@ __all__ = ["PipelineDPAggregation"]
 
 
 class PipelineDPAggregation(_StatedClaim):
-    """A PipelineDP aggregation on public partitions: ``DPEngine.aggregate`` run afresh per output.
+    """A PipelineDP aggregation: ``DPEngine.aggregate`` run afresh per output.
 
     Each output runs the aggregation once on the input rows, with a new
-    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``, and
-    returns the metrics as a float vector: for each public partition in the order given, each
-    metric in the order of ``params.metrics``.
+    ``NaiveBudgetAccountant(total_epsilon=epsilon, total_delta=delta)`` and ``LocalBackend``. On public
+    partitions it returns the metrics as a float vector: for each public partition in the order given,
+    each metric in the order of ``params.metrics``. Without public partitions PipelineDP selects the
+    partitions to release privately, and the output is what it released: a dict of partition -> the
+    tuple of its metrics (in the order of ``params.metrics``), with only the released partitions as keys.
 
     Parameters
     ----------
@@ -27,8 +37,9 @@ class PipelineDPAggregation(_StatedClaim):
         What to compute and the contribution bounds.
     data_extractors : pipeline_dp.DataExtractors
         Privacy id, partition and value of a row (module-level functions to audit on a process pool).
-    public_partitions : sequence
-        The partitions released (private partition selection is not audited by this adapter).
+    public_partitions : sequence, optional
+        The partitions released. Not given: PipelineDP's private partition selection chooses them
+        (it needs a total delta > 0), and each output is a dict of the released partitions.
     budget_accountant : pipeline_dp.NaiveBudgetAccountant, optional
         A fresh (unused) accountant: the claim is read from it (``total_epsilon``, ``total_delta``),
         and each output runs on a new accountant of its class with the same totals.
@@ -48,9 +59,13 @@ class PipelineDPAggregation(_StatedClaim):
 
     replayable = False
 
-    def __init__(self, params, data_extractors, *, public_partitions, epsilon=None, delta=None, budget_accountant=None):
+    def __init__(
+        self, params, data_extractors, *, public_partitions=None, epsilon=None, delta=None, budget_accountant=None
+    ):
         self.params, self.data_extractors = params, data_extractors
-        self.public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
+        if public_partitions is not None:
+            public_partitions = check_not_empty(public_partitions, "public_partitions", "partition")
+        self.public_partitions = public_partitions
         self.accountant_class = None
         if budget_accountant is not None:
             check_not_both(
@@ -80,10 +95,13 @@ class PipelineDPAggregation(_StatedClaim):
         )
         accountant.compute_budgets()
         by_partition = {partition: tuple(metrics) for partition, metrics in released}
+        if self.public_partitions is None:
+            return by_partition
         return np.asarray([v for p in self.public_partitions for v in by_partition[p]], dtype=np.float64)
 
     def sample(self, data, size, rng=None):
-        return np.stack([self(data) for _ in range(int(size))])
+        out = [self(data) for _ in range(int(size))]
+        return out if self.public_partitions is None else np.stack(out)
 
     def __repr__(self):
         return (

@@ -718,3 +718,42 @@ def test_diffprivlib_adapters_draw_the_same_outputs_on_any_number_of_workers():
             for executor in (2, threads):
                 assert np.array_equal(draw(mech, data, 320, np.random.SeedSequence(7), executor=executor), one)
         assert not np.array_equal(draw(mech, data, 320, np.random.SeedSequence(8)), one)
+
+
+def _released_partitions(released: dict):
+    """The partitions a PipelineDP aggregation released (the event this test is about)."""
+    return frozenset(released)
+
+
+def test_pipelinedp_private_partition_selection_keeps_its_delta_and_ids_per_row_are_caught():
+    """Without public partitions PipelineDP selects the partitions to release, spending the delta: a
+    user adding a partition 'b' (three rows, bounded to one) makes it released with probability about
+    delta = 0.05 (measured 0.048), never without the user. Audited on the released partitions, on a
+    process pool of two (the extractors are module-level), the claim (1, 0.05) holds; with the privacy id
+    taken per row the three rows count as three users and 'b' is released about 27% of the time, a
+    delta lower bound far above 0.05 at 2,000 outputs per input (alpha = 1e-6 each). Detects the
+    partitions PipelineDP released lost from the output (the dict), and a privacy id per row."""
+    pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
+    from dpverify.extras.adapters import PipelineDPAggregation
+
+    params = pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+        metrics=[pipeline_dp.Metrics.COUNT],
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+    )
+
+    def aggregation(privacy_id):
+        extractors = pipeline_dp.DataExtractors(
+            partition_extractor=_partition, privacy_id_extractor=privacy_id, value_extractor=_nothing
+        )
+        return PipelineDPAggregation(params, extractors, epsilon=1.0, delta=0.05)
+
+    x = tuple((user, "a", 0) for user in range(30))
+    x_prime = x + ((99, "b", 0), (99, "b", 1), (99, "b", 2))
+    released = aggregation(_user)(x)
+    assert set(released) == {"a"} and len(released["a"]) == 1
+    common = dict(epsilon=1.0, delta=0.05, n_samples=2_000, alpha=ALPHA, seed=1, output_key=_released_partitions)
+    assert not dpverify.audit(aggregation(_user), x, x_prime, executor=2, **common).violation
+    flagged = dpverify.audit(aggregation(_whole_row), x, x_prime, **common)
+    assert flagged.violation and flagged.delta_lower_bound > 0.1
