@@ -29,8 +29,10 @@ from dpverify.extras.adapters import OpenDPMeasurement, RandomStateMechanism, Un
 ALPHA = 1e-6
 
 
-def _audit(mech, x, x_prime, n, seed=1):
-    return dpverify.audit(mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta, n_samples=n, alpha=ALPHA, seed=seed)
+def _audit(mech, x, x_prime, n, seed=1, **options):
+    return dpverify.audit(
+        mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta, n_samples=n, alpha=ALPHA, seed=seed, **options
+    )
 
 
 # --------------------------------------------------------------------------- RandomState
@@ -331,6 +333,16 @@ def _nothing(row):
     return 0
 
 
+def _count_params(pipeline_dp):
+    """PipelineDP's Laplace count, one partition and one contribution per user."""
+    return pipeline_dp.AggregateParams(
+        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
+        metrics=[pipeline_dp.Metrics.COUNT],
+        max_partitions_contributed=1,
+        max_contributions_per_partition=1,
+    )
+
+
 def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
     """A count on one public partition, one contribution per user: x' adds a user with two rows,
     bounded to one, so the loss is the budget's eps = 1. Detects the classic misconfiguration of a
@@ -339,12 +351,7 @@ def test_pipelinedp_count_keeps_its_budget_and_a_wrong_privacy_id_is_caught():
     pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
     from dpverify.extras.adapters import PipelineDPAggregation
 
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-    )
+    params = _count_params(pipeline_dp)
 
     def extractors(privacy_id):
         return pipeline_dp.DataExtractors(
@@ -423,12 +430,7 @@ def test_pipelinedp_budget_is_read_from_its_accountant():
     pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
     from dpverify.extras.adapters import PipelineDPAggregation
 
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-    )
+    params = _count_params(pipeline_dp)
     extractors = pipeline_dp.DataExtractors(
         partition_extractor=_partition, privacy_id_extractor=_user, value_extractor=_nothing
     )
@@ -616,31 +618,9 @@ def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wr
     replace = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=2)
     whole = _thresholded_count_parts()
     assert (replace.epsilon, replace.delta) == (whole["transformation"] >> whole["measurement"]).map(2)
-    kept = dpverify.audit(
-        replace,
-        x,
-        x_prime,
-        epsilon=replace.epsilon,
-        delta=replace.delta,
-        n_samples=6_000,
-        alpha=ALPHA,
-        seed=1,
-        output_key=_released,
-        executor=2,
-    )
-    assert not kept.violation
+    assert not _audit(replace, x, x_prime, 6_000, output_key=_released, executor=2).violation
     wrong = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=1)
-    flagged = dpverify.audit(
-        wrong,
-        x,
-        x_prime,
-        epsilon=wrong.epsilon,
-        delta=wrong.delta,
-        n_samples=6_000,
-        alpha=ALPHA,
-        seed=1,
-        output_key=_released,
-    )
+    flagged = _audit(wrong, x, x_prime, 6_000, output_key=_released)
     assert flagged.violation and flagged.epsilon_lower_bound > 2.5
 
 
@@ -736,12 +716,7 @@ def test_pipelinedp_private_partition_selection_keeps_its_delta_and_ids_per_row_
     pipeline_dp = pytest.importorskip("pipeline_dp", reason="PipelineDP is in the 'pipelinedp' extra only")
     from dpverify.extras.adapters import PipelineDPAggregation
 
-    params = pipeline_dp.AggregateParams(
-        noise_kind=pipeline_dp.NoiseKind.LAPLACE,
-        metrics=[pipeline_dp.Metrics.COUNT],
-        max_partitions_contributed=1,
-        max_contributions_per_partition=1,
-    )
+    params = _count_params(pipeline_dp)
 
     def aggregation(privacy_id):
         extractors = pipeline_dp.DataExtractors(
