@@ -555,17 +555,18 @@ def _split_double():
 def test_opendp_chain_given_apart_transforms_once_per_batch_and_keeps_the_chain_claim():
     """Detects ``sample`` running the transformation once per output (what ``transformation=`` exists to
     avoid: its calls are counted), a claim read from the noise alone instead of the chain, and split
-    outputs not distributed as the chain's: a sum of bits then randomized response keep 3/4 (loss ln 3
-    on sums one apart) keeps its claim ln 3 and is flagged at ln 3 / 2 (alpha = 1e-6 each, as above;
-    the audit's own sampler check compares ``sample`` with the chain's calls first)."""
+    outputs not distributed as the chain's (the noise drawn on another input's transformation: the
+    audit's sampler check, which compares ``sample`` with the chain's calls first, refuses it, so the
+    input (1, 0) differs from its tail): a sum of bits then randomized response keep 3/4 (loss ln 3 on
+    sums one apart) keeps its claim ln 3 and is flagged at ln 3 / 2 (alpha = 1e-6 each, as above)."""
     t = _CountedSum()
     mech = OpenDPMeasurement(_BitShaped(0.75, 2.0), d_in=1, transformation=t)
     assert mech.measurement.transformation is t and mech.epsilon == 2.0
     assert len(mech.sample((0, 1, 0), 500)) == 500 and t.calls == 1
     kept = OpenDPMeasurement(_BitShaped(0.75, math.log(3)), d_in=1, transformation=_CountedSum())
-    assert not _audit(kept, (0, 1), (0, 0), 20_000).violation
+    assert not _audit(kept, (1, 0), (0, 0), 20_000).violation
     halved = OpenDPMeasurement(_BitShaped(0.75, math.log(3) / 2), d_in=1, transformation=_CountedSum())
-    assert _audit(halved, (0, 1), (0, 0), 20_000).violation
+    assert _audit(halved, (1, 0), (0, 0), 20_000).violation
 
 
 def test_opendp_adapter_from_build_goes_to_a_process_pool():
