@@ -613,7 +613,8 @@ def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wr
     two counts: symmetric distance 2, true loss 4. Audited at d_in = 2 on a process pool of two it keeps
     its claim; at d_in = 1 (claim 2) it is flagged (alpha = 1e-6 each; counts 30 and 29-31 sit far above
     the threshold 10, so both keys are released in all but ~1e-8 of outputs and the loss is the two
-    counts' 4). Detects split outputs that are not the chain's, and a pool route that breaks OpenDP."""
+    counts' 4). Detects split outputs that are not the chain's, a pool route that breaks OpenDP, and an
+    OpenDP Context query's resolved measurement read with another claim than its map."""
     pytest.importorskip("opendp", reason="OpenDP is in the 'adapters' extra only: pip install -e '.[adapters]'")
     x, x_prime = ["a"] * 30 + ["b"] * 30, ["a"] * 31 + ["b"] * 29
     replace = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=2)
@@ -623,6 +624,17 @@ def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wr
     wrong = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=1)
     flagged = _audit(wrong, x, x_prime, 6_000, output_key=_released)
     assert flagged.violation and flagged.epsilon_lower_bound > 2.5
+    import opendp.prelude as dp  # OpenDP's Context API: a query resolves to the measurement the adapter takes
+
+    context = dp.Context.compositor(
+        data=x,
+        privacy_unit=dp.unit_of(contributions=1),
+        privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6),
+        split_evenly_over=1,
+    )
+    resolved = context.query().count_by().laplace_threshold(threshold=60).resolve()
+    from_context = OpenDPMeasurement(resolved, d_in=1)
+    assert (from_context.epsilon, from_context.delta) == resolved.map(1)
 
 
 # --------------------------------------------------------------------------- diffprivlib tools, worker counts
