@@ -134,8 +134,10 @@ class DiffprivlibTool(_StatedClaim):
     ----------
     epsilon, delta : float
         The ``epsilon`` (and ``delta``, 0 where the tool has none) the tool is called with, its
-        signature's default where not given: diffprivlib's tools are epsilon-DP under adding or removing
-        one record of the array.
+        signature's default where not given. The neighbouring relation is each tool's own: diffprivlib
+        calibrates ``histogram`` and ``count_nonzero`` to adding or removing a record (sensitivity 1),
+        but ``mean``, ``var`` and ``std`` to replacing one with the array's size unchanged (``mean``:
+        sensitivity ``(upper - lower) / n``). Audit pairs of the tool's relation.
     replayable : bool
         True: each batch's ``RandomState`` is seeded from the audit's Generator.
 
