@@ -144,6 +144,8 @@ class OpenDPMeasurement(_StatedClaim):
         ``measurement.map(d_in)``.
     measurement : opendp.mod.Measurement
         The mechanism audited (the whole chain when ``transformation`` is given).
+    sampled : opendp.mod.Measurement
+        What ``sample`` composes: the ``measurement`` given (without the transformation).
     replayable : bool
         False: OpenDP samples from the operating system's entropy, not from ``rng``. The audit's
         seed cannot make OpenDP's draws repeat, on one process or on many.
