@@ -1173,6 +1173,39 @@ MUTANTS = [
         ["properties/auditor/pipeline/test_released_keys.py"],
         note="the key book keeps the most released keys and may drop the one released from x only",
     ),
+    # adapter-speed branch: library adapters at library speed (issue 42)
+    Mutant(
+        "adapters-tool-charge-unchecked",
+        "dpverify/extras/adapters/diffprivlib.py",
+        "        self._check_charged(accountant.spent_budget, int(size))\n",
+        "",
+        [
+            "properties/auditor/extras/test_adapters.py::test_diffprivlib_tool_checks_the_budget_charged_and_its_parameters"
+        ],
+        note="a diffprivlib tool that charges its accountant half the epsilon it spends passes unnoticed",
+    ),
+    Mutant(
+        "adapters-tool-unseeded",
+        "dpverify/extras/adapters/diffprivlib.py",
+        "random_state, accountant = _random_state(rng), BudgetAccountant()",
+        "random_state, accountant = np.random.RandomState(), BudgetAccountant()",
+        [
+            "properties/auditor/extras/test_adapters.py::"
+            "test_diffprivlib_adapters_draw_the_same_outputs_on_any_number_of_workers"
+        ],
+        note="the tool's RandomState seeded from the OS: seeded outputs differ between runs and worker counts",
+    ),
+    Mutant(
+        "adapters-opendp-parts-other-input",
+        "dpverify/extras/adapters/opendp.py",
+        "            data = self.transformation(data)\n",
+        "            data = self.transformation(data[1:])\n",
+        [
+            "properties/auditor/extras/test_adapters.py::"
+            "test_opendp_chain_given_apart_transforms_once_per_batch_and_keeps_the_chain_claim"
+        ],
+        note="a chain given in two parts samples its noise on another input's transformation (one record dropped)",
+    ),
 ]
 
 

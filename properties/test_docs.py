@@ -15,7 +15,7 @@ import dpverify
 MODULES_WITH_EXAMPLES = {
     "dpverify.extras.adapters.random_state": 8,
     "dpverify.extras.adapters.unseeded": 3,
-    "dpverify.extras.adapters.diffprivlib": 4,
+    "dpverify.extras.adapters.diffprivlib": 10,
     "dpverify.support.power": 2,
     "dpverify.audits.pair": 7,
     "dpverify.audits.delta_curve": 4,

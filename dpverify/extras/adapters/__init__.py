@@ -12,10 +12,15 @@ form and carry the library's own privacy claim where it has one:
   ``RandomState`` from the Generator it is given, so an audit replays exactly from its seed.
 - :class:`BuildOnceMechanism` -- the same, building the library's mechanism once per batch of
   samples instead of once per sample; :class:`DiffprivlibMechanism` -- a diffprivlib mechanism
-  class and its parameters, audited at the claim the built mechanism states.
+  class and its parameters, audited at the claim the built mechanism states;
+  :class:`DiffprivlibTool` -- a diffprivlib tool (``diffprivlib.tools.mean``, ``histogram``...) on the
+  data, audited at its ``epsilon``, with the budget it charges checked.
 - :class:`OpenDPMeasurement` -- an OpenDP ``Measurement``. The claim is read from the
   measurement's own privacy map, ``measurement.map(d_in)``, and exposed as ``epsilon`` and
-  ``delta``. OpenDP draws from the operating system's entropy, so replay is impossible.
+  ``delta``. A chain can be given as its deterministic transformation and its measurement (the
+  transformation then runs once per batch), and built by a module-level function
+  (:meth:`OpenDPMeasurement.from_build`) to draw on a process pool. OpenDP draws from the operating
+  system's entropy, so replay is impossible.
 - :class:`PyDPMechanism` -- a numerical mechanism of Google's python-dp (extra ``pydp``);
   :class:`PipelineDPAggregation` -- a PipelineDP aggregation (extra ``pipelinedp``);
   :class:`TumultQuery` -- a Tumult Analytics query, audited at its budget. None can be seeded.
@@ -43,7 +48,7 @@ audit them with ``executor=None`` or threads, not with a process pool.
 
 from __future__ import annotations
 
-from .diffprivlib import DiffprivlibMechanism
+from .diffprivlib import DiffprivlibMechanism, DiffprivlibTool
 from .opendp import OpenDPMeasurement
 from .pipelinedp import PipelineDPAggregation
 from .pydp import PyDPMechanism
@@ -55,6 +60,7 @@ __all__ = [
     "RandomStateMechanism",
     "BuildOnceMechanism",
     "DiffprivlibMechanism",
+    "DiffprivlibTool",
     "OpenDPMeasurement",
     "PyDPMechanism",
     "PipelineDPAggregation",

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import numbers
 import pickle
+from collections.abc import Mapping
 
 import numpy as np
 
@@ -41,6 +42,44 @@ def _compose(measurement, k: int):
         return dp.c.make_composition([measurement] * k)
     except Exception:  # not an OpenDP measurement (a test double), or a measure OpenDP does not compose
         return None
+
+
+def _check_measurement(measurement):
+    """An OpenDP Measurement (callable, with a privacy map), not a Transformation."""
+    _check_callable(measurement, "measurement")
+    check_has_method(measurement, "map", "measurement must have a privacy map measurement.map(d_in), as OpenDP's do")
+    check_not_both(
+        not hasattr(measurement, "output_measure"),
+        hasattr(measurement, "output_metric"),
+        f"this is an OpenDP Transformation (output metric {getattr(measurement, 'output_metric', None)}), not a "
+        "Measurement: it adds no noise and has no privacy claim; chain a mechanism onto it first, "
+        "e.g. transformation >> dp.m.then_laplace(scale=...)",
+    )
+    return measurement
+
+
+def _chain(transformation, measurement):
+    """``transformation >> measurement``, the mechanism audited when the two are given apart."""
+    check_not_both(
+        hasattr(transformation, "output_measure"),
+        True,
+        "transformation must be an OpenDP Transformation (deterministic), not a Measurement: pass the noise "
+        "as measurement and its deterministic first part as transformation",
+    )
+    return check_call(
+        lambda: transformation >> measurement,
+        lambda exc: (
+            f"transformation >> measurement failed ({type(exc).__name__}: {exc}); the measurement must take the "
+            "transformation's output domain and metric, e.g. dp.m.make_laplace_threshold(t.output_domain, "
+            "t.output_metric, ...)"
+        ),
+        InvalidParameterError,
+    )
+
+
+def _rebuild(cls, build, d_in):
+    """The adapter :meth:`OpenDPMeasurement.from_build` made, built anew (on a worker process)."""
+    return cls.from_build(build, d_in)
 
 
 def _to_opendp(data):
@@ -92,18 +131,33 @@ class OpenDPMeasurement(_StatedClaim):
         A vector ``batch`` is fastest, composition next (measured: docs/auditor/benchmarks.md).
         The audit checks that ``sample``'s outputs are distributed
         as ``measurement``'s before using them.
+    transformation : opendp.mod.Transformation, optional
+        The chain's deterministic first part, given apart: the mechanism audited is
+        ``transformation >> measurement`` (its claim read from that chain's privacy map at
+        ``d_in``, one output per call of the chain), and ``sample(data, size)`` evaluates
+        ``transformation(data)`` once and draws the ``size`` outputs of ``measurement`` on it (by
+        composition, as above). An OpenDP Transformation is a deterministic stable map, so the
+        outputs are distributed as the chain's; a transformation that costs more than the noise (a
+        ``then_count_by`` over many records) is then paid once per batch, not once per output.
+        Not with ``batch``.
 
     Attributes
     ----------
     epsilon, delta : float
         ``measurement.map(d_in)``.
+    measurement : opendp.mod.Measurement
+        The mechanism audited (the whole chain when ``transformation`` is given).
+    sampled : opendp.mod.Measurement
+        What ``sample`` composes: the ``measurement`` given (without the transformation).
     replayable : bool
-        False: OpenDP samples from the operating system's entropy, not from ``rng``.
+        False: OpenDP samples from the operating system's entropy, not from ``rng``. The audit's
+        seed cannot make OpenDP's draws repeat, on one process or on many.
 
     Raises
     ------
     InvalidParameterError
-        A Transformation instead of a Measurement, or a ``d_in`` the privacy map refuses.
+        A Transformation instead of a Measurement, a ``transformation`` that does not chain onto
+        ``measurement``, or a ``d_in`` the privacy map refuses.
     InvalidClaimError
         For other output measures (privacy profiles, smoothed max divergence), or a map that is
         not a finite epsilon > 0 with delta in [0, 1) (a rho > 0, a Rényi curve).
@@ -119,25 +173,33 @@ class OpenDPMeasurement(_StatedClaim):
     Notes
     -----
     Data given as tuples or numpy arrays is passed to OpenDP as lists. Outputs that are lists
-    become tuples (integers) or float arrays (reals).
+    become tuples (integers) or float arrays (reals); other outputs (a dict of released keys from
+    a thresholded count) are returned as OpenDP gives them.
+
+    A measurement is a handle to OpenDP's native memory and cannot be sent to another process.
+    Built by :meth:`from_build` from a module-level function, the adapter is sent as that function
+    and rebuilt on each worker, so an audit can draw on a process pool (``executor=2``).
+
+    References
+    ----------
+    M. Gaboardi, M. Hay, S. Vadhan, "A Programming Framework for OpenDP", 2020 (transformations as
+    deterministic stable maps, measurements as randomized ones, chained by composition).
     """
 
     replayable = False
 
-    def __init__(self, measurement, d_in, *, batch=None):
-        self.measurement = _check_callable(measurement, "measurement")
+    def __init__(self, measurement, d_in, *, batch=None, transformation=None):
+        self.sampled = _check_measurement(measurement)
         self.batch = None if batch is None else _check_callable(batch, "batch")
+        self.transformation = transformation
         self._compositions: dict = {}
-        check_has_method(
-            measurement, "map", "measurement must have a privacy map measurement.map(d_in), as OpenDP's do"
-        )
-        check_not_both(
-            not hasattr(measurement, "output_measure"),
-            hasattr(measurement, "output_metric"),
-            f"this is an OpenDP Transformation (output metric {getattr(measurement, 'output_metric', None)}), not a "
-            "Measurement: it adds no noise and has no privacy claim; chain a mechanism onto it first, "
-            "e.g. transformation >> dp.m.then_laplace(scale=...)",
-        )
+        self._build = None
+        if transformation is not None:
+            check_not_both(
+                True, batch is not None, "give batch= or transformation=, not both (a batch takes the chain's input)"
+            )
+            measurement = _chain(transformation, measurement)
+        self.measurement = measurement
         self.d_in = d_in
         measure = str(getattr(measurement, "output_measure", ""))
         claim = check_call(  # OpenDP raises TypeError or OpenDPException for a d_in of the wrong type
@@ -177,13 +239,65 @@ class OpenDPMeasurement(_StatedClaim):
         self.epsilon, self.delta = _check_claim(epsilon, delta)
         self.claim_source = f"OpenDP's privacy map of the measurement at d_in={d_in!r}"
 
+    @classmethod
+    def from_build(cls, build, d_in):
+        """The adapter of what ``build()`` returns, sent to other processes as ``build`` and rebuilt there.
+
+        Parameters
+        ----------
+        build : callable
+            A module-level function (picklable) with no arguments returning a Measurement, or a dict
+            of this class's keyword arguments (``{"measurement": noise, "transformation": t}``).
+        d_in : number
+            As for the class.
+
+        Returns
+        -------
+        OpenDPMeasurement
+            Whose outputs can be drawn on a process pool: each worker calls ``build()`` once per
+            chunk it receives (building a measurement costs far less than a chunk of outputs).
+
+        Raises
+        ------
+        InvalidParameterError
+            ``build()`` returned a dict with keys other than ``measurement``, ``transformation``
+            and ``batch``.
+
+        Examples
+        --------
+        >>> def build():  # at module level, so that worker processes can import it
+        ...     import opendp.prelude as dp
+        ...
+        ...     dp.enable_features("contrib")
+        ...     counts = (dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()) >> dp.t.then_count_by()
+        ...     noise = dp.m.make_laplace_threshold(counts.output_domain, counts.output_metric, scale=1.0, threshold=10)
+        ...     return {"transformation": counts, "measurement": noise}
+        >>> # OpenDPMeasurement.from_build(build, d_in=1): audit it with executor=2
+        """
+        built = _check_callable(build, "build")()
+        arguments = dict(built) if isinstance(built, Mapping) else {"measurement": built}
+        unknown = sorted(set(arguments) - {"measurement", "transformation", "batch"})
+        check_not_both(
+            True,
+            bool(unknown) or "measurement" not in arguments,
+            f"build() must return a Measurement or a dict with 'measurement' (and optionally 'transformation', "
+            f"'batch'); got the keys {sorted(arguments)}",
+        )
+        adapter = cls(d_in=d_in, **arguments)
+        adapter._build = build
+        return adapter
+
     def __call__(self, data, rng=None):
         return _from_opendp(self.measurement(_to_opendp(data)))
 
     def __reduce__(self):
+        if self._build is not None:
+            return (_rebuild, (type(self), self._build, self.d_in))
         raise pickle.PicklingError(
             "an OpenDP measurement is a handle to the library's native memory and cannot be sent to another "
-            "process; audit it with executor=None or a concurrent.futures.ThreadPoolExecutor"
+            "process; build the adapter with OpenDPMeasurement.from_build(build, d_in) (build a module-level "
+            "function returning the measurement) to audit it on a process pool, or audit it with executor=None "
+            "or a concurrent.futures.ThreadPoolExecutor"
         )
 
     def sample(self, data, size, rng=None):
@@ -191,22 +305,24 @@ class OpenDPMeasurement(_StatedClaim):
         if self.batch is not None:
             out = self.batch([data] * size)
             return [_from_opendp(v) for v in out] if not all(isinstance(v, numbers.Real) for v in out) else out
+        if self.transformation is not None:  # deterministic: once per batch
+            data = self.transformation(data)
         out = []
         while len(out) < size:
             k = min(COMPOSED, size - len(out))
             composed = self._composition(k)
             if composed is None:  # no composition: one call per output
-                out.extend(_from_opendp(self.measurement(data)) for _ in range(size - len(out)))
+                out.extend(_from_opendp(self.sampled(data)) for _ in range(size - len(out)))
                 break
             out.extend(_from_opendp(v) for v in composed(data))
         return out
 
     def _composition(self, k: int):
-        """OpenDP's composition of ``k`` copies of the measurement (cached), or None where OpenDP builds none."""
+        """OpenDP's composition of ``k`` copies of ``sampled`` (cached), or None where OpenDP builds none."""
         if k not in self._compositions:
             if len(self._compositions) > 4:
                 self._compositions.clear()
-            self._compositions[k] = _compose(self.measurement, k)
+            self._compositions[k] = _compose(self.sampled, k)
         return self._compositions[k]
 
     def __repr__(self):

@@ -1,6 +1,14 @@
 """PipelineDP aggregations, on public partitions or with private partition selection (released keys).
 
 Extra: ``pip install 'dpverify[pipelinedp]'`` (PipelineDP); imported only when an output is drawn.
+
+PipelineDP has no batch API and draws its noise from python-dp, which cannot be seeded: each output is
+one aggregation, and more outputs per second come from a process pool (``executor=2``; the data
+extractors must then be module-level functions).
+
+References
+----------
+PipelineDP (OpenMined and Google), ``pipeline_dp.DPEngine.aggregate``: https://pipelinedp.io.
 """
 
 from __future__ import annotations

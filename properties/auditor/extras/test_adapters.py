@@ -29,8 +29,10 @@ from dpverify.extras.adapters import OpenDPMeasurement, RandomStateMechanism, Un
 ALPHA = 1e-6
 
 
-def _audit(mech, x, x_prime, n, seed=1):
-    return dpverify.audit(mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta, n_samples=n, alpha=ALPHA, seed=seed)
+def _audit(mech, x, x_prime, n, seed=1, **options):
+    return dpverify.audit(
+        mech, x, x_prime, epsilon=mech.epsilon, delta=mech.delta, n_samples=n, alpha=ALPHA, seed=seed, **options
+    )
 
 
 # --------------------------------------------------------------------------- RandomState
@@ -494,3 +496,215 @@ def test_opendp_samples_by_composition_without_a_batch():
     assert len(mech.sample(0, adapter.COMPOSED + 3)) == adapter.COMPOSED + 3
     assert mech._compositions and all(c is not None for c in mech._compositions.values())
     assert not _audit(mech, 0, 1, 20_000).violation
+
+
+# --------------------------------------------------------------------------- OpenDP chains at library speed
+
+
+class _BitShaped:
+    """A measurement double on one bit: randomized response, its map ``d_in * per_unit``."""
+
+    output_measure = "MaxDivergence"
+
+    def __init__(self, keep_probability, per_unit):
+        self.rr, self.per_unit = _system_randomized_response(keep_probability), per_unit
+
+    def map(self, d_in):
+        return d_in * self.per_unit
+
+    def __call__(self, bit):
+        return self.rr(bit)
+
+
+class _CountedSum(_TransformationShaped):
+    """A transformation double (sum of bits, stability 1) that counts its calls and chains with ``>>``."""
+
+    def __init__(self):
+        self.calls = 0
+
+    def __call__(self, data):
+        self.calls += 1
+        return sum(data)
+
+    def __rshift__(self, measurement):
+        return _ChainShaped(self, measurement)
+
+
+class _ChainShaped:
+    """``transformation >> measurement`` as OpenDP chains them: the map and the call composed."""
+
+    def __init__(self, transformation, measurement):
+        self.transformation, self.noise = transformation, measurement
+        self.output_measure = measurement.output_measure
+
+    def map(self, d_in):
+        return self.noise.map(self.transformation.map(d_in))
+
+    def __call__(self, data):
+        return self.noise(self.transformation(data))
+
+
+def _split_double():
+    """A module-level build for OpenDPMeasurement.from_build: the chain given as its two parts."""
+    return {"transformation": _CountedSum(), "measurement": _BitShaped(0.75, math.log(3))}
+
+
+def test_opendp_chain_given_apart_transforms_once_per_batch_and_keeps_the_chain_claim():
+    """Detects ``sample`` running the transformation once per output (what ``transformation=`` exists to
+    avoid: its calls are counted), a claim read from the noise alone instead of the chain, and split
+    outputs not distributed as the chain's (the noise drawn on another input's transformation: the
+    audit's sampler check, which compares ``sample`` with the chain's calls first, refuses it, so the
+    input (1, 0) differs from its tail): a sum of bits then randomized response keep 3/4 (loss ln 3 on
+    sums one apart) keeps its claim ln 3 and is flagged at ln 3 / 2 (alpha = 1e-6 each, as above)."""
+    t = _CountedSum()
+    mech = OpenDPMeasurement(_BitShaped(0.75, 2.0), d_in=1, transformation=t)
+    assert mech.measurement.transformation is t and mech.epsilon == 2.0
+    assert len(mech.sample((0, 1, 0), 500)) == 500 and t.calls == 1
+    kept = OpenDPMeasurement(_BitShaped(0.75, math.log(3)), d_in=1, transformation=_CountedSum())
+    assert not _audit(kept, (1, 0), (0, 0), 20_000).violation
+    halved = OpenDPMeasurement(_BitShaped(0.75, math.log(3) / 2), d_in=1, transformation=_CountedSum())
+    assert _audit(halved, (1, 0), (0, 0), 20_000).violation
+
+
+def test_opendp_adapter_from_build_goes_to_a_process_pool():
+    """Detects an OpenDP adapter that cannot be drawn on a process pool even when built by a module-level
+    function (it is sent as that function and rebuilt), one sent without it (a native handle), and a build
+    whose result is not what the class takes."""
+    import pickle
+
+    from dpverify.pipeline.sampling import draw
+
+    mech = OpenDPMeasurement.from_build(_split_double, d_in=1)
+    again = pickle.loads(pickle.dumps(mech))
+    assert again.epsilon == mech.epsilon == pytest.approx(math.log(3)) and again.transformation is not None
+    outputs = draw(mech, (0, 1), 400, np.random.SeedSequence(1), executor=2)
+    assert len(outputs) == 400 and set(outputs) <= {0, 1}
+    with pytest.raises(pickle.PicklingError, match="from_build"):
+        pickle.dumps(OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1))
+    with pytest.raises(dpverify.InvalidParameterError, match="keys"):
+        OpenDPMeasurement.from_build(lambda: {"noise": _BitShaped(0.75, 1.0)}, d_in=1)
+    with pytest.raises(dpverify.InvalidParameterError, match="not both"):
+        OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1, transformation=_CountedSum(), batch=_IgnoresItsInputs())
+    with pytest.raises(dpverify.InvalidParameterError, match="not a Measurement"):
+        OpenDPMeasurement(_BitShaped(0.75, 1.0), d_in=1, transformation=_BitShaped(0.75, 1.0))
+
+
+def _thresholded_count_parts():
+    """OpenDP's thresholded count of string records, as its two parts (a module-level build)."""
+    import opendp.prelude as dp
+
+    dp.enable_features("contrib")
+    counts = (dp.vector_domain(dp.atom_domain(T=str)), dp.symmetric_distance()) >> dp.t.then_count_by()
+    noise = dp.m.make_laplace_threshold(counts.output_domain, counts.output_metric, scale=0.5, threshold=10)
+    return {"transformation": counts, "measurement": noise}
+
+
+def _released(counts: dict):
+    """A released-key dict as one hashable output (the released-key output type is not this test's subject)."""
+    return tuple(sorted(counts.items()))
+
+
+def test_opendp_thresholded_count_split_keeps_its_claim_on_a_pool_and_flags_a_wrong_distance():
+    """OpenDP's ``then_count_by >> then_laplace_threshold`` (scale 1/2: epsilon 2 per unit of d_in, delta
+    from the threshold), given apart and built by a module-level function. Replacing one record moves
+    two counts: symmetric distance 2, true loss 4. Audited at d_in = 2 on a process pool of two it keeps
+    its claim; at d_in = 1 (claim 2) it is flagged (alpha = 1e-6 each; counts 30 and 29-31 sit far above
+    the threshold 10, so both keys are released in all but ~1e-8 of outputs and the loss is the two
+    counts' 4). Detects split outputs that are not the chain's, a pool route that breaks OpenDP, and an
+    OpenDP Context query's resolved measurement read with another claim than its map."""
+    pytest.importorskip("opendp", reason="OpenDP is in the 'adapters' extra only: pip install -e '.[adapters]'")
+    x, x_prime = ["a"] * 30 + ["b"] * 30, ["a"] * 31 + ["b"] * 29
+    replace = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=2)
+    whole = _thresholded_count_parts()
+    assert (replace.epsilon, replace.delta) == (whole["transformation"] >> whole["measurement"]).map(2)
+    assert not _audit(replace, x, x_prime, 6_000, output_key=_released, executor=2).violation
+    wrong = OpenDPMeasurement.from_build(_thresholded_count_parts, d_in=1)
+    flagged = _audit(wrong, x, x_prime, 6_000, output_key=_released)
+    assert flagged.violation and flagged.epsilon_lower_bound > 2.5
+    import opendp.prelude as dp  # OpenDP's Context API: a query resolves to the measurement the adapter takes
+
+    context = dp.Context.compositor(
+        data=x,
+        privacy_unit=dp.unit_of(contributions=1),
+        privacy_loss=dp.loss_of(epsilon=1.0, delta=1e-6),
+        split_evenly_over=1,
+    )
+    resolved = context.query().count_by().laplace_threshold(threshold=60).resolve()
+    from_context = OpenDPMeasurement(resolved, d_in=1)
+    assert (from_context.epsilon, from_context.delta) == resolved.map(1)
+
+
+# --------------------------------------------------------------------------- diffprivlib tools, worker counts
+
+
+def _histogram_counts(returned):
+    """diffprivlib's histogram release without its bin edges (fixed here by ``range``)."""
+    return tuple(int(v) for v in returned[0])
+
+
+def test_diffprivlib_histogram_tool_keeps_its_claim_and_a_replaced_record_is_flagged():
+    """diffprivlib's ``tools.histogram`` is epsilon-DP under adding or removing a record (counts move by
+    1); replacing one moves two counts (true loss 2 eps). At eps = 1 with two bins: a record added keeps
+    the claim, a record replaced is flagged (alpha = 1e-6 each; the outputs are integer counts). Detects a
+    claim not read from the tool's epsilon (e.g. its default where one was given), a random_state not
+    passed (the audit would not replay), and outputs not the tool's."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib import tools
+
+    from dpverify.extras.adapters import DiffprivlibTool
+
+    hist = DiffprivlibTool(tools.histogram, output=_histogram_counts, epsilon=1.0, bins=2, range=(0.0, 1.0))
+    assert (hist.epsilon, hist.delta) == (1.0, 0.0) and DiffprivlibTool(tools.count_nonzero).epsilon == 1.0
+    assert [DiffprivlibTool(tools.mean, epsilon=e, bounds=(0, 1)).epsilon for e in (0.25, 3.0)] == [0.25, 3.0]
+    x = [0.2, 0.2, 0.2, 0.7, 0.7, 0.7]
+    added, replaced = x + [0.2], [0.2, 0.2, 0.7, 0.7, 0.7, 0.7]
+    kept = _audit(hist, x, added, 8_000)
+    assert not kept.violation and kept.replayable
+    flagged = _audit(hist, x, replaced, 8_000)
+    assert flagged.violation and flagged.epsilon_lower_bound > 1.2
+
+
+def _undercharging_mean(array, epsilon=1.0, bounds=None, random_state=None, accountant=None):
+    """A tool that spends its epsilon on the noise but charges its accountant half of it."""
+    accountant.spend(epsilon / 2, 0.0)
+    return float(np.mean(array)) + random_state.laplace(0.0, 1.0 / (epsilon * len(array)))
+
+
+def test_diffprivlib_tool_checks_the_budget_charged_and_its_parameters():
+    """Detects a tool that charges its accountant less than the epsilon it spends (the budget charged is
+    the claim's half) passing unnoticed, and a parameter diffprivlib would ignore (``bound`` for ``bounds``)."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    from diffprivlib import tools
+
+    from dpverify.extras.adapters import DiffprivlibTool
+
+    with pytest.raises(InvalidClaimError, match="charged"):
+        DiffprivlibTool(_undercharging_mean, bounds=(0, 1)).sample([0.5], 3, np.random.default_rng(0))
+    with pytest.raises(dpverify.InvalidParameterError, match="bound"):
+        DiffprivlibTool(tools.mean, bound=(0, 1))
+    with pytest.raises(dpverify.InvalidParameterError, match="random_state"):
+        DiffprivlibTool(tools.mean, bounds=(0, 1), random_state=1)
+
+
+def test_diffprivlib_adapters_draw_the_same_outputs_on_any_number_of_workers():
+    """Detects seeded outputs that depend on the executor (one process, a pool of two, three threads):
+    each chunk is seeded from its own spawned SeedSequence, whoever draws it, and the adapters seed the
+    library's RandomState from that chunk's Generator only."""
+    pytest.importorskip("diffprivlib", reason="diffprivlib is in the 'test' and 'adapters' extras")
+    import concurrent.futures
+
+    from diffprivlib import tools
+    from diffprivlib.mechanisms import Geometric
+
+    from dpverify.extras.adapters import DiffprivlibMechanism, DiffprivlibTool
+    from dpverify.pipeline.sampling import draw
+
+    for mech, data in (
+        (DiffprivlibMechanism(Geometric, epsilon=1.0, sensitivity=1), 3),
+        (DiffprivlibTool(tools.mean, epsilon=1.0, bounds=(0.0, 1.0)), [0.1, 0.5, 0.9]),
+    ):
+        one = draw(mech, data, 320, np.random.SeedSequence(7))
+        with concurrent.futures.ThreadPoolExecutor(3) as threads:
+            for executor in (2, threads):
+                assert np.array_equal(draw(mech, data, 320, np.random.SeedSequence(7), executor=executor), one)
+        assert not np.array_equal(draw(mech, data, 320, np.random.SeedSequence(8)), one)
