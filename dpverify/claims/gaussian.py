@@ -9,6 +9,10 @@ favourable corner of the confidence box the claim must satisfy
 audit DP-SGD this way). For ``N(0, 1)`` against ``N(mu, 1)`` every threshold event is
 optimal, so one event certifies mu in full.
 
+The one-run f-DP analysis (:func:`dpverify.one_run_fdp_audit`) reads the curve through its inverse
+blow-up, the least type I error of a test with power ``y``: ``Phi(Phi^-1(y) - mu)``
+(:func:`gaussian_inverse_blow_up`).
+
 References
 ----------
 J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
@@ -22,7 +26,7 @@ import numpy as np
 from .. import _validation as check
 from .kinds import ClaimKind
 
-__all__ = ["GAUSSIAN_DP", "probit_bound"]
+__all__ = ["GAUSSIAN_DP", "probit_bound", "gaussian_inverse_blow_up"]
 
 
 def probit_bound(p_lo, q_hi):
@@ -32,6 +36,14 @@ def probit_bound(p_lo, q_hi):
     with np.errstate(invalid="ignore"):
         value = special.ndtri(np.asarray(p_lo, dtype=float)) - special.ndtri(np.asarray(q_hi, dtype=float))
     return np.maximum(np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
+
+
+def gaussian_inverse_blow_up(y, mu):
+    """``Phi(Phi^-1(y) - mu)``: the least type I error of a test with power ``y`` under mu-GDP
+    (``1 - f(a) = y`` solved for ``a``, ``f`` the mu-GDP trade-off curve); vectorised, ``y`` in [0, 1]."""
+    from scipy import special
+
+    return special.ndtr(special.ndtri(np.asarray(y, dtype=float)) - np.asarray(mu, dtype=float))
 
 
 def _check(claim) -> dict:
@@ -49,4 +61,5 @@ GAUSSIAN_DP = ClaimKind(
     describe=lambda claim: f"mu={claim.mu:g} (Gaussian DP)",
     event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi),
     audit_check=lambda claim: check.check_audit_positive(claim.mu, "mu"),
+    inverse_blow_up=lambda claim: lambda y: gaussian_inverse_blow_up(y, claim.mu),
 )
