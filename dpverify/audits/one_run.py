@@ -53,8 +53,46 @@ _BISECTION_STEPS = 30
 _EPS_MAX = 700.0
 
 
+class OneRunResultParts:
+    """What the one-run results share (:class:`OneRunAuditResult`, and
+    :class:`~dpverify.audits.one_run_fdp.OneRunFdpAuditResult`): the verdict, plain data and its
+    reading back, and the summary around the bound's own line. Put before :class:`Result` in the bases."""
+
+    @property
+    def violation(self) -> bool:
+        """``pvalue <= alpha``: the claim is refuted at level ``alpha`` (False without a claim)."""
+        return self.pvalue is not None and bool(self.pvalue <= self.alpha)
+
+    def to_dict(self) -> dict:
+        """The fields and ``violation`` as plain data."""
+        return dataclass_to_dict(self, violation=self.violation)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["grid"] = tuple(tuple(int(k) for k in point) for point in data["grid"])
+        if data.get("claim") is not None:
+            data["claim"] = PrivacyClaim.from_dict(data["claim"])
+        return data
+
+    def _summary(self, bound_line: str, ceiling: str) -> str:
+        """``bound_line``, the guesses behind it, the ceiling (as ``ceiling`` says it) and the verdict."""
+        lines = [
+            bound_line,
+            f"{self.n_correct} of {self.n_guesses} guesses correct (k+={self.k_plus}, k-={self.k_minus}; "
+            f"{len(self.grid)} grid points) among {self.n_canaries} canaries ({self.n_included} included)",
+            f"ceiling with {self.n_canaries} canaries (every guess correct): {ceiling}",
+        ]
+        if self.claim is not None:
+            verdict = "VIOLATION of" if self.violation else "no violation found of"
+            lines.insert(
+                0, f"verdict: {verdict} the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"
+            )
+        return "\n".join(lines)
+
+
 @dataclass(frozen=True)
-class OneRunAuditResult(Result):
+class OneRunAuditResult(OneRunResultParts, Result):
     """What one run's canary scores certify (:func:`one_run_audit`).
 
     Attributes
@@ -106,38 +144,13 @@ class OneRunAuditResult(Result):
     _DERIVED = ("violation",)
     _NOT_REPLAYABLE = "it holds neither the canaries' scores nor their inclusion bits; run one_run_audit on them again"
 
-    @property
-    def violation(self) -> bool:
-        """``pvalue <= alpha``: the claim is refuted at level ``alpha`` (False without a claim)."""
-        return self.pvalue is not None and bool(self.pvalue <= self.alpha)
-
-    def to_dict(self) -> dict:
-        """The fields and ``violation`` as plain data."""
-        return dataclass_to_dict(self, violation=self.violation)
-
-    @classmethod
-    def _parse(cls, data: dict) -> dict:
-        data = super()._parse(data)
-        data["grid"] = tuple(tuple(int(k) for k in point) for point in data["grid"])
-        if data.get("claim") is not None:
-            data["claim"] = PrivacyClaim.from_dict(data["claim"])
-        return data
-
     def summary(self) -> str:
         """The bound, the guesses behind it, the ceiling and the verdict on the claim."""
-        lines = [
+        return self._summary(
             f"certified epsilon >= {self.epsilon_lower_bound:.4g} at delta={self.delta:g} "
             f"({1 - self.alpha:.4%} confidence; one run, Steinke, Nasr and Jagielski 2023)",
-            f"{self.n_correct} of {self.n_guesses} guesses correct (k+={self.k_plus}, k-={self.k_minus}; "
-            f"{len(self.grid)} grid points) among {self.n_canaries} canaries ({self.n_included} included)",
-            f"ceiling with {self.n_canaries} canaries (every guess correct): {self.ceiling:.4g}",
-        ]
-        if self.claim is not None:
-            verdict = "VIOLATION of" if self.violation else "no violation found of"
-            lines.insert(
-                0, f"verdict: {verdict} the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"
-            )
-        return "\n".join(lines)
+            f"{self.ceiling:.4g}",
+        )
 
 
 def canary_inclusions(n_canaries, seed) -> np.ndarray:

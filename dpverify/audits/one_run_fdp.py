@@ -48,12 +48,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .._results import Result, dataclass_to_dict
+from .._results import Result
 from .._validation import check_alpha, check_instance
 from ..claims import PrivacyClaim
 from ..claims.gaussian import GAUSSIAN_DP, gaussian_inverse_blow_up
 from ..errors import InvalidClaimError
-from .one_run import check_guess_grid, correct_guesses, scores_and_inclusions
+from .one_run import OneRunResultParts, check_guess_grid, correct_guesses, scores_and_inclusions
 
 __all__ = ["one_run_fdp_audit", "OneRunFdpAuditResult", "one_run_fdp_rejects"]
 
@@ -67,7 +67,7 @@ _LEVEL_MIN = 1e-30
 
 
 @dataclass(frozen=True)
-class OneRunFdpAuditResult(Result):
+class OneRunFdpAuditResult(OneRunResultParts, Result):
     """What one run's canary scores certify about a trade-off curve (:func:`one_run_fdp_audit`).
 
     Attributes
@@ -117,38 +117,13 @@ class OneRunFdpAuditResult(Result):
         "it holds neither the canaries' scores nor their inclusion bits; run one_run_fdp_audit on them again"
     )
 
-    @property
-    def violation(self) -> bool:
-        """``pvalue <= alpha``: the claim is refuted at level ``alpha`` (False without a claim)."""
-        return self.pvalue is not None and bool(self.pvalue <= self.alpha)
-
-    def to_dict(self) -> dict:
-        """The fields and ``violation`` as plain data."""
-        return dataclass_to_dict(self, violation=self.violation)
-
-    @classmethod
-    def _parse(cls, data: dict) -> dict:
-        data = super()._parse(data)
-        data["grid"] = tuple(tuple(int(k) for k in point) for point in data["grid"])
-        if data.get("claim") is not None:
-            data["claim"] = PrivacyClaim.from_dict(data["claim"])
-        return data
-
     def summary(self) -> str:
         """The bound, the guesses behind it, the ceiling and the verdict on the claim."""
-        lines = [
+        return self._summary(
             f"certified mu >= {self.lower_bound:.4g} (Gaussian DP; {1 - self.alpha:.4%} confidence; "
-            f"one run, Mahloujifar, Melis and Chaudhuri 2025)",
-            f"{self.n_correct} of {self.n_guesses} guesses correct (k+={self.k_plus}, k-={self.k_minus}; "
-            f"{len(self.grid)} grid points) among {self.n_canaries} canaries ({self.n_included} included)",
-            f"ceiling with {self.n_canaries} canaries (every guess correct): mu {self.ceiling:.4g}",
-        ]
-        if self.claim is not None:
-            verdict = "VIOLATION of" if self.violation else "no violation found of"
-            lines.insert(
-                0, f"verdict: {verdict} the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"
-            )
-        return "\n".join(lines)
+            "one run, Mahloujifar, Melis and Chaudhuri 2025)",
+            f"mu {self.ceiling:.4g}",
+        )
 
 
 def one_run_fdp_rejects(n_canaries, n_guesses, n_correct, level, inverse_blow_up) -> np.ndarray:

@@ -50,6 +50,7 @@ import numpy as np
 from .._validation import check_choice, check_instance, check_positive_int, check_positive_real
 from ..claims import PrivacyClaim
 from ..errors import InvalidParameterError, MissingExtraError
+from ..mechanisms.dpsgd import check_training
 
 __all__ = ["OpacusCanaryLoop", "RELEASES", "ABSENCES"]
 
@@ -115,10 +116,9 @@ class OpacusCanaryLoop:
         absent="removed",
         claim=None,
     ):
-        self.noise_multiplier = check_positive_real(noise_multiplier, "noise_multiplier")
-        self.steps = check_positive_int(steps, "steps")
-        self.batch_size = check_positive_int(batch_size, "batch_size")
-        self.dataset_size = check_positive_int(dataset_size, "dataset_size", minimum=2 * self.batch_size)
+        self.noise_multiplier, self.steps, self.dataset_size, self.batch_size = check_training(
+            noise_multiplier, steps, dataset_size, batch_size
+        )
         if self.dataset_size % self.batch_size:
             raise InvalidParameterError(
                 f"dataset_size must be a multiple of batch_size (then the canary's absence leaves Opacus's sampling "
