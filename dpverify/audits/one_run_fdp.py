@@ -30,8 +30,8 @@ so the rejected mu form an interval from 0: the bound is the largest rejected mu
 search that keeps only mu it computed as rejected, and it exceeds the true mu with probability at
 most alpha. :attr:`OneRunFdpAuditResult.ceiling` is the bound every guess correct would give on
 the same grid: what ``m`` canaries allow. A claim of a kind with a trade-off curve (mu-Gaussian
-DP, f-DP: the kinds whose record has ``inverse_blow_up``) is tested by the same recursion with its
-own ``g``.
+DP, f-DP, and (epsilon, delta)-DP through its curve: the kinds whose record has ``inverse_blow_up``)
+is tested by the same recursion with its own ``g``.
 
 References
 ----------
@@ -227,7 +227,7 @@ def _inverse_of(claim):
     if record.inverse_blow_up is None:
         raise InvalidClaimError(
             f"the one-run f-DP analysis tests claims with a trade-off curve (kinds whose record has "
-            f"inverse_blow_up: Gaussian DP, f-DP); {claim} has none. For an (epsilon, delta) claim use one_run_audit"
+            f"inverse_blow_up: (epsilon, delta)-DP, Gaussian DP, f-DP); {claim} has none"
         )
     if record.audit_check is not None:
         record.audit_check(claim)
@@ -250,8 +250,9 @@ def one_run_fdp_audit(scores, included=None, *, seed=None, alpha=0.05, claim=Non
     alpha : float, default 0.05
         False-alarm rate: the bound exceeds the true mu with probability at most alpha.
     claim : PrivacyClaim, optional
-        A claim with a trade-off curve (``PrivacyClaim.gdp(mu)``, ``PrivacyClaim.tradeoff(f)``) to
-        test: ``violation`` when a grid point rejects it.
+        A claim with a trade-off curve (``PrivacyClaim.gdp(mu)``, ``PrivacyClaim.tradeoff(f)``, or
+        ``PrivacyClaim(epsilon, delta)`` through its curve) to test: ``violation`` when a grid point
+        rejects it.
     grid : sequence of (int, int), optional
         The ``(k+, k-)`` to try, fixed before the scores are read; default
         :func:`~dpverify.audits.one_run.one_run_guess_grid`.
@@ -266,7 +267,8 @@ def one_run_fdp_audit(scores, included=None, *, seed=None, alpha=0.05, claim=Non
         Scores not a finite 1-D array of at least 2, bits of another length, both or neither of
         ``included`` and ``seed``, a bad grid or alpha.
     InvalidClaimError
-        A claim of a kind without a trade-off curve, or one no audit can refute (mu = 0).
+        A claim of a kind without a trade-off curve (zCDP, Rényi DP), or one no audit can refute
+        (mu = 0, epsilon = 0).
 
     Examples
     --------

@@ -15,8 +15,9 @@ import pytest
 from scipy import stats
 
 import dpverify
-from dpverify.audits.one_run import canary_inclusions
+from dpverify.audits.one_run import canary_inclusions, correct_guesses, one_run_guess_grid, one_run_p_value
 from dpverify.audits.one_run_fdp import OneRunFdpAuditResult, one_run_fdp_audit, one_run_fdp_rejects
+from dpverify.claims.approximate import dp_inverse_blow_up
 from dpverify.claims.gaussian import gaussian_inverse_blow_up
 from dpverify.claims.tradeoff import tradeoff_inverse_blow_up
 from dpverify.errors import InvalidClaimError, InvalidParameterError, NotReplayableError
@@ -175,6 +176,45 @@ def test_claims_with_a_trade_off_curve_are_tested_consistently():
     assert at_bound.violation and at_bound.pvalue <= at_bound.alpha
 
 
+def _randomized_response(epsilon, m, seed):
+    """Scores +-1 telling each bit truly with probability e^eps / (1 + e^eps): the worst case of eps-DP."""
+    rng = np.random.default_rng(seed)
+    bits = rng.random(m) < 0.5
+    truthful = rng.random(m) < np.exp(epsilon) / (1 + np.exp(epsilon))
+    return np.where(bits == truthful, 1.0, -1.0), bits
+
+
+@pytest.mark.privacy_audit
+def test_epsilon_delta_claims_through_their_curve_keep_alpha_on_randomized_response():
+    """(epsilon, delta) claims read as the curve max(0, 1 - delta - e^eps a, e^-eps (1 - delta - a)):
+    its inverse blow-up solves 1 - f(a) = y; 200 runs of randomized response at epsilon 2 (the worst
+    case of 2-DP), m = 1000, claim (2, 0), each grid point at 0.05 / |grid|: at most 27 runs rejected
+    (Binomial(200, 0.05) exceeds 27 with probability < 1e-6; seen: 0). And on one run at epsilon 4 a
+    claim (2, 1e-5) gets a smaller p-value than Steinke et al.'s (seen: 2.1e-4 against 2.9e-3).
+
+    Detects: e^eps and e^-eps swapped in the inverse (all 200 runs rejected)."""
+    a = np.linspace(0, 1, 41)
+    f = np.maximum(0, np.maximum(1 - 1e-3 - np.exp(0.7) * a, np.exp(-0.7) * (1 - 1e-3 - a)))
+    power = 1 - f
+    inside = (power > 1e-3) & (power < 1)
+    np.testing.assert_allclose(dp_inverse_blow_up(power[inside], 0.7, 1e-3), a[inside], atol=1e-12)
+    m = 1000
+    grid = one_run_guess_grid(m)
+    sizes = [sum(pt) for pt in grid]
+    rejected = 0
+    for run in range(200):
+        scores, bits = _randomized_response(2.0, m, 100 + run)
+        correct = correct_guesses(scores, bits, grid)
+        inverse = lambda y: dp_inverse_blow_up(y, 2.0, 0.0)  # noqa: E731
+        rejected += bool(np.any(one_run_fdp_rejects(m, sizes, correct, 0.05 / len(grid), inverse)))
+    assert rejected <= int(stats.binom.isf(SUITE_ALPHA, 200, 0.05)), rejected
+    scores, bits = _randomized_response(4.0, m, 1)
+    result = one_run_fdp_audit(scores, bits, claim=dpverify.PrivacyClaim(2.0, 1e-5))
+    correct = correct_guesses(scores, bits, grid)
+    steinke = min(1.0, len(grid) * min(one_run_p_value(m, k, c, 2.0, 1e-5) for k, c in zip(sizes, correct)))
+    assert result.violation and result.pvalue < steinke
+
+
 def test_the_result_round_trips_and_compares_equal():
     scores, bits = _gaussian_canaries(1.0, 500, 7)
     result = one_run_fdp_audit(scores, bits, claim=dpverify.PrivacyClaim.gdp(0.2, source="test"))
@@ -195,6 +235,6 @@ def test_bad_arguments_are_refused_by_name():
     with pytest.raises(InvalidParameterError, match=r"\(k\+, k-\)"):
         one_run_fdp_audit(np.zeros(10), bits, grid=[(6, 6)])
     with pytest.raises(InvalidClaimError, match="trade-off curve"):
-        one_run_fdp_audit(np.zeros(10), bits, claim=dpverify.PrivacyClaim(1.0, 1e-5))
+        one_run_fdp_audit(np.zeros(10), bits, claim=dpverify.PrivacyClaim.zcdp(0.5))
     with pytest.raises(InvalidClaimError, match="mu"):
         one_run_fdp_audit(np.zeros(10), bits, claim=dpverify.PrivacyClaim.gdp(0.0))
