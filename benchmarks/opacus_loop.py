@@ -5,13 +5,17 @@ A script, CPU only (needs ``pip install 'dpverify[training]'``: opacus and PyTor
     python benchmarks/opacus_loop.py rates      # runs per second of OpacusCanaryLoop
     python benchmarks/opacus_loop.py claims     # the loop against Opacus's PRV and RDP claims
     python benchmarks/opacus_loop.py one-run [--epsilons 2 4 8] [--canaries 1000] [--epochs 20]
+    python benchmarks/opacus_loop.py one-run-gradient [--epsilons 2 4 8] [--canaries 1000] [--epochs 10]
 
 ``one-run`` trains a logistic regression with Opacus (Poisson sampling) on scikit-learn's digits
 (1,797 images of 8x8 pixels, shipped with scikit-learn) plus mislabelled canaries, each put in the
 training set with probability 1/2 (:func:`dpverify.audits.one_run.canary_inclusions`), once per
 target epsilon; scores each canary by the log-probability the model gives its wrong label, and
 prints Opacus's PRV claim beside the one-run lower bounds (:func:`dpverify.one_run_audit` at the
-claim's delta, :func:`dpverify.one_run_fdp_audit`'s mu) and the training time. No command here
+claim's delta, :func:`dpverify.one_run_fdp_audit`'s mu) and the training time. ``one-run-gradient``
+does the same with white-box gradient canaries (one weight per canary, each canary's gradient a
+unit vector on its own weight, its score the log likelihood ratio of its coordinate's noisy
+gradients step by step). No command here
 runs in the test suite; the figures are in docs/auditor/benchmarks.md.
 """
 
@@ -158,9 +162,87 @@ def one_run(epsilons=(2.0, 4.0, 8.0), n_canaries: int = 1000, epochs: int = 20, 
     return rows
 
 
+def _poisson_log_likelihood_ratio(z, q, sigma) -> np.ndarray:
+    """Per canary, ``sum_t log(1 - q + q exp((z_t - 1/2) / sigma^2))``: the log likelihood ratio of its
+    per-step sums ``z_t`` (in units of the clipping norm) under the accountant's model, canary in (each
+    step a shift of 1 with probability ``q``) against out. A declared score: any score keeps the
+    one-run bounds valid; this one is the most powerful for that model."""
+    return np.logaddexp(np.log1p(-q), np.log(q) + (z - 0.5) / sigma**2).sum(axis=0)
+
+
+def one_run_gradient(
+    epsilons=(2.0, 4.0, 8.0), n_canaries: int = 1000, epochs: int = 10, fillers: int = 4000, seed: int = 7
+):
+    """White-box gradient canaries in one Opacus run: a linear model with one weight per canary
+    (``torch.nn.Linear(m, 1, bias=False)``, the loss the sum of the outputs); canary ``i``'s input is
+    ``10 e_i``, so Opacus clips its gradient to ``e_i`` (clipping 1); ``fillers`` records of input 0 fill
+    the dataset (batch size 250). Each canary is included with probability 1/2; its score is the log
+    likelihood ratio of the noisy gradients the optimizer applied on its coordinate, step by step (the
+    auditor sees every intermediate model). Per target epsilon at delta 1e-5: the PRV claim beside
+    the two one-run bounds."""
+    import torch
+    from opacus import PrivacyEngine
+    from opacus.accountants.utils import get_noise_multiplier
+    from torch.utils.data import DataLoader, TensorDataset
+
+    from dpverify.audits.one_run import canary_inclusions
+    from dpverify.extras.accountants import opacus_prv_claim
+
+    batch_size = 250
+    torch.set_num_threads(1)
+    included = canary_inclusions(n_canaries, seed=seed)
+    inputs = np.zeros((int(included.sum()) + fillers, n_canaries))
+    inputs[np.arange(int(included.sum())), np.flatnonzero(included)] = 10.0
+    rows = []
+    for epsilon in epsilons:
+        torch.manual_seed(seed)
+        q = 1 / -(-len(inputs) // batch_size)
+        sigma = get_noise_multiplier(
+            target_epsilon=epsilon, target_delta=DELTA, sample_rate=q, epochs=epochs, accountant="prv"
+        )
+        model = torch.nn.Linear(n_canaries, 1, bias=False)
+        torch.nn.init.zeros_(model.weight)
+        optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
+        data = TensorDataset(torch.tensor(inputs, dtype=torch.float32))
+        model, optimizer, loader = PrivacyEngine().make_private(
+            module=model,
+            optimizer=optimizer,
+            data_loader=DataLoader(data, batch_size=batch_size),
+            noise_multiplier=sigma,
+            max_grad_norm=1.0,
+            poisson_sampling=True,
+        )
+        cpu, applied = time.process_time(), []
+        for _ in range(epochs):
+            for (batch,) in loader:
+                optimizer.zero_grad()
+                model(batch).sum().backward()
+                optimizer.step()
+                applied.append(next(model.parameters()).grad.detach().numpy().ravel().astype(float))
+        cpu = time.process_time() - cpu
+        scores = _poisson_log_likelihood_ratio(np.array(applied) * optimizer.expected_batch_size, q, sigma)
+        steps = epochs * len(loader)
+        claim = opacus_prv_claim(sigma, q, steps, DELTA)
+        eps_bound = dpverify.one_run_audit(scores, included, claim=claim)
+        mu_bound = dpverify.one_run_fdp_audit(scores, included)
+        rows.append(
+            (
+                epsilon,
+                sigma,
+                claim.epsilon,
+                eps_bound.epsilon_lower_bound,
+                eps_bound.violation,
+                mu_bound.lower_bound,
+                steps,
+                cpu,
+            )
+        )
+    return rows
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("what", choices=("rates", "claims", "one-run"))
+    parser.add_argument("what", choices=("rates", "claims", "one-run", "one-run-gradient"))
     parser.add_argument("--epsilons", type=float, nargs="+", default=[2.0, 4.0, 8.0])
     parser.add_argument("--canaries", type=int, default=1000)
     parser.add_argument("--epochs", type=int, default=20)
@@ -175,9 +257,11 @@ def main(argv=None) -> None:
                 f"{name}: claimed {claimed:.3f}, seed {seed}: certified {bound:.3f}, violation {violation}, {cpu:.1f} s"
             )
     else:
-        for epsilon, sigma, claimed, bound, violation, mu, steps, cpu in one_run(
-            args.epsilons, args.canaries, args.epochs
-        ):
+        if args.what == "one-run":
+            rows = one_run(args.epsilons, args.canaries, args.epochs)
+        else:
+            rows = one_run_gradient(args.epsilons, args.canaries, args.epochs)
+        for epsilon, sigma, claimed, bound, violation, mu, steps, cpu in rows:
             print(
                 f"target eps {epsilon:g}: sigma {sigma:.3f}, {steps} steps ({cpu:.1f} CPU s); PRV claim {claimed:.3f} "
                 f"at delta {DELTA:g}; one run: eps >= {bound:.3f} (violation {violation}), mu >= {mu:.3f}"
