@@ -5,7 +5,7 @@ A script, CPU only (needs ``pip install 'dpverify[training]'``: opacus and PyTor
     python benchmarks/opacus_loop.py rates      # runs per second of OpacusCanaryLoop
     python benchmarks/opacus_loop.py claims     # the loop against Opacus's PRV and RDP claims
     python benchmarks/opacus_loop.py one-run [--epsilons 2 4 8] [--canaries 1000] [--epochs 20]
-    python benchmarks/opacus_loop.py one-run-gradient [--epsilons 2 4 8] [--canaries 1000] [--epochs 10]
+    python benchmarks/opacus_loop.py one-run-gradient --epochs 10 [--epsilons 2 4 8] [--canaries 1000]
 
 ``one-run`` trains a logistic regression with Opacus (Poisson sampling) on scikit-learn's digits
 (1,797 images of 8x8 pixels, shipped with scikit-learn) plus mislabelled canaries, each put in the
@@ -88,18 +88,12 @@ def _digits_with_canaries(n_canaries: int, seed: int):
     return x[:-n_canaries], y[:-n_canaries], canary_x, canary_y
 
 
-def train_once(noise_multiplier: float, epochs: int, x, y, batch_size: int, seed: int):
-    """One Opacus training run (Poisson sampling, clipping 1, SGD at learning rate 0.5) of a
-    64-to-10 logistic regression; returns the model, the sampling rate, the steps and CPU seconds."""
-    import torch
+def _make_private(model, optimizer, data, batch_size: int, noise_multiplier: float):
+    """Opacus's ``make_private`` with Poisson sampling and clipping 1 on a DataLoader of ``data``."""
     from opacus import PrivacyEngine
-    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data import DataLoader
 
-    torch.manual_seed(seed)
-    model = torch.nn.Linear(x.shape[1], 10)
-    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
-    data = TensorDataset(torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.long))
-    model, optimizer, loader = PrivacyEngine().make_private(
+    return PrivacyEngine().make_private(
         module=model,
         optimizer=optimizer,
         data_loader=DataLoader(data, batch_size=batch_size),
@@ -107,6 +101,29 @@ def train_once(noise_multiplier: float, epochs: int, x, y, batch_size: int, seed
         max_grad_norm=1.0,
         poisson_sampling=True,
     )
+
+
+def _one_run_bounds(scores, included, sigma, q, steps) -> tuple:
+    """(PRV claim's epsilon, one_run_audit's epsilon bound, its violation, one_run_fdp_audit's mu bound)."""
+    from dpverify.extras.accountants import opacus_prv_claim
+
+    claim = opacus_prv_claim(sigma, q, steps, DELTA)
+    eps_bound = dpverify.one_run_audit(scores, included, claim=claim)
+    mu_bound = dpverify.one_run_fdp_audit(scores, included)
+    return claim.epsilon, eps_bound.epsilon_lower_bound, eps_bound.violation, mu_bound.lower_bound
+
+
+def train_once(noise_multiplier: float, epochs: int, x, y, batch_size: int, seed: int):
+    """One Opacus training run (Poisson sampling, clipping 1, SGD at learning rate 0.5) of a
+    64-to-10 logistic regression; returns the model, the sampling rate, the steps and CPU seconds."""
+    import torch
+    from torch.utils.data import TensorDataset
+
+    torch.manual_seed(seed)
+    model = torch.nn.Linear(x.shape[1], 10)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.5)
+    data = TensorDataset(torch.tensor(x, dtype=torch.float32), torch.tensor(y, dtype=torch.long))
+    model, optimizer, loader = _make_private(model, optimizer, data, batch_size, noise_multiplier)
     loss = torch.nn.CrossEntropyLoss()
     cpu, steps = time.process_time(), 0
     for _ in range(epochs):
@@ -127,7 +144,6 @@ def one_run(epsilons=(2.0, 4.0, 8.0), n_canaries: int = 1000, epochs: int = 20, 
     from opacus.accountants.utils import get_noise_multiplier
 
     from dpverify.audits.one_run import canary_inclusions
-    from dpverify.extras.accountants import opacus_prv_claim
 
     torch.set_num_threads(1)
     train_x, train_y, canary_x, canary_y = _digits_with_canaries(n_canaries, seed)
@@ -144,21 +160,7 @@ def one_run(epsilons=(2.0, 4.0, 8.0), n_canaries: int = 1000, epochs: int = 20, 
         with torch.no_grad():
             logits = model(torch.tensor(canary_x, dtype=torch.float32))
             scores = torch.log_softmax(logits, dim=1)[np.arange(n_canaries), canary_y].numpy().astype(float)
-        claim = opacus_prv_claim(sigma, q, steps, DELTA)
-        eps_bound = dpverify.one_run_audit(scores, included, claim=claim)
-        mu_bound = dpverify.one_run_fdp_audit(scores, included)
-        rows.append(
-            (
-                epsilon,
-                sigma,
-                claim.epsilon,
-                eps_bound.epsilon_lower_bound,
-                eps_bound.violation,
-                mu_bound.lower_bound,
-                steps,
-                cpu,
-            )
-        )
+        rows.append((epsilon, sigma, *_one_run_bounds(scores, included, sigma, q, steps), steps, cpu))
     return rows
 
 
@@ -181,12 +183,10 @@ def one_run_gradient(
     auditor sees every intermediate model). Per target epsilon at delta 1e-5: the PRV claim beside
     the two one-run bounds."""
     import torch
-    from opacus import PrivacyEngine
     from opacus.accountants.utils import get_noise_multiplier
-    from torch.utils.data import DataLoader, TensorDataset
+    from torch.utils.data import TensorDataset
 
     from dpverify.audits.one_run import canary_inclusions
-    from dpverify.extras.accountants import opacus_prv_claim
 
     batch_size = 250
     torch.set_num_threads(1)
@@ -204,14 +204,7 @@ def one_run_gradient(
         torch.nn.init.zeros_(model.weight)
         optimizer = torch.optim.SGD(model.parameters(), lr=1.0)
         data = TensorDataset(torch.tensor(inputs, dtype=torch.float32))
-        model, optimizer, loader = PrivacyEngine().make_private(
-            module=model,
-            optimizer=optimizer,
-            data_loader=DataLoader(data, batch_size=batch_size),
-            noise_multiplier=sigma,
-            max_grad_norm=1.0,
-            poisson_sampling=True,
-        )
+        model, optimizer, loader = _make_private(model, optimizer, data, batch_size, sigma)
         cpu, applied = time.process_time(), []
         for _ in range(epochs):
             for (batch,) in loader:
@@ -222,21 +215,7 @@ def one_run_gradient(
         cpu = time.process_time() - cpu
         scores = _poisson_log_likelihood_ratio(np.array(applied) * optimizer.expected_batch_size, q, sigma)
         steps = epochs * len(loader)
-        claim = opacus_prv_claim(sigma, q, steps, DELTA)
-        eps_bound = dpverify.one_run_audit(scores, included, claim=claim)
-        mu_bound = dpverify.one_run_fdp_audit(scores, included)
-        rows.append(
-            (
-                epsilon,
-                sigma,
-                claim.epsilon,
-                eps_bound.epsilon_lower_bound,
-                eps_bound.violation,
-                mu_bound.lower_bound,
-                steps,
-                cpu,
-            )
-        )
+        rows.append((epsilon, sigma, *_one_run_bounds(scores, included, sigma, q, steps), steps, cpu))
     return rows
 
 
