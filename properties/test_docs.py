@@ -26,6 +26,7 @@ MODULES_WITH_EXAMPLES = {
     "dpverify.audits.sequential": 7,
     "dpverify.testing.assertions": 5,
     "dpverify.audits.one_run": 4,
+    "dpverify.audits.one_run_fdp": 4,
     "dpverify.probes.probe": 3,
 }
 

@@ -19,7 +19,9 @@ again from its result alone, through :func:`.plan.plan_of_result`). No driver im
   computable distributions;
 - :func:`equal_distributions`, :func:`goodness_of_fit` (:mod:`.distributions`): distribution tests;
 - :func:`one_run_audit` (:mod:`.one_run`): an (epsilon, delta) bound from many canaries' scores in
-  one training run, over their random inclusion bits (Steinke, Nasr and Jagielski 2023).
+  one training run, over their random inclusion bits (Steinke, Nasr and Jagielski 2023);
+- :func:`one_run_fdp_audit` (:mod:`.one_run_fdp`): a Gaussian DP (mu) bound, and a test of claims
+  with a trade-off curve, from the same canaries (Mahloujifar, Melis and Chaudhuri 2025).
 """
 
 from .delta_curve import CertifiedEvent, DeltaCurve, delta_lower_bound_curve
@@ -28,6 +30,7 @@ from .exact import ExactPrivacyLoss, exact_privacy_loss
 from .family_wise import PairAuditResult, audit_pairs
 from .given_samples import audit_samples
 from .one_run import OneRunAuditResult, one_run_audit
+from .one_run_fdp import OneRunFdpAuditResult, one_run_fdp_audit
 from .oracle import OracleBound, OracleClaimBound, oracle_claim_bound, oracle_epsilon_bound
 from .pair import audit
 from .replay import replay
@@ -65,4 +68,6 @@ __all__ = [
     "DistributionTestResult",
     "one_run_audit",
     "OneRunAuditResult",
+    "one_run_fdp_audit",
+    "OneRunFdpAuditResult",
 ]

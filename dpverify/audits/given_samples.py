@@ -140,8 +140,10 @@ def audit_samples(
     flag a violation with probability at most ``alpha``). That needs each score to be an
     independent draw of M(x) or of M(x') for one fixed pair: one canary per independent
     training run. The scores of many canaries from one run share one model and are not
-    i.i.d.; audit them with :func:`dpverify.one_run_audit`, whose guarantee rests on the
-    canaries' random inclusion bits (Steinke, Nasr and Jagielski 2023).
+    i.i.d.; audit them with :func:`dpverify.one_run_audit` (an (epsilon, delta) bound,
+    Steinke, Nasr and Jagielski 2023) or :func:`dpverify.one_run_fdp_audit` (a Gaussian DP
+    bound and claims with a trade-off curve, Mahloujifar, Melis and Chaudhuri 2025), whose
+    guarantees rest on the canaries' random inclusion bits.
 
     Parameters
     ----------

@@ -20,7 +20,8 @@ is monotone in epsilon: a true ``eps*`` below it is an ``eps`` at least ``eps*``
 also satisfies, rejected at that level).
 
 With ``m`` canaries even perfect guesses cap the bound: :attr:`OneRunAuditResult.ceiling` is the
-bound every guess correct would give on the same grid.
+bound every guess correct would give on the same grid. For a Gaussian DP bound, or a claim stated
+as a trade-off curve, from the same scores: :mod:`.one_run_fdp` (Mahloujifar, Melis and Chaudhuri 2025).
 
 References
 ----------
@@ -52,8 +53,46 @@ _BISECTION_STEPS = 30
 _EPS_MAX = 700.0
 
 
+class OneRunResultParts:
+    """What the one-run results share (:class:`OneRunAuditResult`, and
+    :class:`~dpverify.audits.one_run_fdp.OneRunFdpAuditResult`): the verdict, plain data and its
+    reading back, and the summary around the bound's own line. Put before :class:`Result` in the bases."""
+
+    @property
+    def violation(self) -> bool:
+        """``pvalue <= alpha``: the claim is refuted at level ``alpha`` (False without a claim)."""
+        return self.pvalue is not None and bool(self.pvalue <= self.alpha)
+
+    def to_dict(self) -> dict:
+        """The fields and ``violation`` as plain data."""
+        return dataclass_to_dict(self, violation=self.violation)
+
+    @classmethod
+    def _parse(cls, data: dict) -> dict:
+        data = super()._parse(data)
+        data["grid"] = tuple(tuple(int(k) for k in point) for point in data["grid"])
+        if data.get("claim") is not None:
+            data["claim"] = PrivacyClaim.from_dict(data["claim"])
+        return data
+
+    def _summary(self, bound_line: str, ceiling: str) -> str:
+        """``bound_line``, the guesses behind it, the ceiling (as ``ceiling`` says it) and the verdict."""
+        lines = [
+            bound_line,
+            f"{self.n_correct} of {self.n_guesses} guesses correct (k+={self.k_plus}, k-={self.k_minus}; "
+            f"{len(self.grid)} grid points) among {self.n_canaries} canaries ({self.n_included} included)",
+            f"ceiling with {self.n_canaries} canaries (every guess correct): {ceiling}",
+        ]
+        if self.claim is not None:
+            verdict = "VIOLATION of" if self.violation else "no violation found of"
+            lines.insert(
+                0, f"verdict: {verdict} the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"
+            )
+        return "\n".join(lines)
+
+
 @dataclass(frozen=True)
-class OneRunAuditResult(Result):
+class OneRunAuditResult(OneRunResultParts, Result):
     """What one run's canary scores certify (:func:`one_run_audit`).
 
     Attributes
@@ -105,38 +144,13 @@ class OneRunAuditResult(Result):
     _DERIVED = ("violation",)
     _NOT_REPLAYABLE = "it holds neither the canaries' scores nor their inclusion bits; run one_run_audit on them again"
 
-    @property
-    def violation(self) -> bool:
-        """``pvalue <= alpha``: the claim is refuted at level ``alpha`` (False without a claim)."""
-        return self.pvalue is not None and bool(self.pvalue <= self.alpha)
-
-    def to_dict(self) -> dict:
-        """The fields and ``violation`` as plain data."""
-        return dataclass_to_dict(self, violation=self.violation)
-
-    @classmethod
-    def _parse(cls, data: dict) -> dict:
-        data = super()._parse(data)
-        data["grid"] = tuple(tuple(int(k) for k in point) for point in data["grid"])
-        if data.get("claim") is not None:
-            data["claim"] = PrivacyClaim.from_dict(data["claim"])
-        return data
-
     def summary(self) -> str:
         """The bound, the guesses behind it, the ceiling and the verdict on the claim."""
-        lines = [
+        return self._summary(
             f"certified epsilon >= {self.epsilon_lower_bound:.4g} at delta={self.delta:g} "
             f"({1 - self.alpha:.4%} confidence; one run, Steinke, Nasr and Jagielski 2023)",
-            f"{self.n_correct} of {self.n_guesses} guesses correct (k+={self.k_plus}, k-={self.k_minus}; "
-            f"{len(self.grid)} grid points) among {self.n_canaries} canaries ({self.n_included} included)",
-            f"ceiling with {self.n_canaries} canaries (every guess correct): {self.ceiling:.4g}",
-        ]
-        if self.claim is not None:
-            verdict = "VIOLATION of" if self.violation else "no violation found of"
-            lines.insert(
-                0, f"verdict: {verdict} the claim ({self.claim}) at alpha={self.alpha:g} (p-value {self.pvalue:.3g})"
-            )
-        return "\n".join(lines)
+            f"{self.ceiling:.4g}",
+        )
 
 
 def canary_inclusions(n_canaries, seed) -> np.ndarray:
@@ -193,7 +207,26 @@ def _largest_rejected(m, r, v, delta, level) -> float:
     return lo
 
 
-def _correct_guesses(scores, included, grid) -> list:
+def scores_and_inclusions(scores, included, seed) -> tuple:
+    """The canaries' scores as a finite 1-D float array of at least 2 and their inclusion bits, given
+    (``included``) or drawn by :func:`canary_inclusions` from ``seed`` (exactly one of the two)."""
+    x = np.asarray(scores, dtype=float)
+    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
+        raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers, got shape {x.shape}")
+    m = x.size
+    if (included is None) == (seed is None):
+        raise InvalidParameterError(
+            "give the inclusion bits (included=) or the seed they were drawn from (seed=), one of them"
+        )
+    bits = canary_inclusions(m, seed) if included is None else np.asarray(included)
+    if bits.shape != (m,) or bits.dtype != bool:
+        raise InvalidParameterError(
+            f"included must be {m} booleans, one per score, got {bits.dtype} of shape {bits.shape}"
+        )
+    return x, bits
+
+
+def correct_guesses(scores, included, grid) -> list:
     """Correct guesses at each ``(k+, k-)``: the k+ highest scores guessed in, the k- lowest out
     (ties broken by canary index, which the inclusion bits do not depend on)."""
     order = np.lexsort((np.arange(scores.size), -scores))  # highest first
@@ -203,7 +236,10 @@ def _correct_guesses(scores, included, grid) -> list:
     return [int(in_top[plus] + out_bottom[minus]) for plus, minus in grid]
 
 
-def _check_grid(grid, m) -> tuple:
+def check_guess_grid(grid, m) -> tuple:
+    """``grid`` (default :func:`one_run_guess_grid`) as a tuple of ``(k+, k-)``, each with
+    ``k+, k- >= 0`` and ``1 <= k+ + k- <= m``."""
+    grid = one_run_guess_grid(m) if grid is None else grid
     points = tuple((int(p), int(n)) for p, n in grid)
     bad = [pt for pt in points if min(pt) < 0 or sum(pt) < 1 or sum(pt) > m]
     if not points or bad:
@@ -260,24 +296,13 @@ def one_run_audit(
     >>> result.n_correct == result.n_guesses, result.epsilon_lower_bound <= result.ceiling
     (True, True)
     """
-    x = np.asarray(scores, dtype=float)
-    if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
-        raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers, got shape {x.shape}")
+    x, bits = scores_and_inclusions(scores, included, seed)
     m = x.size
-    if (included is None) == (seed is None):
-        raise InvalidParameterError(
-            "give the inclusion bits (included=) or the seed they were drawn from (seed=), one of them"
-        )
-    bits = canary_inclusions(m, seed) if included is None else np.asarray(included)
-    if bits.shape != (m,) or bits.dtype != bool:
-        raise InvalidParameterError(
-            f"included must be {m} booleans, one per score, got {bits.dtype} of shape {bits.shape}"
-        )
     alpha = check_alpha(alpha)
     delta = _delta_of(claim, delta)
-    points = _check_grid(one_run_guess_grid(m) if grid is None else grid, m)
+    points = check_guess_grid(grid, m)
     level = alpha / len(points)
-    correct = _correct_guesses(x, bits, points)
+    correct = correct_guesses(x, bits, points)
     bounds = [_largest_rejected(m, sum(pt), v, delta, level) for pt, v in zip(points, correct)]
     best = int(np.argmax(bounds))
     ceiling = _ceiling(m, points, delta, level)

@@ -5,11 +5,17 @@ neighbours ``x ~ x'`` (Dwork and Roth 2014, Definition 2.4). One frozen event ce
 ``ln((p_lo - delta) / q_hi)`` (Bichsel et al. 2021), the bound the drivers have always
 reported as ``epsilon_lower_bound``.
 
+As a trade-off curve, (epsilon, delta)-DP is ``f(a) = max(0, 1 - delta - e^epsilon a,
+e^-epsilon (1 - delta - a))`` (Dong, Roth and Su 2022, Section 2.3); the one-run f-DP
+analysis (:func:`dpverify.one_run_fdp_audit`) reads it through its inverse blow-up
+:func:`dp_inverse_blow_up`.
+
 References
 ----------
 C. Dwork and A. Roth, "The Algorithmic Foundations of Differential Privacy", 2014.
 B. Bichsel, S. Steffen, I. Bogunovic and M. Vechev, "DP-Sniper: Black-Box Discovery of
 Differential Privacy Violations using Classifiers", IEEE S&P 2021.
+J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
 """
 
 from __future__ import annotations
@@ -23,7 +29,15 @@ from ..support.bounds import claim_pvalue, clopper_pearson_delta_bound, clopper_
 from ..support.power import epsilon_delta_power_note
 from .kinds import ClaimKind
 
-__all__ = ["APPROXIMATE_DP"]
+__all__ = ["APPROXIMATE_DP", "dp_inverse_blow_up"]
+
+
+def dp_inverse_blow_up(y, epsilon, delta):
+    """``max(0, (y - delta) e^-epsilon, 1 - delta - e^epsilon (1 - y))``: the least type I error of a test
+    with power ``y`` under (epsilon, delta)-DP (``1 - f(a) >= y`` solved for ``a``); vectorised in ``y``."""
+    y = np.asarray(y, dtype=float)
+    grow = math.exp(min(epsilon, 700.0))
+    return np.maximum(0.0, np.maximum((y - delta) / grow, 1.0 - delta - grow * (1.0 - y)))
 
 
 def _check(claim) -> dict:
@@ -114,4 +128,5 @@ APPROXIMATE_DP = ClaimKind(
     violation_lines=_violation_lines,
     power_note=_power_note,
     allows=lambda claim, q_hi: (math.exp(claim.epsilon) * q_hi + claim.delta, "e^eps * {q} + delta"),
+    inverse_blow_up=lambda claim: lambda y: dp_inverse_blow_up(y, claim.epsilon, claim.delta),
 )

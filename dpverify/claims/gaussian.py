@@ -9,6 +9,10 @@ favourable corner of the confidence box the claim must satisfy
 audit DP-SGD this way). For ``N(0, 1)`` against ``N(mu, 1)`` every threshold event is
 optimal, so one event certifies mu in full.
 
+The one-run f-DP analysis (:func:`dpverify.one_run_fdp_audit`) reads the curve through its inverse
+blow-up, the least type I error of a test with power ``y``: ``Phi(Phi^-1(y) - mu)``
+(:func:`gaussian_inverse_blow_up`).
+
 References
 ----------
 J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
@@ -21,7 +25,7 @@ import numpy as np
 
 from .kinds import one_parameter_kind
 
-__all__ = ["GAUSSIAN_DP", "probit_bound"]
+__all__ = ["GAUSSIAN_DP", "probit_bound", "gaussian_inverse_blow_up"]
 
 
 def probit_bound(p_lo, q_hi):
@@ -33,6 +37,14 @@ def probit_bound(p_lo, q_hi):
     return np.maximum(np.nan_to_num(value, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
+def gaussian_inverse_blow_up(y, mu):
+    """``Phi(Phi^-1(y) - mu)``: the least type I error of a test with power ``y`` under mu-GDP
+    (``1 - f(a) = y`` solved for ``a``, ``f`` the mu-GDP trade-off curve); vectorised, ``y`` in [0, 1]."""
+    from scipy import special
+
+    return special.ndtr(special.ndtri(np.asarray(y, dtype=float)) - np.asarray(mu, dtype=float))
+
+
 GAUSSIAN_DP = one_parameter_kind(
     "gdp",
     "mu-Gaussian DP",
@@ -40,4 +52,5 @@ GAUSSIAN_DP = one_parameter_kind(
     "Gaussian DP",
     reads="events",
     event_bound=lambda claim, p_lo, q_hi: probit_bound(p_lo, q_hi),
+    inverse_blow_up=lambda claim: lambda y: gaussian_inverse_blow_up(y, claim.mu),
 )

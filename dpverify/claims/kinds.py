@@ -147,6 +147,12 @@ class ClaimKind:
         bound ``q_hi`` on its probability under the other, and that bound as a formula in
         ``{q}`` (``"e^eps * {q} + delta"``), which a report prints beside the Clopper-Pearson
         box; None (the default): the report prints the box alone.
+    inverse_blow_up : callable or None
+        ``inverse_blow_up(claim) -> g``: for a kind whose claim is a trade-off curve ``f``, the
+        least type I error a test of the claim can have at power ``y``, ``g(y) = inf{a : 1 - f(a)
+        >= y}`` (vectorised in ``y``), or a lower bound on it; the one-run f-DP analysis
+        (:func:`dpverify.one_run_fdp_audit`) reads a claim through it. None (the default): that
+        analysis cannot test the kind.
     bound_lines : callable
         ``bound_lines(result) -> list of str``: the summary lines that state what an audit
         result certified (:meth:`dpverify.AuditResult.summary`). The default,
@@ -186,6 +192,7 @@ class ClaimKind:
     allows: Callable | None = None
     violation_lines: Callable = None
     power_note: Callable | None = None
+    inverse_blow_up: Callable | None = None
 
     def __post_init__(self):
         object.__setattr__(self, "fields", _parameter_names(self.name, self.fields))

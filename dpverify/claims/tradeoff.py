@@ -17,6 +17,13 @@ error ``q`` and type II error ``1 - p``. Its confidence box lies wholly below th
 when ``1 - p_lo < f(q_hi)``; the audit certifies the depth ``f(q_hi) - (1 - p_lo)``
 (0 when the box touches the curve), and a positive depth is a violation.
 
+The one-run f-DP analysis (:func:`dpverify.one_run_fdp_audit`) reads the claim through its
+inverse blow-up ``g(y) = inf{a : 1 - f(a) >= y}`` (:func:`tradeoff_inverse_blow_up`), taken on
+:data:`INVERSE_GRID` (and the claim's points) from below: the largest grid point where the running
+minimum of ``f`` (the step function of points, as above) still exceeds ``1 - y``. For a
+non-increasing ``f`` that is at most the exact value, so the test reads a weaker claim than the one
+made and stays valid.
+
 References
 ----------
 J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 84(1), 2022.
@@ -30,10 +37,13 @@ from .. import _validation as check
 from ..errors import InvalidClaimError
 from .kinds import ClaimKind
 
-__all__ = ["TRADEOFF", "tradeoff_lower", "TRADEOFF_GRID"]
+__all__ = ["TRADEOFF", "tradeoff_lower", "TRADEOFF_GRID", "INVERSE_GRID", "tradeoff_inverse_blow_up"]
 
 #: Type I errors at which a callable trade-off function is checked (in [0, 1], non-increasing).
 TRADEOFF_GRID = np.linspace(0.0, 1.0, 101)
+#: Type I errors at which :func:`tradeoff_inverse_blow_up` reads a claim: even steps of 1/4000 and
+#: 4001 geometric steps from 1e-15 (small type I errors decide a one-run audit).
+INVERSE_GRID = np.unique(np.concatenate(([0.0], np.linspace(0.0, 1.0, 4001), np.geomspace(1e-15, 1.0, 4001))))
 
 
 def _evaluate_callable(f, a):
@@ -73,6 +83,22 @@ def tradeoff_lower(f, a):
     return padded[np.minimum(index, len(pairs))]
 
 
+def tradeoff_inverse_blow_up(f):
+    """``g(y)``, a lower bound on ``inf{a : 1 - f(a) >= y}`` (vectorised in ``y``): the largest type
+    I error of :data:`INVERSE_GRID` (with the points' own, for points) at which the running minimum
+    of :func:`tradeoff_lower` exceeds ``1 - y``; 0 where none does."""
+    grid = INVERSE_GRID
+    if not callable(f):
+        grid = np.unique(np.concatenate((grid, np.asarray(f, dtype=float)[:, 0])))
+    running = np.minimum.accumulate(tradeoff_lower(f, grid))  # non-increasing
+
+    def inverse(y):
+        above = np.searchsorted(-running, -(1.0 - np.asarray(y, dtype=float)), side="left")  # #{running > 1 - y}
+        return np.where(above > 0, grid[np.maximum(above - 1, 0)], 0.0)
+
+    return inverse
+
+
 def _event_bound(claim, p_lo, q_hi):
     depth = tradeoff_lower(claim.tradeoff_curve, q_hi) - (1.0 - np.asarray(p_lo, dtype=float))
     return np.maximum(depth, 0.0)
@@ -95,4 +121,5 @@ TRADEOFF = ClaimKind(
     claimed_value=lambda claim: 0.0,
     describe=_describe,
     event_bound=_event_bound,
+    inverse_blow_up=lambda claim: tradeoff_inverse_blow_up(claim.tradeoff_curve),
 )

@@ -90,6 +90,20 @@ NORMALISATIONS = ("sum", "expected", "realised")
 NEIGHBOURINGS = ("add/remove", "replace-one")
 
 
+def check_training(noise_multiplier, steps, dataset_size, batch_size) -> tuple:
+    """``(sigma, T, n, b)`` checked: ``sigma > 0``, ``T >= 1``, ``1 <= b < n`` (sampling needs a choice)."""
+    sigma = check_positive_real(noise_multiplier, "noise_multiplier")
+    steps = check_positive_int(steps, "steps")
+    n = check_positive_int(dataset_size, "dataset_size", minimum=2)
+    b = check_positive_int(batch_size, "batch_size")
+    if b >= n:
+        raise InvalidParameterError(
+            f"batch_size must be below dataset_size (sampling needs a choice), got "
+            f"batch_size={batch_size!r}, dataset_size={dataset_size!r}"
+        )
+    return sigma, steps, n, b
+
+
 class _CanaryTrace:
     """What every sampler's trace shares: parameters, noise, normalisation, the claim.
 
@@ -113,15 +127,9 @@ class _CanaryTrace:
         replacement=None,
         claim=None,
     ):
-        self.noise_multiplier = check_positive_real(noise_multiplier, "noise_multiplier")
-        self.steps = check_positive_int(steps, "steps")
-        self.dataset_size = check_positive_int(dataset_size, "dataset_size", minimum=2)
-        self.batch_size = check_positive_int(batch_size, "batch_size")
-        if self.batch_size >= self.dataset_size:
-            raise InvalidParameterError(
-                f"batch_size must be below dataset_size (sampling needs a choice), got "
-                f"batch_size={batch_size!r}, dataset_size={dataset_size!r}"
-            )
+        self.noise_multiplier, self.steps, self.dataset_size, self.batch_size = check_training(
+            noise_multiplier, steps, dataset_size, batch_size
+        )
         self.clip = check_positive_real(clip, "clip")
         self.normalisation = check_choice(normalisation, "normalisation", NORMALISATIONS)
         self.neighbouring = check_choice(neighbouring, "neighbouring", NEIGHBOURINGS)

@@ -36,6 +36,7 @@ RESULT_MODULES = [
     "audits.oracle",
     "audits.family_wise",
     "audits.one_run",
+    "audits.one_run_fdp",
     "testing.assertions",
     "cli.suite",
 ]
@@ -121,6 +122,9 @@ def results():
     one_run = dpverify.one_run_audit(
         np.where(bits, 1.0, -1.0), bits, claim=dpverify.PrivacyClaim(0.5, 1e-5, source="a test"), grid=[(5, 5), (20, 0)]
     )
+    one_run_fdp = dpverify.one_run_fdp_audit(
+        np.where(bits, 1.0, -1.0), bits, claim=dpverify.PrivacyClaim.gdp(0.5, source="a test"), grid=[(5, 5), (20, 0)]
+    )
     records = run_suite([Verification("test/inf", "statement", lambda seed: outcome, claim=rr.claim)], seed=0)
     return {
         "AuditResult": audit,
@@ -146,6 +150,7 @@ def results():
         "AuditOptions": audit.options,
         "PrivacyClaim": dpverify.PrivacyClaim(1.0, 1e-6, neighbouring="one record", source="a test"),
         "OneRunAuditResult": one_run,
+        "OneRunFdpAuditResult": one_run_fdp,
     }
 
 
@@ -161,6 +166,7 @@ STATISTICAL = {
     "PairAuditResult",
     "SearchAuditResult",
     "OneRunAuditResult",
+    "OneRunFdpAuditResult",
 }
 WITH_VERDICT = {
     "AuditResult",
@@ -171,6 +177,7 @@ WITH_VERDICT = {
     "PairAuditResult",
     "SearchAuditResult",
     "OneRunAuditResult",
+    "OneRunFdpAuditResult",
 }
 
 
@@ -259,6 +266,7 @@ TOP_LEVEL = {
     "VerificationOutcome",
     "VerificationRecord",
     "OneRunAuditResult",
+    "OneRunFdpAuditResult",
 }
 
 
