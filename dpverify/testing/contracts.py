@@ -93,7 +93,18 @@ def _samples(kind: str) -> list:
         ("real outputs", rng.laplace(0.0, 1.0, n), rng.laplace(1.0, 1.0, n), (0.0, 1.0)),
         ("real vectors", rng.laplace(0.0, 1.0, (n, 2)), rng.laplace(0.5, 1.0, (n, 2)), ((0.0, 0.0), (0.0, 1.0))),
     ]
-    return {"discrete": discrete, "real": real, "any": discrete + real}[kind]
+    released = [("released keys", *_released_keys(rng, n), ((), ("b",)))]
+    return {"discrete": discrete, "real": real, "any": discrete + real, "released-keys": released}[kind]
+
+
+def _released_keys(rng: np.random.Generator, n: int) -> tuple[list, list]:
+    """Mappings ``{key: noisy count}``: key ``"a"`` always released, ``"b"`` released more often under x'."""
+
+    def draw(chance_b: float) -> list:
+        values, has_b = rng.laplace(5.0, 1.0, (n, 2)), rng.random(n) < chance_b
+        return [{"a": a, "b": b} if keep else {"a": a} for (a, b), keep in zip(values, has_b)]
+
+    return draw(0.05), draw(0.3)
 
 
 def check_event_family(record: EventFamily) -> None:
