@@ -23,7 +23,6 @@ from scipy.stats import norm
 
 import dpverify
 from dpverify import InvalidClaimError, PrivacyClaim
-from dpverify import _validation as check
 from dpverify.claims import ClaimKind, claim_kind, register_claim_kind
 from dpverify.claims.approximate import APPROXIMATE_DP
 from dpverify.claims.gaussian import probit_bound
@@ -213,38 +212,25 @@ def test_the_command_line_states_the_own_parameter(kappa_kind, rr_module, capsys
     assert "kappa-gdp: kappa" in " ".join(capsys.readouterr().out.split())
 
 
-#: Randomized response at eps = 1 in bits: ``1 / ln 2``.
+#: ``ln 2``: an epsilon of 1 is ``1 / ln 2`` bits.
 LN2 = float(np.log(2.0))
 
-
-def _check_bits(claim) -> dict:
-    return {"bits": check.check_claimed_epsilon(claim.bits, "bits"), "slack": check.check_delta(claim.slack)}
-
-
-#: A kind whose claim is an (epsilon, delta) pair stated in parameters of its own: epsilon in bits
-#: (``epsilon = bits * ln 2``) and delta named ``slack``. Its certified bound is the (epsilon, delta) kind's, in bits.
-BITS_DP = ClaimKind(
-    name="bits-dp",
-    title="(epsilon, delta)-DP with epsilon in bits",
-    parameter="bits",
+#: A kind whose claim is an (epsilon, delta) pair stated in a parameter of its own: pure DP with epsilon in
+#: bits (``(bits * ln 2, 0)``). Its certified bound is the (epsilon, delta) kind's epsilon bound, in bits.
+BITS_DP = one_parameter_kind(
+    "bits-dp",
+    "pure DP with epsilon in bits",
+    "bits",
+    "DP in bits",
     reads="events",
-    fields=("bits", "slack"),
-    check=_check_bits,
-    claimed_value=lambda claim: claim.bits,
-    describe=lambda claim: f"{claim.bits:g} bits, slack {claim.slack:g}",
-    event_bound=lambda claim, p_lo, q_hi: APPROXIMATE_DP.event_bound(PrivacyClaim(*_pair(claim)), p_lo, q_hi) / LN2,
-    epsilon_delta=lambda claim: _pair(claim),
-    audit_check=lambda claim: check.check_audit_positive(claim.bits, "bits"),
+    event_bound=lambda claim, p_lo, q_hi: APPROXIMATE_DP.event_bound(PrivacyClaim(claim.bits * LN2), p_lo, q_hi) / LN2,
+    epsilon_delta=lambda claim: (claim.bits * LN2, 0.0),
 )
-
-
-def _pair(claim) -> tuple:
-    return claim.bits * LN2, claim.slack
 
 
 @pytest.mark.parametrize("driver", DRIVERS)
 def test_an_epsilon_delta_kind_of_its_own_keeps_its_claim(fresh_registries, driver):
-    """A third-party kind whose claim is an (epsilon, delta) pair in parameters of its own is certified on that
+    """A third-party kind whose claim is an (epsilon, delta) pair in a parameter of its own is certified on that
     pair, and its results keep the claim as given (kind, parameters, wording) through JSON and replay.
 
     Randomized response at eps = 1 is 1.44 bits; 0.5 bits (eps = 0.35) is a violation and 3 bits is not, each
@@ -258,21 +244,21 @@ def test_an_epsilon_delta_kind_of_its_own_keeps_its_claim(fresh_registries, driv
     ``epsilon=`` / ``delta=`` (the replayed result then holds a ``dp`` claim and differs from the original).
     """
     register_claim_kind(BITS_DP)
-    claim = PrivacyClaim.of("bits-dp", bits=0.5, slack=0.0)
+    claim = PrivacyClaim.of("bits-dp", bits=0.5)
     over = DRIVERS[driver](claim)
     worst = _audit_of(over)
     assert over.violation and worst.claim == claim and worst.claim.kind == "bits-dp"
     assert (worst.claimed_epsilon, worst.claimed_delta) == (0.5 * LN2, 0.0)
     assert 0.5 < worst.claim_lower_bound <= 1 / LN2 + 0.05
     assert worst.claim_lower_bound == pytest.approx(worst.epsilon_lower_bound / LN2, rel=1e-9)
-    assert "(0.5 bits, slack 0)" in worst.summary() and "certified lower bound on bits" in worst.summary()
+    assert "(bits=0.5 (DP in bits))" in worst.summary() and "certified lower bound on bits" in worst.summary()
     text = over.to_json()
-    assert '"kind": "bits-dp"' in text and '"bits": 0.5' in text and '"slack": 0.0' in text
+    assert '"kind": "bits-dp"' in text and '"bits": 0.5' in text
     reloaded = type(over).from_json(text)
     assert reloaded == over and _audit_of(reloaded).claim == claim
     assert dpverify.replay(reloaded, *REPLAY_INPUTS[driver]) == over
     if driver == "audit":
         builtin = DRIVERS[driver](PrivacyClaim(0.5 * LN2))
         assert (over.event, over.epsilon_lower_bound) == (builtin.event, builtin.epsilon_lower_bound)
-    sound = DRIVERS[driver](PrivacyClaim.of("bits-dp", bits=3.0, slack=0.0))
+    sound = DRIVERS[driver](PrivacyClaim.of("bits-dp", bits=3.0))
     assert not sound.violation and _audit_of(sound).claim.bits == 3.0
