@@ -42,17 +42,7 @@ def _entry(name):
 def run_entry(entry, n_samples: int, seed: int = SEED, alpha: float = ALPHA, executor=None):
     """Audit one zoo entry at its claim; returns (AuditResult, seconds)."""
     start = time.perf_counter()
-    result = dpverify.audit(
-        entry.mechanism,
-        entry.x,
-        entry.x_prime,
-        epsilon=entry.epsilon,
-        delta=entry.delta,
-        n_samples=n_samples,
-        alpha=alpha,
-        seed=seed,
-        executor=executor,
-    )
+    result = entry.audit(n_samples=n_samples, alpha=alpha, seed=seed, executor=executor)
     return result, time.perf_counter() - start
 
 
