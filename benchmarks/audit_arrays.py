@@ -12,12 +12,18 @@ to ``torch`` to have the mechanisms return CUDA tensors when CUDA is present).
 from __future__ import annotations
 
 import os
+import sys
 import time
+from pathlib import Path
 
 import numpy as np
 
 import dpverify
 from dpverify.mechanisms import GridLaplace
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import WholeRun  # noqa: E402
 
 SEED = 20241122
 
@@ -49,13 +55,11 @@ class OnArrays:
         return self.inner(data, rng)
 
 
-class ArrayAudit:
+class ArrayAudit(WholeRun):
     """A Laplace audit at 4e6 samples per input, numpy outputs against array-API outputs."""
 
     params = [["numpy", "array-api"]]
     param_names = ["outputs"]
-    timeout = 600
-    number = 1
     repeat = 3
 
     def setup(self, outputs):

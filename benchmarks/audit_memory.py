@@ -20,11 +20,17 @@ from __future__ import annotations
 
 import argparse
 import resource
+import sys
 import time
+from pathlib import Path
 
 import dpverify
 from dpverify.mechanisms.catalogue import zoo_entries
 from dpverify.mechanisms.sparse_vector import SparseVector
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import WholeRun  # noqa: E402
 
 SEED = 20241124
 
@@ -58,27 +64,21 @@ def sparse_vector_audit(output: str, n_samples: int = 10_000_000):
     )
 
 
-class WideVectorMemory:
+class WideVectorMemory(WholeRun):
     """Peak memory of an audit of real vectors of growing width (30,000 samples per input)."""
 
     params = [[10, 1_000, 5_000]]
     param_names = ["width"]
-    timeout = 600
-    number = 1
-    repeat = 1
 
     def peakmem_audit(self, width):
         wide_audit(width)
 
 
-class IntegerRowMemory:
+class IntegerRowMemory(WholeRun):
     """Peak memory of a sparse-vector audit with answer rows and with masks, 1e7 samples per input."""
 
     params = [["answers", "mask"]]
     param_names = ["output"]
-    timeout = 600
-    number = 1
-    repeat = 1
 
     def peakmem_audit(self, output):
         sparse_vector_audit(output)

@@ -24,10 +24,16 @@ import argparse
 import concurrent.futures
 import contextlib
 import resource
+import sys
 import time
+from pathlib import Path
 
 import dpverify
 from dpverify.mechanisms.textbook import LaplaceMechanism
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import OverWorkers, WholeRun  # noqa: E402
 
 SEED = 20241122
 #: Event families of the scaling runs: every default family (as a user would run it).
@@ -67,13 +73,9 @@ def pool_executor(n_workers: int):
         yield pool
 
 
-class AuditWorkers:
+class AuditWorkers(OverWorkers):
     """End-to-end audit at 2e7 samples per input on 1 and 2 Dask worker processes."""
 
-    params = [[1, 2]]
-    param_names = ["workers"]
-    timeout = 600
-    number = 1
     repeat = 2
 
     def setup(self, workers):
@@ -88,14 +90,12 @@ class AuditWorkers:
         laplace_audit(20_000_000, self.client, n_chunks=32)
 
 
-class StreamingMemory:
+class StreamingMemory(WholeRun):
     """Peak memory of an in-process audit: flat in the number of samples."""
 
     params = [[10_000_000, 100_000_000]]
     param_names = ["n_samples"]
     timeout = 900
-    number = 1
-    repeat = 1
 
     def peakmem_audit(self, n_samples):
         laplace_audit(n_samples)

@@ -16,10 +16,16 @@ from __future__ import annotations
 
 import argparse
 import math
+import sys
 import time
+from pathlib import Path
 
 import dpverify
 from dpverify.mechanisms import zoo_entries
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import markdown_table  # noqa: E402
 
 ALPHA = 0.1
 SEED = 20240601
@@ -36,17 +42,7 @@ def _entry(name):
 def run_entry(entry, n_samples: int, seed: int = SEED, alpha: float = ALPHA, executor=None):
     """Audit one zoo entry at its claim; returns (AuditResult, seconds)."""
     start = time.perf_counter()
-    result = dpverify.audit(
-        entry.mechanism,
-        entry.x,
-        entry.x_prime,
-        epsilon=entry.epsilon,
-        delta=entry.delta,
-        n_samples=n_samples,
-        alpha=alpha,
-        seed=seed,
-        executor=executor,
-    )
+    result = entry.audit(n_samples=n_samples, alpha=alpha, seed=seed, executor=executor)
     return result, time.perf_counter() - start
 
 
@@ -84,38 +80,34 @@ def _true_epsilon(entry) -> float:
 
 def table(n_samples: int, *, seed: int = SEED, executor=None, progress: bool = True, only: str = "") -> str:
     """The markdown table of the zoo audits (see the module docstring)."""
-    lines = [
+    head = [
         f"Claimed eps = 0.1 (Gaussian: delta = 1e-5), alpha = {ALPHA} (90% confidence), seed {seed}, "
         f"default selection size; `python benchmarks/audit_zoo.py --samples {n_samples}`.",
         "",
         "| mechanism | true eps | dpverify bound | samples | DP-Sniper | StatDP | verdict | event family | time |",
         "|---|---|---|---|---|---|---|---|---|",
     ]
-    for entry in zoo_entries():
-        if only and only not in entry.name:
-            continue
-        try:
-            result, seconds = run_entry(entry, n_samples, seed=seed, executor=executor)
-        except Exception as exc:  # reported in the table, not hidden
-            line = (
-                f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | ERROR {type(exc).__name__}: "
-                f"{str(exc)[:80]} | {n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | - | - | - |"
-            )
-            lines.append(line)
-            if progress:
-                print(line, flush=True)
-            continue
-        verdict = "violation" if result.violation else "no violation"
-        ok = result.violation == entry.broken
-        line = (
-            f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | {result.epsilon_lower_bound:.4f} | "
-            f"{n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | {verdict}{'' if ok else ' (UNEXPECTED)'} | "
-            f"{result.event.family} | {seconds:.0f} s |"
+    entries = [entry for entry in zoo_entries() if only in entry.name]
+    rows = (_row(entry, n_samples, seed=seed, executor=executor) for entry in entries)
+    return markdown_table(head, rows, progress=progress)
+
+
+def _row(entry, n_samples: int, *, seed: int, executor) -> str:
+    """The table's row of one zoo entry (an error is reported in it, not hidden)."""
+    try:
+        result, seconds = run_entry(entry, n_samples, seed=seed, executor=executor)
+    except Exception as exc:
+        return (
+            f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | ERROR {type(exc).__name__}: "
+            f"{str(exc)[:80]} | {n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | - | - | - |"
         )
-        lines.append(line)
-        if progress:
-            print(line, flush=True)
-    return "\n".join(lines) + "\n"
+    verdict = "violation" if result.violation else "no violation"
+    ok = result.violation == entry.broken
+    return (
+        f"| {entry.name} | {_fmt_true(_true_epsilon(entry))} | {result.epsilon_lower_bound:.4f} | "
+        f"{n_samples:.0e} | {entry.dp_sniper} | {entry.statdp} | {verdict}{'' if ok else ' (UNEXPECTED)'} | "
+        f"{result.event.family} | {seconds:.0f} s |"
+    )
 
 
 def calibration(n_audits: int, seed: int = 51, n_samples: int = 5_000, alpha: float = 0.05) -> str:

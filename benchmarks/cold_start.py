@@ -14,6 +14,8 @@ import subprocess
 import sys
 import tempfile
 
+from ._common import OverWorkers
+
 
 def _suite(cache_dir: str, workers: int) -> None:
     env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
@@ -26,13 +28,10 @@ def _suite(cache_dir: str, workers: int) -> None:
     )
 
 
-class _SuiteOnOwnCache:
+class _SuiteOnOwnCache(OverWorkers):
     """A ``dpverify suite`` run with 1 or 2 workers on a numba cache folder of its own, removed afterwards."""
 
-    params = ([1, 2],)
-    param_names = ["workers"]
     timeout = 900
-    number = 1
     warmup_time = 0
 
     def setup(self, workers):

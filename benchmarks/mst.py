@@ -22,7 +22,6 @@ from scipy.sparse.csgraph import minimum_spanning_tree as csgraph_mst
 from algorithms.graphs import (
     GraphArrays,
     as_graph_arrays,
-    connected_gnp_graph,
     minimum_spanning_tree,
     to_networkx,
     tree_weight,
@@ -33,18 +32,13 @@ from algorithms.mst.pamst import pamst_fast, pamst_naive
 from algorithms.mst.perturbation import batched_perturbed_trees, perturbed_mst
 from algorithms.mst.privatization import gaussian_privatized_mst, laplace_privatized_mst
 
+from ._common import gnp_with_edges
+
 EDGE_COUNTS = [1_000, 10_000, 100_000, 1_000_000]
 RHO = 1.0
 SENSITIVITY = 0.1
 GRAPH_SEED = 20240604
 NOISE_SEED = 7
-
-
-def gnp_with_edges(m: int, seed: int = GRAPH_SEED) -> GraphArrays:
-    """A connected G(n, p) with n = m / 10 and E[edges] = m, U(0, 100) weights (fixed seed)."""
-    n = max(m // 10, 2)
-    p = min(1.0, 2.0 * m / (n * (n - 1)))
-    return connected_gnp_graph(n, p, np.random.default_rng([seed, m]))
 
 
 def complete_graph(n: int, seed: int = GRAPH_SEED) -> GraphArrays:
@@ -89,7 +83,7 @@ class _GnpGraphs:
     timeout = 300
 
     def setup_cache(self):
-        return {m: gnp_with_edges(m) for m in EDGE_COUNTS}
+        return {m: gnp_with_edges(m, GRAPH_SEED) for m in EDGE_COUNTS}
 
     setup_cache.timeout = 600
 

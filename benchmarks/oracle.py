@@ -46,9 +46,10 @@ from __future__ import annotations
 import argparse
 import functools
 import json
-import math
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
 
@@ -67,6 +68,10 @@ from dpverify.mechanisms import (
 from dpverify.mechanisms.counter import GeometricBinaryCounter
 from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometric_pmf
 from dpverify.mechanisms.sparse_vector import SparseVectorLeeClifton, SparseVectorNoCutoff
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import WholeRun, case_figure, fmt, markdown_table, select_cases  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20240611
@@ -211,14 +216,12 @@ def compare(
     )
 
 
-class OracleRatio:
+class OracleRatio(WholeRun):
     """dpverify's bound over the oracle bound per case, at 1e6 samples per input."""
 
     params = [list(CASES)]
     param_names = ["case"]
     timeout = 900
-    number = 1
-    repeat = 1
     n_samples = ASV_SAMPLES
     #: Extra keywords for dpverify.audit (e.g. to compare selection sizes).
     audit_options: dict = {}
@@ -226,32 +229,13 @@ class OracleRatio:
     def setup_cache(self):
         return {name: compare(name, self.n_samples, audit_options=self.audit_options, draws=0) for name in CASES}
 
-    def track_ratio_to_oracle(self, rows, name):
-        return rows[name]["ratio"]
-
-    track_ratio_to_oracle.unit = "dpverify / oracle"
-
-    def track_oracle_bound(self, rows, name):
-        return rows[name]["oracle"]
-
-    track_oracle_bound.unit = "epsilon"
-
-    def track_dpverify_bound(self, rows, name):
-        return rows[name]["dpverify"]
-
-    track_dpverify_bound.unit = "epsilon"
-
-
-def _fmt(value, digits=4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    if isinstance(value, float) and math.isinf(value):
-        return "inf"
-    return f"{value:.{digits}g}"
+    track_ratio_to_oracle = case_figure("ratio", "dpverify / oracle")
+    track_oracle_bound = case_figure("oracle", "epsilon")
+    track_dpverify_bound = case_figure("dpverify", "epsilon")
 
 
 def _pq(pair) -> str:
-    return f"{_fmt(pair[0], 3)} / {_fmt(pair[1], 3)}"
+    return f"{fmt(pair[0], 3)} / {fmt(pair[1], 3)}"
 
 
 def table(
@@ -267,7 +251,7 @@ def table(
 ) -> str:
     """The Markdown table (see the module docstring)."""
     names = list(CASES) if names is None else names
-    lines = [
+    head = [
         f"{n_samples:.0e} samples per input, alpha = {alpha}, seed {seed}"
         + (f", audit options {json.dumps(audit_options)}" if audit_options else "")
         + (f", dpverify: median of {repeats} audits (seeds {seed}..{seed + repeats - 1})" if repeats > 1 else "")
@@ -278,34 +262,21 @@ def table(
         "oracle event P/Q | dpverify event P/Q | time |",
         "|---|---|---|---|---|---|---|---|---|---|",
     ]
-    if progress:
-        print("\n".join(lines), flush=True)
-    for name in names:
-        try:
-            row = compare(
-                name, n_samples, alpha=alpha, seed=seed, audit_options=audit_options, draws=draws, repeats=repeats
-            )
-        except Exception as exc:  # reported, not hidden
-            line = f"| {name} | ERROR {type(exc).__name__}: {str(exc)[:100]} |||||||||"
-        else:
-            line = (
-                f"| {name} | {_fmt(row['true_epsilon'])} | {_fmt(row['oracle'])} | {_fmt(row['oracle_median'])} | "
-                f"{_fmt(row['oracle_at_cert'])} | {_fmt(row['dpverify'])} | {_fmt(row['ratio'], 3)} | "
-                f"{_pq(row['oracle_event'])} | {_pq(row['dpverify_event'])} | {row['seconds']:.1f} s |"
-            )
-        lines.append(line)
-        if progress:
-            print(line, flush=True)
-    return "\n".join(lines) + "\n"
+    settings = dict(alpha=alpha, seed=seed, audit_options=audit_options, draws=draws, repeats=repeats)
+    return markdown_table(head, (_row(name, n_samples, **settings) for name in names), progress=progress)
 
 
-def _select(patterns):
-    if not patterns:
-        return list(CASES)
-    chosen = [name for name in CASES if any(p.lower() in name.lower() for p in patterns)]
-    if not chosen:
-        raise SystemExit(f"no case matches {patterns}; cases: {list(CASES)}")
-    return chosen
+def _row(name: str, n_samples: int, **settings) -> str:
+    """The table's row of case ``name`` (an error is reported in it, not hidden)."""
+    try:
+        row = compare(name, n_samples, **settings)
+    except Exception as exc:
+        return f"| {name} | ERROR {type(exc).__name__}: {str(exc)[:100]} |||||||||"
+    return (
+        f"| {name} | {fmt(row['true_epsilon'])} | {fmt(row['oracle'])} | {fmt(row['oracle_median'])} | "
+        f"{fmt(row['oracle_at_cert'])} | {fmt(row['dpverify'])} | {fmt(row['ratio'], 3)} | "
+        f"{_pq(row['oracle_event'])} | {_pq(row['dpverify_event'])} | {row['seconds']:.1f} s |"
+    )
 
 
 def main(argv=None):
@@ -326,7 +297,7 @@ def main(argv=None):
         return
     table(
         int(args.samples),
-        names=_select(args.cases),
+        names=select_cases(CASES, args.cases),
         alpha=args.alpha,
         seed=args.seed,
         audit_options=args.audit_options,

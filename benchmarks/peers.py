@@ -39,8 +39,10 @@ from __future__ import annotations
 import argparse
 import functools
 import math
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dpverify
 from dpverify.audits.oracle import oracle_epsilon_bound
@@ -61,6 +63,10 @@ from dpverify.mechanisms.catalogue import ZooEntry
 from dpverify.mechanisms.domains import zoo_domain
 from dpverify.neighbours import query_vectors, streams
 from dpverify.neighbours.domain import InputDomain
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import WholeRun, case_figure, fmt, select_cases  # noqa: E402
 
 EPS = 0.1
 ALPHA = 0.1
@@ -234,33 +240,22 @@ def run_case(name: str, n_samples: int, *, alpha: float = ALPHA, seed: int = SEE
     )
 
 
-class PeersSearch:
+class PeersSearch(WholeRun):
     """The search's value bound on each peers' benchmark case at 2e5 samples per input (from the input domain)."""
 
     params = [list(CASES)]
     param_names = ["case"]
     timeout = 1800
-    number = 1
-    repeat = 1
 
     def setup_cache(self):
         return {name: run_case(name, ASV_SAMPLES, with_ceiling=False) for name in CASES}
 
-    def track_value_bound(self, rows, name):
-        return rows[name]["value"]
-
-    track_value_bound.unit = "epsilon"
+    track_value_bound = case_figure("value", "epsilon")
 
     def track_flagged(self, rows, name):
         return float(rows[name]["flagged"] != "no")
 
     track_flagged.unit = "flagged (1) or not (0)"
-
-
-def _fmt(value, digits=4) -> str:
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return "-"
-    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
 
 
 PEER_NAMES = {"statdp": "StatDP", "dpsniper": "DP-Sniper"}
@@ -284,12 +279,7 @@ def main(argv=None):
     parser.add_argument("--alpha", type=float, default=ALPHA, help=f"level (default {ALPHA}, the peers' 90%%)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"seed of every search (default {SEED})")
     args = parser.parse_args(argv)
-    names = [
-        n
-        for n, c in CASES.items()
-        if (not args.families or c.family in args.families)
-        and (not args.cases or any(p.lower() in n.lower() for p in args.cases))
-    ]
+    names = [n for n in select_cases(CASES, args.cases) if not args.families or CASES[n].family in args.families]
     print(
         f"claimed eps = {EPS}, alpha = {args.alpha}, seed {args.seed}, budget {args.budget} x {args.scale:g}; "
         "search_audit from the input domain\n"
@@ -304,7 +294,7 @@ def main(argv=None):
         peer = "-" if r["peer"] is None else f"{r['peer']:g} ({PEER_NAMES[r['peer_name']]})"
         print(
             f"| {name} | {r['n_samples']:.2g} | {'yes' if r['broken'] else 'no'} | {r['flagged']} | "
-            f"{_fmt(r['value'])} | {_fmt(r['float'])} | {peer} | {_fmt(r['ceiling'])} | {r['seconds']:.1f} s |",
+            f"{fmt(r['value'])} | {fmt(r['float'])} | {peer} | {fmt(r['ceiling'])} | {r['seconds']:.1f} s |",
             flush=True,
         )
 

@@ -15,12 +15,14 @@ asv's "skip"). Run as a script for a one-off table with ratios::
 
 from __future__ import annotations
 
+import sys
 import time
+from pathlib import Path
 
 import networkx as nx
 import numpy as np
 
-from algorithms.graphs import GraphArrays, as_graph_arrays, connected_gnp_graph, to_networkx
+from algorithms.graphs import GraphArrays, as_graph_arrays, to_networkx
 from algorithms.growth_laws import round_slopes
 from algorithms.random_trees.bits import perturb_weights
 from algorithms.random_trees.down_up import down_up_spanning_trees
@@ -30,6 +32,10 @@ from algorithms.random_trees.samplers import (
     exchange_chain_spanning_trees,
     wilson_spanning_trees,
 )
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import gnp_with_edges  # noqa: E402
 
 EDGE_COUNTS = [300, 1_000, 10_000, 100_000]
 #: networkx's sampler takes ~10 s at 1e3 edges and grows roughly like m^2.5 at fixed degree.
@@ -41,9 +47,7 @@ GRAPH_SEED = 20240605
 
 def integer_gnp(m: int, seed: int = GRAPH_SEED) -> GraphArrays:
     """Connected G(n, p), n = m / 10, E[edges] = m, integer weights 1..15 (fixed seed)."""
-    n = max(m // 10, 3)
-    p = min(1.0, 2.0 * m / (n * (n - 1)))
-    g = connected_gnp_graph(n, p, np.random.default_rng([seed, m]))
+    g = gnp_with_edges(m, seed, min_nodes=3)
     weights = np.random.default_rng([seed, m, 1]).integers(1, K, size=g.m)
     return g.with_weights(weights.astype(float))
 
@@ -358,6 +362,4 @@ def main():  # pragma: no cover - manual measurement
 
 
 if __name__ == "__main__":
-    import sys
-
     section6() if "--section6" in sys.argv else main()

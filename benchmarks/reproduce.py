@@ -12,6 +12,8 @@ worker threads. ``track_runs_per_second`` is the throughput, and
 
 import time
 
+from ._common import OverWorkers, WholeRun
+
 N_RUNS = 4
 HORIZON = 10_000
 
@@ -42,11 +44,7 @@ def _warm():
     figure1_simulations(seed=0, n_runs=1, horizon=10)  # compile or load the numba cache
 
 
-class Figure1Runs:
-    params = ([1, 2],)
-    param_names = ["workers"]
-    timeout = 600
-    number = 1
+class Figure1Runs(OverWorkers):
     repeat = 3
 
     def setup(self, workers):
@@ -62,10 +60,8 @@ class Figure1Runs:
     track_runs_per_second.unit = "runs/s"
 
 
-class ScalingFigure1:
+class ScalingFigure1(WholeRun):
     timeout = 900
-    number = 1
-    repeat = 1
 
     def setup(self):
         _check_data()

@@ -40,9 +40,10 @@ from __future__ import annotations
 
 import argparse
 import functools
-import math
+import sys
 import time
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import dpverify
 from dpverify.audits.oracle import oracle_claim_bound, oracle_epsilon_bound
@@ -60,6 +61,10 @@ from dpverify.mechanisms.histogram import GeometricHistogram, two_sided_geometri
 from dpverify.mechanisms.sparse_vector import SparseVectorDworkRoth, SparseVectorNoCutoff
 from dpverify.neighbours import QueryVectors, query_vectors, streams
 from dpverify.neighbours.domain import InputDomain
+
+if not __package__:  # run as a script: the repository root makes `benchmarks` importable
+    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from benchmarks._common import WholeRun, case_figure, fmt, select_cases  # noqa: E402
 
 ALPHA = 0.05
 SEED = 20261124
@@ -219,33 +224,18 @@ def compare(
     )
 
 
-class SearchOracleRatio:
+class SearchOracleRatio(WholeRun):
     """search_audit's bound over the search oracle per case, at 2e5 samples per input and the default candidates."""
 
     params = [list(CASES)]
     param_names = ["case"]
     timeout = 900
-    number = 1
-    repeat = 1
 
     def setup_cache(self):
         return {name: compare(name, ASV_SAMPLES, n_candidates=ASV_CANDIDATES) for name in CASES}
 
-    def track_ratio_to_oracle(self, rows, name):
-        return rows[name]["ratio"]
-
-    track_ratio_to_oracle.unit = "search / oracle"
-
-    def track_search_bound(self, rows, name):
-        return rows[name]["search"]
-
-    track_search_bound.unit = "epsilon"
-
-
-def _fmt(value, digits=4) -> str:
-    if isinstance(value, float) and math.isnan(value):
-        return "-"
-    return f"{value:.{digits}g}" if isinstance(value, float) else str(value)
+    track_ratio_to_oracle = case_figure("ratio", "search / oracle")
+    track_search_bound = case_figure("search", "epsilon")
 
 
 def _short(pair) -> str:
@@ -270,7 +260,7 @@ def main(argv=None):
         "--kind", choices=["dp", "zcdp", "gdp"], default="dp", help="the claim kind audited (default dp: epsilon)"
     )
     args = parser.parse_args(argv)
-    names = [n for n in CASES if not args.cases or any(p.lower() in n.lower() for p in args.cases)]
+    names = select_cases(CASES, args.cases)
     n = int(args.samples)
     print(
         f"{n:.0e} samples per input, alpha = {args.alpha}, seed {args.seed}, candidates "
@@ -288,8 +278,8 @@ def main(argv=None):
     for name in names:
         r = compare(name, n, alpha=args.alpha, **settings)
         print(
-            f"| {name} | {r['candidates']} | {_fmt(r['oracle'])} | {_fmt(r['search'])} | {_fmt(r['ratio'], 3)} | "
-            f"{_short(r['chosen_pair'])} | {_fmt(r['chosen_oracle'])} | {_fmt(r['plain'])} | "
+            f"| {name} | {r['candidates']} | {fmt(r['oracle'])} | {fmt(r['search'])} | {fmt(r['ratio'], 3)} | "
+            f"{_short(r['chosen_pair'])} | {fmt(r['chosen_oracle'])} | {fmt(r['plain'])} | "
             f"{r['seconds']:.1f} s / {r['plain_seconds']:.1f} s |",
             flush=True,
         )

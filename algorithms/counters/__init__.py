@@ -19,20 +19,8 @@ References
    Combinatorial Semi-Bandits", ICML 2020, PMLR 119. Algorithm 3.
 """
 
-from algorithms.counters.banks import (
-    BinaryCounterBank,
-    BinaryMechanism,
-    CounterBank,
-    HybridCounterBank,
-    HybridMechanism,
-    LogarithmicCounterBank,
-    LogarithmicMechanism,
-    TreeAggregationBank,
-    binary_mechanism_outputs,
-    hybrid_mechanism_outputs,
-    logarithmic_mechanism_outputs,
-    tree_aggregation_outputs,
-)
+from algorithms.counters import banks
+from algorithms.counters.banks import *  # noqa: F403  (the names of banks.__all__)
 from algorithms.counters.laplace_tails import laplace_sum_deviation_bound
 from algorithms.counters.structure import (
     LaplaceLinearStructure,
@@ -43,18 +31,7 @@ from algorithms.counters.structure import (
 )
 
 __all__ = [
-    "CounterBank",
-    "BinaryCounterBank",
-    "LogarithmicCounterBank",
-    "HybridCounterBank",
-    "TreeAggregationBank",
-    "binary_mechanism_outputs",
-    "logarithmic_mechanism_outputs",
-    "hybrid_mechanism_outputs",
-    "tree_aggregation_outputs",
-    "BinaryMechanism",
-    "LogarithmicMechanism",
-    "HybridMechanism",
+    *banks.__all__,
     "laplace_sum_deviation_bound",
     "LaplaceLinearStructure",
     "binary_levels",

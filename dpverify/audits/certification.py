@@ -273,7 +273,8 @@ def audit_result(
     the epsilon bound at the claimed delta and the delta bound at the claimed epsilon; for the
     other kinds the pure-epsilon bound of the same confidence region), and the claimed epsilon
     and delta where the kind's claim is an (epsilon, delta) pair
-    (:attr:`~dpverify.claims.ClaimKind.epsilon_delta`).
+    (:attr:`~dpverify.claims.ClaimKind.epsilon_delta`). The result's ``claim`` is ``claim`` as given
+    (its kind, parameters and wording), for every kind.
     """
     claim = PrivacyClaim(epsilon, delta) if claim is None else claim
     kind = claim.kind_record
@@ -305,7 +306,7 @@ def audit_result(
         notes=selection.notes + _replay_note(replayable, replay_note),
         replayable=replayable,
         finding=finding,
-        claim=PrivacyClaim(*pair) if pair else claim,
+        claim=claim,
         **fields,
         **extra,
     )

@@ -369,10 +369,8 @@ def pair_driver(name: str, result_type: type, again: Callable, *, streams=PAIR_S
 
 
 def claim_arguments(plan: AuditPlan) -> dict:
-    """The driver keywords that state ``plan``'s claim, seed and options again: ``claim=`` for a claim of
-    another kind, ``epsilon=`` and ``delta=`` for an (epsilon, delta) one."""
+    """The driver keywords that state ``plan``'s claim, seed and options again: ``claim=``, the claim as the
+    result recorded it (its kind, parameters and wording, for every kind)."""
     if plan.claim is None:
         raise InvalidParameterError(f"a {plan.driver} plan states no claim")
-    pair = plan.claim.kind_record.as_epsilon_delta(plan.claim)
-    stated = dict(claim=plan.claim) if pair is None else dict(zip(("epsilon", "delta"), pair))
-    return dict(stated, seed=plan.seed, options=plan.options)
+    return dict(claim=plan.claim, seed=plan.seed, options=plan.options)

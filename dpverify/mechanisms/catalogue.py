@@ -71,6 +71,14 @@ class ZooEntry:
     def delta(self) -> float:
         return getattr(self.mechanism, "delta", 0.0)
 
+    def audit(self, **options):
+        """The audit of the mechanism at its claim on the entry's pair: :func:`dpverify.audit` of
+        ``(mechanism, x, x_prime)`` at :attr:`epsilon` and :attr:`delta`, with ``options`` (``n_samples``,
+        ``alpha``, ``seed``, ...)."""
+        from ..audits import audit
+
+        return audit(self.mechanism, self.x, self.x_prime, epsilon=self.epsilon, delta=self.delta, **options)
+
 
 def zoo_entries(epsilon: float = CLAIMED_EPSILON) -> list[ZooEntry]:
     """The zoo at claim ``epsilon`` (published figures only apply to eps = 0.1)."""

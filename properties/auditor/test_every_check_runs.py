@@ -290,9 +290,9 @@ def test_a_value_verdict_carries_the_certified_bound_in_the_claims_parameter_for
 
 def test_a_kind_copied_from_epsilon_delta_under_another_name_audits_as_it_does():
     """The (epsilon, delta) kind's record registered under another name audits exactly as the built-in does: the
-    same sizing, selection and bounds (decided by the record's hooks, none by the built-in's name or identity; the
-    result records the claim as its (epsilon, delta) pair, so its power note and assertion message are the
-    built-in's); a third-party kind with a power note of its own (``ClaimKind.power_note``) gets it. Detects: a
+    same sizing, selection and bounds (decided by the record's hooks, none by the built-in's name or identity), the
+    same power note and assertion message, and the result keeps the claim as given (of its own kind); a
+    third-party kind with a power note of its own (``ClaimKind.power_note``) gets it. Detects: a
     path chosen by the built-in kind's name, or a power note given only to kinds whose claim is an (epsilon,
     delta) pair (the check this hook replaced)."""
     from dpverify.claims.approximate import APPROXIMATE_DP
@@ -303,14 +303,15 @@ def test_a_kind_copied_from_epsilon_delta_under_another_name_audits_as_it_does()
     register_claim_kind(mine)
     register_claim_kind(noted)
     try:
-        runs = {}
-        for name, claim in [("mine", PrivacyClaim.of("my-dp", epsilon=1.0, delta=0.0)), ("ours", PrivacyClaim(1.0))]:
+        runs, claims = {}, {"mine": PrivacyClaim.of("my-dp", epsilon=1.0, delta=0.0), "ours": PrivacyClaim(1.0)}
+        for name, claim in claims.items():
             passes = dpverify.audit(RandomizedResponse(1.0), 0, 1, claim=claim, n_samples=20_000, seed=2)
             flagged = dpverify.audit(RandomizedResponse(2.0), 0, 1, claim=claim, n_samples=20_000, seed=2)
+            assert passes.claim == flagged.claim == claim
             stated = [
                 n for n in passes.notes if "differs from the one the mechanism states" not in n
             ]  # its kind's name
-            runs[name] = (replace(passes, notes=tuple(stated)).to_json(), violation_message(flagged, 0, 1))
+            runs[name] = (replace(passes, notes=tuple(stated), claim=None).to_json(), violation_message(flagged, 0, 1))
         gdp = dpverify.audit(
             RandomizedResponse(0.5), 0, 1, claim=PrivacyClaim.of("my-gdp", mu=2.0), n_samples=20_000, seed=3
         )

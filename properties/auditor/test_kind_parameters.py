@@ -24,6 +24,7 @@ from scipy.stats import norm
 import dpverify
 from dpverify import InvalidClaimError, PrivacyClaim
 from dpverify.claims import ClaimKind, claim_kind, register_claim_kind
+from dpverify.claims.approximate import APPROXIMATE_DP
 from dpverify.claims.gaussian import probit_bound
 from dpverify.claims.kinds import one_parameter_kind
 from dpverify.cli.commands import main
@@ -209,3 +210,55 @@ def test_the_command_line_states_the_own_parameter(kappa_kind, rr_module, capsys
     with pytest.raises(SystemExit):
         main(["audit", "--help"])
     assert "kappa-gdp: kappa" in " ".join(capsys.readouterr().out.split())
+
+
+#: ``ln 2``: an epsilon of 1 is ``1 / ln 2`` bits.
+LN2 = float(np.log(2.0))
+
+#: A kind whose claim is an (epsilon, delta) pair stated in a parameter of its own: pure DP with epsilon in
+#: bits (``(bits * ln 2, 0)``). Its certified bound is the (epsilon, delta) kind's epsilon bound, in bits.
+BITS_DP = one_parameter_kind(
+    "bits-dp",
+    "pure DP with epsilon in bits",
+    "bits",
+    "DP in bits",
+    reads="events",
+    event_bound=lambda claim, p_lo, q_hi: APPROXIMATE_DP.event_bound(PrivacyClaim(claim.bits * LN2), p_lo, q_hi) / LN2,
+    epsilon_delta=lambda claim: (claim.bits * LN2, 0.0),
+)
+
+
+@pytest.mark.parametrize("driver", DRIVERS)
+def test_an_epsilon_delta_kind_of_its_own_keeps_its_claim(fresh_registries, driver):
+    """A third-party kind whose claim is an (epsilon, delta) pair in a parameter of its own is certified on that
+    pair, and its results keep the claim as given (kind, parameters, wording) through JSON and replay.
+
+    Randomized response at eps = 1 is 1.44 bits; 0.5 bits (eps = 0.35) is a violation and 3 bits is not, each
+    decided far from its threshold at 20000 samples per input (see the kappa test above: the certified epsilon
+    lies within about 0.05 of 1), so no verdict here fails by chance beyond the suite's per-test rate. The
+    ``audit`` driver's event and bounds are those of the built-in claim ``PrivacyClaim(0.5 ln 2)`` at the same
+    seed (the same (epsilon, delta) reading), its claim bound that epsilon bound in bits.
+
+    Detects: a result that records the built-in ``dp`` claim ``PrivacyClaim(eps, delta)`` in place of the
+    kind's own (``audit_result`` rewriting the pair), and a replay that states the claim again as
+    ``epsilon=`` / ``delta=`` (the replayed result then holds a ``dp`` claim and differs from the original).
+    """
+    register_claim_kind(BITS_DP)
+    claim = PrivacyClaim.of("bits-dp", bits=0.5)
+    over = DRIVERS[driver](claim)
+    worst = _audit_of(over)
+    assert over.violation and worst.claim == claim and worst.claim.kind == "bits-dp"
+    assert (worst.claimed_epsilon, worst.claimed_delta) == (0.5 * LN2, 0.0)
+    assert 0.5 < worst.claim_lower_bound <= 1 / LN2 + 0.05
+    assert worst.claim_lower_bound == pytest.approx(worst.epsilon_lower_bound / LN2, rel=1e-9)
+    assert "(bits=0.5 (DP in bits))" in worst.summary() and "certified lower bound on bits" in worst.summary()
+    text = over.to_json()
+    assert '"kind": "bits-dp"' in text and '"bits": 0.5' in text
+    reloaded = type(over).from_json(text)
+    assert reloaded == over and _audit_of(reloaded).claim == claim
+    assert dpverify.replay(reloaded, *REPLAY_INPUTS[driver]) == over
+    if driver == "audit":
+        builtin = DRIVERS[driver](PrivacyClaim(0.5 * LN2))
+        assert (over.event, over.epsilon_lower_bound) == (builtin.event, builtin.epsilon_lower_bound)
+    sound = DRIVERS[driver](PrivacyClaim.of("bits-dp", bits=3.0))
+    assert not sound.violation and _audit_of(sound).claim.bits == 3.0

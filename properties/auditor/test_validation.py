@@ -449,17 +449,7 @@ def test_claim_kind_registry_checks_moved_into_validation():
     the error (each check removed), or a message or error type changed in the move."""
     from dpverify.claims import ClaimKind, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
 
-    fields = dict(
-        name="test-validation-kind",
-        title="t",
-        parameter="p",
-        reads="events",
-        fields=("mu",),
-        check=lambda claim: {},
-        claimed_value=lambda claim: 0.0,
-        describe=lambda claim: "",
-        event_bound=lambda claim, p_lo, q_hi: 0.0,
-    )
+    fields = {**claim_kind("gdp").__dict__, "name": "test-validation-kind"}  # a built-in kind under another name
     with pytest.raises(InvalidClaimError, match=r"^a claim kind reads one of \('events', 'cells'\), got 'rows'$"):
         ClaimKind(**{**fields, "reads": "rows"})
     with pytest.raises(

@@ -42,7 +42,6 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
 
 import dpverify
 from dpverify.audits import search as search_module
@@ -60,38 +59,27 @@ VALIDITY_CASES = {
 }
 
 
-def _violations(name, n_audits) -> int:
+def _search(name, seed):
+    """One seeded search audit of validity case ``name`` at ``ALPHA``."""
     mechanism, neighbours, n_candidates, _ = VALIDITY_CASES[name]
-    violations = 0
-    for s in np.random.SeedSequence([19, len(name)]).spawn(n_audits):
-        result = dpverify.search_audit(
-            mechanism,
-            neighbours,
-            epsilon=mechanism.epsilon,
-            n_samples=4_000 if n_candidates is None else 70_000,  # 50 pairs screen 50,500 per input of the budget
-            n_candidates=n_candidates,
-            alpha=ALPHA,
-            seed=s,
-        )
-        assert n_candidates is None or len(result.candidates) >= 50
-        violations += result.violation
-    return violations
+    result = dpverify.search_audit(
+        mechanism,
+        neighbours,
+        epsilon=mechanism.epsilon,
+        n_samples=4_000 if n_candidates is None else 70_000,  # 50 pairs screen 50,500 per input of the budget
+        n_candidates=n_candidates,
+        alpha=ALPHA,
+        seed=seed,
+    )
+    assert n_candidates is None or len(result.candidates) >= 50
+    return result
 
 
 @pytest.mark.privacy_audit
-def test_false_alarm_rate_at_the_exact_claim(thorough, suite_alpha):
+def test_false_alarm_rate_at_the_exact_claim(check_false_alarms):
     """Default profile: the three cases pooled (each audit flags with probability <= alpha, so the
     pooled count is stochastically below Bin(N, alpha)); thorough: each case on its own, N = 200."""
-    if thorough:
-        for name in VALIDITY_CASES:
-            violations = _violations(name, 200)
-            limit = stats.binom.ppf(1 - suite_alpha, 200, ALPHA)
-            assert violations <= limit, f"{name}: {violations} of 200 search audits flagged a correct mechanism"
-        return
-    counts = {name: _violations(name, case[3]) for name, case in VALIDITY_CASES.items()}
-    n_audits = sum(case[3] for case in VALIDITY_CASES.values())
-    limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
-    assert sum(counts.values()) <= limit, f"violations per case {counts} of {n_audits} audits (limit {limit:g})"
+    check_false_alarms(_search, {name: case[3] for name, case in VALIDITY_CASES.items()}, ALPHA, key=19)
 
 
 class _TurnsAdversarial:

@@ -22,7 +22,6 @@ import tracemalloc
 
 import numpy as np
 import pytest
-from scipy import stats
 
 import dpverify
 from dpverify.events import candidate_events, default_families
@@ -191,35 +190,24 @@ VALIDITY_CASES = {
 }
 
 
-def _violations(name, n_audits) -> int:
+def _audit(name, seed):
+    """One seeded audit of validity case ``name`` at ``ALPHA``, on the case's families."""
     mechanism, x, x_prime, families, _ = VALIDITY_CASES[name]
-    flagged = 0
-    for s in np.random.SeedSequence([28, len(name)]).spawn(n_audits):
-        result = dpverify.audit(
-            mechanism,
-            x,
-            x_prime,
-            epsilon=mechanism.epsilon,
-            n_samples=20_000,
-            alpha=ALPHA,
-            seed=s,
-            event_families=families,
-        )
-        flagged += result.violation
-    return flagged
+    return dpverify.audit(
+        mechanism,
+        x,
+        x_prime,
+        epsilon=mechanism.epsilon,
+        n_samples=20_000,
+        alpha=ALPHA,
+        seed=seed,
+        event_families=families,
+    )
 
 
-def test_false_alarm_rate_of_the_new_families(thorough, suite_alpha):
+def test_false_alarm_rate_of_the_new_families(check_false_alarms):
     """See the module docstring (pooled in the default profile, 200 per case under thorough)."""
-    if thorough:
-        for name in VALIDITY_CASES:
-            limit = stats.binom.ppf(1 - suite_alpha, 200, ALPHA)
-            assert _violations(name, 200) <= limit, name
-        return
-    counts = {name: _violations(name, case[-1]) for name, case in VALIDITY_CASES.items()}
-    n_audits = sum(case[-1] for case in VALIDITY_CASES.values())
-    limit = stats.binom.ppf(1 - suite_alpha, n_audits, ALPHA)
-    assert sum(counts.values()) <= limit, f"violations per case {counts} of {n_audits} audits (limit {limit:g})"
+    check_false_alarms(_audit, {name: case[-1] for name, case in VALIDITY_CASES.items()}, ALPHA, key=28)
 
 
 def test_learned_features_count_special_values():

@@ -48,9 +48,7 @@ BROKEN_SAMPLES = {
 @pytest.mark.parametrize("name", [n for n, e in ENTRIES.items() if not e.broken])
 def test_correct_zoo_entries_keep_their_claim(name, suite_alpha):
     e = ENTRIES[name]
-    result = dpverify.audit(
-        e.mechanism, e.x, e.x_prime, epsilon=e.epsilon, delta=e.delta, n_samples=100_000, alpha=suite_alpha, seed=41
-    )
+    result = e.audit(n_samples=100_000, alpha=suite_alpha, seed=41)
     assert not result.violation, result.summary()
 
 
@@ -59,9 +57,7 @@ def test_correct_zoo_entries_keep_their_claim(name, suite_alpha):
 def test_broken_zoo_entries_are_caught(name, suite_alpha):
     e = ENTRIES[name]
     n = BROKEN_SAMPLES.get(name, 20_000)
-    result = dpverify.audit(
-        e.mechanism, e.x, e.x_prime, epsilon=e.epsilon, delta=e.delta, n_samples=n, alpha=suite_alpha, seed=42
-    )
+    result = e.audit(n_samples=n, alpha=suite_alpha, seed=42)
     assert result.violation, result.summary()
     assert result.epsilon_lower_bound <= e.true_epsilon
 
@@ -147,16 +143,7 @@ def test_zoo_table_thorough(thorough, suite_alpha):
         "BROKEN textbook float Laplace x + numpy.laplace (Mironov)": 4.6,
     }
     for e in zoo_entries():
-        r = dpverify.audit(
-            e.mechanism,
-            e.x,
-            e.x_prime,
-            epsilon=e.epsilon,
-            delta=e.delta,
-            n_samples=10_000_000,
-            alpha=0.1,
-            seed=20240601,
-        )
+        r = e.audit(n_samples=10_000_000, alpha=0.1, seed=20240601)
         assert r.violation == e.broken, (e.name, r.summary())
         if e.name in targets:
             assert r.epsilon_lower_bound >= targets[e.name], (e.name, r.epsilon_lower_bound)
