@@ -180,6 +180,7 @@ def select_partition(
     event_families=None,
     float_events: bool = True,
     inputs=None,
+    mechanism=None,
 ) -> Partition:
     """Build the code book and freeze the partition predicted to certify the largest bound of ``claim``.
 
@@ -200,6 +201,8 @@ def select_partition(
         With False, the floating-point families are left out (and named in the notes).
     inputs : tuple, optional
         ``(x, x_prime)`` for input-aware families.
+    mechanism : callable, optional
+        The audited mechanism, for the floating-point families that read what it declares.
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     n_x, n_xp = len(enc_x), len(enc_xp)
@@ -221,7 +224,7 @@ def select_partition(
             )[0]
             if best is None or predicted > best[0]:
                 best = (predicted, name, projection, edges)
-    requested = dict(families=event_families, float_events=float_events, inputs=inputs)
+    requested = dict(families=event_families, float_events=float_events, inputs=inputs, mechanism=mechanism)
     events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)
     tried += len(events)
     value = None
@@ -255,7 +258,9 @@ def select_partition(
     )
 
 
-def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, families, float_events, inputs):
+def _event_partitions(
+    enc_x, enc_xp, codec, claim, n_certification, alpha, *, families, float_events, inputs, mechanism
+):
     """The floating-point events' two-cell partitions worth trying, as ``[(predicted, event), ...]``, and the notes
     on the event families that did not run (module docstring).
 
@@ -271,7 +276,8 @@ def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, fa
     for name in pool:
         if name not in implementation:
             skipped[name] = unfit_reason(event_family(name), codec.kind) or why
-    found = candidate_events(enc_x, enc_xp, codec, [f for f in pool if f in implementation], inputs=inputs)
+    pool = [f for f in pool if f in implementation]
+    found = candidate_events(enc_x, enc_xp, codec, pool, inputs=inputs, mechanism=mechanism)
     skipped.update(found.skipped)
     notes = tuple(family_notes(skipped))
     if not found.events:
