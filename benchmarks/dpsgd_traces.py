@@ -91,6 +91,25 @@ class TimeSample:
         self.trace.sample(1.0, 10_000, self.rng)
 
 
+def shuffle_epsilon(sigma: float, steps_per_epoch: int, delta: float, draws: int = 400_000, seed: int = 0) -> float:
+    """The epsilon at ``delta`` of one epoch of the shuffled trace under add/remove (``n = k b``, C = 1), by
+    Monte Carlo: the canary is in exactly one of the ``k`` steps, so ``L = log((1/k) sum_t exp((2 y_t - 1) /
+    (2 sigma^2)))``, and ``delta(eps) = E_x[(1 - exp(eps - L))_+]`` is solved for ``eps`` on ``draws`` traces."""
+    from scipy.optimize import brentq
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(seed)
+    k = steps_per_epoch
+    y = rng.normal(scale=sigma, size=(draws, k))
+    y[np.arange(draws), rng.integers(0, k, draws)] += 1.0
+    llr = logsumexp((2 * y - 1) / (2 * sigma**2), axis=1) - np.log(k)
+
+    def excess(eps):
+        return float(np.mean(np.maximum(0.0, 1.0 - np.exp(eps - llr)))) - delta
+
+    return brentq(excess, 0.0, 30.0) if excess(0.0) > 0 else 0.0
+
+
 def track_poisson_ratio():
     certified, claimed = poisson_ratio(100_000)
     return certified / claimed
