@@ -26,6 +26,8 @@ raise a false alarm beyond ``alpha``.
 The family runs on real outputs of an audit that knows its mechanism (not on
 given samples) and proposes nothing, silently, where the mechanism declares no
 score: the seeded results of every other audit are those before it was added.
+Claims that read cells (zCDP, Rényi DP) try the score as one more cell score
+(:mod:`dpverify.pipeline.partition`).
 
 References
 ----------
