@@ -42,19 +42,22 @@ def poisson_ratio(n_samples: int, families=("threshold",), seed: int = 1, settin
     return result.claim_lower_bound, claim.epsilon
 
 
-def ceiling(n_samples: int, setting=(1.0, B / N, 10), delta: float = 1e-5, alpha: float = 0.05, draws=2_000_000):
+def ceiling(
+    n_samples: int, setting=(1.0, B / N, 10), delta: float = 1e-5, alpha: float = 0.05, draws=2_000_000, seed: int = 0
+):
     """The most an audit of one event on ``n_samples`` samples per input can certify of the Poisson trace at
     ``setting``: ``max_t`` of the Clopper-Pearson bound ``ln((p_lo - delta) / q_hi)`` at level ``alpha``,
     evaluated at the expected counts ``n p(t)``, ``n q(t)`` of the best events, the likelihood-ratio
-    level sets ``{L >= t}`` (Neyman and Pearson). ``p(t) = P_x[L >= t]`` is estimated from ``draws``
+    level sets ``{L >= t}`` (Neyman and Pearson; ``L`` the trace's declared score, its exact log likelihood
+    ratio, tested against the mixture densities). ``p(t) = P_x[L >= t]`` is estimated from ``draws``
     traces of M(x) and ``q(t) = P_x'[L >= t] = E_x[exp(-L) 1{L >= t}]`` from the same traces by importance
-    weighting (fixed seed 0). An audit that also selects (a tenth of the samples) and certifies up to
+    weighting (from ``seed``). An audit that also selects (a tenth of the samples) and certifies up to
     three events at ``alpha / 3`` each can expect a little less: ``ceiling(0.9 n, alpha=alpha / 3)``."""
     from dpverify.support.bounds import clopper_pearson_epsilon_bound
 
     sigma, q, steps = setting
     m = PoissonCanaryTrace(sigma, steps, N, round(q * N))
-    rng = np.random.default_rng(0)
+    rng = np.random.default_rng(seed)
     llr = np.sort(
         np.concatenate([m.audit_score(m.sample(m.clip, 500_000, rng), *m.pair) for _ in range(draws // 500_000)])
     )
