@@ -56,7 +56,7 @@ The noise is float64 ``numpy`` Gaussian noise, as in training; no grid rounding.
 Every trace declares a score for the audit (:class:`dpverify.protocols.DeclaresScore`, the
 ``"declared-score"`` event family of :mod:`dpverify.events.declared`): ``audit_score(outputs, x,
 x_prime)``, the log likelihood ratio of the whole trace under the model the accountants analyse,
-Poisson subsampling at ``q = b / n`` (:meth:`_CanaryTrace.audit_score`). It is exact for the
+Poisson subsampling at ``q = b / n`` (``audit_score`` of every trace class). It is exact for the
 Poisson trace with sum or expected-size normalisation, and a hint elsewhere: the audit chooses
 events on it from the selection samples and certifies them on fresh ones, so a score that is wrong
 for a trace costs power, never validity.
