@@ -125,3 +125,25 @@ def test_a_score_of_the_wrong_shape_is_refused_by_name():
     """Detects: a declared score of the wrong shape silently broadcast into wrong events."""
     with pytest.raises(InvalidParameterError, match="one real per output"):
         dpverify.audit(_BadShape(1.0), 0.0, 1.0, n_samples=20_000, seed=3, event_families=("declared-score",))
+
+
+def test_every_driver_that_knows_the_mechanism_reads_its_score():
+    """``sequential_audit``, ``delta_lower_bound_curve`` and ``search_audit`` (over the pairs (0, 1) and
+    (0, -1)) of the Laplace mechanism with a declared score, named as the only family, choose declared-score
+    events; given samples (no mechanism) get none.
+
+    Detects: a driver that does not hand its mechanism to the selection (its audits then find no candidate
+    or fall back to other families)."""
+    m = _WrongScore(1.0, "reversed")
+    only = dict(event_families=("declared-score",), seed=5)
+    sequential = dpverify.sequential_audit(m, 0.0, 1.0, epsilon=1.0, n_samples=40_000, **only)
+    assert sequential.event.family == "declared-score"
+    curve = dpverify.delta_lower_bound_curve(m, 0.0, 1.0, epsilons=[0.5], n_samples=40_000, **only)
+    assert {e.family for e in curve.events} == {"declared-score"}
+    searched = dpverify.search_audit(m, [(0.0, 1.0), (0.0, -1.0)], epsilon=1.0, n_samples=40_000, **only)
+    assert searched.event.family == "declared-score"
+    assert all("[declared-score]" in c.event for c in searched.candidates)  # the screening ranked on it too
+    rng = np.random.default_rng(5)
+    samples = (rng.laplace(0.0, 1.0, 20_000), rng.laplace(1.0, 1.0, 20_000))
+    given = dpverify.audit_samples(*samples, epsilon=1.0, event_families=("declared-score",))
+    assert given.event is None or given.event.family != "declared-score"
