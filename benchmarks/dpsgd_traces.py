@@ -2,14 +2,19 @@
 
 As an asv benchmark: ``time_sample`` times ``sample`` of each sampler at T = 10 and 100;
 ``track_poisson_ratio`` records the Poisson trace's certified epsilon over dp_accounting's PLD
-epsilon at delta 1e-5 (sigma 1, q 0.1, T 10, 1e5 samples, threshold events).
+epsilon at delta 1e-5 (sigma 1, q 0.1, T 10, 1e5 samples, threshold events), and
+``track_poisson_ratio_declared`` the same on the trace's declared score (the ``"declared-score"``
+family, :mod:`dpverify.events.declared`).
 
 As a script (needs ``pip install 'dpverify[accountants]'``)::
 
     python benchmarks/dpsgd_traces.py [--samples 1000000]
+    python benchmarks/dpsgd_traces.py --families threshold declared-score --seeds 1 2 3 4 5 [--setting 2 0.1 100]
 
-prints the Poisson ratio and the shuffled trace's certified epsilon against the Poisson claim
-(sigma 0.8, q 0.1, T 20, replace-one), the rows of docs/auditor/benchmarks.md's DP-SGD section.
+The first prints the Poisson ratio and the shuffled trace's certified epsilon against the Poisson claim
+(sigma 0.8, q 0.1, T 20, replace-one); the second the Poisson ratio per event family and seed at a
+setting (sigma, q, T; default 1, 0.1, 10), with the ceiling of the audit's confidence bound at that
+size (:func:`ceiling`): the rows of docs/auditor/benchmarks.md's DP-SGD section.
 """
 
 from __future__ import annotations
@@ -25,14 +30,43 @@ from dpverify.mechanisms import CANARY_TRACES, PoissonCanaryTrace, ShuffledCanar
 N, B = 1000, 100
 
 
-def poisson_ratio(n_samples: int, families=("threshold",), seed: int = 1) -> tuple:
-    """(certified, PLD epsilon) of the Poisson trace at sigma 1, q 0.1, T 10, delta 1e-5, alpha 0.05."""
+def poisson_ratio(n_samples: int, families=("threshold",), seed: int = 1, setting=(1.0, B / N, 10)) -> tuple:
+    """(certified, PLD epsilon) of the Poisson trace at ``setting`` (sigma, q, T; n = 1000), delta 1e-5,
+    alpha 0.05 (``families`` None: the default families)."""
     from dpverify.extras.accountants import dp_accounting_pld_claim
 
-    claim = dp_accounting_pld_claim(1.0, B / N, 10, 1e-5)
-    m = PoissonCanaryTrace(1.0, 10, N, B, claim=claim)
+    sigma, q, steps = setting
+    claim = dp_accounting_pld_claim(sigma, q, steps, 1e-5)
+    m = PoissonCanaryTrace(sigma, steps, N, round(q * N), claim=claim)
     result = dpverify.audit(m, *m.pair, n_samples=n_samples, seed=seed, alpha=0.05, event_families=families)
     return result.claim_lower_bound, claim.epsilon
+
+
+def ceiling(
+    n_samples: int, setting=(1.0, B / N, 10), delta: float = 1e-5, alpha: float = 0.05, draws=2_000_000, seed: int = 0
+):
+    """The most an audit of one event on ``n_samples`` samples per input can certify of the Poisson trace at
+    ``setting``: ``max_t`` of the Clopper-Pearson bound ``ln((p_lo - delta) / q_hi)`` at level ``alpha``,
+    evaluated at the expected counts ``n p(t)``, ``n q(t)`` of the best events, the likelihood-ratio
+    level sets ``{L >= t}`` (Neyman and Pearson; ``L`` the trace's declared score, its exact log likelihood
+    ratio, tested against the mixture densities). ``p(t) = P_x[L >= t]`` is estimated from ``draws``
+    traces of M(x) and ``q(t) = P_x'[L >= t] = E_x[exp(-L) 1{L >= t}]`` from the same traces by importance
+    weighting (from ``seed``). An audit that also selects (a tenth of the samples) and certifies up to
+    three events at ``alpha / 3`` each can expect a little less: ``ceiling(0.9 n, alpha=alpha / 3)``."""
+    from dpverify.support.bounds import clopper_pearson_epsilon_bound
+
+    sigma, q, steps = setting
+    m = PoissonCanaryTrace(sigma, steps, N, round(q * N))
+    rng = np.random.default_rng(seed)
+    llr = np.sort(
+        np.concatenate([m.audit_score(m.sample(m.clip, 500_000, rng), *m.pair) for _ in range(draws // 500_000)])
+    )
+    tail_q = np.cumsum(np.exp(-llr)[::-1])[::-1] / llr.size
+    ranks = np.unique((llr.size * (1 - np.logspace(-7, -0.3, 400))).astype(np.int64))
+    p, q_ = (llr.size - ranks) / llr.size, tail_q[ranks]
+    return float(
+        np.max(clopper_pearson_epsilon_bound(n_samples * p, n_samples, n_samples * q_, n_samples, alpha, delta))
+    )
 
 
 def shuffle_against_poisson(n_samples: int, delta: float, alpha: float, seed: int = 1):
@@ -60,16 +94,64 @@ class TimeSample:
         self.trace.sample(1.0, 10_000, self.rng)
 
 
+def shuffle_epsilon(sigma: float, steps_per_epoch: int, delta: float, draws: int = 400_000, seed: int = 0) -> float:
+    """The epsilon at ``delta`` of one epoch of the shuffled trace under add/remove (``n = k b``, C = 1), by
+    Monte Carlo: the canary is in exactly one of the ``k`` steps, so ``L = log((1/k) sum_t exp((2 y_t - 1) /
+    (2 sigma^2)))``, and ``delta(eps) = E_x[(1 - exp(eps - L))_+]`` is solved for ``eps`` on ``draws`` traces."""
+    from scipy.optimize import brentq
+    from scipy.special import logsumexp
+
+    rng = np.random.default_rng(seed)
+    k = steps_per_epoch
+    y = rng.normal(scale=sigma, size=(draws, k))
+    y[np.arange(draws), rng.integers(0, k, draws)] += 1.0
+    llr = logsumexp((2 * y - 1) / (2 * sigma**2), axis=1) - np.log(k)
+
+    def excess(eps):
+        return float(np.mean(np.maximum(0.0, 1.0 - np.exp(eps - llr)))) - delta
+
+    return brentq(excess, 0.0, 30.0) if excess(0.0) > 0 else 0.0
+
+
 def track_poisson_ratio():
     certified, claimed = poisson_ratio(100_000)
     return certified / claimed
 
 
+def track_poisson_ratio_declared():
+    certified, claimed = poisson_ratio(100_000, families=("declared-score",))
+    return certified / claimed
+
+
+def by_family(n: int, families, seeds, setting) -> None:
+    """Print the Poisson ratio of each family set (``"default"``: the default families) at each seed."""
+    from dpverify.events import default_families
+
+    for name in families:
+        chosen = {"default": None, "default-before": tuple(f for f in default_families() if f != "declared-score")}
+        for seed in seeds:
+            start = time.process_time()
+            certified, claimed = poisson_ratio(n, chosen.get(name, (name,)), seed, setting)
+            cpu = time.process_time() - start
+            print(
+                f"sigma {setting[0]:g}, q {setting[1]:g}, T {setting[2]}, {name}, seed {seed}: certified "
+                f"{certified:.4f} / PLD {claimed:.4f} = {certified / claimed:.3f} ({cpu:.1f} CPU s)"
+            )
+    for size, level in ((n, 0.05), (0.9 * n, 0.05 / 3)):
+        print(f"ceiling at {size:g} samples, alpha {level:.3g}: {ceiling(int(size), setting, alpha=level):.4f}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=float, default=1e6)
+    parser.add_argument("--families", nargs="*", help="family sets to compare ('default', 'default-before', names)")
+    parser.add_argument("--seeds", nargs="*", type=int, default=[1])
+    parser.add_argument("--setting", nargs=3, type=float, default=[1.0, 0.1, 10], metavar=("SIGMA", "Q", "T"))
     args = parser.parse_args(argv)
     n = int(args.samples)
+    if args.families:
+        by_family(n, args.families, args.seeds, (args.setting[0], args.setting[1], int(args.setting[2])))
+        return
     start = time.process_time()
     certified, claimed = poisson_ratio(n)
     print(f"Poisson, sigma 1, q 0.1, T 10: certified {certified:.4f} / PLD {claimed:.4f} = {certified / claimed:.3f}")

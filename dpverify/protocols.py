@@ -14,6 +14,12 @@ more, and each extra is a contract stated here once:
 :class:`DeclaresReplayability`
     ``replayable = False`` says that the mechanism's randomness does not come
     from ``rng`` (an adapter of a library drawing from the operating system).
+:class:`DeclaresScore`
+    ``audit_score(outputs, x, x_prime)``: a real statistic of real outputs, larger
+    where an output looks more like one of ``M(x)`` than of ``M(x')`` (ideally
+    the log likelihood ratio); the ``"declared-score"`` event family thresholds
+    it (:mod:`dpverify.events.declared`). A hint for choosing events, never
+    trusted: a wrong score costs power, not validity.
 
 Whether an audit's seed replays a mechanism is decided by
 :func:`check_replayable` from what can be observed: the same seed must give
@@ -42,6 +48,7 @@ __all__ = [
     "VectorizedSampler",
     "ExactMechanism",
     "DeclaresReplayability",
+    "DeclaresScore",
     "Replayability",
     "REPLAY_CHECK_SIZE",
     "is_mechanism",
@@ -49,6 +56,7 @@ __all__ = [
     "is_vectorized",
     "has_exact_pmf",
     "declares_not_replayable",
+    "declared_score",
     "draw_outputs",
     "contract_seed",
     "check_replayable",
@@ -89,6 +97,15 @@ class DeclaresReplayability(Protocol):
     replayable: bool
 
 
+@runtime_checkable
+class DeclaresScore(Protocol):
+    """``audit_score(outputs, x, x_prime)``: one real per output of an ``(n, d)`` float64 array of real outputs
+    (a scalar output as ``(n, 1)``), larger where the output is more likely under ``x`` than under
+    ``x_prime``."""
+
+    def audit_score(self, outputs, x, x_prime): ...
+
+
 def is_mechanism(obj) -> bool:
     """Whether ``obj`` can be called as ``obj(data, rng)`` (callable; the signature is not checked)."""
     return isinstance(obj, Mechanism) and callable(obj)
@@ -115,6 +132,12 @@ def has_exact_pmf(obj) -> bool:
 def declares_not_replayable(obj) -> bool:
     """Whether ``obj`` declares ``replayable = False`` (:class:`DeclaresReplayability`)."""
     return isinstance(obj, DeclaresReplayability) and obj.replayable is False
+
+
+def declared_score(obj):
+    """``obj``'s :class:`DeclaresScore` method ``audit_score``, or None where it declares none (or ``obj`` is None)."""
+    score = getattr(obj, "audit_score", None) if obj is not None else None
+    return score if callable(score) else None
 
 
 def draw_outputs(mechanism, data, size: int, rng):

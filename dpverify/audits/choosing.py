@@ -38,7 +38,9 @@ __all__ = ["select_for_claim", "rank_pair", "ranking_scale", "screening_event_fa
 RANKING_SHRINKAGE_SE = 1.0
 
 
-def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, alpha=None, options=None):
+def select_for_claim(
+    plan, sel_x, sel_x_prime, *, inputs, n_certification=None, alpha=None, options=None, mechanism=None
+):
     """The frozen events (or cells) that certify ``plan.claim``, chosen on the selection samples alone.
 
     :func:`dpverify.pipeline.selection.select` for kinds that read events, ranked by the kind's
@@ -53,6 +55,9 @@ def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, 
         The selection samples of M(x) and M(x') (after any ``output_key``).
     inputs : tuple or None
         ``(x, x_prime)`` for the input-aware families.
+    mechanism : callable or None
+        The audited mechanism, for the families that read what it declares (a score,
+        :mod:`dpverify.events.declared`); None for given samples.
     n_certification, alpha, options
         The certification size the prediction uses, the level and the options (families, float
         events); default: the plan's (a sequential look passes its own, a search's chosen pair its
@@ -72,6 +77,7 @@ def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, 
             event_families=options.families,
             float_events=options.float_events,
             inputs=inputs,
+            mechanism=mechanism,
         )
     return select(
         sel_x,
@@ -84,10 +90,11 @@ def select_for_claim(plan, sel_x, sel_x_prime, *, inputs, n_certification=None, 
         float_events=options.float_events,
         inputs=inputs,
         claim=claim,
+        mechanism=mechanism,
     )
 
 
-def rank_pair(pair, plan, families) -> tuple[float, str]:
+def rank_pair(pair, plan, families, mechanism=None) -> tuple[float, str]:
     """The largest bound any candidate event of ``pair`` is predicted to certify, and that event.
 
     Every event of ``families`` (:func:`screening_event_families`) is scored in both directions
@@ -97,7 +104,8 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     held-out rows, ``Candidates.rows``) are scored on those rows: rescaled to all of them, they
     would look as precise as counts on twice the rows, and a lucky score of a mediocre pair
     would win the round. ``pair`` holds its screening samples (``samples_x``,
-    ``samples_x_prime``, ``n`` per input) and its inputs (``x``, ``x_prime``).
+    ``samples_x_prime``, ``n`` per input) and its inputs (``x``, ``x_prime``); ``mechanism`` is the
+    searched mechanism, for the families that read what it declares.
 
     Events of a family declared ``extreme`` (:attr:`dpverify.events.EventFamily.extreme`; the
     support-edge family) are placed at the extremes of the very samples that count them: a support-edge
@@ -112,7 +120,7 @@ def rank_pair(pair, plan, families) -> tuple[float, str]:
     ranking would cull it.
     """
     codec, (enc_x, enc_xp) = fit_codec(pair.samples_x, pair.samples_x_prime)
-    found = candidate_events(enc_x, enc_xp, codec, families, inputs=(pair.x, pair.x_prime))
+    found = candidate_events(enc_x, enc_xp, codec, families, inputs=(pair.x, pair.x_prime), mechanism=mechanism)
     if not found.events:
         return -math.inf, "no candidate event"
     a, b, n = found.counts_x, found.counts_x_prime, pair.n

@@ -214,7 +214,7 @@ def _candidates(plan, mechanism, x, x_prime):
     if not options.float_events:
         implementation = families_of_role("implementation")
         families = [f for f in (families or default_families()) if f not in implementation]
-    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime))
+    candidates = candidate_events(enc_x, enc_xp, codec, families, inputs=(x, x_prime), mechanism=mechanism)
     if not candidates.events:
         raise InsufficientSamplesError(
             "no candidate event could be formed; draw more samples", required=2 * plan.n_samples

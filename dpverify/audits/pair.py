@@ -152,7 +152,7 @@ def audit(
     plan = build_plan(DRIVER, mechanism, (x, x_prime), (epsilon, delta, claim), n_samples, seed, options, option_fields)
     pilot = check_before_drawing(plan, mechanism, x, x_prime)
     plan, (sel_x, sel_xp), rng_used = _selection_sample(plan, pilot, mechanism, x, x_prime)
-    selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime))
+    selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime), mechanism=mechanism)
     del sel_x, sel_xp
     result = certified_result(plan, mechanism, x, x_prime, selection, rng_used=rng_used)
     note = power_note(result)  # what a budget that found nothing could have seen

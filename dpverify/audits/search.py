@@ -634,9 +634,10 @@ def _screen_round(pairs, size, round_index, mechanism, screening, *, final: bool
                     pair.samples_x_prime,
                     inputs=(pair.x, pair.x_prime),
                     options=screening.final_options(),
+                    mechanism=mechanism,
                 )
             else:
-                pair.score, pair.event = rank_pair(pair, plan, screening.families)
+                pair.score, pair.event = rank_pair(pair, plan, screening.families, mechanism)
         if bar is not None:
             bar.update(size)
 

@@ -321,7 +321,9 @@ def _run_looks(plan, mechanism, x, x_prime) -> SequentialAuditResult:
     with progress_bar(total=schedule[-1], desc="sequential audit", enabled=options.progress) as bar:
         for k, (alpha_k, (s_k, c_k)) in enumerate(zip(looks_planned.alphas, splits)):
             sel_x, sel_xp = selection_sample.grow_to(s_k, k)
-            selection = select_for_claim(plan, sel_x, sel_xp, inputs=(x, x_prime), n_certification=c_k, alpha=alpha_k)
+            selection = select_for_claim(
+                plan, sel_x, sel_xp, inputs=(x, x_prime), n_certification=c_k, alpha=alpha_k, mechanism=mechanism
+            )
             counts = certification.counts(selection, k)
             bar.update(schedule[k] - (schedule[k - 1] if k else 0))
             result = audit_result(

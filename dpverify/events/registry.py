@@ -9,6 +9,9 @@ says everything the rest of the auditor asks about it:
 - ``build``: how it builds its candidates from the selection samples,
   ``build(sel_x, sel_x_prime, outputs) -> Candidates`` (:mod:`.candidates`);
 - ``uses_inputs``: whether ``build`` is also passed ``inputs=(x, x_prime)``;
+- ``uses_mechanism``: whether ``build`` is also passed ``mechanism=``, the audited
+  mechanism (None where the caller has none: given samples), to read what it
+  declares (a score, :mod:`.declared`);
 - ``role``: ``"value"`` for events on the output values (what the mechanism
   computes in exact arithmetic), ``"implementation"`` for events on artefacts
   of how the outputs are represented (the low-order bits of floating-point
@@ -72,6 +75,7 @@ from ..errors import InvalidParameterError
 from ..plugins import Loaded, load_group
 from .candidates import Candidates, _rows
 from .classifier import MAX_FIT_ELEMENTS, classifier_events
+from .declared import declared_score_events
 from .discrete import level_set_events, numeric_discrete_events, row_threshold_events, singleton_events
 from .floating import mantissa_events, reachability_events
 from .learned import count_events_apply, learned_count_events, learned_events, learned_tree_events
@@ -157,6 +161,10 @@ class EventFamily:
         Whether ``build`` is passed ``inputs=(x, x_prime)`` (None when the caller does not
         know them); events may depend on the inputs because they are fixed before any sample
         is drawn.
+    uses_mechanism : bool
+        Whether ``build`` is passed ``mechanism=``, the audited mechanism (None when the caller
+        has none), whose declarations (:class:`dpverify.protocols.DeclaresScore`) are fixed
+        before any sample is drawn too.
     screening : bool
         Whether it ranks candidate pairs in a search's screening rounds.
     memory : FamilyMemory
@@ -180,6 +188,7 @@ class EventFamily:
     build: Callable = field(repr=False)
     role: str = "value"
     uses_inputs: bool = False
+    uses_mechanism: bool = False
     screening: bool = True
     memory: FamilyMemory = field(default_factory=FamilyMemory)
     opt_in: bool = False
@@ -192,14 +201,19 @@ class EventFamily:
         check_choice(self.role, "role", ROLES)
         check_callable(self.build, f"event family {self.name!r}: build")
         check_bool(self.extreme, f"event family {self.name!r}: extreme")
+        check_bool(self.uses_mechanism, f"event family {self.name!r}: uses_mechanism")
         check_optional_callable(self.grows_selection, f"event family {self.name!r}: grows_selection")
         check_instance(self.memory, FamilyMemory, f"event family {self.name!r}: memory must be a FamilyMemory")
 
-    def candidates(self, sel_x, sel_x_prime, outputs, inputs=None) -> Candidates:
-        """The family's candidates on the selection samples (``inputs`` passed when it uses them)."""
+    def candidates(self, sel_x, sel_x_prime, outputs, inputs=None, mechanism=None) -> Candidates:
+        """The family's candidates on the selection samples (``inputs`` and ``mechanism`` passed when it
+        uses them)."""
+        extra = {}
         if self.uses_inputs:
-            return self.build(sel_x, sel_x_prime, outputs, inputs=inputs)
-        return self.build(sel_x, sel_x_prime, outputs)
+            extra["inputs"] = inputs
+        if self.uses_mechanism:
+            extra["mechanism"] = mechanism
+        return self.build(sel_x, sel_x_prime, outputs, **extra)
 
 
 #: The classifier's three fit matrices and a scoring block, each counted at a fit matrix's size
@@ -236,6 +250,9 @@ BUILTIN_FAMILIES = (
     EventFamily("key-presence", "released-keys", key_presence_events),
     EventFamily("key-value", "released-keys", key_value_events),
     EventFamily("key-count", "released-keys", key_count_events),
+    # after them: it proposes only where the mechanism declares a score (dpverify.protocols.DeclaresScore), and
+    # silently nothing elsewhere, so the seeded results of every other audit are those before it was added
+    EventFamily("declared-score", "real", declared_score_events, uses_inputs=True, uses_mechanism=True),
 )
 
 _REGISTRY: dict[str, EventFamily] = {}
@@ -272,6 +289,7 @@ def register_event_family(
     build: Callable | None = None,
     *,
     uses_inputs: bool = False,
+    uses_mechanism: bool = False,
     role: str = "value",
     screening: bool = True,
     memory: FamilyMemory | None = None,
@@ -301,6 +319,7 @@ def register_event_family(
             build,
             role=role,
             uses_inputs=uses_inputs,
+            uses_mechanism=uses_mechanism,
             screening=screening,
             memory=FamilyMemory() if memory is None else memory,
             opt_in=opt_in,
@@ -391,11 +410,12 @@ def unfit_reason(record: EventFamily, outputs_kind: str) -> str | None:
     return f"made for {record.kind} outputs, these are {outputs_kind}"
 
 
-def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) -> Candidates:
+def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None, mechanism=None) -> Candidates:
     """All candidate events of the applicable families, with their selection counts.
 
     ``inputs`` is the audited pair ``(x, x_prime)`` (or None), handed to the
-    families that declare ``uses_inputs``.
+    families that declare ``uses_inputs``; ``mechanism`` the audited mechanism
+    (or None), handed to those that declare ``uses_mechanism``.
     """
     registry = _registry()
     kind = outputs_kind(outputs)
@@ -412,7 +432,8 @@ def candidate_events(sel_x, sel_x_prime, outputs, families=None, inputs=None) ->
     events, cx, cxp, parts = [], [], [], []
     with shared_sorts():  # families that sort the same projection sort it once
         found_by_family = {
-            name: record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs) for name, record in chosen.items()
+            name: record.candidates(sel_x, sel_x_prime, outputs, inputs=inputs, mechanism=mechanism)
+            for name, record in chosen.items()
         }
     for name, record in chosen.items():
         found = found_by_family[name]

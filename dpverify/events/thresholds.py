@@ -221,9 +221,9 @@ def format_threshold(t: float) -> str:
     return f"{t:.6g}"
 
 
-def _tail_points(px, pxp, sx, sxp) -> np.ndarray:
-    """The pooled values at :data:`TAIL_QUANTILES` and their complements (``quantile(method="nearest")``)."""
-    q = np.asarray(TAIL_QUANTILES)
+def _tail_points(px, pxp, sx, sxp, tail_quantiles=TAIL_QUANTILES) -> np.ndarray:
+    """The pooled values at ``tail_quantiles`` and their complements (``quantile(method="nearest")``)."""
+    q = np.asarray(tail_quantiles)
     quantiles = np.concatenate([q, 1 - q])
     fx, fxp = _finite_part(sx), _finite_part(sxp)
     if fx.size + fxp.size == 0:
@@ -234,14 +234,16 @@ def _tail_points(px, pxp, sx, sxp) -> np.ndarray:
     return np.unique(order_statistics(fx, fxp, _nearest_ranks(fx.size + fxp.size, quantiles)))
 
 
-def threshold_candidates(px, pxp, project, name: str, groups=None, *, tails: bool = False) -> Candidates:
+def threshold_candidates(
+    px, pxp, project, name: str, groups=None, *, tails: bool = False, tail_quantiles=TAIL_QUANTILES
+) -> Candidates:
     """Events {v >= t}, {v < t} and [lo, hi) on a projection ``v = project(group)``.
 
     ``groups``, the selection groups that ``px`` and ``pxp`` project, lets the sorted projections be
     shared with other families (:func:`sorted_projection`). With ``tails``, thresholds also at the
-    pooled :data:`TAIL_QUANTILES` and their complements: on a likelihood-ratio statistic the most
-    lopsided events (Neyman and Pearson's best tests at the smallest sizes) lie in its tails, beyond
-    the grid's first and last points.
+    pooled ``tail_quantiles`` (default :data:`TAIL_QUANTILES`) and their complements: on a
+    likelihood-ratio statistic the most lopsided events (Neyman and Pearson's best tests at the
+    smallest sizes) lie in its tails, beyond the grid's first and last points.
     """
     # NaN projections (unseen codes, inf - inf) belong to no threshold event
     group_x, group_xp = (None, None) if groups is None else groups
@@ -252,7 +254,7 @@ def threshold_candidates(px, pxp, project, name: str, groups=None, *, tails: boo
         # for both zeros); any other grid value is the same double whichever sort found it
         grids = pooled_grids(np.concatenate([px, pxp]), THRESHOLD_POINTS, INTERVAL_POINTS)
     if tails:
-        grids = [np.union1d(grids[0], _tail_points(px, pxp, sx, sxp)), grids[1]]
+        grids = [np.union1d(grids[0], _tail_points(px, pxp, sx, sxp, tail_quantiles)), grids[1]]
     return threshold_events(sx, sxp, grids, project, name)
 
 

@@ -53,6 +53,14 @@ fixed-size batches reports it, restate it: ``claim.with_meta(neighbouring="repla
 
 The noise is float64 ``numpy`` Gaussian noise, as in training; no grid rounding.
 
+Every trace declares a score for the audit (:class:`dpverify.protocols.DeclaresScore`, the
+``"declared-score"`` event family of :mod:`dpverify.events.declared`): ``audit_score(outputs, x,
+x_prime)``, the log likelihood ratio of the whole trace under the model the accountants analyse,
+Poisson subsampling at ``q = b / n`` (``audit_score`` of every trace class). It is exact for the
+Poisson trace with sum or expected-size normalisation, and a hint elsewhere: the audit chooses
+events on it from the selection samples and certifies them on fresh ones, so a score that is wrong
+for a trace costs power, never validity.
+
 References
 ----------
 M. Nasr, S. Song, A. Thakurta, N. Papernot and N. Carlini, "Adversary Instantiation: Lower Bounds
@@ -62,6 +70,8 @@ DP-SGD Implementations?", ICML 2024.
 L. Chua, B. Ghazi, C. Harrison, E. Leeman, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and
 C. Zhang, "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025.
 J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
+I. Mironov, K. Talwar and L. Zhang, "Rényi Differential Privacy of the Sampled Gaussian
+Mechanism", arXiv:1908.10530, 2019.
 """
 
 from __future__ import annotations
@@ -205,6 +215,59 @@ class _CanaryTrace:
 
     def __call__(self, data, rng):
         return self.sample(data, None, rng)
+
+    # -- the score the audit may threshold ----------------------------------------------------
+
+    def _model_log_ratio(self, sums: np.ndarray, gradient: float) -> np.ndarray:
+        """Per trace, ``sum_t log((1 - q) + q exp((2 y_t g - g^2) / (2 s^2)))``: the log density ratio of
+        the sums ``y`` under the sampled Gaussian with the canary's gradient ``g`` against the sums with no
+        canary (0 where ``g = 0``)."""
+        if gradient == 0.0:
+            return np.zeros(len(sums))
+        q, s = self.batch_size / self.dataset_size, self.noise_multiplier * self.clip
+        exponent = (2.0 * sums * gradient - gradient * gradient) / (2.0 * s * s)
+        with np.errstate(over="ignore", invalid="ignore"):
+            terms = np.logaddexp(math.log1p(-q), math.log(q) + exponent)
+        return terms.sum(axis=1)
+
+    def audit_score(self, outputs, x, x_prime) -> np.ndarray:
+        """The log likelihood ratio of ``x`` against ``x_prime`` of each trace under Poisson subsampling.
+
+        The sampled Gaussian mechanism at rate ``q = b / n`` (Mironov, Talwar and Zhang 2019, Section
+        3): a step's sum ``y_t`` is ``N(g B_t, s^2)`` with ``B_t ~ Bernoulli(q)`` independent across
+        steps, ``g`` the canary's gradient (0 when absent) and ``s = sigma C``, so the density ratio of
+        the trace against the trace with no canary is ``prod_t ((1 - q) + q exp((2 y_t g - g^2) / (2
+        s^2)))``. The score is the log of that ratio for ``x``'s gradient less the same for
+        ``x_prime``'s: the exact log likelihood ratio of the Poisson trace with sum normalisation (and
+        with expected-size normalisation, its outputs multiplied back by ``b``, as here), under either
+        relation. For the other samplers, and for realised-size normalisation (multiplied by ``b``
+        too, the batch size treated as the expected one), it is the likelihood ratio of the model the
+        accountants analyse, not of the trace: a hint that costs power where it is wrong, never
+        validity (:mod:`dpverify.events.declared`).
+
+        Parameters
+        ----------
+        outputs : numpy.ndarray
+            Traces, shape ``(n, steps)``.
+        x, x_prime
+            The pair: canaries' clipped gradients, or None for "absent".
+
+        Returns
+        -------
+        numpy.ndarray
+            Shape ``(n,)``; ``+inf`` or NaN where a trace holds an infinite or NaN value.
+
+        References
+        ----------
+        I. Mironov, K. Talwar and L. Zhang, "Rényi Differential Privacy of the Sampled Gaussian
+        Mechanism", arXiv:1908.10530, 2019 (Section 3, the sampled Gaussian mechanism's densities).
+        """
+        sums = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
+        if self.normalisation != "sum":
+            sums = sums * self.batch_size
+        gradients = [0.0 if data is None else self._gradient(data) for data in (x, x_prime)]
+        with np.errstate(invalid="ignore"):
+            return self._model_log_ratio(sums, gradients[0]) - self._model_log_ratio(sums, gradients[1])
 
     # -- the claim -----------------------------------------------------------------------------
 

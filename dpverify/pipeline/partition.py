@@ -6,7 +6,9 @@ the intervals between a few quantiles of the pooled selection scores. The candid
 scores are
 
 - for real outputs, the projections the threshold events use (the value; each
-  coordinate, the sum, the maximum and the mean-difference direction of a vector);
+  coordinate, the sum, the maximum and the mean-difference direction of a vector), and the
+  score the mechanism declares, where it declares one and the ``"declared-score"`` family is
+  asked for (:mod:`dpverify.events.declared`: a hint, chosen on like any other score);
 - for discrete outputs, the estimated log likelihood ratio of each output seen in the
   selection samples, ``ln((a + 1/2) / (b + 1/2))`` (0 for an output they never showed,
   which then joins the cells of outputs with no evidence either way), and the numeric
@@ -51,10 +53,13 @@ import numpy as np
 
 from ..events import candidate_events, default_families, families_of_role
 from ..events.candidates import Event
+from ..events.declared import FAMILY as DECLARED_FAMILY
+from ..events.declared import DeclaredScore
 from ..events.indicators import CodeValue, Within
 from ..events.projections import vector_projections
 from ..events.registry import event_family, outputs_kind, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
+from ..protocols import declared_score
 from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 from .divergence import cells_statistic
 from .outputs import OutputCodec, fit_codec
@@ -180,6 +185,7 @@ def select_partition(
     event_families=None,
     float_events: bool = True,
     inputs=None,
+    mechanism=None,
 ) -> Partition:
     """Build the code book and freeze the partition predicted to certify the largest bound of ``claim``.
 
@@ -200,11 +206,14 @@ def select_partition(
         With False, the floating-point families are left out (and named in the notes).
     inputs : tuple, optional
         ``(x, x_prime)`` for input-aware families.
+    mechanism : callable, optional
+        The audited mechanism: its declared score is one more candidate score (module docstring).
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     n_x, n_xp = len(enc_x), len(enc_xp)
     best, tried = None, 0
-    for name, projection in _scores(enc_x, enc_xp, codec):
+    declared = _declared_scores(event_families, float_events, codec, inputs, mechanism)
+    for name, projection in _scores(enc_x, enc_xp, codec) + declared:
         sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
         finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
         seen = set()
@@ -221,8 +230,9 @@ def select_partition(
             )[0]
             if best is None or predicted > best[0]:
                 best = (predicted, name, projection, edges)
-    requested = dict(families=event_families, float_events=float_events, inputs=inputs)
-    events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)
+    requested = dict(families=event_families, float_events=float_events, inputs=inputs, mechanism=mechanism)
+    scored = (DECLARED_FAMILY,) if declared else ()
+    events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, scored=scored, **requested)
     tried += len(events)
     value = None
     if best is not None:
@@ -255,9 +265,23 @@ def select_partition(
     )
 
 
-def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, families, float_events, inputs):
+def _declared_scores(families, float_events: bool, codec, inputs, mechanism) -> list:
+    """``[("declared score", projection)]`` where the mechanism declares a score, the outputs are real, the pair
+    is known and the ``"declared-score"`` family is asked for (None: the default set); else ``[]``."""
+    pool, _ = requested_families(families, float_events)
+    score = declared_score(mechanism)
+    asked = DECLARED_FAMILY in (default_families() if pool is None else pool)
+    if score is None or inputs is None or codec.kind != "real" or not asked:
+        return []
+    return [("declared score", DeclaredScore(score, *inputs))]
+
+
+def _event_partitions(
+    enc_x, enc_xp, codec, claim, n_certification, alpha, *, families, float_events, inputs, mechanism, scored=()
+):
     """The floating-point events' two-cell partitions worth trying, as ``[(predicted, event), ...]``, and the notes
-    on the event families that did not run (module docstring).
+    on the event families that did not run (module docstring; ``scored``: families whose score was tried as a
+    cell score, and so did run).
 
     The events are ranked by the larger of ``ln(p / q)`` over both directions at their shrunk selection
     estimates (``p`` a lower, ``q`` an upper Clopper-Pearson bound at ``sqrt(2 ln M)`` standard errors over
@@ -269,9 +293,10 @@ def _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, *, fa
     implementation = set(families_of_role("implementation"))
     why = f"a {claim.kind_record.title} claim reads cells of a score of the output values, not this family's events"
     for name in pool:
-        if name not in implementation:
+        if name not in implementation and name not in scored:
             skipped[name] = unfit_reason(event_family(name), outputs_kind(codec)) or why
-    found = candidate_events(enc_x, enc_xp, codec, [f for f in pool if f in implementation], inputs=inputs)
+    pool = [f for f in pool if f in implementation]
+    found = candidate_events(enc_x, enc_xp, codec, pool, inputs=inputs, mechanism=mechanism)
     skipped.update(found.skipped)
     notes = tuple(family_notes(skipped))
     if not found.events:

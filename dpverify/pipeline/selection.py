@@ -456,6 +456,7 @@ def select(
     float_events: bool = True,
     inputs=None,
     claim=None,
+    mechanism=None,
 ) -> Selection:
     """Build the code book and choose the event(s) to certify, from selection samples only.
 
@@ -477,6 +478,8 @@ def select(
         A claim of another kind than (epsilon, delta)-DP that reads events (Gaussian DP, a
         trade-off curve): candidates are ranked by the bound on its parameter they are
         predicted to certify. None ranks by the epsilon bound at ``delta``.
+    mechanism : callable, optional
+        The audited mechanism, for the families that read what it declares (a score).
 
     Raises
     ------
@@ -485,7 +488,7 @@ def select(
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
     event_families, left_out = requested_families(event_families, float_events)
-    candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs)
+    candidates = candidate_events(enc_x, enc_xp, codec, event_families, inputs=inputs, mechanism=mechanism)
     n_selection = min(len(enc_x), len(enc_xp))
     notes = family_notes({**left_out, **candidates.skipped})
     note = _distinct_note(codec, len(enc_x) + len(enc_xp))

@@ -107,7 +107,7 @@ def _released_keys(rng: np.random.Generator, n: int) -> tuple[list, list]:
     return draw(0.05), draw(0.3)
 
 
-def check_event_family(record: EventFamily) -> None:
+def check_event_family(record: EventFamily, mechanism=None) -> None:
     """Check an event family's contract on small seeded samples of each output kind it applies to.
 
     On each sample (integer or real outputs, scalars and vectors of two), encoded by the
@@ -118,6 +118,8 @@ def check_event_family(record: EventFamily) -> None:
     second build gives the same events and counts. On samples where the family proposes
     nothing only the shape of its answer is checked. The declarations the drivers read hold: the
     events of a family declared ``extreme`` carry its name, and ``grows_selection`` answers a bool.
+    A family that declares ``uses_mechanism`` is passed ``mechanism`` (a mechanism whose declarations
+    it reads, e.g. a score: :class:`dpverify.protocols.DeclaresScore`; None: as given samples).
 
     Raises
     ------
@@ -128,8 +130,8 @@ def check_event_family(record: EventFamily) -> None:
     for description, raw_x, raw_xp, inputs in _samples(record.kind):
         what = f"{family} on {description}"
         codec, (sel_x, sel_xp) = fit_codec(raw_x, raw_xp)
-        found = _build(record, sel_x, sel_xp, codec, inputs, what)
-        again = _build(record, sel_x, sel_xp, codec, inputs, what)
+        found = _build(record, sel_x, sel_xp, codec, inputs, mechanism, what)
+        again = _build(record, sel_x, sel_xp, codec, inputs, mechanism, what)
         _check_candidates(found, sel_x, sel_xp, what)
         same = [e.description for e in found.events] == [e.description for e in again.events]
         _expect(same, what, "a second build on the same samples proposes other events (unseeded randomness?)")
@@ -149,9 +151,9 @@ def _check_declarations(record: EventFamily, found: Candidates, raw_x, raw_xp, w
         _expect(isinstance(answer, bool), what, f"grows_selection returned {answer!r}, not True or False")
 
 
-def _build(record, sel_x, sel_xp, codec, inputs, what) -> Candidates:
+def _build(record, sel_x, sel_xp, codec, inputs, mechanism, what) -> Candidates:
     try:
-        found = record.candidates(sel_x, sel_xp, codec, inputs=inputs)
+        found = record.candidates(sel_x, sel_xp, codec, inputs=inputs, mechanism=mechanism)
     except Exception as exc:
         _fail(what, f"build raised {type(exc).__name__}: {exc}")
     _expect(isinstance(found, Candidates), what, f"build returned {type(found).__name__}, not Candidates")

@@ -56,6 +56,7 @@ FAMILY_ORDER = [
     "product",
     "learned-counts",  # default, but it proposes only on vectors with markers: elsewhere no seeded result moves
     "support-edge",  # default, but it proposes only beyond one input's support: elsewhere no seeded result moves
+    "declared-score",  # default, but it proposes only where the mechanism declares a score: elsewhere nothing moves
 ]
 RELATION_ORDER = ["scalars", "vectors", "streams", "graphs", "datasets", "bits"]
 #: The built-in names in registration order (the released ones above, then any added since).
