@@ -7,7 +7,8 @@ index, records it at its call site with the mechanism's declared sensitivity and
 draw no statistics: every test here is deterministic, with a false-alarm rate of 0 on the
 correct pipelines and a power of 1 on the planted bugs, at every parameter value tried.
 
-The bugs, written from the issues' descriptions (not their code):
+The bugs (the diffprivlib pipelines of :mod:`dpverify.mechanisms.glue`), written from the issues'
+descriptions (not their code):
 
 - a Laplace mechanism declared with sensitivity 1 for a query of sensitivity 2 (diffprivlib issues
   #104, #105, #110: a sensitivity that does not match the query);
@@ -24,45 +25,11 @@ import numpy as np
 import pytest
 
 import dpverify
+from dpverify.mechanisms.glue import DiffprivlibDoubledCount, DiffprivlibMean, replace_one_pairs, source_site
 from dpverify.probes import libraries, probe_pair, probe_search
 
 mechanisms = pytest.importorskip("diffprivlib.mechanisms", reason="diffprivlib is in the test extra")
 tools = pytest.importorskip("diffprivlib.tools", reason="diffprivlib is in the test extra")
-
-
-class DoubledCount:
-    """Counts every record twice and hands the count to diffprivlib's Laplace with ``declared`` sensitivity."""
-
-    def __init__(self, epsilon, declared):
-        self.epsilon, self.declared = epsilon, declared
-
-    def __call__(self, data, rng):
-        return mechanisms.Laplace(epsilon=self.epsilon, sensitivity=self.declared).randomise(2 * len(data))
-
-
-class LibraryMean:
-    """The mean of ``n`` values, noised by diffprivlib's Laplace with the bounds' sensitivity ``upper / n``;
-    ``clip=False`` skips the clipping to ``[0, upper]``."""
-
-    def __init__(self, upper, clip):
-        self.upper, self.clip = upper, clip
-
-    def __call__(self, data, rng):
-        values = np.clip(data, 0.0, self.upper) if self.clip else np.asarray(data, dtype=float)
-        mechanism = mechanisms.Laplace(epsilon=1.0, sensitivity=self.upper / len(values))
-        return mechanism.randomise(float(np.mean(values)))
-
-
-def _site(text: str) -> str:
-    """``file:line`` of the line of this module that contains ``text`` (once)."""
-    with open(__file__) as source:
-        (line,) = [i + 1 for i, content in enumerate(source) if text in content and "_site(" not in content]
-    return f"{__file__}:{line}"
-
-
-def _replace_one_pairs(n, upper):
-    base = [upper / 2] * n
-    return [([0.0] * n, [0.0] * (n - 1) + [upper])] + [(base, base[:-1] + [v]) for v in (-3 * upper, 0.0, 7 * upper)]
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 3.0])
@@ -73,16 +40,18 @@ def test_a_diffprivlib_laplace_declared_with_too_small_a_sensitivity_is_found_at
     On 3 vs 2 records the call's shift is exactly 2, twice the declared 1 (implied epsilon 2 epsilon),
     and the finding names the ``randomise`` call. Declaring 2 is never flagged, at any seed tried.
     """
-    report = probe_pair(DoubledCount(epsilon, declared=1.0), [1, 2, 3], [1, 2], seed=0)
+    report = probe_pair(DiffprivlibDoubledCount(epsilon, declared=1.0), [1, 2, 3], [1, 2], seed=0)
     (finding,) = report.findings
-    assert finding.kind == "sensitivity" and finding.site == _site(".randomise(2 * len(data))")
+    assert finding.kind == "sensitivity" and finding.site == source_site(
+        DiffprivlibDoubledCount.__call__, ".randomise("
+    )
     (call,) = report.calls
     assert call.method == "diffprivlib.Laplace.randomise" and call.declared_sensitivity == 1.0
     assert call.shift_l1 == pytest.approx(2.0, rel=1e-12) and call.implied_epsilon == pytest.approx(
         2 * epsilon, rel=1e-12
     )
     for seed in range(5):
-        assert not probe_pair(DoubledCount(epsilon, declared=2.0), [1, 2, 3], [1, 2], seed=seed).flagged
+        assert not probe_pair(DiffprivlibDoubledCount(epsilon, declared=2.0), [1, 2, 3], [1, 2], seed=seed).flagged
 
 
 @pytest.mark.parametrize("upper, n", [(1.0, 4), (10.0, 5)])
@@ -90,21 +59,21 @@ def test_a_mean_handed_to_diffprivlib_without_clipping_is_found_and_its_tools_me
     """Detects: smartnoise-sdk #621-style, a mean noised with the bounds' sensitivity upper / n but not
     clipped to the bounds, so one value far outside moves it past that sensitivity.
 
-    The probe search names the ``randomise`` call, with the excess of the pair 7 upper vs upper / 2 over
+    The probe search names the ``randomise`` call, with the excess of the pair 100 upper vs upper / 2 over
     the declared upper / n; clipping first, and ``diffprivlib.tools.mean`` with the same bounds (which
     clips, then noises a ``LaplaceTruncated``), are flagged on none of the pairs at any seed tried.
     """
-    pairs = _replace_one_pairs(n, upper)
-    report = probe_search(LibraryMean(upper, clip=False), pairs, seed=0)
+    pairs = replace_one_pairs(n, upper)
+    report = probe_search(DiffprivlibMean(upper, clip=False), pairs, seed=0)
     (finding,) = report.findings
-    assert finding.kind == "sensitivity" and finding.site == _site("mechanism.randomise(float(np.mean")
-    assert finding.numbers["excess"] == pytest.approx(6.5, rel=1e-9)
+    assert finding.kind == "sensitivity" and finding.site == source_site(DiffprivlibMean.__call__, ".randomise(")
+    assert finding.numbers["excess"] == pytest.approx(99.5, rel=1e-9)
 
     def library_mean(data, rng):
         return tools.mean(np.asarray(data, dtype=float), epsilon=1.0, bounds=(0.0, upper))
 
     for seed in range(3):
-        assert not probe_search(LibraryMean(upper, clip=True), pairs, seed=seed).flagged
+        assert not probe_search(DiffprivlibMean(upper, clip=True), pairs, seed=seed).flagged
         tool = probe_search(library_mean, pairs, seed=seed)
         assert not tool.flagged and tool.calls[0].method == "diffprivlib.LaplaceTruncated.randomise"
         assert (
