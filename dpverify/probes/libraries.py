@@ -19,8 +19,8 @@ from a source of its own escapes the :class:`~dpverify.probes.recording.Recordin
   (:data:`UNSEEDABLE_LIBRARIES`): :func:`unseedable_calls` watches a run for calls into them, so
   that the probe names them rather than report nothing found.
 
-diffprivlib's classes are patched only where ``diffprivlib.mechanisms`` was imported before the run
-(a pipeline that imports it within its run draws from ``secrets`` and is refused as unreplayable).
+diffprivlib's classes are patched only where ``diffprivlib.mechanisms`` is imported when a run starts;
+a run that imports it (:func:`replayed_imports` changes) is run again, patched.
 
 References
 ----------
@@ -35,7 +35,14 @@ import sys
 
 import numpy as np
 
-__all__ = ["DIFFPRIVLIB_NOISE", "LIBRARY_NOISE", "UNSEEDABLE_LIBRARIES", "diffprivlib_replayed", "unseedable_calls"]
+__all__ = [
+    "DIFFPRIVLIB_NOISE",
+    "LIBRARY_NOISE",
+    "UNSEEDABLE_LIBRARIES",
+    "diffprivlib_replayed",
+    "replayed_imports",
+    "unseedable_calls",
+]
 
 #: diffprivlib mechanisms whose ``randomise(value)`` is ``value`` plus noise drawn independently of
 #: ``value`` (then clamped or folded into bounds): class name -> the noise it draws.
@@ -52,6 +59,15 @@ LIBRARY_NOISE = {f"diffprivlib.{name}.randomise": kind for name, kind in DIFFPRI
 
 #: Top-level modules of libraries that draw noise from the operating system and take no seed -> name.
 UNSEEDABLE_LIBRARIES = {"opendp": "OpenDP", "pydp": "python-dp (PyDP)", "_pydp": "python-dp (PyDP)"}
+
+
+#: The modules whose randomness :func:`diffprivlib_replayed` replays, once imported.
+REPLAYED_MODULES = ("diffprivlib.mechanisms",)
+
+
+def replayed_imports() -> frozenset:
+    """Which of :data:`REPLAYED_MODULES` are imported now."""
+    return frozenset(name for name in REPLAYED_MODULES if name in sys.modules)
 
 
 def _declared_scale(mechanism):

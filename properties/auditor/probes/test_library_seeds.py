@@ -101,6 +101,24 @@ def test_diffprivlib_randomness_is_replayed_whatever_random_state_and_restored_a
     assert call.shift_l2 == 2.0 and call.implied_rho == pytest.approx(4.0 / (2 * call.scale**2), rel=1e-12)
 
 
+def test_a_run_that_imports_a_replayed_library_is_run_again_replayed(monkeypatch):
+    """Detects: a probe that keeps the run in which the pipeline first imported diffprivlib (whose noise,
+    drawn before the probe could replay it, differs from every later run's), refusing the pipeline.
+
+    A stand-in for ``diffprivlib.mechanisms`` adds 0.5 to the run that imports it: kept, the two runs
+    of x would differ by it; run again, the pair's shift is the count's, 1."""
+    monkeypatch.setattr(libraries, "REPLAYED_MODULES", ("replayed_stand_in",))
+    monkeypatch.delitem(sys.modules, "replayed_stand_in", raising=False)
+
+    def pipeline(data, rng):
+        unreplayed = 0.0 if "replayed_stand_in" in sys.modules else 0.5
+        monkeypatch.setitem(sys.modules, "replayed_stand_in", types.ModuleType("replayed_stand_in"))
+        return len(data) + rng.laplace() + unreplayed
+
+    (call,) = probe_pair(pipeline, [1, 2], [1], seed=0).calls
+    assert call.shift_l1 == pytest.approx(1.0, rel=1e-12)
+
+
 def test_a_library_that_cannot_be_seeded_is_named_not_reported_as_nothing_found(monkeypatch):
     """Detects: a probe that reports "nothing found" on a pipeline whose noise comes from a library it
     cannot seed (as OpenDP and python-dp draw from the operating system), instead of naming it.
