@@ -27,6 +27,7 @@ import pytest
 import dpverify
 from dpverify.mechanisms.glue import DiffprivlibDoubledCount, DiffprivlibMean, replace_one_pairs, source_site
 from dpverify.probes import libraries, probe_pair, probe_search
+from dpverify.testing import check_result
 
 mechanisms = pytest.importorskip("diffprivlib.mechanisms", reason="diffprivlib is in the test extra")
 tools = pytest.importorskip("diffprivlib.tools", reason="diffprivlib is in the test extra")
@@ -47,6 +48,7 @@ def test_a_diffprivlib_laplace_declared_with_too_small_a_sensitivity_is_found_at
     )
     (call,) = report.calls
     assert call.method == "diffprivlib.Laplace.randomise" and call.declared_sensitivity == 1.0
+    check_result(report)
     assert call.shift_l1 == pytest.approx(2.0, rel=1e-12) and call.implied_epsilon == pytest.approx(
         2 * epsilon, rel=1e-12
     )
@@ -121,7 +123,8 @@ def test_a_run_that_imports_a_replayed_library_is_run_again_replayed(monkeypatch
 
 def test_a_library_that_cannot_be_seeded_is_named_not_reported_as_nothing_found(monkeypatch):
     """Detects: a probe that reports "nothing found" on a pipeline whose noise comes from a library it
-    cannot seed (as OpenDP and python-dp draw from the operating system), instead of naming it.
+    cannot seed (as OpenDP and python-dp draw from the operating system), instead of naming it, or a
+    report that loses the name when saved.
 
     A stand-in module registered as unseedable draws from ``os.urandom``: its pipeline is refused with
     the library's name; one that calls it without drawing is reported with the name in its verdict."""
@@ -139,6 +142,7 @@ def test_a_library_that_cannot_be_seeded_is_named_not_reported_as_nothing_found(
     assert "it called StandIn, which takes no seed" in noisy[0]
     report = probe_pair(lambda data, rng: len(data) + module.setup() + rng.laplace(), [1, 2], [1])
     assert report.unseeded_libraries == ("StandIn",) and "StandIn not replayed" in report.summary()
+    check_result(report)  # reloads equal from JSON, its unseeded libraries included
     assert sys.getprofile() is None
 
 
