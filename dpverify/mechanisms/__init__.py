@@ -15,7 +15,8 @@ sampler (Poisson, shuffled, without replacement per step, balls-in-bins), are in
 (:data:`CANARY_TRACES`); they state their claims in other kinds than the zoo's eps = 0.1 and
 carry their own worst-case pair (``pair``). :class:`ThresholdedCounts` releases keys (a mapping from
 key to noisy count above a threshold); its planted glue bugs are in :mod:`.thresholded`
-(:data:`~.thresholded.PLANTED_BUGS`).
+(:data:`~.thresholded.PLANTED_BUGS`). Pipelines with glue bugs planted around a noise call (for the
+grey-box probes, :mod:`dpverify.probes`) and their correct versions are in :mod:`.glue`.
 """
 
 from .additive import GaussianMechanism, GridLaplace, SnappingLaplace, analytic_gaussian_sigma, gaussian_delta

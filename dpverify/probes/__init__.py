@@ -10,7 +10,8 @@ choose the pair, the audit certifies a bound on it.
 - :func:`probe_pair`, :func:`probe_search`, :func:`probe_and_audit` (:mod:`.probe`);
 - :class:`ProbeReport`, :class:`ProbeFinding`, :class:`NoiseCall`, :class:`ProbeAuditResult`
   (:mod:`.report`);
-- :class:`RecordingGenerator`, the numpy Generator stand-in that records the calls (:mod:`.recording`).
+- :class:`RecordingGenerator`, the numpy Generator stand-in that records the calls (:mod:`.recording`);
+- :data:`UNSEEDABLE_LIBRARIES` and the replay of diffprivlib's own noise (:mod:`.libraries`).
 
 References
 ----------
@@ -19,6 +20,7 @@ Practice: Grey-Box Auditing of Differential Privacy Libraries", Proceedings on P
 Technologies (PoPETs), 2026.
 """
 
+from .libraries import UNSEEDABLE_LIBRARIES
 from .probe import EPSILON_METHODS, probe_and_audit, probe_pair, probe_search
 from .recording import NOISE_SCALES, RecordingGenerator
 from .report import FINDING_KINDS, NoiseCall, ProbeAuditResult, ProbeFinding, ProbeReport
@@ -35,4 +37,5 @@ __all__ = [
     "FINDING_KINDS",
     "NOISE_SCALES",
     "EPSILON_METHODS",
+    "UNSEEDABLE_LIBRARIES",
 ]

@@ -27,9 +27,13 @@ probe is given them as arguments. Python's :mod:`random` and numpy's legacy glob
 seeded with the probe's seed for each run (and restored after), so that they replay too; calls of
 ``random``'s module functions are recorded as well (``random.gauss`` and ``random.normalvariate``
 are Gaussian noise calls, ``random.expovariate`` an exponential one), numpy's legacy global
-functions are not (:meth:`~dpverify.probes.recording.RecordingGenerator.python_random`). A
-pipeline that draws from a generator of its own gives different outputs on two runs of the same
-input; the probe checks that first and refuses it.
+functions are not (:meth:`~dpverify.probes.recording.RecordingGenerator.python_random`).
+diffprivlib's mechanisms draw from the probe's seed and are recorded at their ``randomise`` call
+sites, each checked against the sensitivity the mechanism declares
+(:mod:`~dpverify.probes.libraries`). A pipeline that draws from a generator of its own gives
+different outputs on two runs of the same input; the probe checks that first and refuses it,
+naming OpenDP or python-dp where the pipeline called them (they take no seed), as it names them
+in the report's verdict where their noise did not reach the outputs.
 
 References
 ----------
@@ -50,6 +54,7 @@ import numpy as np
 from .._results import short_repr
 from .._validation import check_callable, check_pairs, check_positive_int, check_positive_real
 from ..errors import InvalidParameterError, MechanismError
+from .libraries import diffprivlib_replayed, replayed_imports, unseedable_calls
 from .recording import RecordingGenerator, noise_kind
 from .report import NoiseCall, ProbeAuditResult, ProbeFinding, ProbeReport, norm_shift
 
@@ -207,15 +212,22 @@ def _checked(pipeline, seed, sensitivity, epsilon) -> tuple:
 
 
 def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
-    base_x, base_xp = _run(pipeline, x, seed), _run(pipeline, x_prime, seed)
+    base_x, base_xp = _run(pipeline, x, seed, watch=True), _run(pipeline, x_prime, seed, watch=True)
     again = _run(pipeline, x, seed)
+    unseeded = tuple(sorted(base_x.libraries | base_xp.libraries))
     if not _same_output(base_x, again):
+        called = f"it called {', '.join(unseeded)}, which takes no seed" if unseeded else "a generator of its own"
         raise MechanismError(
             f"the pipeline gave different outputs on two runs of x={short_repr(x)} with seed {seed}: it draws "
-            "randomness the probe does not control (a generator of its own, an unseeded library), so its two runs "
-            "cannot be compared; draw all noise from the rng argument"
+            f"randomness the probe does not control ({called}), so its two runs cannot be compared; draw all noise "
+            "from the rng argument or from a library the probe replays (diffprivlib)"
         )
     findings, notes = [], []
+    if unseeded:
+        notes.append(
+            f"the pipeline called {', '.join(unseeded)}, which takes no seed: noise drawn there is neither replayed "
+            "nor recorded (its outputs were the same on two runs of x, so none reached them here)"
+        )
     if not base_x.draws and not base_xp.draws:
         notes.append(
             "the pipeline drew nothing from rng nor from Python's random module functions: noise from numpy's legacy "
@@ -252,28 +264,39 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
         sensitivity=sensitivity,
         epsilon=epsilon,
         notes=tuple(notes),
+        unseeded_libraries=unseeded,
     )
 
 
 class _Run:
-    """One run of the pipeline: its draws and its released numbers (``paths`` name them)."""
+    """One run of the pipeline: its draws, its released numbers (``paths`` name them) and the unseedable
+    libraries it called (where watched)."""
 
-    def __init__(self, draws, output):
+    def __init__(self, draws, output, libraries):
         self.draws = draws
+        self.libraries = libraries
         leaves = list(_leaves(output, ()))
         self.paths = tuple(path for path, _ in leaves)
         self.values = np.array([_number(v) for _, v in leaves], dtype=float)
         self.others = tuple(v for _, v in leaves if math.isnan(_number(v)))
 
 
-def _run(pipeline, data, seed, marker=None) -> _Run:
+def _run(pipeline, data, seed, marker=None, watch=False) -> _Run:
+    imported = replayed_imports()
+    run = _run_once(pipeline, data, seed, marker, watch)
+    # a run that imported a library the probe replays drew from it unreplayed: once more, replayed
+    return run if replayed_imports() == imported else _run_once(pipeline, data, seed, marker, watch)
+
+
+def _run_once(pipeline, data, seed, marker, watch) -> _Run:
     rng = RecordingGenerator(seed, marker)
-    with rng.python_random(seed):
+    watched = unseedable_calls() if watch else contextlib.nullcontext(set())
+    with rng.python_random(seed), diffprivlib_replayed(rng, seed), watched as libraries:
         try:
             output = pipeline(data, rng)
         except Exception as exc:
             raise MechanismError(f"the pipeline raised on {short_repr(data)}: {type(exc).__name__}: {exc}") from exc
-    return _Run(rng.draws, output)
+    return _Run(rng.draws, output, frozenset(libraries))
 
 
 def _leaves(output, path):
@@ -353,9 +376,9 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
             f"call {i} ({draw.method} at {draw.site}): moving its draw changed the calls or which released numbers "
             "carry it, so no shift is measured there"
         )
-        return NoiseCall(i, draw.method, draw.site, scale, 0)
+        return NoiseCall(i, draw.method, draw.site, scale, 0, declared_sensitivity=draw.declared_sensitivity)
     if not carried:
-        return NoiseCall(i, draw.method, draw.site, scale, 0)
+        return NoiseCall(i, draw.method, draw.site, scale, 0, declared_sensitivity=draw.declared_sensitivity)
     shift = base_x.values[list(carried)] - base_xp.values[list(carried)]
     l1, l2 = float(np.sum(np.abs(shift))), float(np.sqrt(np.sum(shift**2)))
     # each released number rounds by half a spacing, and so does the difference: 2 spacings of the larger
@@ -372,6 +395,7 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
         implied_epsilon=_implied_epsilon(kind, scale, l1),
         implied_rho=l2**2 / (2 * scale**2) if kind == "normal" and scale else None,
         rounding=rounding,
+        declared_sensitivity=draw.declared_sensitivity,
     )
 
 
@@ -394,19 +418,20 @@ def _exceeds(value, bound) -> bool:
 
 
 def _sensitivity_findings(calls, sensitivity) -> list:
-    if sensitivity is None:
-        return []
     findings = []
     for call in calls:
         norm, shift = ("l2", call.shift_l2) if noise_kind(call.method) == "normal" else ("l1", call.shift_l1)
-        if call.components and shift - call.rounding > sensitivity * (1 + _RELATIVE_SLACK):
+        declared = call.declared_sensitivity if call.declared_sensitivity is not None else sensitivity
+        if declared is None:
+            continue
+        if call.components and shift - call.rounding > declared * (1 + _RELATIVE_SLACK):
             findings.append(
                 ProbeFinding(
                     "sensitivity",
                     call.site,
                     f"the {call.method} noise at call {call.index} covers a query that moved by {shift:.6g} "
-                    f"({norm}) between x and x', more than the declared sensitivity {sensitivity:.6g}",
-                    {"shift": shift, "sensitivity": sensitivity, "excess": shift / sensitivity},
+                    f"({norm}) between x and x', more than the declared sensitivity {declared:.6g}",
+                    {"shift": shift, "sensitivity": declared, "excess": shift / declared},
                 )
             )
     return findings
@@ -443,9 +468,10 @@ def _spent(run, measured, sensitivity, epsilon):
         kind = noise_kind(draw.method)
         if kind not in EPSILON_METHODS:
             continue
-        if sensitivity is not None:
+        declared = draw.declared_sensitivity if draw.declared_sensitivity is not None else sensitivity
+        if declared is not None:
             per_unit = _epsilon_per_unit(kind, draw.scale())
-            charge = None if per_unit is None else sensitivity * per_unit
+            charge = None if per_unit is None else declared * per_unit
         else:
             charge = measured.get(i)
         spent += charge or 0.0
@@ -458,7 +484,7 @@ def _spent(run, measured, sensitivity, epsilon):
 
 
 def _score(report: ProbeReport) -> tuple:
-    if report.sensitivity:
+    if report.sensitivity or any(c.declared_sensitivity for c in report.calls):
         return (report.flagged, report.excess())
     shifts = [norm_shift(c) for c in report.calls if c.components]
     return (report.flagged, max(shifts, default=0.0))

@@ -13,6 +13,8 @@ The calls made through the generator handed to the pipeline are recorded, and, w
 :meth:`RecordingGenerator.python_random`, those of Python's :mod:`random` module functions. A
 generator the pipeline makes itself, ``rng.spawn(...)`` children, ``rng.bit_generator``, numpy's
 legacy global functions (``np.random.laplace``) and a ``random.Random`` instance are not.
+diffprivlib's mechanisms are replayed and recorded through :meth:`RecordingGenerator.record`
+(:mod:`dpverify.probes.libraries`).
 """
 
 from __future__ import annotations
@@ -23,6 +25,8 @@ import sys
 from dataclasses import dataclass
 
 import numpy as np
+
+from .libraries import LIBRARY_NOISE
 
 __all__ = ["NOISE_SCALES", "noise_kind", "Draw", "RecordingGenerator"]
 
@@ -43,19 +47,23 @@ NOISE_SCALES = {
 
 
 def noise_kind(method: str):
-    """The noise a recorded call draws (``"laplace"``, ``"normal"``...), or None for another call."""
-    return NOISE_SCALES[method][0] if method in NOISE_SCALES else None
+    """The noise a recorded call draws (``"laplace"``, ``"normal"``...), or None for another call; a
+    library's call (:data:`~dpverify.probes.libraries.LIBRARY_NOISE`) included."""
+    return NOISE_SCALES[method][0] if method in NOISE_SCALES else LIBRARY_NOISE.get(method)
 
 
 @dataclass(frozen=True)
 class Draw:
-    """One recorded call: ``method`` at ``site`` (``file:line``), its arguments, and its draw."""
+    """One recorded call: ``method`` at ``site`` (``file:line``), its arguments, and its draw; for a library's
+    mechanism, the noise scale and sensitivity the mechanism declares (None for a Generator call)."""
 
     method: str
     site: str
     args: tuple
     kwargs: dict
     value: object
+    declared_scale: float | None = None
+    declared_sensitivity: float | None = None
 
     @property
     def signature(self) -> tuple:
@@ -64,9 +72,9 @@ class Draw:
 
     def scale(self):
         """The scale argument of a noise call (``p`` for ``geometric``, 1 / rate for ``random.expovariate``),
-        or None when not a noise call or when it is not one positive number."""
-        if self.method not in NOISE_SCALES:
-            return None
+        or None when not a noise call or when it is not one positive number; a library mechanism's declared one."""
+        if self.declared_scale is not None or self.method not in NOISE_SCALES:
+            return self.declared_scale
         _, name, position, default, rate = NOISE_SCALES[self.method]
         value = self.kwargs.get(name, self.args[position] if len(self.args) > position else default)
         try:
@@ -103,13 +111,18 @@ class RecordingGenerator:
         """``function`` that records each call as ``name`` (and shifts the marked noise call's draw)."""
 
         def recorded(*args, **kwargs):
-            value = function(*args, **kwargs)
-            if self._marker is not None and self._marker[0] == len(self.draws) and name in NOISE_SCALES:
-                value = value + self._marker[1]
-            self.draws.append(Draw(name, _call_site(), args, kwargs, value))
-            return value
+            return self.record(name, args, kwargs, function(*args, **kwargs))
 
         return recorded
+
+    def record(self, name, args, kwargs, value, **declared):
+        """Record a call ``name`` that drew ``value`` at the call site of the function that calls ``record``
+        (its caller's frame), and return ``value``, shifted by the marker when it is the marked noise call;
+        ``declared``: a library mechanism's ``declared_scale`` and ``declared_sensitivity``."""
+        if self._marker is not None and self._marker[0] == len(self.draws) and noise_kind(name) is not None:
+            value = value + self._marker[1]
+        self.draws.append(Draw(name, _call_site(), args, kwargs, value, **declared))
+        return value
 
     @contextlib.contextmanager
     def python_random(self, seed: int):
@@ -142,6 +155,7 @@ _PYTHON_RANDOM = tuple(
 
 
 def _call_site() -> str:
-    """``file:line`` of the frame that called the generator (two frames up: the wrapper, then the caller)."""
-    frame = sys._getframe(2)
+    """``file:line`` of the frame that called the recording function (three up: ``record``, the wrapper that
+    called it, then its caller)."""
+    frame = sys._getframe(3)
     return f"{frame.f_code.co_filename}:{frame.f_lineno}"

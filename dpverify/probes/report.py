@@ -47,6 +47,10 @@ class NoiseCall(PlainData):
     rounding : float
         A bound on what the floating-point rounding of the released numbers (and of their
         difference) can add to the measured shift, which a sensitivity finding must exceed.
+    declared_sensitivity : float or None
+        The sensitivity the library's mechanism declares at this call (diffprivlib's
+        ``sensitivity``), against which its shift is checked instead of the pipeline's; None for
+        a Generator call.
     """
 
     index: int
@@ -59,6 +63,7 @@ class NoiseCall(PlainData):
     implied_epsilon: float | None = None
     implied_rho: float | None = None
     rounding: float = 0.0
+    declared_sensitivity: float | None = None
 
 
 @dataclass(frozen=True)
@@ -92,6 +97,9 @@ class ProbeReport(Result):
         How many pairs a search probed (1 for :func:`~dpverify.probes.probe_pair`).
     notes : tuple of str
         What the probe could not check, and why.
+    unseeded_libraries : tuple of str
+        The libraries the pipeline called that take no seed (OpenDP, python-dp): their noise is
+        neither replayed nor recorded, and the summary's verdict says so.
     """
 
     findings: tuple
@@ -103,6 +111,7 @@ class ProbeReport(Result):
     epsilon: float | None = None
     pairs_probed: int = 1
     notes: tuple = ()
+    unseeded_libraries: tuple = ()
 
     _DERIVED = ("flagged",)
     _NOT_REPLAYABLE = "a probe report holds the pair's repr, not the pair: run probe_pair again on the pair"
@@ -113,12 +122,15 @@ class ProbeReport(Result):
         return bool(self.findings)
 
     def excess(self) -> float:
-        """The largest ratio of a measured shift to the declared sensitivity (0 when none is declared
-        or nothing was measured): above 1, the code's sensitivity exceeds what it declares."""
-        if not self.sensitivity:
-            return 0.0
-        shifts = [norm_shift(c) for c in self.calls if c.components]
-        return max(shifts, default=0.0) / self.sensitivity
+        """The largest ratio of a measured shift to the declared sensitivity (the call's own where its
+        library declares one; 0 when none is declared or nothing was measured): above 1, the code's
+        sensitivity exceeds what it declares."""
+        ratios = []
+        for call in self.calls:
+            declared = call.declared_sensitivity if call.declared_sensitivity is not None else self.sensitivity
+            if call.components and declared:
+                ratios.append(norm_shift(call) / declared)
+        return max(ratios, default=0.0)
 
     def to_dict(self) -> dict:
         """The fields, and ``flagged``, as JSON-serialisable plain data."""
@@ -130,6 +142,7 @@ class ProbeReport(Result):
         data["findings"] = tuple(ProbeFinding(**_floats(f)) for f in data["findings"])
         data["calls"] = tuple(NoiseCall(**{k: read_float(v) for k, v in c.items()}) for c in data["calls"])
         data["notes"] = tuple(data.get("notes", ()))
+        data["unseeded_libraries"] = tuple(data.get("unseeded_libraries", ()))
         return data
 
     def contradictions(self) -> list:
@@ -141,6 +154,8 @@ class ProbeReport(Result):
     def summary(self) -> str:
         """The verdict, each finding with its call site, and each measured noise call."""
         verdict = f"{len(self.findings)} finding(s)" if self.flagged else "nothing found"
+        if self.unseeded_libraries:
+            verdict += f" (noise of {', '.join(self.unseeded_libraries)} not replayed: see the notes)"
         lines = [f"grey-box probe of x={self.x} vs x'={self.x_prime} (seed {self.seed}): {verdict}"]
         lines += [f"  [{f.kind}] {f.site}: {f.message}" for f in self.findings]
         lines += [f"  call {c.index}: {c.method} at {c.site}, {_measured(c)}" for c in self.calls]

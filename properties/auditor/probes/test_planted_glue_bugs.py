@@ -5,7 +5,7 @@ The probes draw no statistics (the same recorded randomness on x and x', see
 the correct pipelines and a power of 1 on the planted bugs, at every parameter value tried. Each
 finding must name the call site of the noise call the bug sits at.
 
-The bugs, written from the issues' descriptions (not their code):
+The bugs (the pipelines of :mod:`dpverify.mechanisms.glue`), written from the issues' descriptions:
 
 - a clipped mean whose declared sensitivity ignores the clipping range (diffprivlib issue #104:
   a sensitivity that does not scale with the bounds);
@@ -18,87 +18,23 @@ The bugs, written from the issues' descriptions (not their code):
 
 from __future__ import annotations
 
-import inspect
 import random
 
 import numpy as np
 import pytest
-from hypothesis import strategies as st
 
 import dpverify
+from dpverify.mechanisms.glue import (
+    ClippedMean,
+    CountAndSums,
+    replace_one_pairs,
+    replace_one_strategy,
+    thresholded_on_noisy_count,
+    thresholded_on_true_count,
+)
+from dpverify.mechanisms.glue import source_site as _site
 from dpverify.probes import probe_and_audit, probe_pair, probe_search
 from dpverify.testing import check_result
-
-
-def _site(function, text: str) -> str:
-    """``file:line`` of the line of ``function``'s source that contains ``text``."""
-    lines, start = inspect.getsourcelines(function)
-    (offset,) = [i for i, line in enumerate(lines) if text in line]
-    return f"{inspect.getsourcefile(function)}:{start + offset}"
-
-
-class ClippedMean:
-    """The mean of ``n`` values clipped to ``[0, upper]`` plus Laplace noise of scale sensitivity / epsilon.
-
-    ``declared`` replaces the sensitivity ``upper / n`` (replace-one neighbours); ``clip=False``
-    skips the clipping while still declaring the bounds' sensitivity.
-    """
-
-    def __init__(self, upper, n, epsilon, declared=None, clip=True):
-        self.upper, self.n, self.clip, self.epsilon = upper, n, clip, epsilon
-        self.sensitivity = upper / n if declared is None else declared
-
-    def __call__(self, data, rng):
-        values = np.clip(data, 0.0, self.upper) if self.clip else np.asarray(data, dtype=float)
-        return float(np.mean(values)) + rng.laplace(scale=self.sensitivity / self.epsilon)
-
-
-class CountAndSums:
-    """A count and ``k - 1`` sums of values clipped to [0, 1] (each of sensitivity 1), each with Laplace
-    noise; ``split=False`` calibrates every release to the whole epsilon (the budget charged once)."""
-
-    sensitivity = 1.0
-
-    def __init__(self, epsilon, k, split=True):
-        self.epsilon, self.k, self.split = epsilon, k, split
-
-    def __call__(self, data, rng):
-        scale = self.sensitivity / (self.epsilon / self.k if self.split else self.epsilon)
-        clipped = np.clip(data, 0.0, 1.0)
-        releases = [len(data) + rng.laplace(scale=scale)]
-        for _ in range(self.k - 1):
-            releases.append(float(np.sum(clipped)) + rng.laplace(scale=scale))
-        return tuple(releases)
-
-
-def thresholded_on_true_count(data, rng):
-    """Releases a noisy count only when the true count reaches 3: the branch reads the data."""
-    count = len(data)
-    if count >= 3:
-        return count + rng.laplace(scale=1.0)
-    return 0.0
-
-
-def thresholded_on_noisy_count(data, rng):
-    """The correct version: the threshold reads the noisy count (post-processing)."""
-    noisy = len(data) + rng.laplace(scale=1.0)
-    return noisy if noisy >= 3 else 0.0
-
-
-thresholded_on_noisy_count.sensitivity = 1.0
-
-
-def _replace_one_pairs(n, upper):
-    """Replace-one pairs of ``n`` values: extremes, in-range moves and values far outside the range."""
-    base = [upper / 2] * n
-    pairs = [([0.0] * n, [0.0] * (n - 1) + [upper]), (base, base[:-1] + [0.0])]
-    pairs += [(base, base[:-1] + [outside]) for outside in (-5 * upper, 3 * upper, 100 * upper)]
-    return pairs
-
-
-def _replace_one_strategy(n, upper):
-    values = st.floats(-10 * upper, 10 * upper, allow_nan=False)
-    return st.tuples(st.lists(values, min_size=n, max_size=n), values).map(lambda p: (p[0], p[0][:-1] + [p[1]]))
 
 
 @pytest.mark.parametrize("upper, n", [(10.0, 5), (2.0, 8), (4.0, 3)])
@@ -110,15 +46,15 @@ def test_a_declared_sensitivity_that_ignores_the_clipping_range_is_found_at_its_
     (sensitivity upper/n) is flagged on no pair of the list, nor of a Hypothesis search.
     """
     buggy = ClippedMean(upper, n, epsilon=1.0, declared=1.0 / n)
-    report = probe_search(buggy, _replace_one_pairs(n, upper), seed=3)
+    report = probe_search(buggy, replace_one_pairs(n, upper), seed=3)
     (finding,) = report.findings
     assert finding.kind == "sensitivity"
     assert finding.site == _site(ClippedMean.__call__, "rng.laplace")
     assert finding.numbers["excess"] == pytest.approx(upper, rel=1e-9)
     assert report.pairs_probed == 5
     correct = ClippedMean(upper, n, epsilon=1.0)
-    assert not probe_search(correct, _replace_one_pairs(n, upper), seed=3).flagged
-    assert not probe_search(correct, _replace_one_strategy(n, upper), seed=3, max_examples=25).flagged
+    assert not probe_search(correct, replace_one_pairs(n, upper), seed=3).flagged
+    assert not probe_search(correct, replace_one_strategy(n, upper), seed=3, max_examples=25).flagged
 
 
 @pytest.mark.parametrize("upper, n", [(10.0, 5), (2.0, 8)])
@@ -130,12 +66,12 @@ def test_skipped_clipping_is_found_by_a_hypothesis_search_and_shrunk(upper, n):
     report names the Laplace call; the clipping version is flagged on none of the same pairs.
     """
     unclipped = ClippedMean(upper, n, epsilon=1.0, clip=False)
-    report = probe_search(unclipped, _replace_one_strategy(n, upper), seed=1, max_examples=25)
+    report = probe_search(unclipped, replace_one_strategy(n, upper), seed=1, max_examples=25)
     assert [f.kind for f in report.findings] == ["sensitivity"]
     assert report.findings[0].site == _site(ClippedMean.__call__, "rng.laplace")
     assert report.excess() > 1
     assert report.pairs_probed >= 25
-    assert not probe_search(ClippedMean(upper, n, epsilon=1.0), _replace_one_pairs(n, upper), seed=1).flagged
+    assert not probe_search(ClippedMean(upper, n, epsilon=1.0), replace_one_pairs(n, upper), seed=1).flagged
 
 
 @pytest.mark.parametrize("epsilon, k", [(0.5, 2), (1.0, 2), (3.0, 3)])
@@ -246,7 +182,7 @@ def test_probe_and_audit_certifies_the_worst_pair(suite_alpha):
     through its low-order bits (Mironov 2012), which the floating-point events certify on the correct
     mean too, and which is not the glue bug under test.
     """
-    pairs = _replace_one_pairs(5, 10.0)
+    pairs = replace_one_pairs(5, 10.0)
     options = {"n_samples": 20_000, "alpha": suite_alpha, "float_events": False}
     result = probe_and_audit(ClippedMean(10.0, 5, 1.0, declared=0.2), pairs, seed=5, **options)
     assert result.report.x == repr([0.0] * 5) and result.violation
