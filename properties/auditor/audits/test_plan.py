@@ -186,8 +186,8 @@ def test_a_search_runs_the_sampler_check_on_the_chosen_pair(monkeypatch):
     assert checked == [(0, 5)]
 
 
-def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
-    """The call four drivers once wrote out with the same 8 keywords, now made from the plan. Detects: a
+def test_select_for_claim_is_select_with_the_plans_nine_keywords(monkeypatch):
+    """The call four drivers once wrote out with the same keywords, now made from the plan. Detects: a
     selection sized by another claim than the plan's, at another certification size or level than asked (a
     sequential look's own), or with the families or float switch of other options."""
     seen = {}
@@ -202,7 +202,8 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
     sel_x, sel_xp = rng.geometric(0.5, 3_000), rng.geometric(0.35, 3_000)
     fields = dict(float_events=False, event_families=("threshold", "singleton"))
     plan = build_plan(pair.DRIVER, GeometricMechanism(1.0), (0, 1), (0.7, 1e-3, None), 50_000, 1, None, fields)
-    choosing.select_for_claim(plan, sel_x, sel_xp, inputs=(0, 1), alpha=0.01, n_certification=777)
+    mechanism = GeometricMechanism(1.0)
+    choosing.select_for_claim(plan, sel_x, sel_xp, inputs=(0, 1), alpha=0.01, n_certification=777, mechanism=mechanism)
     assert seen == dict(
         n_certification=777,
         epsilon=0.7,
@@ -212,6 +213,7 @@ def test_select_for_claim_is_select_with_the_plans_eight_keywords(monkeypatch):
         float_events=False,
         inputs=(0, 1),
         claim=plan.claim,
+        mechanism=mechanism,
     )
     seen.clear()
     choosing.select_for_claim(plan, sel_x, sel_xp, inputs=None)
