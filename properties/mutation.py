@@ -1173,6 +1173,23 @@ MUTANTS = [
         ["properties/auditor/pipeline/test_released_keys.py"],
         note="the key book keeps the most released keys and may drop the one released from x only",
     ),
+    # one-run-peers branch: the one-run audit's guesses and union bound (group "onerun")
+    Mutant(
+        "onerun-guesses-all-included",
+        "dpverify/audits/one_run.py",
+        "    ranked = included[order]\n",
+        "    ranked = np.ones_like(included[order])\n",
+        ["properties/auditor/training/test_one_run_peers.py::test_interfering_canaries_keep_the_false_alarm_rate"],
+        note="every 'in' guess counted correct, as if all canaries were included: null runs certify 4.26",
+    ),
+    Mutant(
+        "onerun-no-union-bound",
+        "dpverify/audits/one_run.py",
+        "    level = alpha / len(points)\n",
+        "    level = alpha\n",
+        ["properties/auditor/training/test_one_run_peers.py::test_interfering_canaries_keep_the_false_alarm_rate"],
+        note="each (k+, k-) of the grid tested at alpha, the best kept: about a fifth of null runs flagged",
+    ),
 ]
 
 
