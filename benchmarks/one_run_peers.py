@@ -32,10 +32,11 @@ Simulated runs (``m`` canaries each, fixed seeds), and the true epsilon a bound 
   ``u`` each canary's likelihood ratio is within [e^-1, e], so the mixture over ``u`` is 1-DP in
   each bit whatever the others are; the canaries interfere through ``u`` (true epsilon at most 1).
 
-A bound above the true epsilon is a false alarm. Tightness: ideal canaries (randomized response,
+A bound above the true epsilon is a false alarm. dpverify is run at ``DELTA`` like the peers and
+at delta 0 (every mechanism here is pure DP). Tightness: ideal canaries (randomized response,
 +-1 scores) at epsilon 2, 4 and 8 with 1e3, 1e4 and 1e5 canaries; each analysis's bound beside
 its ceiling for that canary count, the bound it gives when every score tells its bit (scores
-``2 bits - 1``, the same ties).
+``2 bits - 1``, the same ties), and beside the smaller of the true epsilon and that ceiling.
 
 As an asv benchmark: ``OneRunPeers.track_false_alarms`` (dpverify, 50 runs of 1,000 canaries per
 case) and ``OneRunPeers.track_ceiling_fraction`` (dpverify, one run at 1e3 and 1e4 canaries). As
@@ -106,9 +107,14 @@ def simulated_runs(case, runs, m, seed=SEED) -> tuple:
     raise ValueError(f"unknown case {case!r}; the cases are {sorted(TRUE_EPSILON)}")
 
 
-def dpverify_steinke(scores, bits) -> float:
+def dpverify_steinke(scores, bits, delta=DELTA) -> float:
     """dpverify's one-run bound (its default guess grid)."""
-    return one_run_audit(scores, bits, delta=DELTA, alpha=ALPHA).epsilon_lower_bound
+    return one_run_audit(scores, bits, delta=delta, alpha=ALPHA).epsilon_lower_bound
+
+
+def dpverify_steinke_pure(scores, bits) -> float:
+    """dpverify's one-run bound at delta 0 (every simulated mechanism here is pure DP)."""
+    return dpverify_steinke(scores, bits, delta=0.0)
 
 
 def _jax_privacy_analyses() -> dict:
@@ -162,7 +168,7 @@ PEERS = {
 def analyses() -> tuple:
     """``(analyses, absent)``: name -> ``(scores, bits) -> epsilon`` for dpverify and every peer that
     imports; peer -> why it has no rows (not installed, with how to install it, or not wired)."""
-    found = {"dpverify one_run_audit": dpverify_steinke}
+    found = {"dpverify one_run_audit": dpverify_steinke, "dpverify one_run_audit, delta 0": dpverify_steinke_pure}
     absent = {}
     for peer, (install, load) in PEERS.items():
         try:
@@ -240,16 +246,18 @@ def main(argv=None):
                 f"| {bounds.max():.3g} | {seconds:.1f} |"
             )
     print(f"\nTightness: one run of ideal canaries, alpha {ALPHA}, delta {DELTA:g}\n")
-    print("| true eps | canaries | analysis | certified | ceiling | certified / ceiling | CPU s |")
-    print("|---|---|---|---|---|---|---|")
+    columns = ("true eps", "canaries", "analysis", "certified", "ceiling", "/ ceiling", "/ min(true, ceiling)", "CPU s")
+    print("| " + " | ".join(columns) + " |")
+    print("|---|---|---|---|---|---|---|---|")
     for epsilon in TIGHTNESS_EPSILONS:
         for m in (m for m in TIGHTNESS_CANARIES if m <= args.tightness_max):
             for name, analysis in found.items():
                 start = time.process_time()
                 bound, ceiling = tightness(analysis, epsilon, m)
                 share = bound / ceiling if ceiling > 0 else math.nan
+                reachable = bound / min(epsilon, ceiling) if ceiling > 0 else math.nan
                 print(
-                    f"| {epsilon:g} | {m} | {name} | {bound:.3f} | {ceiling:.3f} | {share:.3f} "
+                    f"| {epsilon:g} | {m} | {name} | {bound:.3f} | {ceiling:.3f} | {share:.3f} | {reachable:.3f} "
                     f"| {time.process_time() - start:.1f} |"
                 )
 
