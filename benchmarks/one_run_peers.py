@@ -91,20 +91,28 @@ def shared_effects(runs, m, rng, scale=1.0) -> np.ndarray:
     return scale * (run_effect + cluster_effect + rng.standard_t(3, size=(runs, m)))
 
 
+def _shared_truth_rate(bits, rng) -> np.ndarray:
+    """Randomized response at a truth rate drawn per run in [1/2, e / (1 + e)], plus shared effects / 10."""
+    rate = rng.uniform(0.5, expit(1.0), size=bits.shape[0])
+    return randomized_response(rate, bits, rng) + shared_effects(*bits.shape, rng, scale=0.1)
+
+
+#: Each case's scores from its bits (shape (runs, m)) and the generator.
+SCORES = {
+    "null": lambda bits, rng: rng.normal(size=bits.shape),
+    "null, shared effects": lambda bits, rng: shared_effects(*bits.shape, rng),
+    "ideal eps 2": lambda bits, rng: randomized_response(np.full(bits.shape[0], expit(2.0)), bits, rng),
+    "eps 1, shared truth rate": _shared_truth_rate,
+}
+
+
 def simulated_runs(case, runs, m, seed=SEED) -> tuple:
     """``(scores, bits)``, each of shape (runs, m), of a case of :data:`TRUE_EPSILON`."""
-    rng = np.random.default_rng([seed, list(TRUE_EPSILON).index(case)])
+    if case not in SCORES:
+        raise ValueError(f"unknown case {case!r}; the cases are {list(SCORES)}")
+    rng = np.random.default_rng([seed, list(SCORES).index(case)])
     bits = rng.random((runs, m)) < 0.5
-    if case == "null":
-        return rng.normal(size=(runs, m)), bits
-    if case == "null, shared effects":
-        return shared_effects(runs, m, rng), bits
-    if case == "ideal eps 2":
-        return randomized_response(np.full(runs, expit(2.0)), bits, rng), bits
-    if case == "eps 1, shared truth rate":
-        rate = rng.uniform(0.5, expit(1.0), size=runs)
-        return randomized_response(rate, bits, rng) + shared_effects(runs, m, rng, scale=0.1), bits
-    raise ValueError(f"unknown case {case!r}; the cases are {sorted(TRUE_EPSILON)}")
+    return SCORES[case](bits, rng), bits
 
 
 def dpverify_steinke(scores, bits, delta=DELTA) -> float:
