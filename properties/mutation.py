@@ -960,7 +960,8 @@ MUTANTS = [
     Mutant(
         "partition-float-events-skipped",
         "dpverify/pipeline/partition.py",
-        "events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)",
+        "events, notes = _event_partitions("
+        "enc_x, enc_xp, codec, claim, n_certification, alpha, scored=scored, **requested)",
         "events, notes = [], ()",
         ["properties/auditor/test_every_check_runs.py"],
         note="zCDP and Rényi audits skip the floating-point families without a word (the old gate)",
@@ -1205,6 +1206,23 @@ MUTANTS = [
             "test_opendp_chain_given_apart_transforms_once_per_batch_and_keeps_the_chain_claim"
         ],
         note="a chain given in two parts samples its noise on another input's transformation (one record dropped)",
+    ),
+    # one-run-peers branch: the one-run audit's guesses and union bound (group "onerun")
+    Mutant(
+        "onerun-guesses-all-included",
+        "dpverify/audits/one_run.py",
+        "    ranked = included[order]\n",
+        "    ranked = np.ones_like(included[order])\n",
+        ["properties/auditor/training/test_one_run_peers.py::test_interfering_canaries_keep_the_false_alarm_rate"],
+        note="every 'in' guess counted correct, as if all canaries were included: null runs certify 4.26",
+    ),
+    Mutant(
+        "onerun-no-union-bound",
+        "dpverify/audits/one_run.py",
+        "    level = alpha / len(points)\n",
+        "    level = alpha\n",
+        ["properties/auditor/training/test_one_run_peers.py::test_interfering_canaries_keep_the_false_alarm_rate"],
+        note="each (k+, k-) of the grid tested at alpha, the best kept: about a fifth of null runs flagged",
     ),
 ]
 
