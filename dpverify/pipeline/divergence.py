@@ -69,9 +69,13 @@ class CellRegion:
 
 def cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha: float) -> CellRegion:
     """The Bonferroni box of :class:`CellRegion` from cell counts (every cell, summing to ``n``)."""
+    return _box(counts_x, counts_x_prime, n_x, n_x_prime, alpha / (2 * len(counts_x)))
+
+
+def _box(counts_x, counts_x_prime, n_x, n_x_prime, level: float) -> CellRegion:
+    """Two-sided Clopper-Pearson intervals at ``level`` each, for every cell under both inputs."""
     counts_x = np.asarray(counts_x, dtype=float)
     counts_x_prime = np.asarray(counts_x_prime, dtype=float)
-    level = alpha / (2 * len(counts_x))
     return CellRegion(
         clopper_pearson_lower(counts_x, n_x, level),
         clopper_pearson_upper(counts_x, n_x, level),
@@ -166,21 +170,54 @@ def renyi_lower_bounds(region: CellRegion, orders, *, reverse: bool = False) -> 
     return np.maximum(np.nan_to_num(bound, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
+def _directed_bound(claim, orders, region: CellRegion, reverse: bool):
+    """The kind's ``(bound, order)`` from the Rényi lower bounds of one direction of ``region``."""
+    kind = claim.kind_record
+    bound, order = kind.cells_bound(claim, orders, renyi_lower_bounds(region, orders, reverse=reverse))
+    check.check_kind_bound(kind, "cells_bound", bound)
+    return bound, order
+
+
 def cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, alpha: float):
     """The claim's certified parameter bound from cell counts at level ``alpha``, both directions.
 
     Returns ``(bound, order, direction, region)``.
     """
-    kind = claim.kind_record
-    orders = np.asarray(kind.orders(claim), dtype=float)
+    orders = np.asarray(claim.kind_record.orders(claim), dtype=float)
     region = cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha)
     best = (-1.0, float(orders[0]), "x")
     for direction, reverse in (("x", False), ("x_prime", True)):
-        bound, order = kind.cells_bound(claim, orders, renyi_lower_bounds(region, orders, reverse=reverse))
-        check.check_kind_bound(kind, "cells_bound", bound)
+        bound, order = _directed_bound(claim, orders, region, reverse)
         if bound > best[0]:
             best = (bound, order, direction)
     return best[0], best[1], best[2], region
+
+
+def predicted_cells_statistic(
+    claim, counts_x, counts_x_prime, n_x, n_x_prime, *, n_certification: int, alpha: float, shrinkage_se: float
+) -> float:
+    """The claim's bound predicted at ``n_certification`` samples per input from selection counts of the cells.
+
+    The selection proportions are first shrunk towards the null: in each direction, to the least
+    favourable pair (:func:`least_favourable_pair`) of the box of two-sided Clopper-Pearson
+    intervals of ``shrinkage_se`` standard errors about each selection count. A tail cell that
+    the selection saw a few times under one input then tells no more than its interval allows,
+    so a deep cut is not preferred for a chance shortfall there (the winner's curse of choosing
+    among many cuts). The prediction is the bound that direction of :func:`cells_statistic`
+    gives at the shrunk pair's expected counts at the certification size, the larger over the
+    two directions.
+    """
+    level = math.erfc(shrinkage_se / math.sqrt(2.0))  # two-sided normal tail beyond shrinkage_se
+    shrunk = _box(counts_x, counts_x_prime, n_x, n_x_prime, level)
+    orders = np.asarray(claim.kind_record.orders(claim), dtype=float)
+    m, best = n_certification, 0.0
+    for favoured, other in (
+        ((shrunk.lo_x, shrunk.hi_x), (shrunk.lo_x_prime, shrunk.hi_x_prime)),
+        ((shrunk.lo_x_prime, shrunk.hi_x_prime), (shrunk.lo_x, shrunk.hi_x)),
+    ):
+        p, q = least_favourable_pair(*favoured, *other)
+        best = max(best, _directed_bound(claim, orders, cell_region(m * p, m * q, m, m, alpha), False)[0])
+    return float(best)
 
 
 def cells_pvalue(claim, counts_x, counts_x_prime, n_x, n_x_prime, *, iterations: int = 24) -> float:
