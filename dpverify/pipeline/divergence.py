@@ -170,24 +170,18 @@ def renyi_lower_bounds(region: CellRegion, orders, *, reverse: bool = False) -> 
     return np.maximum(np.nan_to_num(bound, nan=0.0, posinf=0.0, neginf=0.0), 0.0)
 
 
-def _directed_bound(claim, orders, region: CellRegion, reverse: bool):
-    """The kind's ``(bound, order)`` from the Rényi lower bounds of one direction of ``region``."""
-    kind = claim.kind_record
-    bound, order = kind.cells_bound(claim, orders, renyi_lower_bounds(region, orders, reverse=reverse))
-    check.check_kind_bound(kind, "cells_bound", bound)
-    return bound, order
-
-
 def cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, alpha: float):
     """The claim's certified parameter bound from cell counts at level ``alpha``, both directions.
 
     Returns ``(bound, order, direction, region)``.
     """
-    orders = np.asarray(claim.kind_record.orders(claim), dtype=float)
+    kind = claim.kind_record
+    orders = np.asarray(kind.orders(claim), dtype=float)
     region = cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha)
     best = (-1.0, float(orders[0]), "x")
     for direction, reverse in (("x", False), ("x_prime", True)):
-        bound, order = _directed_bound(claim, orders, region, reverse)
+        bound, order = kind.cells_bound(claim, orders, renyi_lower_bounds(region, orders, reverse=reverse))
+        check.check_kind_bound(kind, "cells_bound", bound)
         if bound > best[0]:
             best = (bound, order, direction)
     return best[0], best[1], best[2], region
@@ -198,26 +192,19 @@ def predicted_cells_statistic(
 ) -> float:
     """The claim's bound predicted at ``n_certification`` samples per input from selection counts of the cells.
 
-    The selection proportions are first shrunk towards the null: in each direction, to the least
-    favourable pair (:func:`least_favourable_pair`) of the box of two-sided Clopper-Pearson
-    intervals of ``shrinkage_se`` standard errors about each selection count. A tail cell that
-    the selection saw a few times under one input then tells no more than its interval allows,
-    so a deep cut is not preferred for a chance shortfall there (the winner's curse of choosing
-    among many cuts). The prediction is the bound that direction of :func:`cells_statistic`
-    gives at the shrunk pair's expected counts at the certification size, the larger over the
-    two directions.
+    The selection proportions are first shrunk towards the null: to the least favourable pair
+    (:func:`least_favourable_pair`) of the box of two-sided Clopper-Pearson intervals of
+    ``shrinkage_se`` standard errors about each selection count. A tail cell that the selection
+    saw a few times under one input then tells no more than its interval allows, so a deep cut
+    is not preferred for a chance shortfall there (the winner's curse of choosing among many
+    cuts). The prediction is :func:`cells_statistic` at the shrunk pair's expected counts at the
+    certification size.
     """
     level = math.erfc(shrinkage_se / math.sqrt(2.0))  # two-sided normal tail beyond shrinkage_se
     shrunk = _box(counts_x, counts_x_prime, n_x, n_x_prime, level)
-    orders = np.asarray(claim.kind_record.orders(claim), dtype=float)
-    m, best = n_certification, 0.0
-    for favoured, other in (
-        ((shrunk.lo_x, shrunk.hi_x), (shrunk.lo_x_prime, shrunk.hi_x_prime)),
-        ((shrunk.lo_x_prime, shrunk.hi_x_prime), (shrunk.lo_x, shrunk.hi_x)),
-    ):
-        p, q = least_favourable_pair(*favoured, *other)
-        best = max(best, _directed_bound(claim, orders, cell_region(m * p, m * q, m, m, alpha), False)[0])
-    return float(best)
+    p, q = least_favourable_pair(shrunk.lo_x, shrunk.hi_x, shrunk.lo_x_prime, shrunk.hi_x_prime)
+    m = n_certification
+    return float(cells_statistic(claim, m * p, m * q, m, m, alpha)[0])
 
 
 def cells_pvalue(claim, counts_x, counts_x_prime, n_x, n_x_prime, *, iterations: int = 24) -> float:
