@@ -312,6 +312,20 @@ def test_a_high_renyi_order_certifies_at_least_nearly_the_best_single_event(rho,
     assert not result.violation and result.claim_lower_bound >= 0.93 * reference
 
 
+def test_a_gaussian_stating_1_25x_too_little_renyi_epsilon_at_order_5_is_flagged(thorough):
+    """Detects a Gaussian (sigma 1) stating 1.25x too little Rényi epsilon at order 5 (2 against its 2.5) at 1e7
+    samples per input; the exact claim holds on the same seed. The audit must certify more than 0.8 of the
+    divergence: the equal-mass cells alone never did (0.745-0.749 over seeds 1-5), the tail-weighted cuts do
+    (0.81-0.84). At order 10 no partition reaches 0.8 at this size (docs/auditor/benchmarks.md)."""
+    if not thorough:
+        pytest.skip("thorough profile: two audits of 1e7 samples per input (about 10 s)")
+    mechanism = ZCDPGaussian(0.5)
+    stated = dpverify.audit(mechanism, 0.0, 1.0, claim=PrivacyClaim.renyi(5.0, 2.0), n_samples=10**7, seed=1)
+    assert stated.violation
+    exact = dpverify.audit(mechanism, 0.0, 1.0, claim=PrivacyClaim.renyi(5.0, 2.5), n_samples=10**7, seed=1)
+    assert not exact.violation
+
+
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_bounded_range_overclaim_of_permute_and_flip_is_flagged(epsilon):
     """Detects the mistake of OpenDP's GitHub issue #2911 at three epsilons: permute-and-flip stating
@@ -369,6 +383,7 @@ def _limit(n_audits: int, alpha: float) -> int:
         "exponential mechanism at its exact rho",
         "Gaussian at its exact rho",
         "Gaussian at its exact mu",
+        "Gaussian at its exact Rényi epsilon (orders 2, 5, 10; sigma 0.5, 1, 2)",
         "null scores",
     ],
 )
@@ -380,7 +395,9 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
     a region without its confidence (the Bonferroni split dropped, level 2k alpha per interval) raised 55
     false alarms in 100 (limit 41); correct code raised 0. On continuous outputs the cells lose a little
     of the divergence, which makes those cases conservative; they guard against gross errors (certifying
-    on the selection samples, a bound above the plug-in divergence)."""
+    on the selection samples, a bound above the plug-in divergence). The Rényi case cycles through orders 2, 5
+    and 10 at sigma 0.5, 1 and 2 (1e5 samples): the cells are cut for the claim's order, tail-weighted, from the
+    selection samples alone, and must keep the level whichever cuts were compared."""
     alpha = 0.2
     n_audits = 200 if thorough else (100 if case.startswith("randomized") else 20)
     em, u, u_prime = ExponentialMechanism(1.0), np.array([0.0, 1.0]), np.array([1.0, 0.0])
@@ -388,6 +405,13 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
     rr = RandomizedResponse(1.0)
     rr_rho = rr.claims[1]
     gauss = ZCDPGaussian(0.5)
+    renyi_cases = [(ZCDPGaussian(rho), order) for rho in (2.0, 0.5, 0.125) for order in (2.0, 5.0, 10.0)]
+
+    def renyi_at_exact(seed):
+        mechanism, order = renyi_cases[seed % len(renyi_cases)]
+        claim = PrivacyClaim.renyi(order, order * mechanism.rho)
+        return dpverify.audit(mechanism, 0.0, 1.0, claim=claim, n_samples=100_000, seed=seed, alpha=alpha)
+
     runs = {
         "randomized response at its exact rho": lambda s: dpverify.audit(
             rr, 0, 1, claim=rr_rho, n_samples=10_000, seed=s, alpha=alpha
@@ -406,6 +430,7 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
             alpha=alpha,
             float_events=False,
         ),
+        "Gaussian at its exact Rényi epsilon (orders 2, 5, 10; sigma 0.5, 1, 2)": renyi_at_exact,
         "null scores": lambda s: dpverify.audit_samples(
             *np.random.default_rng(s).normal(size=(2, 60_000)), claim=PrivacyClaim.gdp(0.01), alpha=alpha
         ),
