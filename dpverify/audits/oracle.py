@@ -292,8 +292,8 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     DP, trade-off curves, (eps, delta)) the candidates are the likelihood-ratio level sets, as
     in :func:`oracle_epsilon_bound`, scored by the kind's bound at the expected counts. For
     kinds that read cells (zCDP, Rényi) the outputs sorted by likelihood ratio are cut at
-    the pooled-mass levels the audit tries (:func:`dpverify.pipeline.partition.cut_levels`,
-    equal-mass and tail-weighted, for ``2 n`` pooled outputs) and, up to
+    the pooled-mass levels the audit tries (:func:`dpverify.pipeline.partition.equal_mass_levels`
+    and :func:`~dpverify.pipeline.partition.tail_levels` for ``2 n`` pooled outputs) and, up to
     :data:`MAX_ORACLE_CELLS` outputs, into one cell per output; the
     simultaneous region of the expected cell counts gives the bound
     (:func:`dpverify.pipeline.divergence.cells_statistic`). The ratio ``audit / oracle``
@@ -305,7 +305,7 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
         As :func:`oracle_epsilon_bound`.
     """
     from ..pipeline.divergence import cells_statistic
-    from ..pipeline.partition import cut_levels
+    from ..pipeline.partition import equal_mass_levels, tail_levels
     from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     n = check.check_positive_int(n_certification, "n_certification")
@@ -334,7 +334,7 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     pooled = np.cumsum((p + q)[order]) / 2
     best = (0.0, 1)
     one_per_output = [None] if len(outputs) <= MAX_ORACLE_CELLS else []  # memory: orders x cells
-    for levels in (*cut_levels(2 * n), *one_per_output):
+    for levels in (*equal_mass_levels(), *tail_levels(2 * n), *one_per_output):
         if levels is None:
             groups = [order[i : i + 1] for i in range(len(order))]
         else:

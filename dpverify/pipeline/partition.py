@@ -12,8 +12,9 @@ scores are
   which then joins the cells of outputs with no evidence either way), and the numeric
   value where outputs are numbers.
 
-Two kinds of cuts are tried on every score (:func:`cut_levels`): equal-mass cells, ``k``
-of them for each ``k`` in :data:`CELL_COUNTS`, and tail-weighted cuts. At order ``a`` the
+Two kinds of cuts are tried: on every score, equal-mass cells, ``k`` of them for each ``k``
+in :data:`CELL_COUNTS` (:func:`equal_mass_levels`); then, on the score whose equal-mass cells
+predicted largest, tail-weighted cuts (:func:`tail_levels`). At order ``a`` the
 cells' divergence is ``ln(sum_i P_i^a Q_i^(1-a)) / (a - 1)``, and its terms are largest
 where the likelihood ratio is most extreme, the further out the higher the order (the
 tilted density ``p^a q^(1-a)`` of two unit-variance Gaussians ``d`` apart is centred
@@ -80,7 +81,8 @@ __all__ = [
     "EVENT_PARTITIONS",
     "SCORE_CELLS",
     "cell_index",
-    "cut_levels",
+    "equal_mass_levels",
+    "tail_levels",
     "TAIL_FIRST_COUNT",
     "SHRINKAGE_SE",
 ]
@@ -90,7 +92,7 @@ __all__ = [
 #: 1e6-1e7 samples per input; measured: docs/auditor/benchmarks.md).
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
 #: The fewest pooled selection scores in the outermost cell of a tail-weighted partition
-#: (:func:`cut_levels`); the outermost share doubles from it while it is below a quarter.
+#: (:func:`tail_levels`); the outermost share doubles from it while it is below a quarter.
 TAIL_FIRST_COUNT = 8
 #: Standard errors by which the selection counts of a candidate partition are shrunk towards the
 #: null before its bound is predicted (:func:`dpverify.pipeline.divergence.predicted_cells_statistic`).
@@ -184,17 +186,20 @@ def _scores(enc_x, enc_xp, codec) -> list:
     return out
 
 
-def cut_levels(n: int) -> list:
-    """The pooled quantile levels at which the candidate partitions cut, for ``n`` pooled scores.
+def equal_mass_levels() -> list:
+    """The pooled quantile levels of the equal-mass cuts: ``1/k, ..., (k-1)/k``, each ``k`` of :data:`CELL_COUNTS`."""
+    return [np.linspace(0.0, 1.0, k + 1)[1:-1] for k in CELL_COUNTS]
 
-    First the equal-mass cuts ``1/k, ..., (k-1)/k`` for each ``k`` in :data:`CELL_COUNTS`; then,
-    for each outermost share ``s = m / n`` with ``m`` a power of two from :data:`TAIL_FIRST_COUNT`
-    below ``n / 4``, the tail-weighted cuts: ``s`` alone and ``1 - s`` alone (one threshold event
-    in either tail, two cells), and ``s, 2s, 4s, ... < 1/2``, the median and their mirror images
-    above it (cells whose pooled share halves towards both tails).
+
+def tail_levels(n: int) -> list:
+    """The pooled quantile levels of the tail-weighted cuts, for ``n`` pooled scores.
+
+    For each outermost share ``s = m / n`` with ``m`` a power of two from :data:`TAIL_FIRST_COUNT`
+    below ``n / 4``: ``s`` alone and ``1 - s`` alone (one threshold event in either tail, two
+    cells), and ``s, 2s, 4s, ... < 1/2``, the median and their mirror images above it (cells
+    whose pooled share halves towards both tails).
     """
-    levels = [np.linspace(0.0, 1.0, k + 1)[1:-1] for k in CELL_COUNTS]
-    first = TAIL_FIRST_COUNT
+    levels, first = [], TAIL_FIRST_COUNT
     while first < n / 4:
         share = first / n
         low = share * 2.0 ** np.arange(int(np.ceil(np.log2(0.5 / share))))
@@ -216,6 +221,35 @@ def _cell_counts(sorted_values, edges) -> np.ndarray:
     """Counts of each cell (:func:`cell_index`) in sorted scores (NaN last): differences of ``searchsorted``."""
     below = np.searchsorted(sorted_values, edges, side="left")
     return np.diff(np.concatenate([[0], below, [sorted_values.size]]))
+
+
+def _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, levels_of):
+    """``(best, tried)`` after the cuts of one score: the equal-mass ones (``levels_of`` None), else
+    ``levels_of(n)`` for ``n`` pooled finite scores; ``best`` is ``(predicted, name, projection, edges)``."""
+    sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
+    finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
+    n = finite_x.size + finite_xp.size
+    seen = set() if best is None or best[1] != name else {best[3].tobytes()}
+    for levels in equal_mass_levels() if levels_of is None else levels_of(n):
+        edges = _edges(finite_x, finite_xp, levels)
+        if edges.size == 0 or edges.tobytes() in seen:
+            continue
+        seen.add(edges.tobytes())
+        tried += 1
+        counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
+        predicted = predicted_cells_statistic(
+            claim,
+            counts_x,
+            counts_xp,
+            len(enc_x),
+            len(enc_xp),
+            n_certification=n_certification,
+            alpha=alpha,
+            shrinkage_se=SHRINKAGE_SE,
+        )
+        if best is None or predicted > best[0]:
+            best = (predicted, name, projection, edges)
+    return best, tried
 
 
 def select_partition(
@@ -250,31 +284,14 @@ def select_partition(
         ``(x, x_prime)`` for input-aware families.
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
-    n_x, n_xp = len(enc_x), len(enc_xp)
     best, tried = None, 0
     for name, projection in _scores(enc_x, enc_xp, codec):
-        sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
-        finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
-        seen = set()
-        for levels in cut_levels(finite_x.size + finite_xp.size):
-            edges = _edges(finite_x, finite_xp, levels)
-            if edges.size == 0 or edges.tobytes() in seen:
-                continue
-            seen.add(edges.tobytes())
-            tried += 1
-            counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
-            predicted = predicted_cells_statistic(
-                claim,
-                counts_x,
-                counts_xp,
-                n_x,
-                n_xp,
-                n_certification=n_certification,
-                alpha=alpha,
-                shrinkage_se=SHRINKAGE_SE,
-            )
-            if best is None or predicted > best[0]:
-                best = (predicted, name, projection, edges)
+        best, tried = _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, None)
+    if best is not None:  # the tail-weighted cuts, on the score whose equal-mass cells predicted largest
+        name, projection = best[1], best[2]
+        best, tried = _best_cuts(
+            best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, tail_levels
+        )
     requested = dict(families=event_families, float_events=float_events, inputs=inputs)
     events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, **requested)
     tried += len(events)
