@@ -229,7 +229,7 @@ def _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certificat
     sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
     finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
     n = finite_x.size + finite_xp.size
-    seen = set() if best is None or best[1] != name else {best[3].tobytes()}
+    seen = set()
     for levels in equal_mass_levels() if levels_of is None else levels_of(n):
         edges = _edges(finite_x, finite_xp, levels)
         if edges.size == 0 or edges.tobytes() in seen:
