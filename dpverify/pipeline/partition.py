@@ -93,7 +93,7 @@ __all__ = [
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
 #: The fewest pooled selection scores in the outermost cell of a tail-weighted partition
 #: (:func:`tail_levels`); the outermost share doubles from it while it is below a quarter.
-TAIL_FIRST_COUNT = 8
+TAIL_FIRST_COUNT = 32
 #: Standard errors by which the selection counts of a candidate partition are shrunk towards the
 #: null before its bound is predicted (:func:`dpverify.pipeline.divergence.predicted_cells_statistic`).
 SHRINKAGE_SE = 0.5
