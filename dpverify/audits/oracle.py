@@ -291,10 +291,10 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     The claim of any kind (:class:`dpverify.PrivacyClaim`). For kinds that read events (Gaussian
     DP, trade-off curves, (eps, delta)) the candidates are the likelihood-ratio level sets, as
     in :func:`oracle_epsilon_bound`, scored by the kind's bound at the expected counts. For
-    kinds that read cells (zCDP, Rényi) the outputs sorted by likelihood ratio are cut into
-    ``k`` groups of equal pooled mass for each ``k`` the audit tries
-    (:data:`dpverify.pipeline.partition.CELL_COUNTS`) and, up to :data:`MAX_ORACLE_CELLS`
-    outputs, into one cell per output; the
+    kinds that read cells (zCDP, Rényi) the outputs sorted by likelihood ratio are cut at
+    the pooled-mass levels the audit tries (:func:`dpverify.pipeline.partition.equal_mass_levels`
+    and :func:`~dpverify.pipeline.partition.tail_levels` for ``2 n`` pooled outputs) and, up to
+    :data:`MAX_ORACLE_CELLS` outputs, into one cell per output; the
     simultaneous region of the expected cell counts gives the bound
     (:func:`dpverify.pipeline.divergence.cells_statistic`). The ratio ``audit / oracle``
     measures what choosing the cells from samples costs.
@@ -305,7 +305,7 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
         As :func:`oracle_epsilon_bound`.
     """
     from ..pipeline.divergence import cells_statistic
-    from ..pipeline.partition import CELL_COUNTS
+    from ..pipeline.partition import equal_mass_levels, tail_levels
     from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
 
     n = check.check_positive_int(n_certification, "n_certification")
@@ -333,14 +333,13 @@ def oracle_claim_bound(pmf_x, pmf_x_prime, claim, n_certification, alpha=0.05) -
     order = np.argsort(-ratio, kind="stable")
     pooled = np.cumsum((p + q)[order]) / 2
     best = (0.0, 1)
-    one_per_output = (len(outputs),) if len(outputs) <= MAX_ORACLE_CELLS else ()  # memory: orders x cells
-    for k in (*CELL_COUNTS, *one_per_output):
-        cuts = np.searchsorted(pooled, np.linspace(0.0, 1.0, k + 1)[1:-1], side="left")
-        groups = (
-            np.split(order, np.unique(np.clip(cuts + 1, 1, len(order) - 1)))
-            if k < len(outputs)
-            else [order[i : i + 1] for i in range(len(order))]
-        )
+    one_per_output = [None] if len(outputs) <= MAX_ORACLE_CELLS else []  # memory: orders x cells
+    for levels in (*equal_mass_levels(), *tail_levels(2 * n), *one_per_output):
+        if levels is None:
+            groups = [order[i : i + 1] for i in range(len(order))]
+        else:
+            cuts = np.searchsorted(pooled, levels, side="left")
+            groups = np.split(order, np.unique(np.clip(cuts + 1, 1, len(order) - 1)))
         cells_p = np.array([p[g].sum() for g in groups])
         cells_q = np.array([q[g].sum() for g in groups])
         value = cells_statistic(claim, n * cells_p, n * cells_q, n, n, alpha)[0]

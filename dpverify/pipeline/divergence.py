@@ -69,9 +69,13 @@ class CellRegion:
 
 def cell_region(counts_x, counts_x_prime, n_x, n_x_prime, alpha: float) -> CellRegion:
     """The Bonferroni box of :class:`CellRegion` from cell counts (every cell, summing to ``n``)."""
+    return _box(counts_x, counts_x_prime, n_x, n_x_prime, alpha / (2 * len(counts_x)))
+
+
+def _box(counts_x, counts_x_prime, n_x, n_x_prime, level: float) -> CellRegion:
+    """Two-sided Clopper-Pearson intervals at ``level`` each, for every cell under both inputs."""
     counts_x = np.asarray(counts_x, dtype=float)
     counts_x_prime = np.asarray(counts_x_prime, dtype=float)
-    level = alpha / (2 * len(counts_x))
     return CellRegion(
         clopper_pearson_lower(counts_x, n_x, level),
         clopper_pearson_upper(counts_x, n_x, level),
@@ -181,6 +185,26 @@ def cells_statistic(claim, counts_x, counts_x_prime, n_x, n_x_prime, alpha: floa
         if bound > best[0]:
             best = (bound, order, direction)
     return best[0], best[1], best[2], region
+
+
+def predicted_cells_statistic(
+    claim, counts_x, counts_x_prime, n_x, n_x_prime, *, n_certification: int, alpha: float, shrinkage_se: float
+) -> float:
+    """The claim's bound predicted at ``n_certification`` samples per input from selection counts of the cells.
+
+    The selection proportions are first shrunk towards the null: to the least favourable pair
+    (:func:`least_favourable_pair`) of the box of two-sided Clopper-Pearson intervals of
+    ``shrinkage_se`` standard errors about each selection count. A tail cell that the selection
+    saw a few times under one input then tells no more than its interval allows, so a deep cut
+    is not preferred for a chance shortfall there (the winner's curse of choosing among many
+    cuts). The prediction is :func:`cells_statistic` at the shrunk pair's expected counts at the
+    certification size.
+    """
+    level = math.erfc(shrinkage_se / math.sqrt(2.0))  # two-sided normal tail beyond shrinkage_se
+    shrunk = _box(counts_x, counts_x_prime, n_x, n_x_prime, level)
+    p, q = least_favourable_pair(shrunk.lo_x, shrunk.hi_x, shrunk.lo_x_prime, shrunk.hi_x_prime)
+    m = n_certification
+    return float(cells_statistic(claim, m * p, m * q, m, m, alpha)[0])
 
 
 def cells_pvalue(claim, counts_x, counts_x_prime, n_x, n_x_prime, *, iterations: int = 24) -> float:

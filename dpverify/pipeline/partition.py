@@ -14,13 +14,27 @@ scores are
   which then joins the cells of outputs with no evidence either way), and the numeric
   value where outputs are numbers.
 
-Every (score, number of cells) in :data:`CELL_COUNTS` is tried, and the partition whose
-predicted certified bound (the claim's statistic at the selection proportions scaled to
-the certification size, :func:`dpverify.pipeline.divergence.cells_statistic`) is largest is
-frozen. The last cell holds everything at or above the last quantile, ``inf`` and NaN
-scores included, so the cells always partition the output space: certification counts
-the first ``k - 1`` cells and the last is the rest. Nothing of the certification
-samples reaches this step, so the region computed on them later keeps its level.
+Two kinds of cuts are tried: on every score, equal-mass cells, ``k`` of them for each ``k``
+in :data:`CELL_COUNTS` (:func:`equal_mass_levels`); then, on the score whose equal-mass cells
+predicted largest, tail-weighted cuts (:func:`tail_levels`). At order ``a`` the
+cells' divergence is ``ln(sum_i P_i^a Q_i^(1-a)) / (a - 1)``, and its terms are largest
+where the likelihood ratio is most extreme, the further out the higher the order (the
+tilted density ``p^a q^(1-a)`` of two unit-variance Gaussians ``d`` apart is centred
+``(a - 1) d`` beyond the mean of ``p``), where equal-mass cells lump the tail into one
+cell. The tail-weighted cuts are one threshold in either tail (two cells: a single event),
+and cells whose pooled share halves towards both tails, each from an outermost cell of
+:data:`TAIL_FIRST_COUNT` pooled selection scores, doubling, up to a quarter. How deep to
+cut is the prediction's choice: it weighs a tail cell's share of the sum at the claim's
+orders against the width of its interval at the certification size. The partition whose
+predicted certified bound is largest is frozen
+(:func:`dpverify.pipeline.divergence.predicted_cells_statistic`: the claim's statistic at
+the certification size, at the selection proportions shrunk by :data:`SHRINKAGE_SE`
+standard errors towards the null, so that a deep cut is not preferred for a chance
+shortfall of one input's few selection scores there). The last cell holds everything at
+or above the last cut, ``inf`` and NaN scores included, so the cells always partition the
+output space: certification counts the first ``k - 1`` cells and the last is the rest.
+Nothing of the certification samples reaches this step, so the region computed on them
+later keeps its level whichever cuts were compared.
 
 The events of the floating-point families (role ``"implementation"``: the low-order bits
 of doubles, Mironov 2012) are not values of any score, so they are tried as partitions of
@@ -61,16 +75,33 @@ from ..events.registry import event_family, outputs_kind, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
 from ..protocols import declared_score
 from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
-from .divergence import cells_statistic
+from .divergence import cells_statistic, predicted_cells_statistic
 from .outputs import OutputCodec, fit_codec
 from .selection import Choice, _shrinkage_alpha, family_notes, requested_families
 
-__all__ = ["Partition", "select_partition", "CELL_COUNTS", "EVENT_PARTITIONS", "SCORE_CELLS", "cell_index"]
+__all__ = [
+    "Partition",
+    "select_partition",
+    "CELL_COUNTS",
+    "EVENT_PARTITIONS",
+    "SCORE_CELLS",
+    "cell_index",
+    "equal_mass_levels",
+    "tail_levels",
+    "TAIL_FIRST_COUNT",
+    "SHRINKAGE_SE",
+]
 
 #: Numbers of cells tried for each score. More cells resolve more of the likelihood ratio
 #: and pay a Bonferroni share each, so the best count grows with the sample (16-32 cells at
 #: 1e6-1e7 samples per input; measured: docs/auditor/benchmarks.md).
 CELL_COUNTS = (2, 4, 8, 16, 32, 64)
+#: The fewest pooled selection scores in the outermost cell of a tail-weighted partition
+#: (:func:`tail_levels`); the outermost share doubles from it while it is below a quarter.
+TAIL_FIRST_COUNT = 32
+#: Standard errors by which the selection counts of a candidate partition are shrunk towards the
+#: null before its bound is predicted (:func:`dpverify.pipeline.divergence.predicted_cells_statistic`).
+SHRINKAGE_SE = 0.5
 #: The family name of the cells of a score (events of the families keep their own).
 SCORE_CELLS = "cells"
 #: Floating-point events, the strongest by their shrunk selection estimates, tried as two-cell partitions.
@@ -160,19 +191,70 @@ def _scores(enc_x, enc_xp, codec) -> list:
     return out
 
 
-def _edges(finite_x, finite_xp, k: int) -> np.ndarray:
-    """The distinct ``nearest`` quantiles at ``1/k, ..., (k-1)/k`` of the pooled finite scores (each group sorted)."""
+def equal_mass_levels() -> list:
+    """The pooled quantile levels of the equal-mass cuts: ``1/k, ..., (k-1)/k``, each ``k`` of :data:`CELL_COUNTS`."""
+    return [np.linspace(0.0, 1.0, k + 1)[1:-1] for k in CELL_COUNTS]
+
+
+def tail_levels(n: int) -> list:
+    """The pooled quantile levels of the tail-weighted cuts, for ``n`` pooled scores.
+
+    For each outermost share ``s = m / n`` with ``m`` a power of two from :data:`TAIL_FIRST_COUNT`
+    below ``n / 4``: ``s`` alone and ``1 - s`` alone (one threshold event in either tail, two
+    cells), and ``s, 2s, 4s, ... < 1/2``, the median and their mirror images above it (cells
+    whose pooled share halves towards both tails).
+    """
+    levels, first = [], TAIL_FIRST_COUNT
+    while first < n / 4:
+        share = first / n
+        low = share * 2.0 ** np.arange(int(np.ceil(np.log2(0.5 / share))))
+        low = low[low < 0.5]
+        levels += [np.array([share]), np.array([1.0 - share]), np.concatenate([low, [0.5], 1.0 - low[::-1]])]
+        first *= 2
+    return levels
+
+
+def _edges(finite_x, finite_xp, levels) -> np.ndarray:
+    """The distinct ``nearest`` quantiles at ``levels`` of the pooled finite scores (each group sorted)."""
     n = finite_x.size + finite_xp.size
     if n == 0:
         return np.zeros(0)
-    ranks = _nearest_ranks(n, np.linspace(0.0, 1.0, k + 1)[1:-1])
-    return np.unique(order_statistics(finite_x, finite_xp, ranks))
+    return np.unique(order_statistics(finite_x, finite_xp, _nearest_ranks(n, levels)))
 
 
 def _cell_counts(sorted_values, edges) -> np.ndarray:
     """Counts of each cell (:func:`cell_index`) in sorted scores (NaN last): differences of ``searchsorted``."""
     below = np.searchsorted(sorted_values, edges, side="left")
     return np.diff(np.concatenate([[0], below, [sorted_values.size]]))
+
+
+def _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, levels_of):
+    """``(best, tried)`` after the cuts of one score: the equal-mass ones (``levels_of`` None), else
+    ``levels_of(n)`` for ``n`` pooled finite scores; ``best`` is ``(predicted, name, projection, edges)``."""
+    sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
+    finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
+    n = finite_x.size + finite_xp.size
+    seen = set()
+    for levels in equal_mass_levels() if levels_of is None else levels_of(n):
+        edges = _edges(finite_x, finite_xp, levels)
+        if edges.size == 0 or edges.tobytes() in seen:
+            continue
+        seen.add(edges.tobytes())
+        tried += 1
+        counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
+        predicted = predicted_cells_statistic(
+            claim,
+            counts_x,
+            counts_xp,
+            len(enc_x),
+            len(enc_xp),
+            n_certification=n_certification,
+            alpha=alpha,
+            shrinkage_se=SHRINKAGE_SE,
+        )
+        if best is None or predicted > best[0]:
+            best = (predicted, name, projection, edges)
+    return best, tried
 
 
 def select_partition(
@@ -210,26 +292,15 @@ def select_partition(
         The audited mechanism: its declared score is one more candidate score (module docstring).
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
-    n_x, n_xp = len(enc_x), len(enc_xp)
     best, tried = None, 0
     declared = _declared_scores(event_families, float_events, codec, inputs, mechanism)
     for name, projection in _scores(enc_x, enc_xp, codec) + declared:
-        sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
-        finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
-        seen = set()
-        for k in CELL_COUNTS:
-            edges = _edges(finite_x, finite_xp, k)
-            if edges.size == 0 or edges.tobytes() in seen:
-                continue
-            seen.add(edges.tobytes())
-            tried += 1
-            counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
-            scale_x, scale_xp = n_certification / n_x, n_certification / n_xp
-            predicted = cells_statistic(
-                claim, counts_x * scale_x, counts_xp * scale_xp, n_certification, n_certification, alpha
-            )[0]
-            if best is None or predicted > best[0]:
-                best = (predicted, name, projection, edges)
+        best, tried = _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, None)
+    if best is not None:  # the tail-weighted cuts, on the score whose equal-mass cells predicted largest
+        name, projection = best[1], best[2]
+        best, tried = _best_cuts(
+            best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, tail_levels
+        )
     requested = dict(families=event_families, float_events=float_events, inputs=inputs, mechanism=mechanism)
     scored = (DECLARED_FAMILY,) if declared else ()
     events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, scored=scored, **requested)

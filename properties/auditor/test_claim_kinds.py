@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from scipy import stats
+from scipy import optimize, stats
 
 import dpverify
 from dpverify import InvalidClaimError, PrivacyClaim
@@ -36,7 +36,7 @@ from dpverify.mechanisms.concentrated import (
     laplace_renyi,
     laplace_rho,
 )
-from dpverify.pipeline.divergence import CellRegion, cell_region, renyi_lower_bounds
+from dpverify.pipeline.divergence import CellRegion, cell_region, cells_statistic, renyi_lower_bounds
 
 pytestmark = pytest.mark.privacy_audit
 
@@ -282,6 +282,49 @@ def test_gaussian_rho_and_mu_are_certified_close_to_their_true_values():
     assert not mu.violation and mu.claim_lower_bound >= 0.97
 
 
+def _best_threshold_event(claim, sigma: float, n: int, alpha: float = 0.05) -> float:
+    """The claim's bound from the best threshold event ``{output < t}`` (two cells) of ``x + N(0, sigma^2)`` at
+    inputs 0 and 1, certified at the expected counts of ``n`` samples per input (exact normal probabilities)."""
+
+    def bound(t):
+        cells_x = np.array([stats.norm.cdf(t / sigma), stats.norm.sf(t / sigma)])
+        cells_x_prime = np.array([stats.norm.cdf((t - 1) / sigma), stats.norm.sf((t - 1) / sigma)])
+        return cells_statistic(claim, n * cells_x, n * cells_x_prime, n, n, alpha)[0]
+
+    found = optimize.minimize_scalar(lambda t: -bound(t), bounds=(-10 * sigma, 0.5), method="bounded")
+    return -found.fun
+
+
+@pytest.mark.parametrize(("rho", "order"), [(0.5, 5.0), (0.5, 10.0), (0.125, 20.0)])
+def test_a_high_renyi_order_certifies_at_least_nearly_the_best_single_event(rho, order):
+    """Power at high orders (seeded, 1e6 samples per input): a Gaussian (sigma 1 or 2) audited at its exact Rényi
+    epsilon at order 5, 10 or 20 certifies at least 0.93 of what the best single threshold event, chosen from the
+    exact distributions, certifies at the same certification size (the tail-weighted cuts: 1.00, 1.04 and 0.99 of
+    it at seed 1). Detects cells that ignore the tilt of a high order: the equal-mass quantile cells alone
+    certify 0.88 of that event at orders 10 and 20 (at most 0.452 and 0.418 of the divergence over seeds 1-5);
+    and a prediction from the raw selection counts, which picks tail cuts for a chance shortfall of one input's
+    count (0.71 of the event at order 5, 0.08 at order 20, at seed 1)."""
+    mechanism = ZCDPGaussian(rho)
+    claim = PrivacyClaim.renyi(order, order * rho)
+    result = dpverify.audit(mechanism, 0.0, 1.0, claim=claim, n_samples=10**6, seed=1)
+    reference = _best_threshold_event(claim, mechanism.sigma, result.partition.n_certification)
+    assert not result.violation and result.claim_lower_bound >= 0.93 * reference
+
+
+def test_a_gaussian_stating_1_25x_too_little_renyi_epsilon_at_order_5_is_flagged(thorough):
+    """Detects a Gaussian (sigma 1) stating 1.25x too little Rényi epsilon at order 5 (2 against its 2.5) at 1e7
+    samples per input; the exact claim holds on the same seed. The audit must certify more than 0.8 of the
+    divergence: the equal-mass cells alone never did (0.745-0.749 over seeds 1-5), the tail-weighted cuts do
+    (0.81-0.84). At order 10 no partition reaches 0.8 at this size (docs/auditor/benchmarks.md)."""
+    if not thorough:
+        pytest.skip("thorough profile: two audits of 1e7 samples per input (about 10 s)")
+    mechanism = ZCDPGaussian(0.5)
+    stated = dpverify.audit(mechanism, 0.0, 1.0, claim=PrivacyClaim.renyi(5.0, 2.0), n_samples=10**7, seed=1)
+    assert stated.violation
+    exact = dpverify.audit(mechanism, 0.0, 1.0, claim=PrivacyClaim.renyi(5.0, 2.5), n_samples=10**7, seed=1)
+    assert not exact.violation
+
+
 @pytest.mark.parametrize("epsilon", [0.5, 1.0, 2.0])
 def test_bounded_range_overclaim_of_permute_and_flip_is_flagged(epsilon):
     """Detects the mistake of OpenDP's GitHub issue #2911 at three epsilons: permute-and-flip stating
@@ -339,6 +382,7 @@ def _limit(n_audits: int, alpha: float) -> int:
         "exponential mechanism at its exact rho",
         "Gaussian at its exact rho",
         "Gaussian at its exact mu",
+        "Gaussian at its exact Rényi epsilon (orders 2, 5, 10; sigma 0.5, 1, 2)",
         "null scores",
     ],
 )
@@ -350,7 +394,9 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
     a region without its confidence (the Bonferroni split dropped, level 2k alpha per interval) raised 55
     false alarms in 100 (limit 41); correct code raised 0. On continuous outputs the cells lose a little
     of the divergence, which makes those cases conservative; they guard against gross errors (certifying
-    on the selection samples, a bound above the plug-in divergence)."""
+    on the selection samples, a bound above the plug-in divergence). The Rényi case cycles through orders 2, 5
+    and 10 at sigma 0.5, 1 and 2 (1e5 samples): the cells are cut for the claim's order, tail-weighted, from the
+    selection samples alone, and must keep the level whichever cuts were compared."""
     alpha = 0.2
     n_audits = 200 if thorough else (100 if case.startswith("randomized") else 20)
     em, u, u_prime = ExponentialMechanism(1.0), np.array([0.0, 1.0]), np.array([1.0, 0.0])
@@ -358,6 +404,13 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
     rr = RandomizedResponse(1.0)
     rr_rho = rr.claims[1]
     gauss = ZCDPGaussian(0.5)
+    renyi_cases = [(ZCDPGaussian(rho), order) for rho in (2.0, 0.5, 0.125) for order in (2.0, 5.0, 10.0)]
+
+    def renyi_at_exact(seed):
+        mechanism, order = renyi_cases[seed % len(renyi_cases)]
+        claim = PrivacyClaim.renyi(order, order * mechanism.rho)
+        return dpverify.audit(mechanism, 0.0, 1.0, claim=claim, n_samples=100_000, seed=seed, alpha=alpha)
+
     runs = {
         "randomized response at its exact rho": lambda s: dpverify.audit(
             rr, 0, 1, claim=rr_rho, n_samples=10_000, seed=s, alpha=alpha
@@ -376,6 +429,7 @@ def test_false_alarms_at_the_exact_claim_stay_within_alpha(case, thorough):
             alpha=alpha,
             float_events=False,
         ),
+        "Gaussian at its exact Rényi epsilon (orders 2, 5, 10; sigma 0.5, 1, 2)": renyi_at_exact,
         "null scores": lambda s: dpverify.audit_samples(
             *np.random.default_rng(s).normal(size=(2, 60_000)), claim=PrivacyClaim.gdp(0.01), alpha=alpha
         ),
