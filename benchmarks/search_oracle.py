@@ -206,6 +206,7 @@ def compare(
     pairs = [(c.x, c.x_prime) for c in result.candidates]
     oracle, best = search_oracle(name, pairs, n_samples, alpha, kind)
     chosen_oracle = _pair_oracle(name, result.x, result.x_prime, n_samples, alpha, kind)
+    screened = [(c, _pair_oracle(name, c.x, c.x_prime, n_samples, alpha, kind)) for c in result.candidates]
     start = time.perf_counter()
     plain = dpverify.audit(case.mechanism, *pairs[best], **stated, n_samples=n_samples, alpha=alpha, seed=seed)
     plain_seconds = time.perf_counter() - start
@@ -221,6 +222,7 @@ def compare(
         plain=plain.claim_lower_bound,
         seconds=seconds,
         plain_seconds=plain_seconds,
+        screened=screened,
     )
 
 
@@ -259,6 +261,11 @@ def main(argv=None):
     parser.add_argument(
         "--kind", choices=["dp", "zcdp", "gdp"], default="dp", help="the claim kind audited (default dp: epsilon)"
     )
+    parser.add_argument(
+        "--report-screening",
+        action="store_true",
+        help="after each row, every candidate: rounds, samples, last predicted bound, its oracle, its event",
+    )
     args = parser.parse_args(argv)
     names = select_cases(CASES, args.cases)
     n = int(args.samples)
@@ -282,6 +289,18 @@ def main(argv=None):
             f"{_short(r['chosen_pair'])} | {fmt(r['chosen_oracle'])} | {fmt(r['plain'])} | "
             f"{r['seconds']:.1f} s / {r['plain_seconds']:.1f} s |",
             flush=True,
+        )
+        if args.report_screening:
+            _print_screening(r)
+
+
+def _print_screening(row) -> None:
+    """What screening saw of each candidate beside the candidate's own oracle (the chosen pair marked)."""
+    for i, (c, oracle) in enumerate(row["screened"]):
+        mark = "*" if (c.x, c.x_prime) == row["chosen_pair"] else " "
+        print(
+            f"  {mark}{i:3d} rounds {c.rounds} n {c.n_screened:9d} predicted {c.predicted_bound:9.4f} "
+            f"oracle {oracle:.4f} {c.event[:60]}"
         )
 
 
