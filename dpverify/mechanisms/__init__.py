@@ -49,6 +49,7 @@ from .textbook import ExponentialMechanism, GeometricMechanism, LaplaceMechanism
 __all__ = [
     "GeometricBinaryCounter",
     "GeometricPrefixSums",
+    "RealBinaryCounter",
     "GeometricHistogram",
     "RandomizedResponse",
     "LaplaceMechanism",
