@@ -361,8 +361,9 @@ def _text(w: np.ndarray) -> str:
 #: Widest real vectors :func:`whitened_projections` whitens (its covariance is d x d, its projections
 #: O(d) per coordinate of a row).
 MAX_WHITENED = 16
-#: Rows per input whose pooled within-input covariance :func:`whitened_projections` estimates.
-COVARIANCE_ROWS = 1 << 17
+#: Rows per input whose pooled within-input covariance :func:`whitened_projections` estimates, and whose
+#: moments :func:`_gaussian_noise` reads (relative error of a variance about 0.5%, of a kurtosis 0.02).
+COVARIANCE_ROWS = 1 << 15
 #: Whitened coordinates are proposed where two coordinates' correlation is at least this large in
 #: absolute value (below it, whitening only rescales the coordinates, whose log ratios are summed already).
 WHITEN_CORRELATION = 0.05
@@ -373,7 +374,7 @@ FISHER_COSINE = 0.999
 #: Noise is taken for Gaussian where every column's standardized skewness and excess kurtosis (within
 #: each input, :func:`_gaussian_noise`) are below this in absolute value: Laplace noise has excess
 #: kurtosis 3, a sum of four Laplace 0.75, uniform noise -1.2; the estimates' standard error on
-#: 2^17 rows per input is about 0.01.
+#: :data:`COVARIANCE_ROWS` rows per input is about 0.02.
 GAUSSIAN_MOMENTS = 0.3
 
 
@@ -405,14 +406,14 @@ def _gaussian_noise(centred: np.ndarray | None, basis: np.ndarray | None = None)
     return bool(np.all(np.abs(skew) < GAUSSIAN_MOMENTS) and np.all(np.abs(kurtosis) < GAUSSIAN_MOMENTS))
 
 
-def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray) -> list:
+def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray, centred: np.ndarray | None) -> list:
     """The Fisher direction and the sum of whitened coordinates' log ratios, for correlated real vectors.
 
     Outputs that are a linear image ``y = A z + c(x)`` of independent noise ``z`` (prefix sums of a
     counter, any post-processed noisy vector) have likelihood ratios that depend on ``y`` through
     ``A^-1 y`` only. Both projections are fitted on the selection rows (the pooled within-input
     covariance ``S`` of :func:`_within_covariance`, its Cholesky factor ``S = L L^T``, and the mean
-    difference ``direction``):
+    difference ``direction``; ``centred`` are the rows :func:`_centred_rows` gives):
 
     - the Fisher (linear discriminant) direction ``S^-1 direction``, the exact log likelihood ratio
       when the noise is Gaussian; proposed where it is not parallel to ``direction``
@@ -442,7 +443,6 @@ def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray) -> list:
     d = sel_x.shape[1]
     if not 2 <= d <= MAX_WHITENED or find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS):
         return []
-    centred = _centred_rows(sel_x, sel_x_prime)
     if centred is None:
         return []
     covariance = centred.T @ centred / (len(centred) - 2)
@@ -479,10 +479,11 @@ def vector_projections(sel_x, sel_x_prime):
         return [("output", Coordinate(0))]
     direction = np.nan_to_num(_finite_mean(sel_x) - _finite_mean(sel_x_prime))
     columns = range(min(d, 16))
+    centred = _centred_rows(sel_x, sel_x_prime) if d <= MAX_WHITENED else None
     ratios = []
-    if not _gaussian_noise(_centred_rows(sel_x[:, :16], sel_x_prime[:, :16])):
+    if not _gaussian_noise(centred if d <= MAX_WHITENED else _centred_rows(sel_x[:, :16], sel_x_prime[:, :16])):
         ratios = _log_ratio_sum([sel_x[:, i] for i in columns], [sel_x_prime[:, i] for i in columns])
-    whitened = whitened_projections(sel_x, sel_x_prime, direction)
+    whitened = whitened_projections(sel_x, sel_x_prime, direction, centred)
     return _fixed_projections(d) + _direction(direction) + ratios + whitened
 
 
