@@ -390,15 +390,14 @@ def _centred_rows(sel_x, sel_x_prime) -> np.ndarray | None:
     return np.concatenate(centred)
 
 
-def _gaussian_noise(centred: np.ndarray | None, basis: np.ndarray | None = None) -> bool:
-    """Whether every column of ``centred`` (times ``basis``) looks Gaussian: skewness and excess kurtosis
-    within :data:`GAUSSIAN_MOMENTS` of 0. Where the noise is Gaussian, the log likelihood ratio of a
-    shifted vector is linear in it, the Fisher direction (or the mean difference, for independent
-    coordinates of one scale) is that ratio exactly, and a sum of binned coordinate log ratios adds
-    only its tables' estimation noise and its cost."""
-    if centred is None or len(centred) < 8:
+def _gaussian_noise(centred: np.ndarray, basis: np.ndarray) -> bool:
+    """Whether every column of ``centred @ basis`` looks Gaussian: skewness and excess kurtosis within
+    :data:`GAUSSIAN_MOMENTS` of 0. Where the noise is Gaussian, the log likelihood ratio of a shifted
+    vector is linear in it, the Fisher direction is that ratio exactly, and a sum of binned coordinate
+    log ratios adds only its tables' estimation noise and its cost."""
+    if len(centred) < 8:
         return False
-    z = centred if basis is None else centred @ basis
+    z = centred @ basis
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         m2 = np.mean(z**2, axis=0)
         skew = np.mean(z**3, axis=0) / m2**1.5
@@ -406,14 +405,14 @@ def _gaussian_noise(centred: np.ndarray | None, basis: np.ndarray | None = None)
     return bool(np.all(np.abs(skew) < GAUSSIAN_MOMENTS) and np.all(np.abs(kurtosis) < GAUSSIAN_MOMENTS))
 
 
-def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray, centred: np.ndarray | None) -> list:
+def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray) -> tuple[list, bool]:
     """The Fisher direction and the sum of whitened coordinates' log ratios, for correlated real vectors.
 
     Outputs that are a linear image ``y = A z + c(x)`` of independent noise ``z`` (prefix sums of a
     counter, any post-processed noisy vector) have likelihood ratios that depend on ``y`` through
     ``A^-1 y`` only. Both projections are fitted on the selection rows (the pooled within-input
     covariance ``S`` of :func:`_within_covariance`, its Cholesky factor ``S = L L^T``, and the mean
-    difference ``direction``; ``centred`` are the rows :func:`_centred_rows` gives):
+    difference ``direction``):
 
     - the Fisher (linear discriminant) direction ``S^-1 direction``, the exact log likelihood ratio
       when the noise is Gaussian; proposed where it is not parallel to ``direction``
@@ -432,6 +431,10 @@ def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray, centred: np.
     values such as a "below" code, not a linear image of noise), and covariances that are singular
     or not finite get neither.
 
+    Returns the projections, and whether the coordinates are correlated: then the sum of the plain
+    coordinates' log ratios, which is the likelihood ratio only for independent coordinates, is left
+    out (:func:`vector_projections`), the whitened sum or the Fisher direction standing in for it.
+
     References
     ----------
     R. A. Fisher, "The Use of Multiple Measurements in Taxonomic Problems", Annals of Eugenics 7(2),
@@ -442,16 +445,17 @@ def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray, centred: np.
 
     d = sel_x.shape[1]
     if not 2 <= d <= MAX_WHITENED or find_markers(sel_x, sel_x_prime, MARKER_ELEMENTS):
-        return []
+        return [], False
+    centred = _centred_rows(sel_x, sel_x_prime)
     if centred is None:
-        return []
+        return [], False
     covariance = centred.T @ centred / (len(centred) - 2)
     if not np.all(np.isfinite(covariance)):
-        return []
+        return [], False
     try:
         factor = np.linalg.cholesky(covariance)
     except np.linalg.LinAlgError:  # singular: a constant or linearly dependent coordinate
-        return []
+        return [], False
     whiten = np.linalg.solve(factor, np.eye(d))  # L^-1
     out = []
     fisher = whiten.T @ (whiten @ direction)
@@ -461,29 +465,29 @@ def whitened_projections(sel_x, sel_x_prime, direction: np.ndarray, centred: np.
     scales = np.sqrt(np.diag(covariance))
     correlation = covariance / np.outer(scales, scales)
     basis = np.ascontiguousarray(whiten.T)
-    if np.max(np.abs(correlation - np.eye(d))) >= WHITEN_CORRELATION and not _gaussian_noise(centred, basis):
+    correlated = bool(np.max(np.abs(correlation - np.eye(d))) >= WHITEN_CORRELATION)
+    if correlated and not _gaussian_noise(centred, basis):
         with np.errstate(invalid="ignore", over="ignore"):
             columns_x = [sel_x @ basis[:, i] for i in range(d)]
             columns_xp = [sel_x_prime @ basis[:, i] for i in range(d)]
         out += _log_ratio_sum(columns_x, columns_xp, basis=basis, name="sum of whitened coordinate log ratios")
-    return out
+    return out, correlated
 
 
 def vector_projections(sel_x, sel_x_prime):
     """Projections of real vectors: each coordinate (up to 16), sum, max, mean difference, the sum of
-    coordinate log ratios (:class:`LogRatioSum`) where two or more coordinates' histograms differ and the
-    noise does not look Gaussian (:func:`_gaussian_noise`), and for correlated vectors the Fisher
-    direction and the whitened log-ratio sum (:func:`whitened_projections`)."""
+    coordinate log ratios (:class:`LogRatioSum`) where two or more coordinates' histograms differ and
+    the coordinates are not correlated, and for correlated vectors the Fisher direction and the sum of
+    whitened coordinates' log ratios in its place (:func:`whitened_projections`)."""
     d = sel_x.shape[1]
     if d == 1:
         return [("output", Coordinate(0))]
     direction = np.nan_to_num(_finite_mean(sel_x) - _finite_mean(sel_x_prime))
+    whitened, correlated = whitened_projections(sel_x, sel_x_prime, direction)
     columns = range(min(d, 16))
-    centred = _centred_rows(sel_x, sel_x_prime) if d <= MAX_WHITENED else None
     ratios = []
-    if not _gaussian_noise(centred if d <= MAX_WHITENED else _centred_rows(sel_x[:, :16], sel_x_prime[:, :16])):
+    if not correlated:
         ratios = _log_ratio_sum([sel_x[:, i] for i in columns], [sel_x_prime[:, i] for i in columns])
-    whitened = whitened_projections(sel_x, sel_x_prime, direction, centred)
     return _fixed_projections(d) + _direction(direction) + ratios + whitened
 
 
