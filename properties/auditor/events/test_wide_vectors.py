@@ -89,7 +89,7 @@ def test_overclaimed_laplace_counter_is_flagged(suite_alpha):
     """Laplace node noise for eps = 0.3 (true loss 0.3 on the pair) stated as eps = 0.228 (1.3x too
     small), audited at 1e6 samples per input at the suite's alpha.
 
-    Measured (seeds 1-3, alpha 1e-6): the certified bound is 0.82-0.85 of the true loss with the
+    Measured (seeds 1-3, alpha 1e-6): the certified bound is 0.82-0.86 of the true loss with the
     whitened projections and 0.62-0.70 without them, so the claim 0.76 of it is flagged only with them.
     False alarms: a correct claim is flagged with probability at most alpha (the event is chosen on
     selection rows and certified on fresh ones). Detects: the whitened log-ratio sum missing (seen
