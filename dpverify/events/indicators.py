@@ -18,6 +18,10 @@ An indicator may declare, in its own class body:
   ``"code-value"`` for their parts). :func:`counted_as` reads the declaration
   of the indicator's own class only: a subclass that changes membership is
   left to numpy unless it declares again.
+
+The threshold indicators (:class:`AtLeast`, :class:`Below`, :class:`Within`) also
+take their projection's values (``of_values``), so that a counter that holds
+a block's projection computes it once for every event on it.
 """
 
 from __future__ import annotations
@@ -86,7 +90,11 @@ class AtLeast:
     threshold: float
 
     def __call__(self, group):
-        return self.projection(group) >= self.threshold
+        return self.of_values(self.projection(group))
+
+    def of_values(self, values):
+        """Membership given the projection's ``values`` (callers that hold them compute them once)."""
+        return values >= self.threshold
 
     @property
     def array_ready(self) -> bool:
@@ -107,7 +115,11 @@ class Below:
     threshold: float
 
     def __call__(self, group):
-        return self.projection(group) < self.threshold
+        return self.of_values(self.projection(group))
+
+    def of_values(self, values):
+        """Membership given the projection's ``values`` (callers that hold them compute them once)."""
+        return values < self.threshold
 
     @property
     def array_ready(self) -> bool:
@@ -129,7 +141,10 @@ class Within:
     high: float
 
     def __call__(self, group):
-        v = self.projection(group)
+        return self.of_values(self.projection(group))
+
+    def of_values(self, v):
+        """Membership given the projection's values ``v`` (callers that hold them compute them once)."""
         return (v >= self.low) & (v < self.high)
 
     @property

@@ -9,7 +9,8 @@ variants StatDP and DP-Sniper audit; the under-noised variants used for power ch
 floating-point Laplace (``x + numpy.laplace``), live in :mod:`.broken`; the
 continual-release counters are :class:`GeometricBinaryCounter` and
 :class:`GeometricPrefixSums` (:mod:`.counter`), whose whole output vectors have exact
-distributions, as :class:`GeometricHistogram`'s do.
+distributions, as :class:`GeometricHistogram`'s do, and :class:`RealBinaryCounter` (Laplace or
+Gaussian node noise), whose exact loss on a pair is that of its shifted nodes.
 :func:`zoo_entries` lists them on their audit pairs. The DP-SGD canary traces, one per batch
 sampler (Poisson, shuffled, without replacement per step, balls-in-bins), are in :mod:`.dpsgd`
 (:data:`CANARY_TRACES`); they state their claims in other kinds than the zoo's eps = 0.1 and
@@ -28,7 +29,7 @@ from .broken import (
     FloatLaplaceMechanism,
 )
 from .catalogue import CLAIMED_EPSILON, ZooEntry, zoo_entries
-from .counter import GeometricBinaryCounter, GeometricPrefixSums
+from .counter import GeometricBinaryCounter, GeometricPrefixSums, RealBinaryCounter
 from .dpsgd import (
     CANARY_TRACES,
     BallsInBinsCanaryTrace,
@@ -53,6 +54,7 @@ from .thresholded import ThresholdedCounts
 __all__ = [
     "GeometricBinaryCounter",
     "GeometricPrefixSums",
+    "RealBinaryCounter",
     "GeometricHistogram",
     "RandomizedResponse",
     "LaplaceMechanism",

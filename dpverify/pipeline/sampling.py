@@ -374,8 +374,21 @@ def _count_block(task: _CountTask, raw, counts, where: set, counter=None) -> Non
         if not remaining:
             return
     encoded = task.codec.encode(raw)
+    projected = {}  # id(projection) -> its values on this block: cells and thresholds of one score share it
     for i in remaining:
-        counts[i] += int(np.count_nonzero(task.indicators[i](encoded)))
+        counts[i] += int(np.count_nonzero(_membership(task.indicators[i], encoded, projected)))
+
+
+def _membership(indicator, encoded, projected: dict):
+    """``indicator(encoded)``, reading a projection's values from ``projected`` where the indicator takes them
+    (``of_values``; the same values, computed once per block for every indicator on that projection)."""
+    projection = getattr(indicator, "projection", None)
+    if projection is None or not hasattr(indicator, "of_values"):
+        return indicator(encoded)
+    key = id(projection)
+    if key not in projected:
+        projected[key] = (projection, projection(encoded))  # the projection is kept: its id stays its own
+    return indicator.of_values(projected[key][1])
 
 
 #: glibc serves allocations above its mmap threshold with fresh pages (zeroed by the kernel at first
