@@ -24,13 +24,15 @@ from pathlib import Path
 
 import pytest
 
+from dpverify.errors import MissingExtraError
+
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
 
 
 #: Modules of optional extras (``adapters``, ``dask``) and the array libraries of GPU audits,
 #: which are the user's own: a block importing an absent one is skipped, and the skip is reported.
-OPTIONAL_MODULES = {"diffprivlib", "sklearn", "opendp", "distributed", "dask", "torch", "cupy", "jax"}
+OPTIONAL_MODULES = {"diffprivlib", "sklearn", "opendp", "distributed", "dask", "torch", "opacus", "cupy", "jax"}
 #: Sample counts above this are lowered to it (cluster-sized examples).
 MAX_SAMPLES = 200_000
 SKIP_MARKER = re.compile(r"#\s*readme-test:\s*skip\b\s*(.*)")
@@ -142,9 +144,10 @@ def test_every_python_block_of_the_readme_runs(page, tmp_path, monkeypatch, rest
             warnings.warn(f"{label}: {note}", ReadmeBlockNotRun, stacklevel=1)
         try:
             _run(source, label)
-        except ModuleNotFoundError as exc:
-            if exc.name and exc.name.split(".")[0] in OPTIONAL_MODULES:
-                skipped.append(f"{label}: needs the optional module {exc.name!r}, not installed here")
+        except (ModuleNotFoundError, MissingExtraError) as exc:
+            missing = exc if isinstance(exc, ModuleNotFoundError) else exc.__cause__
+            if isinstance(missing, ModuleNotFoundError) and (missing.name or "").split(".")[0] in OPTIONAL_MODULES:
+                skipped.append(f"{label}: needs the optional module {missing.name!r}, not installed here")
                 continue
             failures.append(f"{label}:\n{traceback.format_exc()}")
         except BaseException:  # noqa: BLE001 - report every failing block, not only the first

@@ -56,6 +56,9 @@ FAMILY_ORDER = [
     "product",
     "learned-counts",  # default, but it proposes only on vectors with markers: elsewhere no seeded result moves
     "support-edge",  # default, but it proposes only beyond one input's support: elsewhere no seeded result moves
+    "key-presence",  # default, on released-key outputs only: other outputs' seeded results do not move
+    "key-value",
+    "key-count",
     "declared-score",  # default, but it proposes only where the mechanism declares a score: elsewhere nothing moves
 ]
 RELATION_ORDER = ["scalars", "vectors", "streams", "graphs", "datasets", "bits"]
