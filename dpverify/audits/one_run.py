@@ -53,10 +53,26 @@ _BISECTION_STEPS = 30
 _EPS_MAX = 700.0
 
 
+@dataclass(frozen=True, kw_only=True)
 class OneRunResultParts:
     """What the one-run results share (:class:`OneRunAuditResult`, and
-    :class:`~dpverify.audits.one_run_fdp.OneRunFdpAuditResult`): the verdict, plain data and its
+    :class:`~dpverify.audits.one_run_fdp.OneRunFdpAuditResult`): the fields from ``alpha`` on (the
+    grid point behind the bound, the ceiling, the claim and its p-value, the seed; keyword-only, so
+    each result's own fields come first in its constructor), the verdict, plain data and its
     reading back, and the summary around the bound's own line. Put before :class:`Result` in the bases."""
+
+    alpha: float
+    n_canaries: int
+    n_included: int
+    k_plus: int
+    k_minus: int
+    n_guesses: int
+    n_correct: int
+    ceiling: float
+    grid: tuple
+    claim: PrivacyClaim | None = None
+    pvalue: float | None = None
+    seed: object = None
 
     @property
     def violation(self) -> bool:
@@ -128,18 +144,6 @@ class OneRunAuditResult(OneRunResultParts, Result):
 
     epsilon_lower_bound: float
     delta: float
-    alpha: float
-    n_canaries: int
-    n_included: int
-    k_plus: int
-    k_minus: int
-    n_guesses: int
-    n_correct: int
-    ceiling: float
-    grid: tuple
-    claim: PrivacyClaim | None = None
-    pvalue: float | None = None
-    seed: object = None
 
     _DERIVED = ("violation",)
     _NOT_REPLAYABLE = "it holds neither the canaries' scores nor their inclusion bits; run one_run_audit on them again"

@@ -99,18 +99,6 @@ class OneRunFdpAuditResult(OneRunResultParts, Result):
 
     kind: str
     lower_bound: float
-    alpha: float
-    n_canaries: int
-    n_included: int
-    k_plus: int
-    k_minus: int
-    n_guesses: int
-    n_correct: int
-    ceiling: float
-    grid: tuple
-    claim: PrivacyClaim | None = None
-    pvalue: float | None = None
-    seed: object = None
 
     _DERIVED = ("violation",)
     _NOT_REPLAYABLE = (
