@@ -240,6 +240,22 @@ def correct_guesses(scores, included, grid) -> list:
     return [int(in_top[plus] + out_bottom[minus]) for plus, minus in grid]
 
 
+def grid_point_fields(bits, points, correct, best, *, seed, included) -> dict:
+    """The fields of :class:`OneRunResultParts` that record the canaries and the grid point ``best``
+    behind the bound: ``n_canaries``, ``n_included``, ``k_plus``, ``k_minus``, ``n_guesses``,
+    ``n_correct``, ``grid`` and ``seed`` (None when the bits were given as ``included``)."""
+    return {
+        "n_canaries": bits.size,
+        "n_included": int(bits.sum()),
+        "k_plus": points[best][0],
+        "k_minus": points[best][1],
+        "n_guesses": sum(points[best]),
+        "n_correct": correct[best],
+        "grid": points,
+        "seed": seed if included is None else None,
+    }
+
+
 def check_guess_grid(grid, m) -> tuple:
     """``grid`` (default :func:`one_run_guess_grid`) as a tuple of ``(k+, k-)``, each with
     ``k+, k- >= 0`` and ``1 <= k+ + k- <= m``."""
@@ -318,17 +334,10 @@ def one_run_audit(
         epsilon_lower_bound=bounds[best],
         delta=delta,
         alpha=alpha,
-        n_canaries=m,
-        n_included=int(bits.sum()),
-        k_plus=points[best][0],
-        k_minus=points[best][1],
-        n_guesses=sum(points[best]),
-        n_correct=correct[best],
         ceiling=ceiling,
-        grid=points,
         claim=claim,
         pvalue=pvalue,
-        seed=seed if included is None else None,
+        **grid_point_fields(bits, points, correct, best, seed=seed, included=included),
     )
 
 

@@ -53,7 +53,7 @@ from .._validation import check_alpha, check_instance
 from ..claims import PrivacyClaim
 from ..claims.gaussian import GAUSSIAN_DP, gaussian_inverse_blow_up
 from ..errors import InvalidClaimError
-from .one_run import OneRunResultParts, check_guess_grid, correct_guesses, scores_and_inclusions
+from .one_run import OneRunResultParts, check_guess_grid, correct_guesses, grid_point_fields, scores_and_inclusions
 
 __all__ = ["one_run_fdp_audit", "OneRunFdpAuditResult", "one_run_fdp_rejects"]
 
@@ -287,15 +287,8 @@ def one_run_fdp_audit(scores, included=None, *, seed=None, alpha=0.05, claim=Non
         kind=GAUSSIAN_DP.name,
         lower_bound=float(bounds[best]),
         alpha=alpha,
-        n_canaries=m,
-        n_included=int(bits.sum()),
-        k_plus=points[best][0],
-        k_minus=points[best][1],
-        n_guesses=sizes[best],
-        n_correct=correct[best],
         ceiling=_ceiling(m, points, level),
-        grid=points,
         claim=claim,
         pvalue=pvalue,
-        seed=seed if included is None else None,
+        **grid_point_fields(bits, points, correct, best, seed=seed, included=included),
     )
