@@ -248,8 +248,9 @@ def test_poisson_trace_keeps_dp_accountings_pld_claim(suite_alpha):
     Detects: a Poisson trace leaking far more than the accountant allows (its power against a
     mild break such as the canary at rate 2q is low at this size: the sampler tests catch that),
     and an auditor that flags a valid accountant's claim."""
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     claim = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-5, value_discretization_interval=1e-3)
     m = PoissonCanaryTrace(0.8, T, N, B, claim=claim)
     result = dpverify.audit(m, *m.pair, n_samples=60_000, seed=11, alpha=suite_alpha, event_families=("threshold",))
@@ -267,8 +268,9 @@ def test_shuffled_replace_one_trace_breaks_the_poisson_add_remove_figure_as_a_re
     Detects: the accounting mismatch DP-SGD code makes (fixed-size batches, whose neighbours keep
     the dataset size, reported with an add/remove figure); and, for the auditor, threshold events
     that miss the leak. Power: seeds 0-5 certify 1.54-1.65."""
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     reported = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 0.05, value_discretization_interval=1e-3)
     claim = reported.with_meta(neighbouring="replace-one record: the accountant's add/remove figure as reported")
     m = ShuffledCanaryTrace(0.8, T, N, B, neighbouring="replace-one", claim=claim)
@@ -284,8 +286,9 @@ def test_shuffled_replace_one_trace_breaks_the_add_remove_figure_at_small_delta_
     seed 1 certified 2.48. The flag is the relation, as above, not the sampler."""
     if not thorough:
         pytest.skip("thorough profile: one audit of 1e6 samples per input of a 20-step trace")
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     reported = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-2)
     claim = reported.with_meta(neighbouring="replace-one record: the accountant's add/remove figure as reported")
     m = ShuffledCanaryTrace(0.8, T, N, B, neighbouring="replace-one", claim=claim)
@@ -303,8 +306,9 @@ def test_poisson_trace_keeps_the_pld_claim_over_many_audits_thorough(thorough):
     Detects: an auditor or accountant reader whose false alarms on a true claim exceed alpha."""
     if not thorough:
         pytest.skip("thorough profile: 30 audits of 1e5 samples per input (about a minute)")
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     claim = accountants.dp_accounting_pld_claim(0.8, 0.1, T, 1e-5)
     m = PoissonCanaryTrace(0.8, T, N, B, claim=claim)
     families = ("threshold", "real-value", "support-edge", "row-threshold", "numeric-threshold")
@@ -365,8 +369,9 @@ def test_the_declared_score_lifts_the_poisson_traces_certified_epsilon():
     Detects: a declared score that is not the likelihood ratio of the accountant's model (the break tried:
     q = 1 in the score, the log ratio of the Gaussian without subsampling, a multiple of sum(output), which
     certifies 0.51 and fails here)."""
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     claim = accountants.dp_accounting_pld_claim(1.0, 0.1, 10, 1e-5)
     m = PoissonCanaryTrace(1.0, 10, N, B, claim=claim)
     result = dpverify.audit(m, *m.pair, n_samples=1_000_000, seed=1, alpha=0.05, event_families=("declared-score",))
@@ -387,8 +392,9 @@ def test_a_shuffled_trace_against_the_poisson_claim_under_the_same_relation_on_t
 
     Detects: a Poisson-model score read as evidence about another sampler (a flag here), and a declared
     score or max event that sees nothing of the shuffled trace's leak (a bound near 0)."""
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     claim = accountants.dp_accounting_pld_claim(0.8, 0.1, 10, 1e-2)
     m = ShuffledCanaryTrace(0.8, 10, N, B, claim=claim)
     for families in (("declared-score",), ("threshold",)):
@@ -406,8 +412,9 @@ def test_a_renyi_audit_of_the_poisson_trace_cuts_cells_of_the_declared_score(sui
 
     Detects: a cells kind that never reads the mechanism's declared score (the partition not passed the
     mechanism), and a note that calls the family unused when its score was tried."""
-    accountants = pytest.importorskip("dpverify.extras.accountants")
-    pytest.importorskip("dp_accounting")
+    pytest.importorskip("dp_accounting", reason="dp-accounting is in the 'test' and 'accountants' extras")
+    from dpverify.extras import accountants
+
     claim = accountants.dp_accounting_rdp_claim(2.0, 0.1, 100, orders=(2, 4, 8, 16, 32))
     m = PoissonCanaryTrace(2.0, 100, N, B, claim=claim)
     options = dict(n_samples=100_000, seed=1, alpha=suite_alpha)
