@@ -139,7 +139,7 @@ def test_randomness_the_probe_does_not_control_is_refused_and_python_random_is_r
     generator replayed but not recorded, and both restored afterwards."""
 
     def own_generator(data, rng):
-        return len(data) + np.random.default_rng().laplace()
+        return len(data) + np.random.default_rng().laplace()  # unseeded on purpose: the case refused
 
     with pytest.raises(dpverify.errors.MechanismError, match="does not control"):
         probe_pair(own_generator, [1, 2], [1], seed=0)

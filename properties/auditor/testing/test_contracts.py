@@ -111,7 +111,7 @@ def test_a_relation_with_equal_or_unseeded_pairs_fails():
         return lambda rng: (1.0, 1.0)
 
     def unseeded(**_):
-        return lambda rng: (float(np.random.default_rng().integers(1000)), 0.5)
+        return lambda rng: (float(np.random.default_rng().integers(1000)), 0.5)  # unseeded on purpose
 
     with pytest.raises(AssertionError, match="relation 'toy': its neighbours do not propose pairs: .*equal"):
         check_relation(replace(scalars, name="toy", build=equal, from_flags=None))
@@ -159,7 +159,7 @@ class _Unseeded:
     """A mechanism that ignores its rng (draws from a fresh generator): audits of it cannot be replayed."""
 
     def __call__(self, data, rng):
-        return int(data) + int(np.random.default_rng().geometric(0.5))
+        return int(data) + int(np.random.default_rng().geometric(0.5))  # unseeded on purpose
 
 
 class _WrongDomain(GeometricMechanism):
