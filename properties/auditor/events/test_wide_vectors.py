@@ -14,10 +14,14 @@ projections without whitening were not.
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 import dpverify
 from dpverify.events.projections import LogRatioSum, vector_projections
 from dpverify.mechanisms.counter import GeometricBinaryCounter, RealBinaryCounter
+
+#: The node noise's calibration (Kolmogorov-Smirnov) and the overclaim audits check a noise scale.
+pytestmark = pytest.mark.privacy_audit
 
 T = 8
 X, X_PRIME = [0] * T, [1] + [0] * (T - 1)  # the first item is in L = 4 nodes: the worst pair
