@@ -1224,6 +1224,23 @@ MUTANTS = [
         ["properties/auditor/training/test_one_run_peers.py::test_interfering_canaries_keep_the_false_alarm_rate"],
         note="each (k+, k-) of the grid tested at alpha, the best kept: about a fifth of null runs flagged",
     ),
+    # probe-draws branch: the grey-box probe's draw-count rule (group "probes")
+    Mutant(
+        "probes-draw-count-ignores-parameters",
+        "dpverify/probes/probe.py",
+        "a.site == b.site and a.parameters is not None and a.parameters == b.parameters",
+        "a.site == b.site",
+        ["properties/auditor/probes/test_planted_glue_bugs.py"],
+        note="noise whose scale follows the data, drawn at one site, is a draw-count note instead of control flow",
+    ),
+    Mutant(
+        "probes-every-divergence-a-draw-count",
+        "dpverify/probes/probe.py",
+        "            return _Comparison(same, parted=(start, start_prime))\n",
+        "            pass\n",
+        ["properties/auditor/probes/test_planted_glue_bugs.py"],
+        note="a call made in one run only (a threshold on the true count) is no control-flow finding",
+    ),
 ]
 
 

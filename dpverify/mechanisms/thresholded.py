@@ -33,6 +33,11 @@ break the pipeline around the noise, as the public reports of such bugs describe
 - :class:`BudgetChargedOnce`: two thresholded releases of the same counts (keys
   ``("first", k)`` and ``("second", k)``), each at the whole (epsilon, delta), charged
   once: true (2 epsilon, about 2 delta).
+- :class:`TrueCountPrefilter`: noise drawn only for the keys whose *true* count
+  reaches the threshold (a threshold on the true count, vectorised over the keys): a
+  key at the threshold in x and one below it in x' is released from x with chance at
+  least 1/2 and never from x', true delta at least 1/2. Its number of noise draws
+  follows the data, as the correct mechanism's does.
 
 References
 ----------
@@ -61,6 +66,7 @@ __all__ = [
     "PresenceLeak",
     "SensitivityTooSmall",
     "BudgetChargedOnce",
+    "TrueCountPrefilter",
     "PLANTED_BUGS",
 ]
 
@@ -174,10 +180,25 @@ class BudgetChargedOnce(ThresholdedCounts):
         ]
 
 
+class TrueCountPrefilter(ThresholdedCounts):
+    """Noise drawn only for the keys whose true count reaches the threshold, then the noisy threshold. Broken.
+
+    An optimisation that skips the keys which "cannot" pass reads the data: a key of count
+    ``ceil(threshold)`` is released with chance at least 1/2, and one count below it never (true delta
+    at least 1/2).
+    """
+
+    def _counts(self, data) -> tuple[list, np.ndarray]:
+        keys, counts = super()._counts(data)
+        kept = counts >= self.threshold
+        return [k for k, keep in zip(keys, kept.tolist()) if keep], counts[kept]
+
+
 #: The planted glue bugs, by name: the broken class and the neighbouring pair that shows it.
 PLANTED_BUGS = {
     "threshold-delta-miscomputed": (ThresholdWithoutOffset, {}, {"a": 1, "b": 50}, {"b": 50}),
     "released-keys-leak-presence": (PresenceLeak, {}, {"a": 1, "b": 50}, {"b": 50}),
     "sensitivity-declared-too-small": (SensitivityTooSmall, {"sensitivity": 2.0}, {"a": 2, "b": 50}, {"b": 50}),
     "budget-charged-once": (BudgetChargedOnce, {}, {"a": 1, "b": 50}, {"b": 50}),
+    "noise-only-above-the-true-threshold": (TrueCountPrefilter, {}, {"a": 5, "b": 50}, {"a": 4, "b": 50}),
 }

@@ -6,9 +6,14 @@ same raw randomness as long as they make the same calls (Cebere, Erb, Desfontain
 Fitzsimons 2026). The probe then reports, with no statistics and so no false alarms on a correct
 pipeline:
 
-(a) **control flow**: the two runs' sequences of calls (method, call site, shape of the draw)
-    differ: the data chose a branch or a number of draws, which a mechanism's analysis rarely
-    allows for; the finding names the first call where they part;
+(a) **control flow**: the two runs' sequences of calls differ in a call made in one run and not
+    in the other, or in its method, call site or parameters (the noise scale...): the data chose
+    a branch, which a mechanism's analysis rarely allows for; the finding names the first call
+    where they part. Runs whose calls agree in all of these and differ only in how many values
+    they draw at a site (the shape of a draw, or the number of consecutive calls there) draw one
+    noise per key or per record, which a correct pipeline does: that is a note, not a finding
+    (not judged; the follow-up audit is the verdict), and no shift is measured from there on,
+    where the two runs' draws are no longer the same randomness;
 (b) **sensitivity**: at each noise call (``laplace``, ``normal``, ``geometric``, ``exponential``,
     ``gumbel``) the probe finds the released numbers that carry its noise additively (it runs the
     pipeline again with that call's draw moved by 1 and keeps the numbers that move by exactly 1);
@@ -48,6 +53,7 @@ import contextlib
 import math
 import numbers
 import random
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -233,25 +239,15 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
             "the pipeline drew nothing from rng nor from Python's random module functions: noise from numpy's legacy "
             "global generator is replayed (seeded alike in both runs) but not recorded, so no noise call is measured"
         )
-    diverged = _first_divergence(base_x.draws, base_xp.draws)
-    if diverged is not None:
-        findings.append(_control_flow_finding(base_x.draws, base_xp.draws, diverged))
+    compared = _compare_calls(base_x.draws, base_xp.draws)
+    if compared.parted is not None:
+        findings.append(_control_flow_finding(base_x.draws, base_xp.draws, *compared.parted))
+    notes += _draw_count_notes(base_x.draws, base_xp.draws, compared)
     if base_x.paths != base_xp.paths:
-        site = base_x.draws[0].site if base_x.draws else "<output>"
-        findings.append(
-            ProbeFinding(
-                "output-structure",
-                site,
-                f"x and x' release outputs of different shapes ({len(base_x.paths)} vs {len(base_xp.paths)} "
-                "numbers or keys): what is released depends on the data",
-                {"released_x": len(base_x.paths), "released_x_prime": len(base_xp.paths)},
-            )
-        )
-        notes.append("no shift measured: the two runs released outputs of different shapes")
+        findings += _structure_findings(base_x, base_xp, compared, notes)
         calls = ()
     else:
-        shared = diverged if diverged is not None else len(base_x.draws)
-        calls = tuple(_measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes) for i in range(shared))
+        calls = tuple(_measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes) for i in range(compared.same))
         calls = tuple(c for c in calls if c is not None)
         findings += _sensitivity_findings(calls, sensitivity)
     findings += _budget_findings(base_x.draws, base_xp.draws, calls, sensitivity, epsilon)
@@ -265,7 +261,30 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
         epsilon=epsilon,
         notes=tuple(notes),
         unseeded_libraries=unseeded,
+        draw_count_sites=tuple(base_x.draws[block[0]].site for block, _ in compared.counts),
     )
+
+
+def _structure_findings(base_x, base_xp, compared, notes) -> list:
+    """The output-structure finding of two runs that released outputs of different shapes; a note instead
+    where their draw counts differ, which leaves their draws not the same randomness."""
+    shapes = f"{len(base_x.paths)} vs {len(base_xp.paths)} numbers or keys"
+    if compared.counts:
+        notes.append(
+            f"no shift measured: the two runs released outputs of different shapes ({shapes}), which is not a "
+            "finding here: they drew different numbers of values, so their noise differs"
+        )
+        return []
+    notes.append("no shift measured: the two runs released outputs of different shapes")
+    site = base_x.draws[0].site if base_x.draws else "<output>"
+    return [
+        ProbeFinding(
+            "output-structure",
+            site,
+            f"x and x' release outputs of different shapes ({shapes}): what is released depends on the data",
+            {"released_x": len(base_x.paths), "released_x_prime": len(base_xp.paths)},
+        )
+    ]
 
 
 class _Run:
@@ -333,19 +352,100 @@ def _first_divergence(draws, draws_prime):
     return None if len(draws) == len(draws_prime) else min(len(draws), len(draws_prime))
 
 
-def _control_flow_finding(draws, draws_prime, i) -> ProbeFinding:
-    def describe(run, name):
-        if i >= len(run):
-            return f"the run on {name} makes no call {i} ({len(run)} calls)"
-        return f"the run on {name} calls {run[i].method} (shape {np.shape(run[i].value)}) at {run[i].site}"
+@dataclass(frozen=True)
+class _Comparison:
+    """How two runs' calls compare: ``same`` leading calls are the same randomness in both; ``parted``,
+    the index in each run where they part (control flow; None: they do not); ``counts``, the pairs of
+    blocks (:func:`_blocks`) that differ only in how many values they draw."""
 
-    site = (draws[i] if i < len(draws) else draws_prime[i]).site
+    same: int
+    parted: tuple | None = None
+    counts: tuple = ()
+
+
+def _same_kind(a, b) -> bool:
+    """Whether two calls draw the same kind of noise: method, site and parameters other than the size."""
+    return a.method == b.method and a.site == b.site and a.parameters is not None and a.parameters == b.parameters
+
+
+def _blocks(draws) -> list:
+    """``(start, stop)`` of each run of consecutive calls of one kind (:func:`_same_kind`) in ``draws``."""
+    blocks = []
+    for i, draw in enumerate(draws):
+        if blocks and _same_kind(draws[blocks[-1][0]], draw):
+            blocks[-1] = (blocks[-1][0], i + 1)
+        else:
+            blocks.append((i, i + 1))
+    return blocks
+
+
+def _compare_calls(draws, draws_prime) -> _Comparison:
+    """Compare the runs block by block: a block present in one run only, or of another kind, parts them
+    (control flow); blocks of the same kind that draw different numbers of values (shapes, or repeated
+    calls) are a draw-count difference, which a pipeline drawing one noise per key or record makes."""
+    same = _first_divergence(draws, draws_prime)
+    if same is None:
+        return _Comparison(len(draws))
+    blocks, blocks_prime = _blocks(draws), _blocks(draws_prime)
+    for j in range(max(len(blocks), len(blocks_prime))):
+        start = blocks[j][0] if j < len(blocks) else len(draws)
+        start_prime = blocks_prime[j][0] if j < len(blocks_prime) else len(draws_prime)
+        if j >= min(len(blocks), len(blocks_prime)) or not _same_kind(draws[start], draws_prime[start_prime]):
+            return _Comparison(same, parted=(start, start_prime))
+    counts = tuple(
+        (block, block_prime)
+        for block, block_prime in zip(blocks, blocks_prime)
+        if _shapes(draws, block) != _shapes(draws_prime, block_prime)
+    )
+    return _Comparison(same, counts=counts)
+
+
+def _shapes(draws, block) -> list:
+    return [np.shape(draws[i].value) for i in range(*block)]
+
+
+def _draw_count_notes(draws, draws_prime, compared: _Comparison) -> list:
+    notes = []
+    for block, block_prime in compared.counts:
+        draw = draws[block[0]]
+        notes.append(
+            f"draw counts differ at {draw.site} ({draw.method}, the same parameters in both runs): the run on x "
+            f"draws {_values(draws, block)} value(s) there in {block[1] - block[0]} call(s), the run on x' "
+            f"{_values(draws_prime, block_prime)} in {block_prime[1] - block_prime[0]}; a pipeline that draws one "
+            "noise per key or per record does this, and the probe does not judge it: the follow-up audit "
+            "(probe_and_audit) is the verdict"
+        )
+    if compared.counts:
+        notes.append(
+            f"no shift measured from call {compared.same} on: the runs draw different numbers of values there, so "
+            "their draws from then on are not the same randomness"
+        )
+    return notes
+
+
+def _values(draws, block) -> int:
+    return sum(int(np.size(draws[i].value)) for i in range(*block))
+
+
+def _control_flow_finding(draws, draws_prime, i, i_prime) -> ProbeFinding:
+    def describe(run, index, name):
+        if index >= len(run):
+            return f"the run on {name} makes no call {index} ({len(run)} calls)"
+        draw = run[index]
+        scale = "" if draw.scale() is None else f", scale {draw.scale():g}"
+        return f"the run on {name} calls {draw.method} (shape {np.shape(draw.value)}{scale}) at {draw.site}"
+
+    site = draws[i].site if i < len(draws) else draws_prime[i_prime].site
+    where = f"call {i}" if i == i_prime else f"call {i} of x, {i_prime} of x'"
+    numbers = {"call": i, "calls_x": len(draws), "calls_x_prime": len(draws_prime)}
+    if i != i_prime:
+        numbers["call_x_prime"] = i_prime
     return ProbeFinding(
         "control-flow",
         site,
-        f"the runs part at call {i}: {describe(draws, 'x')}; {describe(draws_prime, 'x_prime')}: the data chose "
-        "the branch or the number of draws",
-        {"call": i, "calls_x": len(draws), "calls_x_prime": len(draws_prime)},
+        f"the runs part at {where}: {describe(draws, i, 'x')}; {describe(draws_prime, i_prime, 'x_prime')}: the "
+        "data chose which calls are made",
+        numbers,
     )
 
 

@@ -20,6 +20,8 @@ diffprivlib's mechanisms are replayed and recorded through :meth:`RecordingGener
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import random
 import sys
 from dataclasses import dataclass
@@ -69,6 +71,27 @@ class Draw:
     def signature(self) -> tuple:
         """What two runs must share for their draws to be the same randomness: method, site and shape."""
         return (self.method, self.site, np.shape(self.value))
+
+    @functools.cached_property
+    def parameters(self):
+        """The call's arguments other than its ``size`` (and ``out``), bound to their names and comparable
+        with ``==``: what two calls at one site must share to draw the same kind of noise whatever their
+        sizes. A library mechanism's are the scale and sensitivity it declares (its argument is the value
+        it noises). None when the arguments cannot be bound (no signature), so that no two calls compare
+        equal."""
+        if self.method not in _DRAWING:
+            return (("declared_scale", self.declared_scale), ("declared_sensitivity", self.declared_sensitivity))
+        signature = _drawing_signature(self.method)
+        if signature is None:
+            return None
+        try:
+            bound = signature.bind(*self.args, **self.kwargs)
+        except TypeError:
+            return None
+        bound.apply_defaults()
+        return tuple(
+            (name, _comparable(value)) for name, value in bound.arguments.items() if name not in ("size", "out")
+        )
 
     def scale(self):
         """The scale argument of a noise call (``p`` for ``geometric``, 1 / rate for ``random.expovariate``),
@@ -152,6 +175,40 @@ _PYTHON_RANDOM = tuple(
     if isinstance(getattr(getattr(random, name, None), "__self__", None), random.Random)
     and name not in ("seed", "getstate", "setstate")
 )
+
+
+#: The names a recorded call of the generator or of :mod:`random` has (``random.<name>`` for the latter).
+_DRAWING = frozenset(
+    [name for name in dir(np.random.Generator) if not name.startswith("_")]
+    + [f"random.{name}" for name in _PYTHON_RANDOM]
+)
+
+
+@functools.cache
+def _drawing_signature(method: str):
+    """The signature of a recorded generator or :mod:`random` method, without ``self`` (None: not available)."""
+    if method.startswith("random."):
+        function = getattr(random.Random, method.removeprefix("random."), None)
+    else:
+        function = getattr(np.random.Generator, method, None)
+    try:
+        signature = inspect.signature(function)
+    except (TypeError, ValueError):
+        return None
+    parameters = list(signature.parameters.values())
+    return signature.replace(parameters=parameters[1:]) if parameters and parameters[0].name == "self" else None
+
+
+def _comparable(value):
+    """``value`` as something ``==`` compares by content: numbers and arrays of numbers as their shape and
+    float values, anything else by ``repr``."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):  # an argument numpy cannot read (a ragged list): compared by its repr
+        return repr(value)
+    if array.dtype.kind in "biuf":
+        return (array.shape, tuple(array.astype(float).ravel().tolist()))
+    return repr(value)
 
 
 def _call_site() -> str:

@@ -100,6 +100,10 @@ class ProbeReport(Result):
     unseeded_libraries : tuple of str
         The libraries the pipeline called that take no seed (OpenDP, python-dp): their noise is
         neither replayed nor recorded, and the summary's verdict says so.
+    draw_count_sites : tuple of str
+        The call sites where the two runs make the same calls (method, parameters) but draw different
+        numbers of values: one noise per key or record. Not a finding, and not judged: the notes
+        name the counts, and the summary's verdict says so.
     """
 
     findings: tuple
@@ -112,6 +116,7 @@ class ProbeReport(Result):
     pairs_probed: int = 1
     notes: tuple = ()
     unseeded_libraries: tuple = ()
+    draw_count_sites: tuple = ()
 
     _DERIVED = ("flagged",)
     _NOT_REPLAYABLE = "a probe report holds the pair's repr, not the pair: run probe_pair again on the pair"
@@ -143,6 +148,7 @@ class ProbeReport(Result):
         data["calls"] = tuple(NoiseCall(**{k: read_float(v) for k, v in c.items()}) for c in data["calls"])
         data["notes"] = tuple(data.get("notes", ()))
         data["unseeded_libraries"] = tuple(data.get("unseeded_libraries", ()))
+        data["draw_count_sites"] = tuple(data.get("draw_count_sites", ()))
         return data
 
     def contradictions(self) -> list:
@@ -156,6 +162,8 @@ class ProbeReport(Result):
         verdict = f"{len(self.findings)} finding(s)" if self.flagged else "nothing found"
         if self.unseeded_libraries:
             verdict += f" (noise of {', '.join(self.unseeded_libraries)} not replayed: see the notes)"
+        if self.draw_count_sites:
+            verdict += f" (draw counts differ at {len(self.draw_count_sites)} site(s), not judged: see the notes)"
         lines = [f"grey-box probe of x={self.x} vs x'={self.x_prime} (seed {self.seed}): {verdict}"]
         lines += [f"  [{f.kind}] {f.site}: {f.message}" for f in self.findings]
         lines += [f"  call {c.index}: {c.method} at {c.site}, {_measured(c)}" for c in self.calls]

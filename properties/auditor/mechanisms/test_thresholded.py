@@ -13,9 +13,9 @@ keys counted beyond x' by two releases charged once. With 20,000 certification s
 ``5.3 sqrt(p / 20000)``: 0.0087 at p = 0.054 and 0.0075 at p = 0.040, and the upper bound of a count of
 0 under x' at about ``ln(1e6) / 20000`` = 0.0007 (times ``e^eps`` in the delta bound); the certified delta
 bounds therefore sit near 0.043 and 0.031, above 0.02, except with probability far below 1e-6. The
-presence leak releases the key always (bound near 1), and the sensitivity declared too small shifts the
-value by two scales
-(``P[v >= 12]`` = 0.5 under x', ``e^eps`` times 0.068 under x: a delta of 0.32 at eps = 1).
+presence leak releases the key always (bound near 1), the noise drawn only above the true threshold
+with chance 0.77 against 0 (bound near 0.75), and the sensitivity declared too small shifts the value by
+two scales (``P[v >= 12]`` = 0.5 under x', ``e^eps`` times 0.068 under x: a delta of 0.32 at eps = 1).
 """
 
 from __future__ import annotations
@@ -106,6 +106,13 @@ def test_budget_charged_once_for_two_releases_is_found(suite_alpha):
     result = _planted("budget-charged-once", suite_alpha, 16)
     assert result.violation and result.event.family == "key-count"
     assert result.delta_lower_bound > DELTA and math.isfinite(result.delta_lower_bound)
+
+
+def test_noise_drawn_only_above_the_true_threshold_is_found(suite_alpha):
+    """Detects: noise drawn only for the keys whose true count reaches the threshold (a key of count 5 is
+    released with chance 0.77 from x, one of count 4 never from x'), through the event "key 'a' released"."""
+    result = _planted("noise-only-above-the-true-threshold", suite_alpha, 17)
+    assert result.violation and result.event.family == "key-presence" and result.delta_lower_bound > 0.5
 
 
 def test_audits_of_the_correct_thresholded_count_flag_it_at_most_at_their_level(thorough, suite_alpha):

@@ -13,7 +13,10 @@ The bugs (the pipelines of :mod:`dpverify.mechanisms.glue`), written from the is
   issue #621);
 - two releases each calibrated to the whole budget (a budget charged once for two queries);
 - a threshold on the true count that chooses whether noise is added at all (data-dependent
-  control flow).
+  control flow);
+- noise drawn only for the keys whose true count reaches a threshold, vectorised over the keys
+  (its number of draws follows the data, as a correct per-key pipeline's does: a draw-count note
+  for the probe, found by the follow-up audit).
 """
 
 from __future__ import annotations
@@ -33,6 +36,7 @@ from dpverify.mechanisms.glue import (
     thresholded_on_true_count,
 )
 from dpverify.mechanisms.glue import source_site as _site
+from dpverify.mechanisms.thresholded import PLANTED_BUGS, ThresholdedCounts
 from dpverify.probes import probe_and_audit, probe_pair, probe_search
 from dpverify.testing import check_result
 
@@ -109,6 +113,88 @@ def test_a_threshold_on_the_true_count_is_data_dependent_control_flow():
     for n in range(1, 7):
         for seed in range(4):
             assert not probe_pair(thresholded_on_noisy_count, [1] * n, [1] * (n - 1), seed=seed).flagged
+
+
+def _subsampled_count(data, rng):
+    """Poisson subsampling (one uniform per record, kept with chance 1/2), then a Laplace count: correct."""
+    kept = sum(1 for _ in data if rng.random() < 0.5)
+    return kept + rng.laplace(scale=2.0)
+
+
+@pytest.mark.parametrize(
+    "pipeline, x, x_prime, site, counts",
+    [
+        (
+            ThresholdedCounts(1.0, 0.02),
+            {"a": 1, "b": 50},
+            {"b": 50},
+            (ThresholdedCounts._release, "rng.laplace"),
+            (2, 1),
+        ),
+        (ThresholdedCounts(0.5, 0.1, 2.0), {"a": 2, "b": 9, "c": 4}, {"b": 9, "c": 4}, None, (3, 2)),
+        (ThresholdedCounts(2.0, 0.01), {"a": 1}, {}, None, (1, 0)),
+        (_subsampled_count, [1, 2, 3, 4], [1, 2, 3], (_subsampled_count, "rng.random"), (4, 3)),
+    ],
+)
+def test_one_noise_per_key_or_per_record_is_a_note_not_a_finding(pipeline, x, x_prime, site, counts):
+    """Detects: a probe that reports a correct pipeline drawing one noise per key (a thresholded count, a
+    key added: one draw of shape (1, keys)) or per record (a consecutive call per record, a record added)
+    as data-dependent control flow; or one that passes over it in silence (no note naming the site and
+    the two draw counts, a bare "nothing found"), or measures a shift on draws that are no longer the
+    same randomness in both runs. Deterministic; the report reloads equal from JSON."""
+    report = probe_pair(pipeline, x, x_prime, seed=1)
+    assert not report.flagged and not report.findings
+    (where,) = report.draw_count_sites
+    if site is not None:
+        assert where == _site(*site)
+    note = next(n for n in report.notes if n.startswith("draw counts differ"))
+    assert where in note and f"draws {counts[0]} value(s)" in note and f"x' {counts[1]} in" in note
+    assert "probe_and_audit" in note and "not judged" in report.summary().splitlines()[0]
+    assert not any(c.components for c in report.calls)
+    check_result(report)
+
+
+def test_a_branch_is_control_flow_even_where_draw_counts_differ():
+    """Detects: a draw-count rule that demotes a real branch: noise whose scale follows the data (the
+    same site and size rule, other parameters), or a call made in one run only after a per-key draw;
+    the finding names the call where the runs part in each run."""
+
+    def scale_follows_the_data(data, rng):
+        return float(np.sum(np.asarray(data) + rng.laplace(scale=len(data), size=len(data))))
+
+    (finding,) = probe_pair(scale_follows_the_data, [1, 2, 3], [1, 2], seed=0).findings
+    assert finding.kind == "control-flow" and "scale 3" in finding.message and "scale 2" in finding.message
+
+    def branch_after_per_key_noise(data, rng):
+        noisy = float(np.sum(np.asarray(data) + rng.laplace(size=len(data))))
+        return noisy + rng.normal() if len(data) >= 3 else noisy
+
+    (finding,) = probe_pair(branch_after_per_key_noise, [1, 2, 3], [1, 2], seed=0).findings
+    assert finding.kind == "control-flow" and finding.site == _site(branch_after_per_key_noise, "rng.normal")
+    assert finding.numbers == {"call": 1, "calls_x": 2, "calls_x_prime": 1}
+
+
+def test_noise_only_above_the_true_threshold_is_not_hidden_by_the_draw_count_rule(suite_alpha):
+    """Detects: a planted bug made silent by the draw-count rule: noise drawn only for keys whose true count
+    reaches the threshold (vectorised, so its draw count follows the data as the correct pipeline's does).
+
+    On no seed is it a finding for the probe (the released keys differ where key 'a' is released from x,
+    seed 0, but the runs' noise differs too): on every seed the note names the site, and the follow-up
+    audit is the verdict: at 2,000 samples per input
+    it certifies delta > 0.5 (the key is released with chance 0.77 from x, never from x': the 1e-6
+    lower bound sits near 0.72, power close to 1), false-alarm rate ``suite_alpha`` on a correct pipeline.
+    """
+    cls, fields, x, x_prime = PLANTED_BUGS["noise-only-above-the-true-threshold"]
+    bug = cls(1.0, 0.02, **fields)
+    for seed in range(6):
+        report = probe_pair(bug, x, x_prime, seed=seed)
+        assert not report.findings and report.draw_count_sites
+    assert any("different shapes" in n for n in probe_pair(bug, x, x_prime, seed=0).notes)
+    families = ("key-presence", "key-value", "key-count")
+    result = probe_and_audit(bug, [(x, x_prime)], seed=3, n_samples=2_000, alpha=suite_alpha, event_families=families)
+    assert not result.report.flagged and result.report.draw_count_sites
+    assert result.violation and result.audit.event.family == "key-presence"
+    assert result.audit.delta_lower_bound > 0.5
 
 
 @pytest.mark.parametrize("sigma", [0.5, 2.0])
