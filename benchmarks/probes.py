@@ -2,16 +2,17 @@
 
 The planted pipelines of :mod:`dpverify.mechanisms.glue` (a sensitivity declared too small, the clipping
 skipped, a budget charged once for two releases, a threshold on the true count; two of them through
-diffprivlib's own mechanisms, replayed by the probe) are probed on their pairs (:func:`dpverify.probes.probe_search`):
-found when the probe reports the finding the bug makes. The released-key pipelines of
-:data:`dpverify.mechanisms.thresholded.PLANTED_BUGS` (a threshold's delta miscomputed, released keys leaking
-presence, a sensitivity declared too small, a budget charged once) change how likely a key is released,
-which no shift at a noise call shows: they go through :func:`dpverify.probes.probe_and_audit` (the key
-families, alpha = 1e-6), and are found when its certified audit flags the claim. Each correct version runs
-the same way and counts as flagged by the same rule (the probe's findings for the first group, the audit's
-verdict for the second). Tracked: whether it was flagged and the wall time; the script also prints the
-largest ratio of a measured shift to the declared sensitivity, or the audit's event and certified lower
-bound on delta. As a script::
+diffprivlib's own mechanisms, replayed by the probe) are probed on their pairs
+(:func:`dpverify.probes.probe_search`): found when the probe reports the finding the bug makes. The
+released-key pipelines of :data:`dpverify.mechanisms.thresholded.PLANTED_BUGS` (a threshold's delta
+miscomputed, released keys leaking presence, a sensitivity declared too small, a budget charged once, noise
+drawn only above the true threshold) change how likely a key is released, which no shift at a noise call
+shows: they go through :func:`dpverify.probes.probe_and_audit` (the key families, alpha = 1e-6), and are
+found when its certified audit flags the claim or the probe reports a finding. Each correct version runs the
+same way and counts as flagged by the same rule (the probe's findings for the first group; the audit's
+verdict or the probe's findings for the second: both must be clean). Tracked: whether it was flagged and the
+wall time; the script also prints the probe's draw-count notes and the largest ratio of a measured shift to
+the declared sensitivity, or the audit's event and certified lower bound on delta. As a script::
 
     python benchmarks/probes.py --samples 100000
 
@@ -122,7 +123,8 @@ if importlib.util.find_spec("diffprivlib") is not None:
 
 
 def run(name: str, n_samples: int, seed: int = 1) -> dict:
-    """Probe (and, for the released-key cases, audit) case ``name``: its verdict, what found it and the wall time."""
+    """Probe (and, for the released-key cases, audit) case ``name``: its verdict, what flagged it (``probe``,
+    ``audit``, both joined by ``+``, or empty), the probe's finding kinds and draw-count sites, and the wall time."""
     case = CASES[name]
     start = time.perf_counter()
     pairs = case.pairs(None)
@@ -136,16 +138,26 @@ def run(name: str, n_samples: int, seed: int = 1) -> dict:
             event_families=KEY_FAMILIES,
             **case.options,
         )
-        report, flagged, found_by = result.report, result.violation, "audit"
+        report = result.report
+        flagged = result.violation or report.flagged
+        found_by = "+".join(name for name, found in (("probe", report.flagged), ("audit", result.violation)) if found)
         event = result.audit.event.description if result.audit.event is not None else "-"
         detail = f"{event}, delta >= {result.audit.delta_lower_bound:.4f}"
     else:
         report = probe_search(case.pipeline, pairs, seed=seed, **case.options)
-        flagged, found_by = bool(report.findings), "probe"
+        flagged = report.flagged
+        found_by = "probe" if flagged else ""
         detail = f"largest shift / declared sensitivity {report.excess():.4g}"
     seconds = time.perf_counter() - start
     kinds = sorted({f.kind for f in report.findings})
-    return {"flagged": flagged, "found_by": found_by, "probe_findings": kinds, "detail": detail, "seconds": seconds}
+    return {
+        "flagged": flagged,
+        "found_by": found_by,
+        "probe_findings": kinds,
+        "draw_count_sites": len(report.draw_count_sites),
+        "detail": detail,
+        "seconds": seconds,
+    }
 
 
 class PlantedGlueBugs:
@@ -171,13 +183,16 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--samples", type=int, default=100_000, help="the audits' samples per input")
     args = parser.parse_args(argv)
-    print("| case | planted | flagged | by | probe findings | measured | time (s) |\n|---|---|---|---|---|---|---|")
+    print(
+        "| case | planted | flagged | by | probe findings | draw-count notes | measured | time (s) |\n"
+        "|---|---|---|---|---|---|---|---|"
+    )
     for name, case in CASES.items():
         o = run(name, args.samples)
         findings = ", ".join(o["probe_findings"]) or "-"
         print(
-            f"| {name} | {case.planted} | {o['flagged']} | {o['found_by']} | {findings} | {o['detail']} "
-            f"| {o['seconds']:.2f} |",
+            f"| {name} | {case.planted} | {o['flagged']} | {o['found_by'] or '-'} | {findings} "
+            f"| {o['draw_count_sites']} | {o['detail']} | {o['seconds']:.2f} |",
             flush=True,
         )
 
