@@ -123,7 +123,7 @@ class ProbeReport(Result):
 
     @property
     def flagged(self) -> bool:
-        """Whether the probe found anything on the pair."""
+        """Whether the probe found anything on the pair (a draw-count difference is a note, not a finding)."""
         return bool(self.findings)
 
     def excess(self) -> float:
