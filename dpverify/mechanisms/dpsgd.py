@@ -424,7 +424,16 @@ class WithoutReplacementCanaryTrace(_CanaryTrace):
     """The canary trace with a fresh uniformly random batch of ``batch_size`` distinct records each step.
 
     The canary is in each batch with probability ``b / n`` independently across steps; every
-    batch has ``b`` records (``b`` of the ``n - 1`` others when the canary is absent).
+    batch has ``b`` records (``b`` of the ``n - 1`` others when the canary is absent). Under the
+    zero-out relation with the other records at ``-C`` (``neighbouring="replace-one",
+    replacement=0.0, others=-clip``) the canary's batches move by ``2C`` on one input and by ``C``
+    on the other, as for shuffling (:class:`ShuffledCanaryTrace`), in each step independently.
+
+    References
+    ----------
+    C. J. Lebeda, M. Regehr, G. Kamath and T. Steinke, "Avoiding Pitfalls for Privacy Accounting of
+    Subsampled Mechanisms under Composition", arXiv:2405.20769, 2024 (sampling without replacement
+    against Poisson subsampling).
     """
 
     sampler = "without replacement per step"
@@ -451,6 +460,21 @@ class ShuffledCanaryTrace(_CanaryTrace):
     in no batch of that epoch otherwise. Batch sizes are fixed: ``b`` with the canary present;
     absent, the ``n - 1`` others fill the batches in order, so the last of an epoch holds
     ``min(b, n - 1 - (k - 1) b)`` records.
+
+    The worst case of Chua et al. (2024) for shuffling is ``neighbouring="replace-one",
+    replacement=0.0, others=-clip``: under the zero-out relation (a record replaced by one of
+    gradient 0, the dataset size kept) the canary's batch moves by ``2C`` on one input and by ``C``
+    on the other. The Poisson figure it is compared with is the accountants' add/remove epsilon at
+    ``q = b / n`` and the same ``sigma`` and ``T`` (``dp_accounting_pld_claim``), which is the
+    zero-out epsilon of :class:`PoissonCanaryTrace` (its worst case has ``others=0``); restate it
+    for the trace's relation with ``claim.with_meta(neighbouring="replace-one ...")``.
+
+    References
+    ----------
+    L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "How Private are
+    DP-SGD Implementations?", ICML 2024 (the shuffled batch sampler against Poisson subsampling; the
+    lower bound for one epoch). L. Chua et al., "Scalable DP-SGD: Shuffling vs. Poisson Subsampling",
+    NeurIPS 2024 (several epochs).
     """
 
     sampler = "shuffle"
