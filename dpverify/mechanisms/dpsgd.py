@@ -190,7 +190,14 @@ class _CanaryTrace:
 
     def _others(self, others) -> float:
         """The other records' common clipped gradient, checked: in ``[-C, C]``, and 0 under add/remove."""
-        value = self._gradient(others)
+        if isinstance(others, bool) or not isinstance(others, (int, float, np.integer, np.floating)):
+            raise InvalidParameterError(f"others must be the other records' clipped gradient (a real), got {others!r}")
+        if not abs(float(others)) <= self.clip:
+            raise InvalidParameterError(
+                f"others, the other records' clipped gradient, must lie in [-clip, clip] = "
+                f"[-{self.clip:g}, {self.clip:g}], got {others!r}"
+            )
+        value = float(others)
         if value != 0.0 and self.neighbouring == "add/remove":
             raise InvalidParameterError(
                 f"others={others!r} needs neighbouring='replace-one': under add/remove the canary's absence "

@@ -454,8 +454,10 @@ def test_the_other_records_gradient_is_checked_and_needs_replace_one():
     others between batches differently for each sampler and the stated claim would not cover it."""
     with pytest.raises(InvalidParameterError, match="needs neighbouring='replace-one'"):
         ShuffledCanaryTrace(1.0, 5, 10, 2, others=-1.0)
-    with pytest.raises(InvalidParameterError, match=r"\[-clip, clip\]"):
+    with pytest.raises(InvalidParameterError, match=r"others, the other records.*\[-clip, clip\]"):
         ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", others=-1.5)
+    with pytest.raises(InvalidParameterError, match="others must be"):
+        ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", others=None)
     assert ShuffledCanaryTrace(1.0, 5, 10, 2, neighbouring="replace-one", others=-1.0).claim.mu == pytest.approx(2.0)
 
 
