@@ -31,8 +31,9 @@ independent of the canary, so ``c != 0`` only adds noise and 0 is the worst case
 batches (shuffling, without replacement per step) the canary takes another record's place, so the
 batch holding it moves by ``g - c`` and everything else is fixed: with ``c = -C`` under zero-out,
 the canary's batch moves by ``2C`` on ``x`` and by ``C`` on ``x'``, both in one uniformly random
-batch of the epoch, and the tail of the largest batch sum then separates the two inputs almost as a
-single Gaussian mechanism of shift ``C`` does, with no amplification by the choice of batch. This
+batch of the epoch, and at small noise multipliers the tail of the largest batch sum separates the
+two inputs almost as a single Gaussian mechanism of shift ``C`` does, with little amplification by
+the choice of batch. This
 is the worst-case input of Chua et al. (2024) for one epoch of shuffling (the other records'
 gradient ``-1``, the differing record ``+1`` or zeroed), which their multi-epoch lower bounds
 (Chua et al., NeurIPS 2024) extend; Annamalai et al. (2024) measure the same gap by auditing
