@@ -10,11 +10,14 @@ As a script (needs ``pip install 'dpverify[accountants]'``)::
 
     python benchmarks/dpsgd_traces.py [--samples 1000000]
     python benchmarks/dpsgd_traces.py --families threshold declared-score --seeds 1 2 3 4 5 [--setting 2 0.1 100]
+    python benchmarks/dpsgd_traces.py --gap [--seeds 1]
 
 The first prints the Poisson ratio and the shuffled trace's certified epsilon against the Poisson claim
 (sigma 0.8, q 0.1, T 20, replace-one); the second the Poisson ratio per event family and seed at a
 setting (sigma, q, T; default 1, 0.1, 10), with the ceiling of the audit's confidence bound at that
-size (:func:`ceiling`): the rows of docs/auditor/benchmarks.md's DP-SGD section.
+size (:func:`ceiling`); the third the shuffled and without-replacement traces in Chua et al.'s worst case
+against the Poisson figure beside the Poisson trace (:func:`print_gap`): the rows of
+docs/auditor/benchmarks.md's DP-SGD section.
 """
 
 from __future__ import annotations
@@ -82,6 +85,56 @@ def shuffle_against_poisson(n_samples: int, delta: float, alpha: float, seed: in
     ), claim.epsilon
 
 
+def sampler_gap(sampler: str, sigma: float, steps_per_epoch: int, epochs: int, delta: float, n_samples: int, seed=1):
+    """(audit result, PLD epsilon): the trace of ``sampler`` in Chua et al.'s worst case for fixed-size batches
+    (zero-out: the canary's gradient 1 against 0, the other records' gradient -1; the Poisson trace at its own
+    worst case, the others at 0) against dp_accounting's Poisson add/remove epsilon at the same ``sigma``,
+    ``q = 1 / k`` and ``T = k * epochs`` (exact for the Poisson trace under zero-out), threshold events,
+    alpha 1e-6; ``n = 100 k``, ``b = 100``."""
+    from dpverify.extras.accountants import dp_accounting_pld_claim
+
+    steps = steps_per_epoch * epochs
+    reported = dp_accounting_pld_claim(sigma, 1 / steps_per_epoch, steps, delta)
+    claim = reported.with_meta(neighbouring="replace-one record by one of gradient 0 (zero-out): the Poisson figure")
+    others = 0.0 if sampler == "poisson" else -1.0
+    m = CANARY_TRACES[sampler](
+        sigma, steps, steps_per_epoch * B, B, neighbouring="replace-one", replacement=0.0, others=others, claim=claim
+    )
+    result = dpverify.audit(m, *m.pair, n_samples=n_samples, seed=seed, alpha=1e-6, event_families=("threshold",))
+    return result, reported.epsilon
+
+
+#: (sigma, batches per epoch k, epochs, delta, samples per input) of ``--gap``'s rows.
+GAP_SETTINGS = (
+    (0.5, 10, 1, 1e-2, 100_000),
+    (0.5, 100, 1, 1e-2, 100_000),
+    (0.6, 100, 1, 1e-2, 100_000),
+    (0.7, 100, 1, 1e-2, 20_000),
+    (0.7, 100, 1, 1e-2, 100_000),
+    (0.8, 100, 1, 1e-2, 100_000),
+    (1.0, 100, 1, 1e-2, 100_000),
+    (0.7, 100, 2, 1e-2, 100_000),
+    (0.7, 100, 1, 1e-5, 1_000_000),
+)
+
+
+def print_gap(seed: int = 1) -> None:
+    """One row per setting of :data:`GAP_SETTINGS` and sampler: the Poisson figure, the shuffled pair's epsilon
+    (one epoch, :func:`shuffle_epsilon` at ``others=-1``), each trace's certified epsilon and CPU seconds."""
+    for sigma, k, epochs, delta, n in GAP_SETTINGS:
+        exact = shuffle_epsilon(sigma, k, delta, draws=200_000, others=-1.0) if epochs == 1 and delta >= 1e-3 else None
+        for sampler in ("shuffle", "without replacement per step", "poisson"):
+            start = time.process_time()
+            result, claimed = sampler_gap(sampler, sigma, k, epochs, delta, n, seed)
+            cpu = time.process_time() - start
+            print(
+                f"sigma {sigma:g}, k {k}, {epochs} epoch(s), delta {delta:g}, {n:g} samples, {sampler}: Poisson PLD "
+                f"{claimed:.3f}, shuffled pair {'-' if exact is None else f'{exact:.2f}'}, certified "
+                f"{result.claim_lower_bound:.3f}, violation {result.violation} ({cpu:.1f} CPU s)",
+                flush=True,
+            )
+
+
 class TimeSample:
     params = (sorted(CANARY_TRACES), [10, 100], ["sum", "realised"])
     param_names = ("sampler", "steps", "normalisation")
@@ -94,18 +147,27 @@ class TimeSample:
         self.trace.sample(1.0, 10_000, self.rng)
 
 
-def shuffle_epsilon(sigma: float, steps_per_epoch: int, delta: float, draws: int = 400_000, seed: int = 0) -> float:
-    """The epsilon at ``delta`` of one epoch of the shuffled trace under add/remove (``n = k b``, C = 1), by
-    Monte Carlo: the canary is in exactly one of the ``k`` steps, so ``L = log((1/k) sum_t exp((2 y_t - 1) /
-    (2 sigma^2)))``, and ``delta(eps) = E_x[(1 - exp(eps - L))_+]`` is solved for ``eps`` on ``draws`` traces."""
+def shuffle_epsilon(
+    sigma: float, steps_per_epoch: int, delta: float, draws: int = 400_000, seed: int = 0, others: float = 0.0
+) -> float:
+    """The epsilon at ``delta`` of one epoch of the shuffled trace (``n = k b``, C = 1), by Monte Carlo.
+
+    The canary is in exactly one of the ``k`` steps, uniformly. With the other records' gradient ``c``
+    (``others``) the canary's batch moves by ``a = 1 - c`` on ``x`` and by ``a' = -c`` on ``x'`` (zero-out,
+    or add/remove at ``c = 0``), so the log likelihood ratio of a trace ``y`` is ``L = log sum_t exp((2 y_t a
+    - a^2) / (2 sigma^2)) - log sum_t exp((2 y_t a' - a'^2) / (2 sigma^2))``, and ``delta(eps) = E_x[(1 -
+    exp(eps - L))_+]`` is solved for ``eps`` on ``draws`` traces of ``x``. At ``c = -1`` this is the pair of
+    Chua et al.'s lower bound for one epoch of shuffling (the direction ``x`` against ``x'``)."""
     from scipy.optimize import brentq
     from scipy.special import logsumexp
 
     rng = np.random.default_rng(seed)
-    k = steps_per_epoch
+    k, shift, shift_prime = steps_per_epoch, 1.0 - others, -others
     y = rng.normal(scale=sigma, size=(draws, k))
-    y[np.arange(draws), rng.integers(0, k, draws)] += 1.0
-    llr = logsumexp((2 * y - 1) / (2 * sigma**2), axis=1) - np.log(k)
+    y[np.arange(draws), rng.integers(0, k, draws)] += shift
+    llr = logsumexp((2 * y - shift) * shift / (2 * sigma**2), axis=1) - logsumexp(
+        (2 * y - shift_prime) * shift_prime / (2 * sigma**2), axis=1
+    )
 
     def excess(eps):
         return float(np.mean(np.maximum(0.0, 1.0 - np.exp(eps - llr)))) - delta
@@ -146,9 +208,13 @@ def main(argv=None):
     parser.add_argument("--samples", type=float, default=1e6)
     parser.add_argument("--families", nargs="*", help="family sets to compare ('default', 'default-before', names)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1])
+    parser.add_argument("--gap", action="store_true", help="the samplers' gap in Chua et al.'s worst case")
     parser.add_argument("--setting", nargs=3, type=float, default=[1.0, 0.1, 10], metavar=("SIGMA", "Q", "T"))
     args = parser.parse_args(argv)
     n = int(args.samples)
+    if args.gap:
+        print_gap(args.seeds[0])
+        return
     if args.families:
         by_family(n, args.families, args.seeds, (args.setting[0], args.setting[1], int(args.setting[2])))
         return

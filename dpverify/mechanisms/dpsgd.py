@@ -2,9 +2,9 @@
 
 The standard worst case of DP-SGD auditing (Nasr et al. 2021; Chua et al. 2024): a dataset of
 ``n`` records whose clipped gradients are one-dimensional, the canary's equal to the clipping
-norm ``C`` and every other record's fixed at 0. Each of ``T`` steps sums the clipped gradients
-of the records in its batch, adds Gaussian noise ``N(0, (sigma C)^2)`` (``sigma`` the noise
-multiplier) and releases the noisy sum, normalised one of three ways:
+norm ``C`` and every other record's fixed at ``others`` (0 by default). Each of ``T`` steps sums
+the clipped gradients of the records in its batch, adds Gaussian noise ``N(0, (sigma C)^2)``
+(``sigma`` the noise multiplier) and releases the noisy sum, normalised one of three ways:
 
 - ``"sum"``: the noisy sum itself;
 - ``"expected"``: divided by the expected batch size ``b`` (Opacus's default);
@@ -19,7 +19,25 @@ neighbouring relations, each stated in the claim:
 - add/remove one record: ``(C, None)``, the canary in the dataset of ``n`` records or absent;
 - replace one record: ``(C, replacement)``, the canary's gradient ``C`` replaced by
   ``replacement`` (``-C`` by default, the worst case: the sum moves by ``2C``; ``0`` gives a
-  shift of ``C``), the dataset size ``n`` in both.
+  shift of ``C``), the dataset size ``n`` in both. With ``replacement=0.0`` this is the
+  zero-out relation (a record replaced by one whose gradient is 0; Kairouz et al. 2021), under
+  which Chua et al. (2024) compare shuffling with Poisson subsampling: for the Poisson trace it is
+  the add/remove relation itself (a record of gradient 0 adds nothing to any batch, and the others'
+  inclusions do not depend on it), so the accountants' add/remove figure is the zero-out figure.
+
+The other records' gradient ``c = others`` (in ``[-C, C]``; replace-one only) adds ``c`` per
+other record in a batch. Under Poisson subsampling (and balls-in-bins) their number is random and
+independent of the canary, so ``c != 0`` only adds noise and 0 is the worst case. In fixed-size
+batches (shuffling, without replacement per step) the canary takes another record's place, so the
+batch holding it moves by ``g - c`` and everything else is fixed: with ``c = -C`` under zero-out,
+the canary's batch moves by ``2C`` on ``x`` and by ``C`` on ``x'``, both in one uniformly random
+batch of the epoch, and at small noise multipliers the tail of the largest batch sum separates the
+two inputs almost as a single Gaussian mechanism of shift ``C`` does, with little amplification by
+the choice of batch. This
+is the worst-case input of Chua et al. (2024) for one epoch of shuffling (the other records'
+gradient ``-1``, the differing record ``+1`` or zeroed), which their multi-epoch lower bounds
+(Chua et al., NeurIPS 2024) extend; Annamalai et al. (2024) measure the same gap by auditing
+training runs.
 
 The batch samplers (each a class; ``b`` is ``batch_size``, ``k = n // b`` steps per epoch):
 
@@ -67,6 +85,12 @@ M. Nasr, S. Song, A. Thakurta, N. Papernot and N. Carlini, "Adversary Instantiat
 for Differentially Private Machine Learning", IEEE S&P 2021.
 L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "How Private are
 DP-SGD Implementations?", ICML 2024.
+L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "Scalable DP-SGD:
+Shuffling vs. Poisson Subsampling", NeurIPS 2024 (arXiv:2411.04205).
+M. S. M. S. Annamalai, B. Balle, E. De Cristofaro and J. Hayes, "To Shuffle or not to Shuffle:
+Auditing DP-SGD with Shuffling", arXiv:2411.10614, 2024.
+P. Kairouz, B. McMahan, S. Song, O. Thakkar, A. Thakurta and Z. Xu, "Practical and Private (Deep)
+Learning without Sampling or Shuffling", ICML 2021 (the zero-out neighbouring relation).
 L. Chua, B. Ghazi, C. Harrison, E. Leeman, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and
 C. Zhang, "Balls-and-Bins Sampling for DP-SGD", AISTATS 2025.
 J. Dong, A. Roth and W. J. Su, "Gaussian Differential Privacy", JRSS B 2022.
@@ -123,6 +147,8 @@ class _CanaryTrace:
     """
 
     sampler: str = ""
+    #: Whether the canary, in a batch, takes the place of another record (fixed-size batches).
+    displaces: bool = False
 
     def __init__(
         self,
@@ -135,6 +161,7 @@ class _CanaryTrace:
         normalisation="sum",
         neighbouring="add/remove",
         replacement=None,
+        others=0.0,
         claim=None,
     ):
         self.noise_multiplier, self.steps, self.dataset_size, self.batch_size = check_training(
@@ -144,6 +171,7 @@ class _CanaryTrace:
         self.normalisation = check_choice(normalisation, "normalisation", NORMALISATIONS)
         self.neighbouring = check_choice(neighbouring, "neighbouring", NEIGHBOURINGS)
         self.replacement = -self.clip if replacement is None else self._gradient(replacement)
+        self.others = self._others(others)
         check_instance(claim, (PrivacyClaim, type(None)), f"claim must be a PrivacyClaim or None, got {claim!r}")
         self._check_claimed_relation(claim)
         self._given_claim = claim
@@ -161,6 +189,25 @@ class _CanaryTrace:
                 f"claim.with_meta(neighbouring={self.neighbouring!r} + ' ...')"
             )
 
+    def _others(self, others) -> float:
+        """The other records' common clipped gradient, checked: in ``[-C, C]``, and 0 under add/remove."""
+        if isinstance(others, bool) or not isinstance(others, (int, float, np.integer, np.floating)):
+            raise InvalidParameterError(f"others must be the other records' clipped gradient (a real), got {others!r}")
+        if not abs(float(others)) <= self.clip:
+            raise InvalidParameterError(
+                f"others, the other records' clipped gradient, must lie in [-clip, clip] = "
+                f"[-{self.clip:g}, {self.clip:g}], got {others!r}"
+            )
+        value = float(others)
+        if value != 0.0 and self.neighbouring == "add/remove":
+            raise InvalidParameterError(
+                f"others={others!r} needs neighbouring='replace-one': under add/remove the canary's absence "
+                "shifts the other records between batches differently for each sampler, and the stated claim "
+                "would not cover it (the worst case for shuffling is stated for the zero-out relation: "
+                "neighbouring='replace-one', replacement=0.0)"
+            )
+        return value
+
     # -- the parts a sampler fills in ----------------------------------------------------------
 
     def batches(self, present: bool, size: int, rng, sizes: bool = True):
@@ -169,6 +216,10 @@ class _CanaryTrace:
         raise NotImplementedError
 
     def _participations(self) -> int:
+        raise NotImplementedError
+
+    def _others_per_batch(self) -> float:
+        """The expected number of other records in a batch the canary is not in."""
         raise NotImplementedError
 
     # -- sampling ------------------------------------------------------------------------------
@@ -205,8 +256,10 @@ class _CanaryTrace:
         count = 1 if size is None else check_positive_int(size, "size")
         realised = self.normalisation == "realised"
         out = rng.normal(scale=self.noise_multiplier * self.clip, size=(count, self.steps))
-        included, batch_sizes = self.batches(present, count, rng, realised)
+        included, batch_sizes = self.batches(present, count, rng, realised or self.others != 0.0)
         out += gradient * included
+        if self.others != 0.0:
+            out += self.others * (batch_sizes - included)
         if realised:
             out /= np.maximum(batch_sizes, 1)
         elif self.normalisation == "expected":
@@ -240,8 +293,12 @@ class _CanaryTrace:
         s^2)))``. The score is the log of that ratio for ``x``'s gradient less the same for
         ``x_prime``'s: the exact log likelihood ratio of the Poisson trace with sum normalisation (and
         with expected-size normalisation, its outputs multiplied back by ``b``, as here), under either
-        relation. For the other samplers, and for realised-size normalisation (multiplied by ``b``
-        too, the batch size treated as the expected one), it is the likelihood ratio of the model the
+        relation, when the other records' gradient ``c`` (``others``) is 0. Otherwise the sums are
+        first centred on ``c`` times the expected number of other records in a batch without the
+        canary, and where the canary takes another record's place in a fixed-size batch (shuffling,
+        without replacement per step: :attr:`displaces`) its gradient counts as ``g - c``. For the
+        other samplers, and for realised-size normalisation (multiplied by ``b`` too, the batch size
+        treated as the expected one), it is the likelihood ratio of the model the
         accountants analyse, not of the trace: a hint that costs power where it is wrong, never
         validity (:mod:`dpverify.events.declared`).
 
@@ -265,7 +322,10 @@ class _CanaryTrace:
         sums = np.asarray(outputs, dtype=np.float64).reshape(len(outputs), -1)
         if self.normalisation != "sum":
             sums = sums * self.batch_size
-        gradients = [0.0 if data is None else self._gradient(data) for data in (x, x_prime)]
+        sums = sums - self.others * self._others_per_batch()
+        gradients = [
+            0.0 if data is None else self._gradient(data) - self.others * self.displaces for data in (x, x_prime)
+        ]
         with np.errstate(invalid="ignore"):
             return self._model_log_ratio(sums, gradients[0]) - self._model_log_ratio(sums, gradients[1])
 
@@ -284,7 +344,10 @@ class _CanaryTrace:
     @property
     def neighbouring_text(self) -> str:
         """The relation in words, with the dataset it is on."""
-        others = f"the other records' gradients fixed at 0; n = {self.dataset_size}, batch size {self.batch_size}"
+        others = (
+            f"the other records' gradients fixed at {self.others:g}; n = {self.dataset_size}, "
+            f"batch size {self.batch_size}"
+        )
         if self.neighbouring == "add/remove":
             return (
                 f"add/remove one record: the canary (gradient {self.clip:g}) in the dataset of n records "
@@ -314,7 +377,7 @@ class _CanaryTrace:
         return (
             f"{type(self).__name__}(noise_multiplier={self.noise_multiplier:g}, steps={self.steps}, "
             f"dataset_size={self.dataset_size}, batch_size={self.batch_size}, clip={self.clip:g}, "
-            f"normalisation={self.normalisation!r}, neighbouring={self.neighbouring!r})"
+            f"normalisation={self.normalisation!r}, neighbouring={self.neighbouring!r}, others={self.others:g})"
         )
 
 
@@ -361,15 +424,28 @@ class PoissonCanaryTrace(_CanaryTrace):
     def _participations(self):
         return self.steps
 
+    def _others_per_batch(self):
+        return (self.dataset_size - 1) * self.sample_rate
+
 
 class WithoutReplacementCanaryTrace(_CanaryTrace):
     """The canary trace with a fresh uniformly random batch of ``batch_size`` distinct records each step.
 
     The canary is in each batch with probability ``b / n`` independently across steps; every
-    batch has ``b`` records (``b`` of the ``n - 1`` others when the canary is absent).
+    batch has ``b`` records (``b`` of the ``n - 1`` others when the canary is absent). Under the
+    zero-out relation with the other records at ``-C`` (``neighbouring="replace-one",
+    replacement=0.0, others=-clip``) the canary's batches move by ``2C`` on one input and by ``C``
+    on the other, as for shuffling (:class:`ShuffledCanaryTrace`), in each step independently.
+
+    References
+    ----------
+    C. J. Lebeda, M. Regehr, G. Kamath and T. Steinke, "Avoiding Pitfalls for Privacy Accounting of
+    Subsampled Mechanisms under Composition", arXiv:2405.20769, 2024 (sampling without replacement
+    against Poisson subsampling).
     """
 
     sampler = "without replacement per step"
+    displaces = True
 
     def batches(self, present, size, rng, sizes=True):
         shape = (size, self.steps)
@@ -380,6 +456,9 @@ class WithoutReplacementCanaryTrace(_CanaryTrace):
     def _participations(self):
         return self.steps
 
+    def _others_per_batch(self):
+        return float(self.batch_size)
+
 
 class ShuffledCanaryTrace(_CanaryTrace):
     """The canary trace of shuffled fixed-size batches: each epoch a random permutation cut into batches.
@@ -389,9 +468,25 @@ class ShuffledCanaryTrace(_CanaryTrace):
     in no batch of that epoch otherwise. Batch sizes are fixed: ``b`` with the canary present;
     absent, the ``n - 1`` others fill the batches in order, so the last of an epoch holds
     ``min(b, n - 1 - (k - 1) b)`` records.
+
+    The worst case of Chua et al. (2024) for shuffling is ``neighbouring="replace-one",
+    replacement=0.0, others=-clip``: under the zero-out relation (a record replaced by one of
+    gradient 0, the dataset size kept) the canary's batch moves by ``2C`` on one input and by ``C``
+    on the other. The Poisson figure it is compared with is the accountants' add/remove epsilon at
+    ``q = b / n`` and the same ``sigma`` and ``T`` (``dp_accounting_pld_claim``), which is the
+    zero-out epsilon of :class:`PoissonCanaryTrace` (its worst case has ``others=0``); restate it
+    for the trace's relation with ``claim.with_meta(neighbouring="replace-one ...")``.
+
+    References
+    ----------
+    L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "How Private are
+    DP-SGD Implementations?", ICML 2024 (the shuffled batch sampler against Poisson subsampling; the
+    lower bound for one epoch). L. Chua et al., "Scalable DP-SGD: Shuffling vs. Poisson Subsampling",
+    NeurIPS 2024 (several epochs).
     """
 
     sampler = "shuffle"
+    displaces = True
 
     def batches(self, present, size, rng, sizes=True):
         k = self.steps_per_epoch
@@ -408,6 +503,9 @@ class ShuffledCanaryTrace(_CanaryTrace):
 
     def _participations(self):
         return self.epochs
+
+    def _others_per_batch(self):
+        return float(self.batch_size)
 
 
 class BallsInBinsCanaryTrace(_CanaryTrace):
@@ -433,6 +531,9 @@ class BallsInBinsCanaryTrace(_CanaryTrace):
 
     def _participations(self):
         return self.epochs
+
+    def _others_per_batch(self):
+        return (self.dataset_size - 1) / self.steps_per_epoch
 
 
 #: The trace classes by sampler name.
