@@ -1,14 +1,13 @@
 """Tumult Analytics queries, with the claim read from the Tumult privacy budget.
 
-Tumult Analytics (``pip install tmlt.analytics``) pins ``numpy < 2`` and runs on Apache Spark, so it
-does not install beside this project's numpy 2 environment: audit it from an environment of its own
-(this module imports neither Tumult nor Spark until an output is drawn). Its tests skip, saying so,
-where it is absent.
+Tumult Analytics (``pip install tmlt.analytics``) pins ``numpy < 2`` (and ``pandas < 2`` on Python
+3.11) and runs on Apache Spark (a Java runtime), so it does not install beside numpy 2: audit it from
+an environment of its own, which this project's ``numpy >= 1.25`` allows (this module imports neither
+Tumult nor Spark until an output is drawn). Its tests skip, saying so, where it is absent.
 
-Each output evaluates the query afresh: a Spark DataFrame of the input rows, a ``Session`` with the
-budget and the protected change (``AddOneRow()`` by default: neighbours differ by one added or
-removed row), and ``session.evaluate(query, budget)``. Tumult draws its noise from the operating
-system's entropy, so ``replayable`` is False.
+Each output is one evaluation of the query, a Spark job of a few seconds: Tumult has no batch API,
+and nothing else here makes it faster. Tumult draws its noise from the operating system's entropy, so
+``replayable`` is False.
 
 References
 ----------
@@ -18,12 +17,13 @@ and expressive framework for differential privacy", arXiv:2212.04133, 2022.
 
 from __future__ import annotations
 
-import numbers
+import os
+import sys
 
 import numpy as np
 
 from ..._validation import check_call, check_choice, check_finite_positive
-from ...errors import InvalidClaimError
+from ...errors import InvalidClaimError, InvalidParameterError
 from ._base import _check_claim, _StatedClaim
 
 __all__ = ["TumultQuery", "budget_claim", "zcdp_budget_claim"]
@@ -83,23 +83,42 @@ def budget_claim(budget) -> tuple[float, float]:
 class TumultQuery(_StatedClaim):
     """A Tumult Analytics query on rows, audited at its privacy budget.
 
+    Each output evaluates the query once: a Spark DataFrame of the input rows, a ``Session`` with the
+    budget and the protected change, and ``session.evaluate(query, budget)``.
+
     Parameters
     ----------
     query : tmlt.analytics.QueryExpr
-        E.g. ``QueryBuilder("data").count()``.
-    budget : tmlt.analytics.PureDPBudget or ApproxDPBudget
-        The budget the query is evaluated with, which is the claim.
-    columns : sequence of str
-        The column names of the input rows (each input is a sequence of rows).
+        E.g. ``QueryBuilder("data").count()``, or ``QueryBuilder("data").groupby(keys).count()``.
+    budget : tmlt.analytics.PureDPBudget, ApproxDPBudget or RhoZCDPBudget
+        The budget the query is evaluated with, which is the claim (rho-zCDP for a
+        ``RhoZCDPBudget``).
+    columns : sequence of str, or dict of str to str
+        The column names of the input rows (each input is a sequence of rows), or a mapping of each
+        name to its Spark SQL type (``{"user": "STRING"}``), which an input of no rows needs.
     protected_change : tmlt.analytics.ProtectedChange, optional
         The neighbouring relation (default ``AddOneRow()``).
     source_id : str, default "data"
         The table name the query reads.
 
+    Attributes
+    ----------
+    replayable : bool
+        False: Tumult draws its noise from the operating system's entropy, which nothing seeds.
+
     Notes
     -----
-    An output is the numeric values of the result rows, sorted by their other (key) values, as a
-    float vector.
+    An output is the released keys where the result has key columns (the result's columns that are
+    input columns, as a group-by's): ``{key: value}`` (the key a tuple for several key columns; with
+    several aggregates, ``{(key, column): value}``), a key absent where Tumult did not release it.
+    Without key columns it is the aggregates as a float vector. Spark's Python workers run
+    ``PYSPARK_PYTHON``; where it is unset, the first output sets it to this interpreter (the one Tumult
+    is installed in), since PySpark's default, ``python3`` on the path, may lack Tumult.
+
+    Raises
+    ------
+    InvalidParameterError
+        An input of no rows without column types (when an output is drawn).
     """
 
     replayable = False
@@ -107,6 +126,7 @@ class TumultQuery(_StatedClaim):
     def __init__(self, query, *, budget, columns, protected_change=None, source_id: str = "data"):
         self.query, self.budget = query, budget
         self.columns, self.protected_change, self.source_id = tuple(columns), protected_change, source_id
+        self.types = tuple(columns.values()) if isinstance(columns, dict) else None
         self.native_claim = zcdp_budget_claim(budget)
         if self.native_claim is not None:  # rho-zCDP, Tumult's default: audited as zCDP
             self.epsilon, self.delta = None, 0.0
@@ -118,29 +138,46 @@ class TumultQuery(_StatedClaim):
         from pyspark.sql import SparkSession
         from tmlt.analytics import AddOneRow, Session
 
+        # Spark's Python workers run PYSPARK_PYTHON (read when Spark starts); unset, this interpreter, Tumult's
+        os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
         spark = SparkSession.builder.getOrCreate()
-        frame = spark.createDataFrame([tuple(row) for row in data], schema=list(self.columns))
+        rows = [tuple(row) for row in data]
         session = Session.from_dataframe(
             privacy_budget=self.budget,
             source_id=self.source_id,
-            dataframe=frame,
+            dataframe=spark.createDataFrame(rows, schema=_schema(list(self.columns), self.types, rows)),
             protected_change=self.protected_change if self.protected_change is not None else AddOneRow(),
         )
-        rows = [tuple(row) for row in session.evaluate(self.query, privacy_budget=self.budget).collect()]
-        return _numeric_values(rows)
-
-    def sample(self, data, size, rng=None):
-        return np.stack([self(data) for _ in range(int(size))])
+        result = session.evaluate(self.query, privacy_budget=self.budget)
+        keys = [c for c in result.columns if c in self.columns]
+        return _released(result.collect(), keys, [c for c in result.columns if c not in self.columns])
 
     def __repr__(self):
         return f"TumultQuery({self.query!r}, budget={self.budget!r})"
 
 
-def _numeric_values(rows) -> np.ndarray:
-    """The numeric entries of ``rows``, rows sorted by their other entries (group keys)."""
+def _schema(names: list, types, rows):
+    """The DataFrame's schema: a DDL string where the column types are given, else the names (Spark infers
+    the types from the rows, which an input of no rows does not allow)."""
+    if types is not None:
+        return ", ".join(f"`{name}` {kind}" for name, kind in zip(names, types))
+    if not rows:
+        raise InvalidParameterError(
+            f"an input of no rows gives Spark no types for the columns {names}; allowed: columns as a mapping of "
+            "each name to its Spark SQL type ({'user': 'STRING'}), or inputs with rows"
+        )
+    return names
 
-    def numeric(v):
-        return isinstance(v, numbers.Real) and not isinstance(v, bool)
 
-    ordered = sorted(rows, key=lambda row: tuple(str(v) for v in row if not numeric(v)))
-    return np.asarray([float(v) for row in ordered for v in row if numeric(v)], dtype=np.float64)
+def _released(rows, keys: list, values: list):
+    """One output: ``{key: value}`` where the result has key columns, else the values as a float vector."""
+    if not keys:
+        return np.asarray([float(row[c]) for row in rows for c in values], dtype=np.float64)
+    out = {}
+    for row in rows:
+        key = row[keys[0]] if len(keys) == 1 else tuple(row[c] for c in keys)
+        if len(values) == 1:
+            out[key] = float(row[values[0]])
+        else:
+            out.update({(key, c): float(row[c]) for c in values})
+    return out

@@ -466,20 +466,32 @@ def test_tumult_budget_is_the_claim():
         TumultQuery("count", budget=RhoZCDPBudget(float("inf")), columns=["user"])
 
 
-def test_tumult_count_keeps_its_budget():
-    """A Tumult count with AddOneRow keeps eps = 1 on neighbours one row apart (alpha = 1e-6)."""
+def test_tumult_outputs_are_released_keys_and_counts():
+    """Detects a Tumult group-by read as anything but its released keys, a count read as anything but its
+    value, an input of no rows refused although its column types were given, and Spark's workers started
+    in another interpreter than Tumult's (every evaluation then raises). Needs Tumult Analytics, which runs
+    in an environment of its own (numpy < 2, Spark): each output is one Spark job (seconds), so this
+    checks outputs, not privacy; no statistical decision, nothing here fails by chance."""
     pytest.importorskip(
         "tmlt.analytics",
         reason="Tumult Analytics pins numpy < 2 (and needs Spark): it does not install beside this project's "
-        "numpy 2; audit it from an environment of its own",
+        "numpy 2; test it from an environment of its own",
     )
+    from tmlt.analytics import KeySet, QueryBuilder
     from tmlt.analytics import PureDPBudget as Budget
-    from tmlt.analytics import QueryBuilder
 
     from dpverify.extras.adapters import TumultQuery
 
-    query = TumultQuery(QueryBuilder("data").count(), budget=Budget(1.0), columns=["user"])
-    assert not _audit(query, ((1,),), ((1,), (2,)), 2_000).violation
+    count = TumultQuery(QueryBuilder("data").count(), budget=Budget(1.0), columns={"user": "STRING"})
+    for rows in ([("a",), ("b",)], []):
+        out = count(rows)
+        assert out.shape == (1,) and out[0] == round(out[0])
+    keys = KeySet.from_dict({"city": ["x", "y"]})
+    grouped = TumultQuery(QueryBuilder("data").groupby(keys).count(), budget=Budget(1.0), columns=["user", "city"])
+    released = grouped([("a", "x"), ("b", "x"), ("c", "y")])
+    assert set(released) == {"x", "y"} and all(v == round(v) for v in released.values())
+    with pytest.raises(dpverify.InvalidParameterError, match="types"):
+        grouped([])
 
 
 def test_opendp_samples_by_composition_without_a_batch():
