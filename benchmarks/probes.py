@@ -29,8 +29,10 @@ from dataclasses import dataclass, field
 from dpverify.mechanisms.glue import (
     ClippedMean,
     CountAndSums,
+    DataBoundsMean,
     DiffprivlibDoubledCount,
     DiffprivlibMean,
+    SumScaledByNoisyCount,
     replace_one_pairs,
     replace_one_strategy,
     thresholded_on_noisy_count,
@@ -72,6 +74,10 @@ def _searched(_):
     return replace_one_strategy(5, 10.0)
 
 
+def _adaptive(_):
+    return [([0.5] * 10, [0.5] * 9), ([0.5] * 9, [0.5] * 10)]
+
+
 def _key_pair(pair):
     return lambda _: [pair]
 
@@ -91,6 +97,12 @@ CASES = {
         CountAndSums(EPSILON, 2, split=False), _counts, True, "budget", {"epsilon": EPSILON}
     ),
     "count and sum, budget split": Case(CountAndSums(EPSILON, 2), _counts, False, "budget", {"epsilon": EPSILON}),
+    "mean, bounds from the data (diffprivlib's bounds calculated on the data)": Case(
+        DataBoundsMean(EPSILON), _means, True, "noise-calibration"
+    ),
+    "sum scaled by a noisy count, correct (adaptive)": Case(
+        SumScaledByNoisyCount(EPSILON), _adaptive, False, "noise-calibration"
+    ),
     "threshold on the true count": Case(thresholded_on_true_count, _records, True, "control-flow"),
     "threshold on the noisy count": Case(thresholded_on_noisy_count, _records, False, "control-flow"),
     "thresholded count, correct (probe, then audit)": Case(

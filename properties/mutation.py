@@ -1241,6 +1241,23 @@ MUTANTS = [
         ["properties/auditor/probes/test_planted_glue_bugs.py"],
         note="a call made in one run only (a threshold on the true count) is no control-flow finding",
     ),
+    # noise-calibration (lead, 2026-12-02): noise parameters that differ between the runs (group "probes")
+    Mutant(
+        "probes-calibration-not-checked",
+        "dpverify/probes/probe.py",
+        "    if _parameters_differ(draw, base_xp.draws[i]):\n",
+        "    if False:\n",
+        ["properties/auditor/probes/test_planted_glue_bugs.py"],
+        note="a scale computed from the data measured as a shift across two scales, and no finding",
+    ),
+    Mutant(
+        "probes-calibration-ignores-earlier-releases",
+        "dpverify/probes/probe.py",
+        "    if len(aligned.draws) > i and not _parameters_differ(aligned.draws[i], draw):\n",
+        "    if False:\n",
+        ["properties/auditor/probes/test_planted_glue_bugs.py"],
+        note="a correct adaptive pipeline (its scale reads a released noisy count) given a calibration finding",
+    ),
 ]
 
 

@@ -41,6 +41,8 @@ __all__ = [
     "CountAndSums",
     "thresholded_on_true_count",
     "thresholded_on_noisy_count",
+    "DataBoundsMean",
+    "SumScaledByNoisyCount",
     "DiffprivlibDoubledCount",
     "DiffprivlibMean",
     "replace_one_pairs",
@@ -81,6 +83,34 @@ class CountAndSums:
         for _ in range(self.k - 1):
             releases.append(float(np.sum(clipped)) + rng.laplace(scale=scale))
         return tuple(releases)
+
+
+class DataBoundsMean:
+    """The mean with its bounds computed from the data: Laplace noise of scale ``(max - min) / (n epsilon)``, the
+    case diffprivlib warns of when no bounds are given ("bounds will be calculated on the data provided"):
+    the noise scale itself tells the data's range."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+    def __call__(self, data, rng):
+        values = np.asarray(data, dtype=float)
+        scale = (values.max() - values.min()) / (len(values) * self.epsilon)
+        return float(np.mean(values)) + rng.laplace(scale=max(scale, 1e-12))
+
+
+class SumScaledByNoisyCount:
+    """The correct adaptive counterpart: a noisy count (epsilon / 2), then the sum of values clipped to
+    [0, 1] with Laplace noise of scale ``2 / epsilon`` where the noisy count reaches 10, twice that below:
+    the second scale follows a released value (post-processing), never the data."""
+
+    def __init__(self, epsilon):
+        self.epsilon = epsilon
+
+    def __call__(self, data, rng):
+        noisy = len(data) + rng.laplace(scale=2.0 / self.epsilon)
+        scale = 2.0 / self.epsilon * (1.0 if noisy >= 10 else 2.0)
+        return noisy, float(np.sum(np.clip(data, 0.0, 1.0))) + rng.laplace(scale=scale)
 
 
 def thresholded_on_true_count(data, rng):

@@ -25,7 +25,13 @@ pipeline:
 (c) **budget**: where the pipeline declares a total ``epsilon``, the epsilon its Laplace and
     geometric calls spend (the declared sensitivity over each call's scale, or the measured shift
     where no sensitivity is declared) is summed; a sum above the claim is a finding, at the call
-    where it first exceeds it.
+    where it first exceeds it;
+(d) **noise calibration**: where both runs make a noise call alike but with other parameters (a
+    scale, say), no shift is measured there (the two draws are not the same noise). The run on x' is
+    made again with each earlier noise draw moved by its measured shift, so that it releases what the
+    run on x released before that call: parameters that then agree follow those releases (an
+    adaptive pipeline, post-processing: a note); parameters that still differ are computed from the
+    data (a bound or sensitivity read off the input): a finding.
 
 A pipeline declares ``sensitivity`` and ``epsilon`` as attributes (a callable object) or the
 probe is given them as arguments. Python's :mod:`random` and numpy's legacy global generator are
@@ -247,7 +253,11 @@ def _probe(pipeline, x, x_prime, seed, sensitivity, epsilon) -> ProbeReport:
         findings += _structure_findings(base_x, base_xp, compared, notes)
         calls = ()
     else:
-        calls = tuple(_measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes) for i in range(compared.same))
+        moves = {}  # call -> the shift that makes the run on x' release what the run on x releases there
+        calls = [
+            _measure(pipeline, x, x_prime, seed, i, (base_x, base_xp), notes, findings, moves)
+            for i in range(compared.same)
+        ]
         calls = tuple(c for c in calls if c is not None)
         findings += _sensitivity_findings(calls, sensitivity)
     findings += _budget_findings(base_x.draws, base_xp.draws, calls, sensitivity, epsilon)
@@ -463,12 +473,16 @@ def _carried(pipeline, data, seed, i, base: _Run):
     return tuple(np.flatnonzero(np.abs(change - 1.0) <= tolerance).tolist())
 
 
-def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
+def _measure(pipeline, x, x_prime, seed, i, bases, notes, findings, moves):
+    base_x, base_xp = bases
     draw = base_x.draws[i]
     kind = noise_kind(draw.method)
     if kind is None:
         return None
     scale = draw.scale()
+    if _parameters_differ(draw, base_xp.draws[i]):
+        findings.extend(_calibration(pipeline, x_prime, seed, i, bases, notes, moves))
+        return NoiseCall(i, draw.method, draw.site, scale, 0, declared_sensitivity=draw.declared_sensitivity)
     carried = _carried(pipeline, x, seed, i, base_x)
     carried_prime = _carried(pipeline, x_prime, seed, i, base_xp)
     if carried is None or carried_prime is None or carried != carried_prime:
@@ -480,6 +494,8 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
     if not carried:
         return NoiseCall(i, draw.method, draw.site, scale, 0, declared_sensitivity=draw.declared_sensitivity)
     shift = base_x.values[list(carried)] - base_xp.values[list(carried)]
+    if len(carried) == 1 and np.size(draw.value) == 1:
+        moves[i] = float(shift[0])
     l1, l2 = float(np.sum(np.abs(shift))), float(np.sqrt(np.sum(shift**2)))
     # each released number rounds by half a spacing, and so does the difference: 2 spacings of the larger
     largest = np.maximum(np.abs(base_x.values[list(carried)]), np.abs(base_xp.values[list(carried)]))
@@ -497,6 +513,58 @@ def _measure(pipeline, x, x_prime, seed, i, base_x, base_xp, notes):
         rounding=rounding,
         declared_sensitivity=draw.declared_sensitivity,
     )
+
+
+def _parameters_differ(draw, draw_prime) -> bool:
+    """Whether two calls of one signature draw with other parameters (False where either cannot be read)."""
+    a, b = draw.parameters, draw_prime.parameters
+    return a is not None and b is not None and a != b
+
+
+def _calibration(pipeline, x_prime, seed, i, bases, notes, moves) -> list:
+    """Call ``i`` draws with other parameters on x and on x' (its scale, say): no shift is measured there.
+    The run on x' is made again with each earlier noise draw moved by its measured shift, so that it
+    releases what the run on x released before call ``i``. Where call ``i``'s parameters then match the
+    run on x's, they follow those releases (adaptive, as post-processing allows): a note. Where they still
+    differ, they are computed from the data: a noise-calibration finding. Where an earlier noise call has
+    no measured scalar shift (a vector draw, noise no released value carries), a note says it was not told."""
+    base_x, base_xp = bases
+    draw, draw_prime = base_x.draws[i], base_xp.draws[i]
+    described = (
+        f"call {i} ({draw.method} at {draw.site}) draws with {_parameter_text(draw)} on x and "
+        f"{_parameter_text(draw_prime)} on x'"
+    )
+    unaligned = [j for j in range(i) if noise_kind(base_x.draws[j].method) is not None and j not in moves]
+    if unaligned:
+        notes.append(
+            f"{described}: no shift measured there, and whether they follow the earlier releases was not told "
+            f"(the noise of call {unaligned[0]} reaches no released number alone, so it cannot be aligned)"
+        )
+        return []
+    aligned = _run(pipeline, x_prime, seed, marker={j: h for j, h in moves.items() if j < i})
+    if len(aligned.draws) > i and not _parameters_differ(aligned.draws[i], draw):
+        notes.append(
+            f"{described}: with the earlier releases made equal they match, so they follow those releases, which "
+            "an adaptive pipeline may do; no shift measured there"
+        )
+        return []
+    return [
+        ProbeFinding(
+            "noise-calibration",
+            draw.site,
+            f"{described}, and still differ with every earlier release made equal: the noise is calibrated on the "
+            "data (a sensitivity, bound or scale computed from the input), which leaks it unless the mechanism is "
+            "built for that (smooth sensitivity, propose-test-release); no shift measured there",
+            {"call": i},
+        )
+    ]
+
+
+def _parameter_text(draw) -> str:
+    scale = draw.scale()
+    if scale is not None:
+        return f"scale {scale:g}"
+    return ", ".join(f"{name}={value!r}" for name, value in draw.parameters)
 
 
 def _epsilon_per_unit(kind, scale):

@@ -114,14 +114,14 @@ class RecordingGenerator:
     ----------
     seed : int
         Seed of the generator the calls are forwarded to.
-    marker : tuple of (int, int), optional
+    marker : tuple of (int, int), or dict of int to number, optional
         ``(i, h)``: the ``i``-th call (from 0) returns its draw plus ``h`` (an integer, so that an
-        integer draw stays one).
+        integer draw stays one); ``{i: h, ...}``: each of those calls moved so.
     """
 
-    def __init__(self, seed: int, marker: tuple | None = None):
+    def __init__(self, seed: int, marker: tuple | dict | None = None):
         self._generator = np.random.default_rng(seed)
-        self._marker = marker
+        self._moves = {} if marker is None else dict(marker) if isinstance(marker, dict) else {marker[0]: marker[1]}
         self.draws: list[Draw] = []
 
     def __getattr__(self, name):
@@ -142,8 +142,8 @@ class RecordingGenerator:
         """Record a call ``name`` that drew ``value`` at the call site of the function that calls ``record``
         (its caller's frame), and return ``value``, shifted by the marker when it is the marked noise call;
         ``declared``: a library mechanism's ``declared_scale`` and ``declared_sensitivity``."""
-        if self._marker is not None and self._marker[0] == len(self.draws) and noise_kind(name) is not None:
-            value = value + self._marker[1]
+        if len(self.draws) in self._moves and noise_kind(name) is not None:
+            value = value + self._moves[len(self.draws)]
         self.draws.append(Draw(name, _call_site(), args, kwargs, value, **declared))
         return value
 

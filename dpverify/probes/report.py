@@ -18,7 +18,7 @@ __all__ = ["FINDING_KINDS", "NoiseCall", "ProbeFinding", "ProbeReport", "ProbeAu
 #: The kinds of finding: the two runs took different paths; a released value moved more than the
 #: declared sensitivity; the Laplace calls spend more epsilon than the pipeline claims; the two
 #: runs released outputs of different shapes.
-FINDING_KINDS = ("control-flow", "sensitivity", "budget", "output-structure")
+FINDING_KINDS = ("control-flow", "sensitivity", "budget", "output-structure", "noise-calibration")
 
 
 @dataclass(frozen=True)
@@ -34,8 +34,9 @@ class NoiseCall(PlainData):
     scale : float or None
         The noise scale argument (``p`` for ``geometric``); None when not one number.
     components : int
-        How many released numbers moved by exactly the marker when this call's draw did (0: no
-        released value carries this call's noise additively, and no shift is measured).
+        How many released numbers moved by exactly the marker when this call's draw did (0: no shift
+        measured: no released value carries this call's noise additively, or a note says why not,
+        as where the two runs draw it with other parameters).
     shift_l1, shift_l2 : float or None
         The l1 and l2 norms of the difference of those released values between x and x'; with the
         noise the same in both runs, it is the difference of the query values ``f(x) - f(x')``.
@@ -211,7 +212,7 @@ def norm_shift(call: NoiseCall) -> float:
 
 def _measured(call: NoiseCall) -> str:
     if not call.components:
-        return "no released value carries its noise additively (no shift measured)"
+        return "no shift measured (no released value carries its noise additively, or a note says why not)"
     text = f"scale {call.scale}, shift l1 {call.shift_l1:.6g}, l2 {call.shift_l2:.6g}"
     if call.implied_epsilon is not None:
         text += f", implied epsilon {call.implied_epsilon:.6g}"

@@ -16,7 +16,10 @@ The bugs (the pipelines of :mod:`dpverify.mechanisms.glue`), written from the is
   control flow);
 - noise drawn only for the keys whose true count reaches a threshold, vectorised over the keys
   (its number of draws follows the data, as a correct per-key pipeline's does: a draw-count note
-  for the probe, found by the follow-up audit).
+  for the probe, found by the follow-up audit);
+- a mean whose noise scale comes from the data's own range (diffprivlib's "bounds will be
+  calculated on the data provided"): a noise-calibration finding, where a correct adaptive pipeline
+  whose scale follows an earlier noisy release is a note.
 """
 
 from __future__ import annotations
@@ -30,6 +33,8 @@ import dpverify
 from dpverify.mechanisms.glue import (
     ClippedMean,
     CountAndSums,
+    DataBoundsMean,
+    SumScaledByNoisyCount,
     replace_one_pairs,
     replace_one_strategy,
     thresholded_on_noisy_count,
@@ -195,6 +200,41 @@ def test_noise_only_above_the_true_threshold_is_not_hidden_by_the_draw_count_rul
     assert not result.report.flagged and result.report.draw_count_sites
     assert result.violation and result.audit.event.family == "key-presence"
     assert result.audit.delta_lower_bound > 0.5
+
+
+@pytest.mark.parametrize(
+    "epsilon, x, x_prime",
+    [
+        (1.0, [1.0, 2.0, 3.0, 4.0, 5.0], [1.0, 2.0, 3.0, 4.0, 9.0]),
+        (0.3, [0.0, 1.0], [0.0, 4.0]),
+        (2.0, [5.0] * 3 + [6.0], [5.0] * 4),
+    ],
+)
+def test_a_noise_scale_computed_from_the_data_is_a_calibration_finding(epsilon, x, x_prime):
+    """Detects: a noise scale computed from the data's range (diffprivlib's bounds "calculated on the data
+    provided"), which the probe used to measure as a shift across two different scales, a number that
+    meant nothing. Now it is a noise-calibration finding at the Laplace call, with no shift measured."""
+    report = probe_pair(DataBoundsMean(epsilon), x, x_prime, seed=1)
+    (finding,) = report.findings
+    assert finding.kind == "noise-calibration"
+    assert finding.site == _site(DataBoundsMean.__call__, "rng.laplace")
+    assert report.calls[0].components == 0 and report.calls[0].shift_l1 is None
+
+
+@pytest.mark.parametrize(
+    "epsilon, seed, straddles", [(0.5, 1, True), (0.5, 2, False), (1.0, 0, True), (1.0, 2, False), (2.0, 5, True)]
+)
+def test_a_scale_that_follows_an_earlier_noisy_release_is_a_note(epsilon, seed, straddles):
+    """Detects: a calibration check that flags a correct adaptive pipeline (its second scale reads the
+    released noisy count, post-processing) or that drops the note. On seeds where the noisy counts of 10
+    and 9 records fall on either side of 10 the two runs draw the sum's noise at other scales: a note says
+    they follow the earlier release; elsewhere the scales agree and the shift is measured."""
+    report = probe_pair(SumScaledByNoisyCount(epsilon), [0.5] * 10, [0.5] * 9, seed=seed)
+    assert not report.findings
+    assert any("follow those releases" in note for note in report.notes) == straddles
+    assert (report.calls[1].components == 0) == straddles
+    if not straddles:
+        assert report.calls[1].shift_l1 == pytest.approx(0.5)
 
 
 @pytest.mark.parametrize("sigma", [0.5, 2.0])
