@@ -118,7 +118,9 @@ class LogRatioSum:
     selection samples' histograms (a naive Bayes score), monotone in the coordinate where the data
     do not reject it (:func:`monotone_fit`). ``edges[i]`` are the bin edges of
     coordinate ``coordinates[i]`` (``searchsorted(..., side="right")``; NaN falls in the last
-    bin). No compiled form: the order of the additions is numpy's.
+    bin). The terms are added to 0 in the order of ``coordinates``, elementwise, which a loop
+    reproduces bit for bit: the sum of the output coordinates has a compiled form (``counted_as``),
+    the sum of ``basis`` columns none (BLAS fixes the order of the additions of each column).
 
     References
     ----------
@@ -158,6 +160,9 @@ class LogRatioSum:
             term = xp.take(arrays.asarray_like(table, group, xp), bins)
             total = term if total is None else total + term  # 0 + t is t: the same comparisons
         return total
+
+    def counted_as(self):
+        return None if self.basis is not None else ("log-ratio-sum", self.coordinates, self.edges, self.tables)
 
 
 #: Bins per coordinate of :class:`LogRatioSum` (quantiles of the pooled selection sample): the table of
