@@ -199,10 +199,21 @@ def _bin_edges(values: np.ndarray, weights: np.ndarray | None, *bins: int) -> li
 
 def _bin_counts(edges, values_x, values_xp, weights_x=None, weights_xp=None) -> tuple[np.ndarray, np.ndarray]:
     """The two (weighted) histograms on ``edges`` (``searchsorted(..., side="right")``; NaN in the last bin)."""
+    if weights_x is None:
+        return _histogram(edges, values_x), _histogram(edges, values_xp)
     bins = len(edges) + 1
     c_x = np.bincount(np.searchsorted(edges, values_x, side="right"), weights=weights_x, minlength=bins)
     c_xp = np.bincount(np.searchsorted(edges, values_xp, side="right"), weights=weights_xp, minlength=bins)
     return c_x, c_xp
+
+
+def _histogram(edges, values) -> np.ndarray:
+    """The counts of ``bincount(searchsorted(edges, values, side="right"))`` on strictly increasing ``edges``,
+    read from the sorted values: bin ``j`` holds the values ``v`` with ``edges[j - 1] <= v < edges[j]``, so
+    the values below bin ``j`` are those ``< edges[j - 1]`` (NaN sorts last, into the last bin). A sort is
+    several times faster than a binary search per value on unsorted values."""
+    below = np.searchsorted(np.sort(values), edges, side="left")
+    return np.diff(np.concatenate([[0], below, [len(values)]]))
 
 
 def _coarser(counts: np.ndarray, fine_edges: np.ndarray, edges: np.ndarray) -> np.ndarray:
