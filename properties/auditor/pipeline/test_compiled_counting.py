@@ -448,3 +448,25 @@ def test_seeded_vector_audits_are_identical_with_and_without_the_kernels(monkeyp
     monkeypatch.setattr(partition, "projected", lambda projection, group, compiled: projection(group))
     plain = dpverify.audit(mechanism, x, x_prime, **options)
     assert compiled.to_dict() == plain.to_dict()
+
+
+def test_certification_compiles_from_as_many_values_as_outputs_times_coordinates(monkeypatch):
+    """The kernels start at MIN_COMPILED_OUTPUTS values per input (outputs times coordinates) in the
+    certification, and the partition's selection scores with them exactly when the certification will.
+
+    Deterministic. Detects: the rule read on outputs alone (wide vectors counted by numpy), and a
+    selection that loads numba for an audit whose certification does not (or the reverse)."""
+    from dpverify.mechanisms.concentrated import ZCDPGaussian
+    from dpverify.pipeline import partition
+
+    scored, compiled = [], []
+    monkeypatch.setattr(partition, "projected", lambda p, g, on: scored.append(on) or counting.projected(p, g, on))
+    monkeypatch.setattr(sampling, "compile_counter", lambda c, i: compiled.append(1) or counting.compile_counter(c, i))
+    x, x_prime = np.zeros(3), np.full(3, 0.6)
+    for limit, expected in ((3 * 10_000, True), (3 * 10_000 + 1, False)):  # 10,000 certification outputs
+        monkeypatch.setattr(sampling, "MIN_COMPILED_OUTPUTS", limit)
+        monkeypatch.setattr(partition, "MIN_COMPILED_OUTPUTS", limit)
+        scored.clear(), compiled.clear()
+        result = dpverify.audit(ZCDPGaussian(0.005), x, x_prime, n_samples=20_000, n_chunks=2, seed=3)
+        assert result.n_samples - result.n_selection == 10_000
+        assert bool(compiled) == expected and scored and all(s == expected for s in scored)
