@@ -154,3 +154,37 @@ def test_histograms_read_from_sorted_values_equal_the_binned_counts():
             expected = np.bincount(np.searchsorted(edges, values, side="right"), minlength=len(edges) + 1)
             np.testing.assert_array_equal(counts, expected)
             assert counts.dtype == expected.dtype
+
+
+def test_one_selection_fits_its_vector_projections_once(monkeypatch):
+    """The threshold and support-edge families of one selection read one fit of the vector projections
+    (the covariance, the whitening, the log-ratio tables), and give the events they gave with a fit each.
+
+    Deterministic. Detects: the fit run once per family (twice the selection's fitting time), and a
+    cache keyed on anything but the selection arrays themselves (a later selection reading an earlier
+    one's projections)."""
+    from dpverify.events import candidate_events, real
+    from dpverify.pipeline.outputs import fit_codec
+
+    fits = []
+    fitted = real.vector_projections
+    monkeypatch.setattr(real, "vector_projections", lambda a, b: fits.append(1) or fitted(a, b))
+    rng = np.random.default_rng(19)
+    shift = np.array([1.0, 0.5, 0.0])
+    found = []
+    for sel_x, sel_xp in [(rng.laplace(size=(4_000, 3)) + shift, rng.laplace(size=(4_000, 3)))] * 2 + [
+        (rng.laplace(size=(4_000, 3)), rng.laplace(size=(4_000, 3)) + shift)
+    ]:
+        codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+        found.append(candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift)))
+    assert len(fits) == 3  # once per selection: the two families share it, a new selection fits again
+    assert [e.description for e in found[0].events] == [e.description for e in found[1].events]
+    assert [e.description for e in found[0].events] != [e.description for e in found[2].events]
+    monkeypatch.setattr(real, "shared_value", lambda groups, name, compute: compute())  # a fit per family
+    codec, (enc_x, enc_xp) = fit_codec(*[rng.laplace(size=(4_000, 3)) + shift, rng.laplace(size=(4_000, 3))])
+    separate = candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift))
+    monkeypatch.undo()
+    shared = candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift))
+    assert [e.description for e in shared.events] == [e.description for e in separate.events]
+    np.testing.assert_array_equal(shared.counts_x, separate.counts_x)
+    np.testing.assert_array_equal(shared.counts_x_prime, separate.counts_x_prime)
