@@ -24,7 +24,9 @@ As a script::
     python benchmarks/wide_vectors.py --samples 1e6 4e6 --seeds 1 2 3 4 5 [--cases counter gaussian]
 
 prints a Markdown table. As an asv benchmark, ``WideVectorRatio.track_ratio_to_exact`` per case at
-2e5 samples per input (one seed).
+2e5 samples per input (one seed), and ``WideVectorCost.track_cpu_over_scalar``: the CPU of the Gaussian's
+audit on d = 3 and 5 coordinates over the scalar's, at 4e6 samples per input (seed 1, each audit run once
+before the one timed, so that neither pays numba's first load in the process).
 """
 
 from __future__ import annotations
@@ -91,6 +93,21 @@ class WideVectorRatio:
     def track_ratio_to_exact(self, name):
         case = next(c for cases in CASES.values() for c in cases if c[0] == name)
         return run_case(case, 200_000, 1)[0]
+
+
+class WideVectorCost:
+    """asv: CPU of the d-coordinate Gaussian's audit over the scalar's at 4e6 samples per input."""
+
+    params = [[3, 5]]
+    param_names = ["d"]
+    timeout = 300
+
+    def track_cpu_over_scalar(self, d):
+        seconds = []
+        for case in (_gaussian_case(1), _gaussian_case(d)):
+            run_case(case, 4_000_000, 1)  # kernels loaded and compiled before the timed audit
+            seconds.append(run_case(case, 4_000_000, 1)[1])
+        return seconds[1] / seconds[0]
 
 
 def main():

@@ -28,7 +28,7 @@ kernels here read each output once and keep only histograms:
 Apart from the Newton sums, the counts are integers and every test is the IEEE operation numpy
 makes, so the candidates are those of the numpy path, bit for bit (tested on random doubles with
 signed zeros, infinities, NaN and subnormals). They are used from :data:`MIN_COMPILED_SELECTION`
-selection outputs on, where the audit's certification loads numba anyway
+selection values (outputs times coordinates) on, where the audit's certification loads numba anyway
 (:data:`dpverify.pipeline.counting.MIN_COMPILED_OUTPUTS`).
 
 References
@@ -60,9 +60,10 @@ __all__ = [
     "logistic_newton_sums",
 ]
 
-#: Selection outputs (both inputs together) from which the floating-point families count with the
-#: kernels: 2e6, the default selection of an audit of 1e7 samples per input, whose certification
-#: (9e6 outputs per input) counts with compiled kernels too, so numba is loaded anyway.
+#: Selection values (outputs times their coordinates, both inputs together) from which the floating-point
+#: families count with the kernels: 2e6, the default selection of an audit of 1e7 scalar samples per input
+#: (or 1e7 / d of d-vectors), whose certification (9e6 values per input) counts with compiled kernels too,
+#: so numba is loaded anyway.
 MIN_COMPILED_SELECTION = 2_000_000
 #: Low mantissa bits read per output (floating.MAX_TRAILING_ZEROS must equal it).
 LOW_BITS = 3

@@ -247,9 +247,11 @@ def _mantissa_coder(seen: np.ndarray, top: int):
 
 
 def _compiled(sel_x, sel_x_prime) -> bool:
-    """Whether the selection counts go to :mod:`._float_kernels` (large selections of doubles)."""
+    """Whether the selection counts go to :mod:`._float_kernels` (large selections of doubles: rows times
+    coordinates, numpy's cost)."""
+    width = sel_x.shape[1] if sel_x.ndim == 2 else 1
     return (
-        len(sel_x) + len(sel_x_prime) >= _float_kernels.MIN_COMPILED_SELECTION
+        (len(sel_x) + len(sel_x_prime)) * width >= _float_kernels.MIN_COMPILED_SELECTION
         and sel_x.dtype == np.float64
         and sel_x_prime.dtype == np.float64
     )

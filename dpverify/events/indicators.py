@@ -14,8 +14,8 @@ An indicator may declare, in its own class body:
   (:mod:`dpverify.pipeline.counting`) may count in its place, as a tuple whose
   first entry names the form (``"at-least"``, ``"below"``, ``"within"`` and
   ``"composed"`` for events; ``"coordinate"``, ``"largest"``,
-  ``"exact-value"``, ``"mantissa"``, ``"reachability"``, ``"code-set"`` and
-  ``"code-value"`` for their parts). :func:`counted_as` reads the declaration
+  ``"log-ratio-sum"``, ``"exact-value"``, ``"mantissa"``, ``"reachability"``,
+  ``"code-set"`` and ``"code-value"`` for their parts). :func:`counted_as` reads the declaration
   of the indicator's own class only: a subclass that changes membership is
   left to numpy unless it declares again.
 

@@ -19,7 +19,7 @@ from .candidates import Candidates, CodeBook, Event, concat
 from .discrete import level_set_events, singleton_events
 from .indicators import AtLeast, Below, Composed, ExactValue
 from .projections import LogRatioSum, vector_projections
-from .thresholds import format_threshold, sorted_projection, threshold_candidates
+from .thresholds import format_threshold, shared_value, sorted_projection, threshold_candidates
 
 __all__ = [
     "MAX_DISCRETE_VALUES",
@@ -54,9 +54,15 @@ def real_threshold_events(sel_x, sel_x_prime, outputs) -> Candidates:
             groups=_shared(sel_x, sel_x_prime),
             tails=isinstance(project, LogRatioSum),
         )
-        for name, project in vector_projections(sel_x, sel_x_prime)
+        for name, project in _projections(sel_x, sel_x_prime)
     ]
     return concat(parts)
+
+
+def _projections(sel_x, sel_x_prime) -> list:
+    """:func:`.projections.vector_projections` of the selection, fitted once for the threshold and
+    support-edge families of one selection (:func:`.thresholds.shared_value`; the same projections)."""
+    return shared_value((sel_x, sel_x_prime), "vector projections", lambda: vector_projections(sel_x, sel_x_prime))
 
 
 #: Outputs of M(x) whose distinct values :func:`real_value_events` counts first: continuous outputs
@@ -155,7 +161,7 @@ def support_edge_events(sel_x, sel_x_prime, outputs) -> Candidates:
     "Estimation of a truncation point", Biometrika 51(1-2), 1964 (the edge estimate ``2 X(1) - X(2)``).
     """
     events, cx, cxp = [], [], []
-    for name, project in vector_projections(sel_x, sel_x_prime):
+    for name, project in _projections(sel_x, sel_x_prime):
         px, pxp = project(sel_x), project(sel_x_prime)
         group_x, group_xp = _shared(sel_x, sel_x_prime)
         sx, sxp = sorted_projection(group_x, name, px), sorted_projection(group_xp, name, pxp)

@@ -35,6 +35,7 @@ __all__ = [
     "threshold_candidates",
     "threshold_events",
     "shared_sorts",
+    "shared_value",
     "sorted_projection",
     "presorted_projection",
 ]
@@ -207,6 +208,22 @@ def sorted_projection(group, name: str, values: np.ndarray) -> np.ndarray:
         kept.flags.writeable = False
         cache[key] = (group, kept)
     return kept
+
+
+def shared_value(groups: tuple, name: str, compute):
+    """``compute()``, once per ``groups`` (by identity) and ``name`` inside the current :func:`shared_sorts`
+    block (later callers get the same object); computed afresh elsewhere. For values that depend on the
+    groups only, such as the projections of a selection's vectors that two families read."""
+    cache = _SHARED_SORTS.get()
+    if cache is None:
+        return compute()
+    key = (tuple(id(g) for g in groups), name)
+    hit = cache.get(key)
+    if hit is not None and all(a is b for a, b in zip(hit[0], groups)):
+        return hit[1]
+    value = compute()
+    cache[key] = (groups, value)
+    return value
 
 
 def presorted_projection(group, name: str) -> np.ndarray | None:

@@ -225,7 +225,9 @@ class ZCDPGaussian:
     def sample(self, data, size, rng):
         arr = np.asarray(data, dtype=np.float64)
         shape = arr.shape if size is None else (size,) + arr.shape
-        return round_to_grid(arr + rng.normal(scale=self.sigma, size=shape), self.grid, self.bound)
+        noise = rng.normal(scale=self.sigma, size=shape)
+        noise += arr  # x + noise, in the draw's own array
+        return round_to_grid(noise, self.grid, self.bound)
 
     def __call__(self, data, rng):
         out = self.sample(data, None, rng)

@@ -54,8 +54,12 @@ def round_to_grid(values, grid: float, bound: float):
     """``clamp(grid * rint(values / grid), -bound, bound)`` (exact in float64 for power-of-two grids)."""
     if not (bound > 0 and math.isfinite(bound)):
         raise InvalidParameterError(f"the clamp bound must be finite and > 0, got {bound!r}")
-    rounded = np.rint(np.asarray(values, dtype=np.float64) / grid) * grid
-    return np.clip(rounded, -bound, bound)
+    rounded = np.asarray(values, dtype=np.float64) / grid
+    if not isinstance(rounded, np.ndarray):  # a scalar
+        return np.clip(np.rint(rounded) * grid, -bound, bound)
+    np.rint(rounded, out=rounded)  # the same steps in the new array: no temporary per step
+    rounded *= grid
+    return np.clip(rounded, -bound, bound, out=rounded)
 
 
 def check_inside(data, bound: float, what: str = "input"):

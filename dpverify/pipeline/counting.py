@@ -10,9 +10,10 @@ compiled form (``counted_as``, :mod:`dpverify.events.indicators`) are
 translated into a small *program* that a numba kernel runs row by row:
 
 * every output is reduced once per *projection*: a real value (a coordinate,
-  the largest coordinate) or a code (the code book's code of an integer, the
-  code of an exact real value by sorted lookup, the (sign, binade, trailing
-  zeros) code of the bit pattern, the reachability cell of ``y - x`` and
+  the largest coordinate, the sum of the coordinates' binned log ratios) or a
+  code (the code book's code of an integer, the code of an exact real value by
+  sorted lookup, the (sign, binade, trailing zeros) code of the bit pattern,
+  the reachability cell of ``y - x`` and
   ``y - x'``);
 * events on a real value (``v >= t``, ``v < t``, ``lo <= v < hi``) are tested
   per output; events on a code (code sets: singletons and level sets; and
@@ -68,10 +69,19 @@ from ..events.floating import BINADE_SPAN, MAX_TRAILING_ZEROS
 from ..events.indicators import counted_as
 from ..support._lazy_jit import njit  # numba is imported at the first compiled count
 
-__all__ = ["CompiledCounter", "compile_counter", "count_real", "count_scalars", "MIN_COMPILED_OUTPUTS"]
+__all__ = [
+    "CompiledCounter",
+    "compile_counter",
+    "count_real",
+    "count_scalars",
+    "log_ratio_sums",
+    "projected",
+    "MIN_COMPILED_OUTPUTS",
+]
 
-#: Certifications of fewer outputs per input than this count with numpy: loading the kernels (numba's
-#: first use in a process) would cost more than it saves.
+#: Certifications of fewer output coordinates per input than this (outputs times the code book's
+#: dimension) count with numpy: loading the kernels (numba's first use in a process) would cost more than
+#: it saves.
 MIN_COMPILED_OUTPUTS = 1 << 23
 #: Integer code books spanning at most this many values are read by direct lookup, not binary search.
 MAX_LOOKUP_SPAN = 1 << 16
@@ -81,7 +91,7 @@ MAX_LOOKUP_SPAN = 1 << 16
 MAX_COMPARED_CODES = 3
 
 # projections: what each output is reduced to (a real value, or a code)
-_COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY = range(5)
+_COORDINATE, _LARGEST, _EXACT_VALUE, _MANTISSA, _REACHABILITY, _LOG_RATIO_SUM = range(6)
 # tests of a real value
 _AT_LEAST, _BELOW, _WITHIN = range(3)
 _TESTS = {"at-least": _AT_LEAST, "below": _BELOW, "within": _WITHIN}
@@ -167,6 +177,48 @@ def _sorted_code(keys, start, stop, v):
 
 
 @njit(cache=True, nogil=True)
+def _log_ratio_sum_tile(values, start, stop, numbers, offset, length, tile, column, bins):
+    """``tile[:stop - start]`` = :class:`~dpverify.events.projections.LogRatioSum` of rows ``start:stop``.
+
+    ``numbers[offset:]`` holds ``length`` terms, each ``(coordinate, m, m sorted edges, m + 1 table
+    entries)``. A row's bin is numpy's ``searchsorted(edges, v, side="right")``: the number of edges
+    ``<= v``, counted edge by edge over the tile (a loop the compiler vectorizes; a binary search per
+    value costs as much as numpy's, its branches unpredictable), and the last bin for NaN. The terms are
+    added to 0.0 in the projection's order, as numpy adds its columns. ``column`` and ``bins`` are
+    scratch buffers of a tile.
+    """
+    rows = stop - start
+    out, column, bins = tile[:rows], column[:rows], bins[:rows]
+    for i in range(rows):
+        out[i] = 0.0
+    at = offset
+    for _ in range(length):
+        k, m = np.int64(numbers[at]), np.int64(numbers[at + 1])
+        edges = at + 2
+        for i in range(rows):
+            column[i] = values[start + i, k]
+            bins[i] = m * np.int64(column[i] != column[i])  # NaN: no edge is <= it, numpy's last bin
+        for j in range(m):
+            edge = numbers[edges + j]
+            for i in range(rows):
+                bins[i] += column[i] >= edge
+        table = numbers[edges + m : edges + 2 * m + 1]
+        for i in range(rows):
+            out[i] += table[bins[i]]
+        at = edges + 2 * m + 1
+
+
+@njit(cache=True, nogil=True)
+def log_ratio_sums(values, numbers, length, out):
+    """``out[r]`` = the log-ratio sum of row ``r`` of ``values`` (n, d) doubles, its terms at the start of
+    ``numbers`` (:func:`_log_ratio_sum_tile`)."""
+    column, bins = np.zeros(TILE), np.zeros(TILE, dtype=np.int64)
+    for start in range(0, values.shape[0], TILE):
+        stop = min(start + TILE, values.shape[0])
+        _log_ratio_sum_tile(values, start, stop, numbers, 0, length, out[start:stop], column, bins)
+
+
+@njit(cache=True, nogil=True)
 def count_real(values, bits, projections, numbers, events, bounds, counts, histograms):
     """Count the rows of ``values`` (n, d); False (and counts unfinished) when a value is NaN.
 
@@ -181,6 +233,7 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
     n, d = values.shape
     n_projections = projections.shape[0]
     reals = np.zeros((n_projections, TILE))
+    column, bins = np.zeros(TILE), np.zeros(TILE, dtype=np.int64)  # scratch of _log_ratio_sum_tile
     heads, tails = _mantissa_tables(projections)
     # LANES histograms per projection, row r adding to lane r % LANES: consecutive equal codes do not
     # wait on each other's increment
@@ -206,6 +259,8 @@ def count_real(values, bits, projections, numbers, events, bounds, counts, histo
                     for k in range(1, d):
                         largest = max(largest, values[r, k])
                     tile[r - start] = largest
+            elif kind == _LOG_RATIO_SUM:
+                _log_ratio_sum_tile(values, start, stop, numbers, offset, length, tile, column, bins)
             elif kind == _EXACT_VALUE:  # numpy's searchsorted (left), then equality
                 for r in range(start, stop):
                     code = _sorted_code(numbers, offset, offset + length, values[r, 0])
@@ -421,8 +476,9 @@ class _Program:
         }
 
 
-def _real_projection(program: _Program, projection, d: int):
-    """Index of a real-valued projection of (n, d) outputs, or None when it is not compiled."""
+def _real_projection(program: _Program, projection, d: int, doubles: bool):
+    """Index of a real-valued projection of (n, d) outputs, or None when it is not compiled (``doubles``: the
+    kernel reads float64 outputs; the log-ratio sum is compiled for those only)."""
     form = counted_as(projection)
     if form is None:
         return None
@@ -430,7 +486,31 @@ def _real_projection(program: _Program, projection, d: int):
         return program.projection(("coordinate", form[1]), _COORDINATE, argument=form[1])
     if form[0] == "largest":
         return program.projection(("largest",), _LARGEST)
+    if form[0] == "log-ratio-sum" and doubles:
+        return _log_ratio_sum_projection(program, projection, form, d)
     return None
+
+
+def _log_ratio_sum_projection(program: _Program, projection, form, d: int):
+    """Index of a :class:`~dpverify.events.projections.LogRatioSum` of the output coordinates, its terms laid
+    out in ``numbers`` for :func:`_log_ratio_sum_tile`; None where an edge list is not finite and strictly
+    increasing or a table does not have one entry per bin (numpy's ``searchsorted`` then defines the bins)."""
+    key = ("log-ratio-sum", id(projection))
+    if key in program.by_key:
+        return program.by_key[key]
+    _, coordinates, all_edges, tables = form
+    layout = []
+    for k, edges, table in zip(coordinates, all_edges, tables):
+        edges, table = np.asarray(edges, dtype=np.float64), np.asarray(table, dtype=np.float64)
+        if not (0 <= k < d and edges.ndim == 1 and table.shape == (len(edges) + 1,)):
+            return None
+        if not (np.all(np.isfinite(edges)) and np.all(np.diff(edges) > 0)):
+            return None
+        layout.append(np.concatenate([[k, len(edges)], edges, table]))
+    if not layout:
+        return None
+    offset = program.table("numbers", np.concatenate(layout))
+    return program.projection(key, _LOG_RATIO_SUM, offset=offset, length=len(layout))
 
 
 def _code_projection(program: _Program, encoder, d: int, doubles: bool):
@@ -534,7 +614,7 @@ def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: b
         return False
     test = _TESTS.get(form[0])
     if test is not None:
-        projection = _real_projection(program, form[1], d)
+        projection = _real_projection(program, form[1], d, doubles)
         if projection is None:
             return False
         low = form[2]
@@ -549,6 +629,23 @@ def _add_real_event(program: _Program, index: int, indicator, d: int, doubles: b
         program.code_event(index, found[0], weights)
         return True
     return False
+
+
+def projected(projection, group: np.ndarray, compiled: bool) -> np.ndarray:
+    """``projection(group)`` for (n, d) doubles: the same values, computed by :func:`log_ratio_sums` where
+    ``compiled`` and the projection is a log-ratio sum of the output coordinates (numpy's lookups cost
+    several times the kernel's), else by the projection itself."""
+    if compiled and group.dtype == np.float64 and group.ndim == 2 and len(group):
+        program = _Program()
+        form = counted_as(projection)
+        if form is not None and form[0] == "log-ratio-sum":
+            index = _log_ratio_sum_projection(program, projection, form, group.shape[1])
+            if index is not None:
+                out = np.empty(len(group))
+                length = int(program.projections[index][3])
+                log_ratio_sums(np.ascontiguousarray(group), program.arrays()["numbers"], length, out)
+                return out
+    return projection(group)
 
 
 @dataclass(frozen=True, eq=False)

@@ -75,6 +75,7 @@ from ..events.registry import event_family, outputs_kind, unfit_reason
 from ..events.thresholds import _finite_part, _nearest_ranks, order_statistics
 from ..protocols import declared_score
 from ..support.bounds import clopper_pearson_lower, clopper_pearson_upper
+from .counting import MIN_COMPILED_OUTPUTS, projected
 from .divergence import cells_statistic, predicted_cells_statistic
 from .outputs import OutputCodec, fit_codec
 from .selection import Choice, _shrinkage_alpha, family_notes, requested_families
@@ -228,10 +229,16 @@ def _cell_counts(sorted_values, edges) -> np.ndarray:
     return np.diff(np.concatenate([[0], below, [sorted_values.size]]))
 
 
-def _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, levels_of):
-    """``(best, tried)`` after the cuts of one score: the equal-mass ones (``levels_of`` None), else
-    ``levels_of(n)`` for ``n`` pooled finite scores; ``best`` is ``(predicted, name, projection, edges)``."""
-    sorted_x, sorted_xp = np.sort(projection(enc_x)), np.sort(projection(enc_xp))  # NaN last
+def _sorted_scores(projection, enc_x, enc_xp, compiled: bool) -> tuple:
+    """The two selection samples' scores, each sorted (NaN last); ``compiled``: as :func:`.counting.projected`."""
+    return tuple(np.sort(projected(projection, group, compiled)) for group in (enc_x, enc_xp))
+
+
+def _best_cuts(best, tried, name, projection, scores, n_x, n_xp, claim, n_certification, alpha, levels_of):
+    """``(best, tried)`` after the cuts of one score (``scores``: :func:`_sorted_scores`, ``n_x``, ``n_xp`` the
+    selection sizes): the equal-mass ones (``levels_of`` None), else ``levels_of(n)`` for ``n`` pooled finite
+    scores; ``best`` is ``(predicted, name, projection, edges)``."""
+    sorted_x, sorted_xp = scores
     finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
     n = finite_x.size + finite_xp.size
     seen = set()
@@ -246,8 +253,8 @@ def _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certificat
             claim,
             counts_x,
             counts_xp,
-            len(enc_x),
-            len(enc_xp),
+            n_x,
+            n_xp,
             n_certification=n_certification,
             alpha=alpha,
             shrinkage_se=SHRINKAGE_SE,
@@ -292,15 +299,17 @@ def select_partition(
         The audited mechanism: its declared score is one more candidate score (module docstring).
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
-    best, tried = None, 0
+    best, tried, best_scores = None, 0, None
     declared = _declared_scores(event_families, float_events, codec, inputs, mechanism)
+    sizes = (len(enc_x), len(enc_xp), claim, n_certification, alpha)
+    compiled = n_certification * codec.dimension >= MIN_COMPILED_OUTPUTS  # the certification loads numba
     for name, projection in _scores(enc_x, enc_xp, codec) + declared:
-        best, tried = _best_cuts(best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, None)
+        scores = _sorted_scores(projection, enc_x, enc_xp, compiled)
+        best, tried = _best_cuts(best, tried, name, projection, scores, *sizes, None)
+        if best is not None and best[2] is projection:
+            best_scores = scores
     if best is not None:  # the tail-weighted cuts, on the score whose equal-mass cells predicted largest
-        name, projection = best[1], best[2]
-        best, tried = _best_cuts(
-            best, tried, name, projection, enc_x, enc_xp, claim, n_certification, alpha, tail_levels
-        )
+        best, tried = _best_cuts(best, tried, best[1], best[2], best_scores, *sizes, tail_levels)
     requested = dict(families=event_families, float_events=float_events, inputs=inputs, mechanism=mechanism)
     scored = (DECLARED_FAMILY,) if declared else ()
     events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, scored=scored, **requested)

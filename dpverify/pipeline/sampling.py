@@ -788,7 +788,8 @@ def count_events(
     if grow:
         block_size = _block_size(mechanism, codec)
     tasks, owners, weights = [], [], []
-    compiled = max((n for _, n, _, _ in inputs), default=0) >= MIN_COMPILED_OUTPUTS
+    # numpy's cost grows with the coordinates an output has, the kernels' load once per process
+    compiled = max((n for _, n, _, _ in inputs), default=0) * _output_width(codec) >= MIN_COMPILED_OUTPUTS
     for index, (data, n, seed, _label) in enumerate(inputs):
         sizes = chunk_sizes(n, n_chunks) if n > 0 else []
         for size, child in zip(sizes, children(seed, len(sizes))):

@@ -126,12 +126,15 @@ def test_reachability_events_compiled_equal_numpy(seed, monkeypatch):
 
 
 def test_the_kernels_serve_large_selections_only():
-    """Detects: small audits loading numba for their selection (0.2-0.5 s per process)."""
+    """Large in values (rows times coordinates). Detects: small audits loading numba for their selection
+    (0.2-0.5 s per process), and wide vectors' selections counted by rows only."""
     small = np.zeros((1000, 1))
     assert not floating._compiled(small, small)
     large = np.zeros((_float_kernels.MIN_COMPILED_SELECTION // 2, 1))
     assert floating._compiled(large, large)
     assert not floating._compiled(large.astype(np.float32), large.astype(np.float32))
+    wide = np.zeros((_float_kernels.MIN_COMPILED_SELECTION // 10, 5))  # rows x coordinates: numpy's cost
+    assert floating._compiled(wide, wide) and not floating._compiled(wide[:, :4], wide[:, :4])
 
 
 @pytest.mark.parametrize("shape", [(1, 3), (4096, 2), (4097, 3), (10_001, 2), (20_000, 7)])

@@ -132,3 +132,59 @@ def test_monotone_fit_pools_a_noisy_step_and_keeps_a_bump():
     wild = raw.copy()
     wild[0] = 5.0
     assert monotone_fit(wild, light, light)[1:].max() < 0.2
+
+
+def test_histograms_read_from_sorted_values_equal_the_binned_counts():
+    """The selection histograms of the log-ratio tables are read from the sorted values; they equal
+    ``bincount(searchsorted(edges, values, side="right"))`` on values at the edges, signed zeros,
+    infinities and NaN (NaN in the last bin), on 200 seeded draws.
+
+    Deterministic. Detects: the count below an edge taken with ``side="right"`` (a value on an edge one
+    bin low), NaN counted in the first bin, the last bin (values above every edge) dropped."""
+    from dpverify.events.projections import _bin_counts
+
+    rng = np.random.default_rng(16)
+    for _ in range(200):
+        pool = np.concatenate([rng.standard_normal(40), [np.nan, np.inf, -np.inf, 0.0, -0.0]])
+        values_x, values_xp = rng.choice(pool, 300), rng.choice(pool, 200)
+        finite = pool[np.isfinite(pool)]
+        edges = np.unique(rng.choice(np.concatenate([finite, rng.standard_normal(5)]), rng.integers(1, 30)))
+        got = _bin_counts(edges, values_x, values_xp)
+        for counts, values in zip(got, (values_x, values_xp)):
+            expected = np.bincount(np.searchsorted(edges, values, side="right"), minlength=len(edges) + 1)
+            np.testing.assert_array_equal(counts, expected)
+            assert counts.dtype == expected.dtype
+
+
+def test_one_selection_fits_its_vector_projections_once(monkeypatch):
+    """The threshold and support-edge families of one selection read one fit of the vector projections
+    (the covariance, the whitening, the log-ratio tables), and give the events they gave with a fit each.
+
+    Deterministic. Detects: the fit run once per family (twice the selection's fitting time), and a
+    cache keyed on anything but the selection arrays themselves (a later selection reading an earlier
+    one's projections)."""
+    from dpverify.events import candidate_events, real
+    from dpverify.pipeline.outputs import fit_codec
+
+    fits = []
+    fitted = real.vector_projections
+    monkeypatch.setattr(real, "vector_projections", lambda a, b: fits.append(1) or fitted(a, b))
+    rng = np.random.default_rng(19)
+    shift = np.array([1.0, 0.5, 0.0])
+    found = []
+    for sel_x, sel_xp in [(rng.laplace(size=(4_000, 3)) + shift, rng.laplace(size=(4_000, 3)))] * 2 + [
+        (rng.laplace(size=(4_000, 3)), rng.laplace(size=(4_000, 3)) + shift)
+    ]:
+        codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_xp)
+        found.append(candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift)))
+    assert len(fits) == 3  # once per selection: the two families share it, a new selection fits again
+    assert [e.description for e in found[0].events] == [e.description for e in found[1].events]
+    assert [e.description for e in found[0].events] != [e.description for e in found[2].events]
+    monkeypatch.setattr(real, "shared_value", lambda groups, name, compute: compute())  # a fit per family
+    codec, (enc_x, enc_xp) = fit_codec(*[rng.laplace(size=(4_000, 3)) + shift, rng.laplace(size=(4_000, 3))])
+    separate = candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift))
+    monkeypatch.undo()
+    shared = candidate_events(enc_x, enc_xp, codec, ["threshold", "support-edge"], inputs=(shift, 0 * shift))
+    assert [e.description for e in shared.events] == [e.description for e in separate.events]
+    np.testing.assert_array_equal(shared.counts_x, separate.counts_x)
+    np.testing.assert_array_equal(shared.counts_x_prime, separate.counts_x_prime)

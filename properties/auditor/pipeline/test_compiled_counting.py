@@ -358,3 +358,115 @@ def test_a_finished_count_holds_no_code_book(monkeypatch):
     monkeypatch.setattr(sampling, "compile_counter", lambda *a: compiled.append(1) or real(*a))
     dpverify.audit(GridLaplace(1.0), 0.0, 1.0, epsilon=1.0, n_samples=100_000, seed=3)
     assert compiled and sampling._last_counter is None
+
+
+def _log_ratio_sum_case(seed: int = 15, d: int = 3):
+    """Selection samples of a Gaussian on ``d`` coordinates (every one shifted), and the log-ratio sum of
+    their coordinates the projections propose (isotonic tables on merged edges)."""
+    from dpverify.events.projections import LogRatioSum, vector_projections
+
+    rng = np.random.default_rng(seed)
+    sel_x, sel_xp = rng.normal(size=(20_000, d)), rng.normal(0.5, size=(20_000, d))
+    sums = [p for _, p in vector_projections(sel_x, sel_xp) if isinstance(p, LogRatioSum) and p.basis is None]
+    assert len(sums) == 1
+    return rng, sel_x, sel_xp, sums[0]
+
+
+def _ties_and_specials(rng, projection, d: int, rows: int) -> np.ndarray:
+    """Gaussian rows, then rows on every bin edge (and one ulp either side), signed zeros and infinities,
+    past several tiles."""
+    edges = np.concatenate(projection.edges)
+    near = np.concatenate([edges, np.nextafter(edges, -np.inf), np.nextafter(edges, np.inf)])
+    specials = np.array([0.0, -0.0, np.inf, -np.inf, 5e-324, 1e308, -1e308])
+    on_edges = rng.choice(np.concatenate([near, specials]), size=(len(near) + 64, d))
+    return np.concatenate([rng.normal(0.25, 1.2, size=(rows, d)), on_edges])
+
+
+def test_log_ratio_sums_count_and_project_as_numpy_does():
+    """The sum of the coordinates' binned log ratios is compiled: its cells and thresholds count as numpy's
+    and :func:`counting.projected` gives numpy's values bit for bit, on values at, just below and just
+    above every bin edge, signed zeros and infinities (and NaN, for the values).
+
+    Deterministic (fixed seeds), so no false alarm on correct code. Detects: the edge test ``v >= e``
+    read as ``v > e`` (a value on an edge in the lower bin), NaN put in the first bin instead of the
+    last, the terms added in another order or to the first term instead of 0, a tile's last rows
+    skipped, and a sum of whitened columns (``basis``: BLAS's order of additions) given a compiled form.
+    """
+    from dataclasses import replace
+
+    from dpverify.events.indicators import AtLeast, Within
+
+    rng, sel_x, sel_xp, projection = _log_ratio_sum_case()
+    d = sel_x.shape[1]
+    block = _ties_and_specials(rng, projection, d, 3 * counting.TILE + 5)
+    values = projection(block)
+    cuts = np.quantile(values[np.isfinite(values)], [0.1, 0.3, 0.5, 0.7, 0.9])
+    indicators = [Within(projection, float(lo), float(hi)) for lo, hi in zip(cuts[:-1], cuts[1:])]
+    indicators += [AtLeast(projection, float(t)) for t in np.unique(values)[::97]]  # thresholds on exact sums
+    codec, _ = fit_codec(sel_x, sel_xp)
+    counter = counting.compile_counter(codec, indicators)
+    assert not counter.rest and counting._LOG_RATIO_SUM in counter.program["projections"][:, 0]
+    np.testing.assert_array_equal(_compiled_counts(counter, indicators, block), _numpy_counts(codec, indicators, block))
+    block[::7, 1] = np.nan
+    compiled_values = counting.projected(projection, block, True)
+    np.testing.assert_array_equal(compiled_values.view(np.uint64), projection(block).view(np.uint64))
+    whitened = replace(projection, basis=np.eye(d))
+    assert counting.compile_counter(codec, [Within(whitened, 0.0, 1.0)]) is None
+    assert counting.projected(whitened, block, True) is not None  # computed by numpy
+
+
+def test_seeded_vector_audits_are_identical_with_and_without_the_kernels(monkeypatch):
+    """A zCDP audit of a Gaussian on three coordinates whose cells read the log-ratio sum gives the same
+    result (bounds, counts, cells) with the kernels (selection scores and certification) as without.
+
+    Deterministic. Detects a kernel whose log-ratio sums or counts differ from numpy's anywhere the
+    audit looks, and a selection that scores its cells on other values than certification counts.
+    """
+    from dpverify.mechanisms.concentrated import ZCDPGaussian
+    from dpverify.pipeline import partition
+
+    mechanism, x, x_prime = ZCDPGaussian(0.005), np.zeros(3), np.full(3, 1 / np.sqrt(3))
+    options = dict(n_samples=200_000, n_chunks=2, seed=5)
+    ran, scored = [], []
+
+    def compile_and_record(codec, indicators):
+        counter = counting.compile_counter(codec, indicators)
+        ran.append(counter is not None and counting._LOG_RATIO_SUM in counter.program["projections"][:, 0])
+        return counter
+
+    def project_and_record(projection, group, compiled):
+        scored.append(compiled)
+        return counting.projected(projection, group, compiled)
+
+    monkeypatch.setattr(sampling, "MIN_COMPILED_OUTPUTS", 1)
+    monkeypatch.setattr(partition, "MIN_COMPILED_OUTPUTS", 1)
+    monkeypatch.setattr(sampling, "compile_counter", compile_and_record)
+    monkeypatch.setattr(partition, "projected", project_and_record)
+    compiled = dpverify.audit(mechanism, x, x_prime, **options)
+    assert ran and all(ran) and scored and all(scored)  # the certified cells read the log-ratio sum
+    monkeypatch.setattr(sampling, "compile_counter", lambda codec, indicators: None)
+    monkeypatch.setattr(partition, "projected", lambda projection, group, compiled: projection(group))
+    plain = dpverify.audit(mechanism, x, x_prime, **options)
+    assert compiled.to_dict() == plain.to_dict()
+
+
+def test_certification_compiles_from_as_many_values_as_outputs_times_coordinates(monkeypatch):
+    """The kernels start at MIN_COMPILED_OUTPUTS values per input (outputs times coordinates) in the
+    certification, and the partition's selection scores with them exactly when the certification will.
+
+    Deterministic. Detects: the rule read on outputs alone (wide vectors counted by numpy), and a
+    selection that loads numba for an audit whose certification does not (or the reverse)."""
+    from dpverify.mechanisms.concentrated import ZCDPGaussian
+    from dpverify.pipeline import partition
+
+    scored, compiled = [], []
+    monkeypatch.setattr(partition, "projected", lambda p, g, on: scored.append(on) or counting.projected(p, g, on))
+    monkeypatch.setattr(sampling, "compile_counter", lambda c, i: compiled.append(1) or counting.compile_counter(c, i))
+    x, x_prime = np.zeros(3), np.full(3, 0.6)
+    for limit, expected in ((3 * 10_000, True), (3 * 10_000 + 1, False)):  # 10,000 certification outputs
+        monkeypatch.setattr(sampling, "MIN_COMPILED_OUTPUTS", limit)
+        monkeypatch.setattr(partition, "MIN_COMPILED_OUTPUTS", limit)
+        scored.clear(), compiled.clear()
+        result = dpverify.audit(ZCDPGaussian(0.005), x, x_prime, n_samples=20_000, n_chunks=2, seed=3)
+        assert result.n_samples - result.n_selection == 10_000
+        assert bool(compiled) == expected and scored and all(s == expected for s in scored)
