@@ -162,16 +162,14 @@ class OpenDPMeasurement(_StatedClaim):
         For other output measures (privacy profiles, smoothed max divergence), or a map that is
         not a finite epsilon > 0 with delta in [0, 1) (a rho > 0, a Rényi curve).
 
-    Notes on the claim
-    ------------------
+    Notes
+    -----
     The claim is read in the measurement's own kind: ``MaxDivergence`` as epsilon,
     ``Approximate(MaxDivergence)`` as (epsilon, delta), ``ZeroConcentratedDivergence`` as
     rho-zCDP (``PrivacyClaim.zcdp``) and ``RenyiDivergence`` as its Rényi curve at the orders
     :data:`dpverify.mechanisms.concentrated.RENYI_CLAIM_ORDERS`; an audit certifies it in that
     kind (no conversion to one (epsilon, delta) point).
 
-    Notes
-    -----
     Data given as tuples or numpy arrays is passed to OpenDP as lists. Outputs that are lists
     become tuples (integers) or float arrays (reals); other outputs (a dict of released keys from
     a thresholded count) are returned as OpenDP gives them.
