@@ -66,6 +66,9 @@ I. Mironov, "On significance of the least significant bits for differential priv
 ACM CCS 2012.
 T. van Erven and P. Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE
 Trans. Inf. Theory 60(7), 2014 (Theorem 9, data processing).
+S. Boucheron, G. Lugosi and P. Massart, "Concentration Inequalities", Oxford University Press,
+2013 (Theorem 2.5: the expected maximum of ``M`` sub-Gaussian variables is at most
+``sqrt(2 ln M)`` standard deviations).
 """
 
 from __future__ import annotations
