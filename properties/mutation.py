@@ -1258,6 +1258,18 @@ MUTANTS = [
         ["properties/auditor/probes/test_planted_glue_bugs.py"],
         note="a correct adaptive pipeline (its scale reads a released noisy count) given a calibration finding",
     ),
+    # tailcut-power branch: the cells' choice guarded against the winner's curse (group "partition")
+    Mutant(
+        "partition-guard-off",
+        "dpverify/pipeline/partition.py",
+        "GUARD_TOLERANCE = 0.1\n",
+        'GUARD_TOLERANCE = float("inf")\n',
+        [
+            "properties/auditor/test_claim_kinds.py::"
+            "test_a_weak_gaussian_is_not_cut_where_its_selection_fell_short_by_chance"
+        ],
+        note="every candidate eligible: the cells predicted largest at half a standard error, a chance tail cut, win",
+    ),
 ]
 
 

@@ -30,7 +30,16 @@ predicted certified bound is largest is frozen
 (:func:`dpverify.pipeline.divergence.predicted_cells_statistic`: the claim's statistic at
 the certification size, at the selection proportions shrunk by :data:`SHRINKAGE_SE`
 standard errors towards the null, so that a deep cut is not preferred for a chance
-shortfall of one input's few selection scores there). The last cell holds everything at
+shortfall of one input's few selection scores there), among the candidates that pass a
+guard against the winner's curse of comparing many: each candidate's bound is predicted a
+second time at the proportions shrunk :func:`guard_se` standard errors (``sqrt(2 ln M)``
+for ``M`` partitions compared, about the largest chance excess among ``M`` estimates), and
+only candidates whose guarded prediction is within :data:`GUARD_TOLERANCE` of the largest
+guarded prediction stay eligible. A candidate whose bound rests on a chance imbalance of
+the selection counts (a tail cell where one input fell short, or many cells that each
+differ by noise) predicts high at half a standard error and little once shrunk further,
+and gives way to one whose prediction holds; where the predictions hold, the plain
+largest is frozen as before. The last cell holds everything at
 or above the last cut, ``inf`` and NaN scores included, so the cells always partition the
 output space: certification counts the first ``k - 1`` cells and the last is the rest.
 Nothing of the certification samples reaches this step, so the region computed on them
@@ -57,10 +66,14 @@ I. Mironov, "On significance of the least significant bits for differential priv
 ACM CCS 2012.
 T. van Erven and P. Harremoës, "Rényi Divergence and Kullback-Leibler Divergence", IEEE
 Trans. Inf. Theory 60(7), 2014 (Theorem 9, data processing).
+S. Boucheron, G. Lugosi and P. Massart, "Concentration Inequalities", Oxford University Press,
+2013 (Theorem 2.5: the expected maximum of ``M`` sub-Gaussian variables is at most
+``sqrt(2 ln M)`` standard deviations).
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -91,6 +104,8 @@ __all__ = [
     "tail_levels",
     "TAIL_FIRST_COUNT",
     "SHRINKAGE_SE",
+    "GUARD_TOLERANCE",
+    "guard_se",
 ]
 
 #: Numbers of cells tried for each score. More cells resolve more of the likelihood ratio
@@ -103,6 +118,9 @@ TAIL_FIRST_COUNT = 32
 #: Standard errors by which the selection counts of a candidate partition are shrunk towards the
 #: null before its bound is predicted (:func:`dpverify.pipeline.divergence.predicted_cells_statistic`).
 SHRINKAGE_SE = 0.5
+#: The share of the largest guarded prediction (:func:`guard_se`) within which a candidate partition stays
+#: eligible; the eligible one predicted largest at :data:`SHRINKAGE_SE` is frozen.
+GUARD_TOLERANCE = 0.1
 #: The family name of the cells of a score (events of the families keep their own).
 SCORE_CELLS = "cells"
 #: Floating-point events, the strongest by their shrunk selection estimates, tried as two-cell partitions.
@@ -234,34 +252,70 @@ def _sorted_scores(projection, enc_x, enc_xp, compiled: bool) -> tuple:
     return tuple(np.sort(projected(projection, group, compiled)) for group in (enc_x, enc_xp))
 
 
-def _best_cuts(best, tried, name, projection, scores, n_x, n_xp, claim, n_certification, alpha, levels_of):
-    """``(best, tried)`` after the cuts of one score (``scores``: :func:`_sorted_scores`, ``n_x``, ``n_xp`` the
-    selection sizes): the equal-mass ones (``levels_of`` None), else ``levels_of(n)`` for ``n`` pooled finite
-    scores; ``best`` is ``(predicted, name, projection, edges)``."""
+@dataclass(frozen=True)
+class _Candidate:
+    """A candidate partition of a score: its predicted bound, the score, the cut points and the selection counts."""
+
+    predicted: float
+    name: str
+    projection: object
+    edges: np.ndarray
+    counts: tuple
+
+
+def _cut_candidates(name, projection, scores, n_x, n_xp, claim, n_certification, alpha, levels_of) -> list:
+    """The cuts of one score as :class:`_Candidate` records (``scores``: :func:`_sorted_scores`, ``n_x``, ``n_xp``
+    the selection sizes): the equal-mass ones (``levels_of`` None), else ``levels_of(n)`` for ``n`` pooled finite
+    scores, each with its bound predicted at :data:`SHRINKAGE_SE`."""
     sorted_x, sorted_xp = scores
     finite_x, finite_xp = _finite_part(sorted_x), _finite_part(sorted_xp)
     n = finite_x.size + finite_xp.size
-    seen = set()
+    seen, found = set(), []
     for levels in equal_mass_levels() if levels_of is None else levels_of(n):
         edges = _edges(finite_x, finite_xp, levels)
         if edges.size == 0 or edges.tobytes() in seen:
             continue
         seen.add(edges.tobytes())
-        tried += 1
-        counts_x, counts_xp = _cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges)
-        predicted = predicted_cells_statistic(
-            claim,
-            counts_x,
-            counts_xp,
-            n_x,
-            n_xp,
-            n_certification=n_certification,
-            alpha=alpha,
-            shrinkage_se=SHRINKAGE_SE,
-        )
-        if best is None or predicted > best[0]:
-            best = (predicted, name, projection, edges)
-    return best, tried
+        counts = (_cell_counts(sorted_x, edges), _cell_counts(sorted_xp, edges))
+        predicted = _predicted(counts, n_x, n_xp, claim, n_certification, alpha, SHRINKAGE_SE)
+        found.append(_Candidate(predicted, name, projection, edges, counts))
+    return found
+
+
+def _predicted(counts, n_x, n_xp, claim, n_certification, alpha, shrinkage_se) -> float:
+    """:func:`dpverify.pipeline.divergence.predicted_cells_statistic` of selection counts ``(counts_x, counts_xp)``."""
+    return predicted_cells_statistic(
+        claim, *counts, n_x, n_xp, n_certification=n_certification, alpha=alpha, shrinkage_se=shrinkage_se
+    )
+
+
+def guard_se(n_candidates: int) -> float:
+    """The shrinkage of the guarded prediction (:func:`_guarded_best`): ``sqrt(2 ln M)`` standard errors for ``M``
+    candidates compared (at least :data:`SHRINKAGE_SE`), about the largest chance excess among ``M`` normal
+    estimates."""
+    return max(SHRINKAGE_SE, math.sqrt(2.0 * math.log(max(2, n_candidates))))
+
+
+def _guarded_best(candidates, n_x, n_xp, claim, n_certification, alpha):
+    """The candidate predicted largest among those whose guarded prediction is within :data:`GUARD_TOLERANCE` of
+    the largest guarded prediction (module docstring).
+
+    The guarded prediction is the smaller of the candidate's prediction and its prediction at :func:`guard_se`
+    standard errors, so it never exceeds the prediction: candidates are visited in decreasing order of their
+    prediction (the first of equal ones first, as the plain maximum) until one falls below the largest guarded
+    prediction seen, which no later candidate can then exceed.
+    """
+    level = guard_se(len(candidates))
+    order = sorted(range(len(candidates)), key=lambda i: -candidates[i].predicted)
+    guarded, top = [], -np.inf
+    for i in order:
+        candidate = candidates[i]
+        if candidate.predicted < top:
+            break
+        strict = _predicted(candidate.counts, n_x, n_xp, claim, n_certification, alpha, level)
+        guarded.append((candidate, min(candidate.predicted, strict)))
+        top = max(top, guarded[-1][1])
+    return next(candidate for candidate, value in guarded if value >= top - GUARD_TOLERANCE * abs(top))
 
 
 def select_partition(
@@ -299,24 +353,27 @@ def select_partition(
         The audited mechanism: its declared score is one more candidate score (module docstring).
     """
     codec, (enc_x, enc_xp) = fit_codec(sel_x, sel_x_prime)
-    best, tried, best_scores = None, 0, None
+    candidates, lead, lead_scores = [], None, None
     declared = _declared_scores(event_families, float_events, codec, inputs, mechanism)
     sizes = (len(enc_x), len(enc_xp), claim, n_certification, alpha)
     compiled = n_certification * codec.dimension >= MIN_COMPILED_OUTPUTS  # the certification loads numba
     for name, projection in _scores(enc_x, enc_xp, codec) + declared:
         scores = _sorted_scores(projection, enc_x, enc_xp, compiled)
-        best, tried = _best_cuts(best, tried, name, projection, scores, *sizes, None)
-        if best is not None and best[2] is projection:
-            best_scores = scores
-    if best is not None:  # the tail-weighted cuts, on the score whose equal-mass cells predicted largest
-        best, tried = _best_cuts(best, tried, best[1], best[2], best_scores, *sizes, tail_levels)
+        for candidate in _cut_candidates(name, projection, scores, *sizes, None):
+            candidates.append(candidate)
+            if lead is None or candidate.predicted > lead.predicted:
+                lead, lead_scores = candidate, scores
+    if lead is not None:  # the tail-weighted cuts, on the score whose equal-mass cells predicted largest
+        candidates += _cut_candidates(lead.name, lead.projection, lead_scores, *sizes, tail_levels)
+    best = _guarded_best(candidates, *sizes) if candidates else None
+    tried = len(candidates)
     requested = dict(families=event_families, float_events=float_events, inputs=inputs, mechanism=mechanism)
     scored = (DECLARED_FAMILY,) if declared else ()
     events, notes = _event_partitions(enc_x, enc_xp, codec, claim, n_certification, alpha, scored=scored, **requested)
     tried += len(events)
     value = None
     if best is not None:
-        predicted, name, projection, edges = best
+        predicted, name, projection, edges = best.predicted, best.name, best.projection, best.edges
         lows = np.concatenate([[-np.inf], edges[:-1]])
         cells = tuple(
             Choice(Event(f"{name} in [{lo:.6g}, {hi:.6g})", SCORE_CELLS, Within(projection, float(lo), float(hi))), "x")
