@@ -364,6 +364,22 @@ def test_value_track_draws_only_what_the_first_screening_did_not():
     assert floats.value_verdict.event.n_certification == half
 
 
+def test_value_track_draws_again_where_keeping_the_screening_does_not_fit(monkeypatch):
+    """Where memory holds the screening but not a kept copy of it, the value track draws its screening again
+    (the same samples, charged to the budget as before) instead of refusing the search.
+
+    Detects: keeping the screening's draws without checking memory (tried: ``_kept_draws`` without its
+    ``require_memory`` check, the test fails: no value screening drawn). Deterministic at its seed.
+    """
+    memory = sys.modules["dpverify.pipeline.memory"]
+    # the screening holds 60,000 per input here and its kept copy as many again: room for 90,000
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: memory.audit_memory_bytes(0.5, 90_000))
+    pairs = [(0.0, 1.0), (10.0, 11.0)]
+    floats = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3)
+    assert floats.draws["value screening"] == floats.draws["screening"] == 60_000
+    assert (floats.value_x, floats.value_x_prime) == (10.0, 11.0)
+
+
 def test_value_track_leaves_value_decided_searches_alone():
     """A search whose verdict no floating-point event took part in is the search it was before the value
     track (no extra pair, no value verdict): the value track runs only when a float family made a pick."""
