@@ -101,7 +101,8 @@ __all__ = [
 #: ``n_samples`` is the search's whole budget: screening, the chosen pair's selection top-up, the value track
 #: and certification together draw at most ``n_samples`` per input (the contract checks apart). Default
 #: screening budget, as a share of ``n_samples``: samples per input spent on screening, over every candidate
-#: and round together (the value track, when it runs, screens again with the same budget).
+#: and round together (the value track, when it runs, screens again with the same budget; the rounds both
+#: screenings share are drawn once).
 SCREENING_SHARE = 0.3
 #: Certification keeps at least this share of ``n_samples`` per input (split between the verdict's pair and
 #: the value track's, when that chooses another): the draws before it (screening, top-ups, the value track's
@@ -326,16 +327,17 @@ def _search_sizes(n_screening):
     return sizes
 
 
-def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
+def _check_screening_memory(plan, mechanism, x, budget: _Budget):
     """Refuse by name, before any screening draw, a search whose held samples cannot fit in memory.
 
     One pilot output of ``x`` (a contract stream of the plan's sequence: no audit stream moves) sizes the
     outputs, as :func:`dpverify.audits.certification.check_memory` does for the drivers that hold one
-    selection sample; the message says the largest budget that fits.
+    selection sample; the message says the largest budget that fits. Returns the pilot (None where drawing
+    it raised).
     """
     pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
     if pilot is None:
-        return
+        return None
     held = budget.held()
     try:
         require_memory(pilot, held)
@@ -357,6 +359,7 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget) -> None:
             required_bytes=exc.required_bytes,
             available_bytes=exc.available_bytes,
         ) from None
+    return pilot
 
 
 def _proposed_pairs(neighbours, n_candidates, sequence) -> tuple[list, str]:
@@ -585,8 +588,9 @@ def _round_sizes(n_screening: int, n_candidates: int, floor: int = MIN_ROUND_SAM
 @dataclass(frozen=True)
 class _Screening:
     """How a search screens: its plan, where it draws, the families that rank pairs
-    (:func:`~dpverify.audits.choosing.screening_event_families`) and whether the chosen pair's
-    selection keeps the floating-point families (False on the value track)."""
+    (:func:`~dpverify.audits.choosing.screening_event_families`), whether the chosen pair's
+    selection keeps the floating-point families (False on the value track), and the real-valued
+    screening draws kept for the value track (``kept``, shared by both tracks; None: not kept)."""
 
     plan: object
     executor: object
@@ -594,11 +598,12 @@ class _Screening:
     float_events: bool
     track: str = ""
     round_floor: int = MIN_ROUND_SAMPLES
+    kept: dict | None = None
 
     @classmethod
-    def of(cls, plan, executor, float_events: bool, track: str = "", round_floor: int = MIN_ROUND_SAMPLES):
+    def of(cls, plan, executor, float_events: bool, track: str = "", round_floor: int = MIN_ROUND_SAMPLES, kept=None):
         families = screening_event_families(plan.options.families, float_events)
-        return cls(plan, executor, families, float_events, track, round_floor)
+        return cls(plan, executor, families, float_events, track, round_floor, kept)
 
     def purpose(self, step: str) -> str:
         """What this track's draws of ``step`` are recorded as (``"screening"``, ``"value selection"``...)."""
@@ -624,7 +629,7 @@ def _screen_round(pairs, size, round_index, mechanism, screening, *, final: bool
     )
     for pair in pairs:
         if size > 0:
-            _draw_more(pair, size, round_index, mechanism, common)
+            _draw_more(pair, size, round_index, mechanism, common, screening.kept)
         with warnings.catch_warnings():  # the chosen pair's selection keeps its notes
             warnings.simplefilter("ignore", UserWarning)
             if final:  # the chosen pair's events (or cells), selected in the claim's form with every family asked for
@@ -642,11 +647,22 @@ def _screen_round(pairs, size, round_index, mechanism, screening, *, final: bool
             bar.update(size)
 
 
-def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> None:
-    """``size`` more screening samples per input for ``pair``, from its seed's child ``round_index``."""
-    seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
-    new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
-    new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
+def _draw_more(pair, size: int, round_index: int, mechanism, common: dict, kept: dict | None = None) -> None:
+    """``size`` more screening samples per input for ``pair``, from its seed's child ``round_index``.
+
+    Where ``kept`` is a dict, real-valued draws are kept in it (a copy: nothing the track does to its own
+    samples reaches the other track), and a draw it already holds (the same pair, seed, round and size: the
+    same samples) is taken from it, copied, instead of being drawn again."""
+    key = (pair_key((pair.x, pair.x_prime)), tuple(pair.seed.spawn_key), round_index, size)  # one search: one entropy
+    if kept is not None and key in kept:
+        held_x, used_x, held_xp, used_xp = kept[key]
+        new_x, new_xp = held_x.copy(), held_xp.copy()
+    else:
+        seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
+        new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
+        new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
+        if kept is not None and _real_array(new_x) and _real_array(new_xp):
+            kept[key] = (new_x.copy(), used_x, new_xp.copy(), used_xp)
     if pair.samples_x is None:
         pair.samples_x, pair.samples_x_prime = new_x, new_xp
     else:
@@ -655,6 +671,28 @@ def _draw_more(pair, size: int, round_index: int, mechanism, common: dict) -> No
     pair.n += size
     pair.rounds += 1
     pair.rng_used = pair.rng_used and used_x and used_xp
+
+
+def _real_array(samples) -> bool:
+    """Whether ``samples`` are an array of real numbers (the outputs the value track may screen again)."""
+    return isinstance(samples, np.ndarray) and samples.dtype.kind == "f"
+
+
+def _kept_draws(pilot, budget: _Budget) -> dict | None:
+    """An empty dict to keep the screening's real-valued draws in for the value track, where it may run
+    and the whole screening fits in memory besides what the search holds anyway; None otherwise.
+
+    The value track screens the candidates again on the same per-pair, per-round seeds, so every round
+    both tracks screen draws the same samples: kept, they are drawn once and the budget pays for them once
+    (what it saves goes to the certification). Keeping them changes no choice of either track. ``pilot``
+    sizes the outputs (:func:`_check_screening_memory`)."""
+    if not budget.value_track or pilot is None:
+        return None
+    try:
+        require_memory(pilot, budget.held() + budget.n_screening_most)
+    except InsufficientMemoryError:
+        return None
+    return {}
 
 
 def _successive_halving(pairs, n_screening, mechanism, screening, first_round: int = 0):
@@ -796,7 +834,8 @@ def _value_winner(candidates, budget, neighbours, mechanism, screening, spent, c
 
     The same candidates are screened again, ranked by the value families alone (``screening``, the value
     track), on the same per-pair, per-round seeds and the same screening budget (so exactly the screening
-    samples a search with ``float_events=False`` draws); its top-up takes what the budget leaves
+    samples a search with ``float_events=False`` draws; those the first screening drew are taken from
+    ``screening.kept`` where it holds them); its top-up takes what the budget leaves
     (:meth:`_Budget.top_up_room`).
     """
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
@@ -837,17 +876,18 @@ def _value_track_note(n_samples: int, budget: _Budget) -> str:
 def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     """The candidate pairs of a search, from the plan's candidate stream, each with its screening seed, and the
     budget that screens them; memory is checked here, before any screening draw. Returns the pairs, the
-    neighbours (on the mechanism's input domain), the budget and where the pairs came from."""
+    neighbours (on the mechanism's input domain), the budget, where the pairs came from and the pilot output
+    that sized them (:func:`_check_screening_memory`)."""
     budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
     neighbours = _on_input_domain(neighbours, mechanism)
     pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
     for i, (x, x_prime) in enumerate(pairs):
         check_declared_domain(mechanism, x, x_prime, where=f" (candidate pair {i}, from {source})")
     budget = replace(budget, n_candidates=len(pairs))
-    _check_screening_memory(plan, mechanism, pairs[0][0], budget)
+    pilot = _check_screening_memory(plan, mechanism, pairs[0][0], budget)
     seeds = children(plan.streams["screening"], len(pairs))
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, seeds))]
-    return screened, neighbours, budget, source
+    return screened, neighbours, budget, source, pilot
 
 
 def _certify(plan, mechanism, pair, drawn, screening, **fields):
@@ -988,10 +1028,12 @@ def search_audit(
     ``float_events=False`` draws); if that picks another pair, its value events are certified on the
     verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
     which is then the pair and the value events a values-only search chooses. Each verdict keeps its level
-    ``alpha``. Cost, within ``n_samples``, only when a float family took part: the screening draws again
-    (the same ``n_screening`` per input) and, if the pair differs, the samples left are split evenly
-    between the two certifications. Where the second screening does not fit besides the first and the
-    certification's floor, the value track does not run and a note says so.
+    ``alpha``. Cost, within ``n_samples``, only when a float family took part: the second screening draws
+    what the first did not (a round of a pair both screenings keep is the same samples, drawn once and kept
+    where the first screening's real outputs fit in memory; at most the same ``n_screening`` per input) and,
+    if the pair differs, the samples left are split evenly between the two certifications. Where the
+    second screening does not fit besides the first and the certification's floor, the value track does
+    not run and a note says so.
 
     Examples
     --------
@@ -1004,20 +1046,21 @@ def search_audit(
     """
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
-    screened, neighbours, budget, source = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
+    screened, neighbours, budget, source, pilot = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
     budget = _fit_budget(plan, budget, _value_track_possible(plan.options))
     notes = []
     # one pool for every draw of the search; the ledger is the budget: certification gets what is left
     with one_executor(plan.options.executor) as pool, drawing_ledger() as spent:
         screening_plan, floor = _screening_plan(plan, budget), budget.round_floor
-        screening = _Screening.of(screening_plan, pool, plan.options.float_events, round_floor=floor)
+        kept = _kept_draws(pilot, budget)
+        screening = _Screening.of(screening_plan, pool, plan.options.float_events, round_floor=floor, kept=kept)
         winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening, spent)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
         value, fresh = None, ()
         if _float_picked(winner, plan.options) and not budget.value_track:
             notes.append(_value_track_note(plan.n_samples, budget))
         elif _float_picked(winner, plan.options):
-            value_screening = _Screening.of(screening_plan, pool, False, track="value ", round_floor=floor)
+            value_screening = _Screening.of(screening_plan, pool, False, track="value ", round_floor=floor, kept=kept)
             candidates = screened[: budget.n_candidates]
             value, fresh = _value_winner(candidates, budget, neighbours, mechanism, value_screening, spent, winner)
         left = plan.n_samples - sum(spent.per_input().values())

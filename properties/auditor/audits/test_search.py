@@ -335,13 +335,49 @@ def test_value_verdict_is_a_values_only_search():
     assert floats.finding in ("rounding", "value") and floats.x == 0.0
     assert values.x == 10.0 and values.violation
     assert (floats.value_x, floats.value_x_prime) == (10.0, 11.0)
-    assert floats.draws["value screening"] == values.draws["screening"]
     assert (
         floats.value_verdict.violation
         and floats.value_verdict.event.n_certification == floats.draws["value certification"]
     )
     again = dpverify.SearchAuditResult.from_json(floats.to_json())
     assert (again.value_x, again.value_x_prime) == (10.0, 11.0)
+
+
+def test_value_track_draws_only_what_the_first_screening_did_not():
+    """The value track screens the candidates again on the same per-pair, per-round seeds, so a round both
+    screenings run is the same samples: drawn once, kept, and what that saves goes to the certifications.
+    Two candidates make one screening round, which both tracks run: the value track draws nothing to screen,
+    chooses the pair a values-only search chooses, and each certification gets half of what the one
+    screening leaves (70,000 per input of 200,000).
+
+    Detects: a value track that draws its screening again and charges it to the budget (the search before
+    the kept draws: 60,000 per input of value screening and 40,000 per certification; tried: ``_kept_draws``
+    returning None, the test fails). Deterministic at its seed (no statistical test).
+    """
+    n, pairs = 200_000, [(0.0, 1.0), (10.0, 11.0)]
+    floats = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=n, seed=3)
+    values = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=n, seed=3, float_events=False)
+    assert "value screening" not in floats.draws and floats.draws["screening"] == values.draws["screening"]
+    assert (floats.value_x, floats.value_x_prime) == (values.x, values.x_prime)
+    half = (n - floats.draws["screening"]) // 2
+    assert floats.draws["certification"] == floats.draws["value certification"] == half
+    assert floats.value_verdict.event.n_certification == half
+
+
+def test_value_track_draws_again_where_keeping_the_screening_does_not_fit(monkeypatch):
+    """Where memory holds the screening but not a kept copy of it, the value track draws its screening again
+    (the same samples, charged to the budget as before) instead of refusing the search.
+
+    Detects: keeping the screening's draws without checking memory (tried: ``_kept_draws`` without its
+    ``require_memory`` check, the test fails: no value screening drawn). Deterministic at its seed.
+    """
+    memory = sys.modules["dpverify.pipeline.memory"]
+    # the screening holds 60,000 per input here and its kept copy as many again: room for 90,000
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: memory.audit_memory_bytes(0.5, 90_000))
+    pairs = [(0.0, 1.0), (10.0, 11.0)]
+    floats = dpverify.search_audit(_TwoLeaks(1.0), pairs, epsilon=1.0, n_samples=200_000, seed=3)
+    assert floats.draws["value screening"] == floats.draws["screening"] == 60_000
+    assert (floats.value_x, floats.value_x_prime) == (10.0, 11.0)
 
 
 def test_value_track_leaves_value_decided_searches_alone():
