@@ -542,7 +542,13 @@ def _calibration(pipeline, x_prime, seed, i, bases, notes, moves) -> list:
         )
         return []
     aligned = _run(pipeline, x_prime, seed, marker={j: h for j, h in moves.items() if j < i})
-    if len(aligned.draws) > i and not _parameters_differ(aligned.draws[i], draw):
+    if [d.signature for d in aligned.draws[: i + 1]] != [d.signature for d in base_x.draws[: i + 1]]:
+        notes.append(
+            f"{described}: no shift measured there, and whether they follow the earlier releases was not told "
+            "(with those releases made equal, the run on x' made other calls up to this one)"
+        )
+        return []
+    if not _parameters_differ(aligned.draws[i], draw):
         notes.append(
             f"{described}: with the earlier releases made equal they match, so they follow those releases, which "
             "an adaptive pipeline may do; no shift measured there"
