@@ -1253,7 +1253,7 @@ MUTANTS = [
     Mutant(
         "probes-calibration-ignores-earlier-releases",
         "dpverify/probes/probe.py",
-        "    if len(aligned.draws) > i and not _parameters_differ(aligned.draws[i], draw):\n",
+        "    if not _parameters_differ(aligned.draws[i], draw):\n",
         "    if False:\n",
         ["properties/auditor/probes/test_planted_glue_bugs.py"],
         note="a correct adaptive pipeline (its scale reads a released noisy count) given a calibration finding",
