@@ -42,20 +42,8 @@ from typing import TYPE_CHECKING
 
 from . import keys, neighbours
 from .claims import PrivacyClaim
-from .errors import (
-    DPVerifyError,
-    IdenticalInputsError,
-    InsufficientMemoryError,
-    InsufficientSamplesError,
-    InvalidClaimError,
-    InvalidDistributionError,
-    InvalidNeighboursError,
-    InvalidParameterError,
-    MechanismError,
-    OutputTypeError,
-    ReplayMismatchError,
-    SamplerContractError,
-)
+from .errors import *  # noqa: F403 (every named error; the list is errors.__all__)
+from .errors import __all__ as _ERRORS
 from .options import AuditOptions
 from .verification import Verification, VerificationOutcome, VerificationRecord
 
@@ -131,18 +119,7 @@ __all__ = [
     "OneRunAuditResult",
     "one_run_fdp_audit",
     "OneRunFdpAuditResult",
-    "DPVerifyError",
-    "InvalidClaimError",
-    "InvalidParameterError",
-    "InsufficientSamplesError",
-    "MechanismError",
-    "OutputTypeError",
-    "IdenticalInputsError",
-    "InvalidDistributionError",
-    "SamplerContractError",
-    "InsufficientMemoryError",
-    "InvalidNeighboursError",
-    "ReplayMismatchError",
+    *_ERRORS,
 ]
 
 __version__ = "0.1.0"
