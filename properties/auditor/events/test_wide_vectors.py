@@ -109,7 +109,7 @@ def test_overclaimed_gaussian_counter_is_flagged_under_zcdp(suite_alpha):
     """Gaussian node noise for rho = 0.02 (exact rho 0.02 on the pair) stated as rho = 0.013 (1.54x too
     small), audited under zCDP at 1e6 samples per input at the suite's alpha.
 
-    Measured (seeds 1-3, alpha 1e-6): the certified rho is 0.72-0.75 of the exact one with the Fisher
+    Measured (seeds 1-3, alpha 1e-6): the certified rho is 0.74-0.76 of the exact one with the Fisher
     direction and 0.52-0.56 without it, so the claim 0.65 of it is flagged only with it. False alarms: a
     correct claim is flagged with probability at most alpha (cells frozen on selection rows, their region
     computed on fresh ones). Detects: the Fisher direction missing (seen failing with the whitening
