@@ -14,25 +14,19 @@ with probability about 6e-7 per check, below the suite's 1e-6).
 
 from __future__ import annotations
 
-import importlib.util
 import math
-from pathlib import Path
 
 import numpy as np
 import pytest
 from scipy.stats import norm
 
-BENCHMARK = Path(__file__).resolve().parents[3] / "benchmarks" / "dpsgd_traces.py"
 Z = 5.0  # standard errors allowed: two-sided 5.7e-7
 
 
 @pytest.fixture(scope="module")
-def bench():
-    """benchmarks/dpsgd_traces.py, loaded from its path (the benchmarks need not be on sys.path)."""
-    spec = importlib.util.spec_from_file_location("dpsgd_traces_benchmark", BENCHMARK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(load_benchmark):
+    """benchmarks/dpsgd_traces.py."""
+    return load_benchmark("dpsgd_traces")
 
 
 @pytest.fixture(scope="module")
