@@ -10,20 +10,22 @@ As a script (needs ``pip install 'dpverify[accountants]'``)::
 
     python benchmarks/dpsgd_traces.py [--samples 1000000]
     python benchmarks/dpsgd_traces.py --families threshold declared-score --seeds 1 2 3 4 5 [--setting 2 0.1 100]
-    python benchmarks/dpsgd_traces.py --gap [--seeds 1]
+    python benchmarks/dpsgd_traces.py --gap [--seeds 1] [--pairs-only]
 
 The first prints the Poisson ratio and the shuffled trace's certified epsilon against the Poisson claim
 (sigma 0.8, q 0.1, T 20, replace-one); the second the Poisson ratio per event family and seed at a
 setting (sigma, q, T; default 1, 0.1, 10), with the ceiling of the audit's confidence bound at that
 size (:func:`ceiling`); the third the shuffled and without-replacement traces in Chua et al.'s worst case
-against the Poisson figure beside the Poisson trace (:func:`print_gap`): the rows of
-docs/auditor/benchmarks.md's DP-SGD section.
+against the Poisson figure beside the Poisson trace, and each sampler's pair epsilon (:func:`print_gap`;
+``--pairs-only`` the pairs alone): the rows of docs/auditor/benchmarks.md's DP-SGD section.
 """
 
 from __future__ import annotations
 
 import argparse
+import math
 import time
+from typing import NamedTuple
 
 import numpy as np
 
@@ -118,19 +120,50 @@ GAP_SETTINGS = (
 )
 
 
-def print_gap(seed: int = 1) -> None:
-    """One row per setting of :data:`GAP_SETTINGS` and sampler: the Poisson figure, the shuffled pair's epsilon
-    (one epoch, :func:`shuffle_epsilon` at ``others=-1``), each trace's certified epsilon and CPU seconds."""
+def pair_epsilons(sigma: float, k: int, epochs: int, delta: float, draws: int = 1_000_000, seed: int = 0) -> dict:
+    """The epsilon at ``delta`` of each fixed-size sampler's pair in Chua et al.'s worst case (``others=-1``):
+    ``"shuffle"`` (:func:`shuffle_epsilon`, with its standard error) and ``"without replacement per step"``
+    (:func:`without_replacement_epsilon`, its bounds above and below)."""
+    return {
+        "shuffle": shuffle_epsilon(sigma, k, delta, draws=draws, seed=seed, others=-1.0, epochs=epochs),
+        "without replacement per step": without_replacement_epsilon(sigma, k, k * epochs, delta, others=-1.0),
+    }
+
+
+def print_pairs(sigma: float, k: int, epochs: int, delta: float, draws: int = 1_000_000) -> dict:
+    """Print and return :func:`pair_epsilons` at a setting, beside the Gaussian mechanism of shift C in each
+    epoch (no sampling), with the CPU seconds they took."""
+    start = time.process_time()
+    pairs = pair_epsilons(sigma, k, epochs, delta, draws)
+    shuffled, (above, below) = pairs["shuffle"], pairs["without replacement per step"]
+    print(
+        f"sigma {sigma:g}, k {k}, {epochs} epoch(s), delta {delta:g}: shuffled pair {shuffled.epsilon:.3f} "
+        f"(s.e. {shuffled.std_error:.3f}), without-replacement pair in [{below:.3f}, {above:.3f}], Gaussian "
+        f"{_gaussian_epsilon(math.sqrt(epochs) / sigma, delta):.3f} ({time.process_time() - start:.1f} CPU s)",
+        flush=True,
+    )
+    return pairs
+
+
+def print_gap(seed: int = 1, draws: int = 1_000_000, audits: bool = True) -> None:
+    """One row per setting of :data:`GAP_SETTINGS` and sampler: the Poisson figure, the sampler's pair epsilon
+    (:func:`print_pairs`), and unless ``audits`` is false each trace's certified epsilon and CPU seconds, and
+    whether the certified value stays below the pair's epsilon (above it would be an invalid lower bound)."""
     for sigma, k, epochs, delta, n in GAP_SETTINGS:
-        exact = shuffle_epsilon(sigma, k, delta, draws=200_000, others=-1.0) if epochs == 1 and delta >= 1e-3 else None
+        pairs = print_pairs(sigma, k, epochs, delta, draws)
+        if not audits:
+            continue
+        shuffled, (above, _) = pairs["shuffle"], pairs["without replacement per step"]
+        ceilings = {"shuffle": shuffled.epsilon + 4 * shuffled.std_error, "without replacement per step": above}
         for sampler in ("shuffle", "without replacement per step", "poisson"):
             start = time.process_time()
             result, claimed = sampler_gap(sampler, sigma, k, epochs, delta, n, seed)
             cpu = time.process_time() - start
+            certified = result.claim_lower_bound
+            below_pair = "" if sampler == "poisson" else f", below its pair: {certified <= ceilings[sampler]}"
             print(
-                f"sigma {sigma:g}, k {k}, {epochs} epoch(s), delta {delta:g}, {n:g} samples, {sampler}: Poisson PLD "
-                f"{claimed:.3f}, shuffled pair {'-' if exact is None else f'{exact:.2f}'}, certified "
-                f"{result.claim_lower_bound:.3f}, violation {result.violation} ({cpu:.1f} CPU s)",
+                f"  {n:g} samples, {sampler}: Poisson PLD {claimed:.3f}, certified {certified:.3f}, violation "
+                f"{result.violation}{below_pair} ({cpu:.1f} CPU s)",
                 flush=True,
             )
 
@@ -147,32 +180,203 @@ class TimeSample:
         self.trace.sample(1.0, 10_000, self.rng)
 
 
-def shuffle_epsilon(
-    sigma: float, steps_per_epoch: int, delta: float, draws: int = 400_000, seed: int = 0, others: float = 0.0
-) -> float:
-    """The epsilon at ``delta`` of one epoch of the shuffled trace (``n = k b``, C = 1), by Monte Carlo.
+class PairEpsilon(NamedTuple):
+    """The epsilon at delta of a canary trace's pair, and the Monte Carlo standard error of it (0 when exact)."""
 
-    The canary is in exactly one of the ``k`` steps, uniformly. With the other records' gradient ``c``
-    (``others``) the canary's batch moves by ``a = 1 - c`` on ``x`` and by ``a' = -c`` on ``x'`` (zero-out,
-    or add/remove at ``c = 0``), so the log likelihood ratio of a trace ``y`` is ``L = log sum_t exp((2 y_t a
-    - a^2) / (2 sigma^2)) - log sum_t exp((2 y_t a' - a'^2) / (2 sigma^2))``, and ``delta(eps) = E_x[(1 -
-    exp(eps - L))_+]`` is solved for ``eps`` on ``draws`` traces of ``x``. At ``c = -1`` this is the pair of
-    Chua et al.'s lower bound for one epoch of shuffling (the direction ``x`` against ``x'``)."""
-    from scipy.optimize import brentq
+    epsilon: float
+    std_error: float
+
+
+def _shifts(others: float) -> tuple[float, float]:
+    """How far the canary's batch moves on ``x`` and on ``x'`` (C = 1): ``1 - c`` and ``-c`` (zero-out, or
+    add/remove at ``c = 0``)."""
+    return 1.0 - others, -others
+
+
+def _shuffled_losses(sigma, k, epochs, shift, shift_prime, tilt, draws, rng, chunk_elements=1 << 22):
+    """Privacy losses of ``draws`` shuffled traces of the input whose batch moves by ``shift``, drawn with the
+    noise tilted by ``tilt`` (the canary's coordinate, the others'), and the importance weights' logs.
+
+    By the symmetry of the batches the canary sits in the first of each epoch's ``k``; the noise of a
+    coordinate is drawn ``N(theta, sigma^2)`` instead of ``N(0, sigma^2)``, which the log weight ``sum
+    (theta^2 - 2 theta z) / (2 sigma^2)`` over the coordinates undoes. Returns ``(L, log w, zc, zo)``, the last
+    two the mean noise of the canary's and of the other coordinates per trace (for the tilt's update); the
+    traces are drawn in chunks of about ``chunk_elements`` normals, so memory holds four floats per trace."""
     from scipy.special import logsumexp
 
-    rng = np.random.default_rng(seed)
-    k, shift, shift_prime = steps_per_epoch, 1.0 - others, -others
-    y = rng.normal(scale=sigma, size=(draws, k))
-    y[np.arange(draws), rng.integers(0, k, draws)] += shift
-    llr = logsumexp((2 * y - shift) * shift / (2 * sigma**2), axis=1) - logsumexp(
-        (2 * y - shift_prime) * shift_prime / (2 * sigma**2), axis=1
-    )
+    theta = np.full(k, tilt[1])
+    theta[0] = tilt[0]
+    rows = max(1, chunk_elements // (k * epochs))
+    out = np.empty((4, draws))
+    for start in range(0, draws, rows):
+        n = min(rows, draws - start)
+        z = rng.normal(scale=sigma, size=(n, epochs, k)) + theta
+        log_w = ((theta**2 - 2.0 * theta * z) / (2 * sigma**2)).sum(axis=(1, 2))
+        y = z.copy()
+        y[:, :, 0] += shift
+        loss = logsumexp((2 * y - shift) * shift / (2 * sigma**2), axis=2) - logsumexp(
+            (2 * y - shift_prime) * shift_prime / (2 * sigma**2), axis=2
+        )
+        others = z[:, :, 1:].mean(axis=(1, 2)) if k > 1 else np.zeros(n)
+        out[:, start : start + n] = loss.sum(axis=1), log_w, z[:, :, 0].mean(axis=1), others
+    return out
+
+
+def _epsilon_of_losses(loss, log_w, delta):
+    """``(eps, its standard error)`` solving ``mean(w (1 - exp(eps - L))_+) = delta`` for ``eps >= 0`` (0 when
+    even ``eps = 0`` leaves less than ``delta``); the error by the delta method, the estimate's standard error
+    over the slope ``mean(w exp(eps - L) 1{L > eps})``."""
+    from scipy.optimize import brentq
+
+    size = loss.size
+    keep = loss > 0
+    loss, log_w = loss[keep], log_w[keep]
 
     def excess(eps):
-        return float(np.mean(np.maximum(0.0, 1.0 - np.exp(eps - llr)))) - delta
+        return float(np.sum(_hockey_terms(eps, loss, log_w))) / size - delta
 
-    return brentq(excess, 0.0, 30.0) if excess(0.0) > 0 else 0.0
+    eps = brentq(excess, 0.0, float(loss.max(initial=0.0)) + 1.0, xtol=1e-10) if excess(0.0) > 0 else 0.0
+    terms = _hockey_terms(eps, loss, log_w)
+    spread = math.sqrt(max(0.0, float(np.sum(terms**2)) / size - (float(np.sum(terms)) / size) ** 2) / size)
+    above = loss > eps
+    slope = float(np.sum(np.exp(log_w[above] + eps - loss[above]))) / size
+    return eps, (spread / slope if slope > 0 else math.inf)
+
+
+def _hockey_terms(eps, loss, log_w):
+    """``w (1 - exp(eps - L))_+`` per trace."""
+    return np.where(loss > eps, np.exp(log_w) * -np.expm1(np.minimum(eps - loss, 0.0)), 0.0)
+
+
+def _gaussian_epsilon(mu: float, delta: float) -> float:
+    """The epsilon at ``delta`` of the ``mu``-Gaussian mechanism: ``delta(eps) = Phi(mu / 2 - eps / mu) - e^eps
+    Phi(-mu / 2 - eps / mu)`` solved for ``eps``.
+
+    References
+    ----------
+    B. Balle and Y.-X. Wang, "Improving the Gaussian Mechanism for Differential Privacy: Analytical
+    Calibration and Optimal Denoising", ICML 2018, Theorem 8.
+    """
+    from scipy.optimize import brentq
+    from scipy.stats import norm
+
+    def excess(eps):
+        return norm.cdf(mu / 2 - eps / mu) - math.exp(eps) * norm.cdf(-mu / 2 - eps / mu) - delta
+
+    return brentq(excess, 0.0, mu * mu / 2 + 40 * mu + 1) if excess(0.0) > 0 else 0.0
+
+
+def _shuffled_direction(sigma, k, epochs, delta, shift, shift_prime, draws, rng, importance):
+    """One direction of :func:`shuffle_epsilon`: the pilot rounds that set the tilt, then the estimate."""
+    tilt = np.zeros(2)
+    if importance:  # start where a Gaussian mechanism of the batch's shift reaches its epsilon
+        gap = shift - shift_prime
+        target = _gaussian_epsilon(abs(gap) * math.sqrt(epochs) / sigma, delta) / epochs
+        tilt[0] = (target - gap**2 / (2 * sigma**2)) * sigma**2 / gap
+        for _ in range(2):  # cross-entropy: the tilt that the losses past the estimate favour
+            loss, log_w, canary, others = _shuffled_losses(
+                sigma, k, epochs, shift, shift_prime, tilt, max(5_000, draws // 10), rng
+            )
+            eps, _ = _epsilon_of_losses(loss, log_w, delta)
+            weight = _hockey_terms(eps, loss, log_w)
+            if weight.sum() > 0:
+                tilt = np.array([np.average(canary, weights=weight), np.average(others, weights=weight)])
+    loss, log_w, _, _ = _shuffled_losses(sigma, k, epochs, shift, shift_prime, tilt, draws, rng)
+    return _epsilon_of_losses(loss, log_w, delta)
+
+
+def shuffle_epsilon(
+    sigma: float,
+    steps_per_epoch: int,
+    delta: float,
+    draws: int = 400_000,
+    seed: int = 0,
+    others: float = 0.0,
+    epochs: int = 1,
+    importance: bool = True,
+) -> PairEpsilon:
+    """The epsilon at ``delta`` of ``epochs`` epochs of the shuffled trace's pair (``n = k b``, C = 1), by Monte Carlo.
+
+    Each epoch the canary is in exactly one of the ``k`` steps, uniformly and independently across epochs.
+    With the other records' gradient ``c`` (``others``) the canary's batch moves by ``a = 1 - c`` on ``x``
+    and by ``a' = -c`` on ``x'`` (zero-out, or add/remove at ``c = 0``), so the log likelihood ratio of a
+    trace ``y`` is the sum over epochs ``e`` of ``log sum_t exp((2 y_et a - a^2) / (2 sigma^2)) - log sum_t
+    exp((2 y_et a' - a'^2) / (2 sigma^2))``, and ``delta(eps) = E_x[(1 - exp(eps - L))_+]``, solved for
+    ``eps`` on ``draws`` traces of ``x``; the same with the roles swapped gives the direction ``x'``
+    against ``x``, and the result is the larger (an audit tries both). With ``importance`` the traces are
+    drawn with the canary's and the other coordinates' noise shifted (exponential tilting), the shifts set
+    by two cross-entropy rounds of ``draws / 10`` traces each, and weighted back, so a delta of 1e-5 is
+    resolved; without it, plain Monte Carlo. The standard error is the estimate's, by the delta method
+    (:func:`_epsilon_of_losses`). At ``c = -1`` this is the pair of Chua et al.'s lower bounds for
+    shuffling, one epoch (ICML 2024) and several (NeurIPS 2024).
+
+    References
+    ----------
+    L. Chua, B. Ghazi, P. Kamath, R. Kumar, P. Manurangsi, A. Sinha and C. Zhang, "How Private are DP-SGD
+    Implementations?", ICML 2024; "Scalable DP-SGD: Shuffling vs. Poisson Subsampling", NeurIPS 2024.
+    R. Y. Rubinstein and D. P. Kroese, "The Cross-Entropy Method", Springer 2004 (the tilt's update).
+    """
+    rng = np.random.default_rng(seed)
+    shift, shift_prime = _shifts(others)
+    directions = [
+        _shuffled_direction(sigma, steps_per_epoch, epochs, delta, a, b, draws, rng, importance)
+        for a, b in ((shift, shift_prime), (shift_prime, shift))
+    ]
+    return PairEpsilon(*max(directions))
+
+
+def _composed_epsilon(loss_max, loss_min, masses, compositions, delta, interval=1e-4):
+    """(pessimistic, optimistic) epsilon at ``delta`` of ``compositions`` independent copies of a pair whose
+    privacy loss under its first input lies in ``[loss_min, loss_max]`` on cells of probability ``masses``
+    (the mass the cells miss counted as infinite loss, or dropped), by dp_accounting's privacy loss
+    distributions: each bound rounds the losses outwards to ``interval``, so the pair's epsilon lies
+    between the two (up to dp_accounting's own truncation, below 1e-15)."""
+    from dp_accounting.pld import privacy_loss_distribution as pld
+
+    bounds = []
+    for loss, rounding, missing in ((loss_max, np.ceil, max(0.0, 1.0 - masses.sum())), (loss_min, np.floor, 0.0)):
+        index = rounding(loss / interval).astype(np.int64)
+        low = int(index.min())
+        pmf = np.bincount(index - low, weights=masses)
+        mapping = {low + int(i): float(pmf[i]) for i in np.flatnonzero(pmf > 0)}
+        dist = pld.PrivacyLossDistribution.create_from_rounded_probability(
+            mapping, missing, interval, pessimistic_estimate=rounding is np.ceil
+        )
+        bounds.append(max(0.0, float(dist.self_compose(compositions).get_epsilon_for_delta(delta))))
+    return tuple(bounds)
+
+
+def without_replacement_epsilon(
+    sigma: float, steps_per_epoch: int, steps: int, delta: float, others: float = 0.0, step=5e-4
+) -> tuple[float, float]:
+    """Bounds (above, below) on the epsilon at ``delta`` of the pair of the trace without replacement per step.
+
+    Each of the ``steps`` steps holds the canary with probability ``q = 1 / k`` independently (``n = k b``),
+    its batch moving by ``a = 1 - c`` on ``x`` and ``a' = -c`` on ``x'``: the pair is the ``steps``-fold
+    composition of ``(1 - q) N(0, sigma^2) + q N(a, sigma^2)`` against the same at ``a'``. The loss of one
+    step is integrated on a grid of cells of width ``step`` over ``a`` and ``a'`` plus and minus 12 sigma (its
+    least and most over each cell's ends, exact where the loss is monotone on the cell; at the loss's one
+    turning point the ends miss its extreme by ``O(step^2)``, about 1e-7 at the default, far below the
+    rounding to 1e-4) and composed by :func:`_composed_epsilon`, both directions, the larger of each bound
+    returned."""
+    from scipy.stats import norm
+
+    shift, shift_prime = _shifts(others)
+    q = 1.0 / steps_per_epoch
+    edges = np.arange(min(0.0, shift, shift_prime) - 12 * sigma, max(0.0, shift, shift_prime) + 12 * sigma, step)
+    mixture = {a: (1 - q) * norm.cdf(edges / sigma) + q * norm.cdf((edges - a) / sigma) for a in (shift, shift_prime)}
+    with np.errstate(divide="ignore"):  # q = 1: every step holds the canary
+        log_density = {
+            a: np.logaddexp(np.log1p(-q), math.log(q) + (2 * edges * a - a * a) / (2 * sigma**2))
+            for a in (shift, shift_prime)
+        }
+    bounds = []
+    for a, b in ((shift, shift_prime), (shift_prime, shift)):
+        loss = log_density[a] - log_density[b]
+        masses = np.diff(mixture[a])
+        ends = np.stack([loss[:-1], loss[1:]])
+        bounds.append(_composed_epsilon(ends.max(axis=0), ends.min(axis=0), masses, steps, delta))
+    return max(b[0] for b in bounds), max(b[1] for b in bounds)
 
 
 def track_poisson_ratio():
@@ -209,11 +413,12 @@ def main(argv=None):
     parser.add_argument("--families", nargs="*", help="family sets to compare ('default', 'default-before', names)")
     parser.add_argument("--seeds", nargs="*", type=int, default=[1])
     parser.add_argument("--gap", action="store_true", help="the samplers' gap in Chua et al.'s worst case")
+    parser.add_argument("--pairs-only", action="store_true", help="with --gap: the pairs' epsilons, no audits")
     parser.add_argument("--setting", nargs=3, type=float, default=[1.0, 0.1, 10], metavar=("SIGMA", "Q", "T"))
     args = parser.parse_args(argv)
     n = int(args.samples)
     if args.gap:
-        print_gap(args.seeds[0])
+        print_gap(args.seeds[0], audits=not args.pairs_only)
         return
     if args.families:
         by_family(n, args.families, args.seeds, (args.setting[0], args.setting[1], int(args.setting[2])))

@@ -16,10 +16,8 @@ other error in a loader is raised, never reported as absent.
 
 from __future__ import annotations
 
-import importlib.util
 import sys
 import types
-from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,7 +25,6 @@ from scipy import stats
 
 from dpverify.audits.one_run import one_run_audit
 
-BENCHMARK = Path(__file__).resolve().parents[3] / "benchmarks" / "one_run_peers.py"
 #: Simulated runs per case, and the false alarms Binomial(runs, 0.05) exceeds with probability < 1e-6.
 RUNS = {"null, shared effects": 400, "eps 1, shared truth rate": 200}
 MAX_FALSE_ALARMS = {case: int(stats.binom.isf(1e-6, runs, 0.05)) for case, runs in RUNS.items()}  # 44, 27
@@ -46,12 +43,9 @@ PEER_MODULES = (
 
 
 @pytest.fixture(scope="module")
-def bench():
-    """benchmarks/one_run_peers.py, loaded from its path (the benchmarks need not be on sys.path)."""
-    spec = importlib.util.spec_from_file_location("one_run_peers_benchmark", BENCHMARK)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+def bench(load_benchmark):
+    """benchmarks/one_run_peers.py."""
+    return load_benchmark("one_run_peers")
 
 
 @pytest.mark.privacy_audit

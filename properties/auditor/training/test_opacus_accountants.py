@@ -110,6 +110,47 @@ def test_opacus_gaussian_conversion_failure_is_refused_by_name():
     assert accountants.opacus_gdp_claim(**LARGE_NOISE).mu > 0
 
 
+@needs_opacus
+@pytest.mark.parametrize("bad", [-0.3, math.nan, 0.0, math.inf])
+def test_an_impossible_gaussian_mu_is_refused_by_name(monkeypatch, bad):
+    """A failing Gaussian DP accountant in its mu (negative, NaN, 0 at finite noise, infinite; Opacus PR
+    #844 names the Gaussian accountant among the failing ones): InvalidClaimError naming the accountant, as
+    a mu claim and before any conversion to (epsilon, delta), never a claim.
+
+    Detects: a reader that passes the accountant's mu on (tried: the check removed, mu 0 becomes a claim and
+    the others are refused by ``PrivacyClaim`` without naming the accountant)."""
+    from opacus.accountants.analysis import gdp
+
+    monkeypatch.setattr(gdp, "compute_mu_poisson", lambda **kwargs: bad)
+    for delta in (None, 1e-5):
+        with pytest.raises(InvalidClaimError, match=r"Opacus's Gaussian accountant gave mu = .*finite and > 0"):
+            accountants.opacus_gdp_claim(0.8, 0.1, 20, delta=delta)
+
+
+@needs_opacus
+@pytest.mark.parametrize("bad", [math.nan, 0.0, math.inf])
+@pytest.mark.parametrize("reader", ["rdp", "prv", "gdp"])
+def test_an_impossible_opacus_epsilon_is_refused_by_name(monkeypatch, reader, bad):
+    """NaN, 0 at finite noise (tensorflow/privacy #166's class) or infinite, from each Opacus accountant's
+    (epsilon, delta) conversion: InvalidClaimError naming that accountant and the delta (the negative value
+    is Opacus's own, reproduced above).
+
+    Detects: a reader that passes the converted epsilon on (``PrivacyClaim`` accepts 0, and would refuse
+    NaN without naming the accountant)."""
+    from opacus.accountants import GaussianAccountant, PRVAccountant, RDPAccountant
+
+    cls = {"rdp": RDPAccountant, "prv": PRVAccountant, "gdp": GaussianAccountant}[reader]
+    monkeypatch.setattr(cls, "get_epsilon", lambda self, delta, **kwargs: bad)
+    read = {
+        "rdp": lambda: accountants.opacus_rdp_claim(0.8, 0.1, 20, delta=1e-5),
+        "prv": lambda: accountants.opacus_prv_claim(0.8, 0.1, 20, 1e-5),
+        "gdp": lambda: accountants.opacus_gdp_claim(0.8, 0.1, 20, delta=1e-5),
+    }
+    name = {"rdp": "RDP", "prv": "PRV", "gdp": "Gaussian"}[reader]
+    with pytest.raises(InvalidClaimError, match=rf"Opacus's {name} accountant gave epsilon = .* at delta = 1e-05"):
+        read[reader]()
+
+
 def test_without_opacus_the_extra_is_named(monkeypatch):
     monkeypatch.setitem(sys.modules, "opacus", None)
     monkeypatch.setitem(sys.modules, "opacus.accountants", None)
