@@ -358,17 +358,29 @@ def opacus_prv_claim(noise_multiplier, sample_rate, steps, delta, *, eps_error=0
     Raises
     ------
     InvalidClaimError
-        The accountant's epsilon is negative (Opacus PR #844), NaN, 0 or infinite; ``delta``
-        outside (0, 1).
+        The accountant's epsilon is negative (Opacus PR #844), NaN, 0 or infinite; the accountant
+        raised instead of giving one (its "Discrete mean differs from continuous mean
+        significantly" of microsoft/prv_accountant #36); ``delta`` outside (0, 1).
     MissingExtraError
         opacus (and PyTorch) are not installed.
     """
     if check_delta(delta) == 0:
         raise InvalidClaimError("the PRV accountant's epsilon is infinite at delta = 0: give delta > 0")
     sigma, q, steps = _training(noise_multiplier, sample_rate, steps)
+    eps_error = check_positive_real(eps_error, "eps_error")
     accountant = _opacus().PRVAccountant()
     accountant.history = [(sigma, q, steps)]
-    epsilon = accountant.get_epsilon(delta, eps_error=check_positive_real(eps_error, "eps_error"))
+    epsilon = check_call(
+        lambda: accountant.get_epsilon(delta, eps_error=eps_error),
+        lambda exc: (
+            f"Opacus's PRV accountant failed at noise multiplier {sigma:g}, sampling rate {q:g}, {steps} steps, "
+            f"delta = {delta:g} ({type(exc).__name__}: {exc}): it gave no epsilon (its discretisation can fail "
+            "on valid parameters: microsoft/prv_accountant #36); read the claim from another accountant "
+            "(opacus_rdp_claim, dp_accounting_pld_claim) or with another eps_error"
+        ),
+        InvalidClaimError,
+        (RuntimeError, ValueError, FloatingPointError, ZeroDivisionError),
+    )
     return PrivacyClaim(
         accountant_value(epsilon, "Opacus's PRV accountant", delta),
         delta,
