@@ -408,9 +408,9 @@ def test_value_track_that_would_overdraw_is_not_run(monkeypatch):
     reason: here nothing is kept), the value track's screening would take the certification's floor, so it
     does not run, a note says so, and the certification keeps at least its floor.
 
-    Detects: a value track run on the plan alone (tried: ``_value_track_fits`` without the draws it counts
-    as kept, the value track screens 90,000 more and certification gets 20,000 per input, under the floor
-    of 50,000; the test fails). Deterministic at its seed.
+    Detects: a value track run on the plan alone (tried: ``_value_track_fits`` counting the planned room
+    instead of the draws kept, the value track screens 90,000 more and each certification gets 10,000 per
+    input, under the floor of 50,000; the test fails). Deterministic at its seed.
     """
     monkeypatch.setattr(search_module, "_integer_array", lambda samples: True)  # no draw is kept
     n = 200_000
@@ -435,8 +435,8 @@ def test_value_track_keeps_draws_that_are_lists():
     (the room planned for it assumes they are), so its screening draws only the round the first did not run
     for its pairs: 6,000 per input of the first's 12,000.
 
-    Detects: keeping array draws only (tried: the value track screens all 12,000 again and the test fails).
-    Deterministic at its seed.
+    Detects: keeping array draws only (tried: the first round is not kept, so the value track's screening
+    would take the certification's floor and does not run; the test fails). Deterministic at its seed.
     """
     n = 40_000
     floats = dpverify.search_audit(_Calls(1.0), _FOUR_PAIRS, epsilon=1.0, n_samples=n, seed=3)
