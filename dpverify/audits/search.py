@@ -805,11 +805,12 @@ def _on_input_domain(neighbours, mechanism):
     return neighbours.with_domain(declared)
 
 
-def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, spent):
+def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, spent, chosen=None):
     """Screen ``screened`` (successive halving, then refinement with ``budget.n_refining``) and top the winner
     up to its selection, as far as the budget leaves room (:meth:`_Budget.top_up_room`, ``spent`` the search's
     ledger); returns the winner with its frozen selection, the screening samples drawn per input over all
-    pairs, and the fewest any screened pair had (both before the top-up)."""
+    pairs, and the fewest any screened pair had (both before the top-up). A winner that is the pair ``chosen``
+    (the verdict's, whose selection is made) is returned without a top-up or a selection."""
     with drawing_for(screening.purpose("screening")):
         winner, n_rounds = _successive_halving(screened, budget.n_screening - budget.n_refining, mechanism, screening)
         n_selection_final = budget.n_selection
@@ -818,6 +819,8 @@ def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, sp
             winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
+    if chosen is not None and pair_key((winner.x, winner.x_prime)) == pair_key((chosen.x, chosen.x_prime)):
+        return winner, n_drawn, n_least
     n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, screening))
     room = budget.top_up_room(sum(spent.per_input().values()), bool(screening.track), winner.samples_x)
     with drawing_for(screening.purpose("selection")):
@@ -869,10 +872,10 @@ def _value_winner(candidates, budget, neighbours, mechanism, screening, spent, c
     track), on the same per-pair, per-round seeds and the same screening budget (so exactly the screening
     samples a search with ``float_events=False`` draws; those the first screening drew are taken from
     ``screening.kept`` where it holds them); its top-up takes what the budget leaves
-    (:meth:`_Budget.top_up_room`).
+    (:meth:`_Budget.top_up_room`), and is not drawn where the pair is ``chosen`` (it would go unused).
     """
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
-    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening, spent)
+    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening, spent, chosen)
     if pair_key((value.x, value.x_prime)) == pair_key((chosen.x, chosen.x_prime)):
         return None, fresh
     return value, fresh

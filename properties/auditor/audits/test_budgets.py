@@ -115,6 +115,40 @@ def test_a_float_search_with_a_value_track_keeps_its_budget():
     assert result.value_verdict is not None and result.value_x is not None
 
 
+class CountedCalls:
+    """``inner`` without a vectorized ``sample`` (its draws are lists of outputs), counting the calls per input."""
+
+    def __init__(self, inner):
+        self.inner = inner
+        self.asked = collections.Counter()
+
+    def __call__(self, x, rng):
+        self.asked[repr(x)] += 1
+        return self.inner(x, rng)
+
+
+def test_a_float_search_over_calls_draws_each_sample_once():
+    """A mechanism without ``sample``: a floating-point family picks the verdict's pair and the value track
+    chooses that same pair. The value track's screening takes the rounds both screenings run from the kept
+    lists and draws only the others; the pair's selection is not topped up a second time for a value verdict
+    its own selection gives. Everything else goes to the certification.
+
+    Detects: keeping array draws only (tried: the lists are not kept, the value track's screening would take
+    the certification's floor and does not run, so there is no value screening; the test fails) and a value
+    track that tops up the verdict's own pair (tried: 10,000 per input of unused value selection, certification
+    15,000 instead of 25,000; the test fails)."""
+    n = 60_000
+    counted = CountedCalls(FloatGaussianMechanism(1.0, 1e-5))
+    pairs = [(0.0, 1.0), (5.0, 6.0), (0.0, -1.0)]
+    result, ledger = _checked(
+        lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, delta=1e-5, n_samples=n, seed=1), counted, n
+    )
+    _within(result, ledger, n)
+    assert result.value_x is None and "value selection" not in result.draws, result.draws
+    assert 0 < result.draws["value screening"] < result.draws["screening"], result.draws
+    assert result.draws["certification"] == n - sum(v for k, v in result.draws.items() if k != "certification")
+
+
 def test_a_vector_search_with_a_top_up_keeps_its_budget():
     """Vectors with markers and values (sparse vector returning its noisy values): the chosen pair's selection
     is topped up from the budget, and the certification gets what is left."""
