@@ -1071,9 +1071,10 @@ def search_audit(
     so a floating-point leak (Mironov 2012) can choose a pair whose values leak little. When a
     floating-point family takes part in the chosen pair's verdict, the candidates are screened again by
     the value families alone, on the same per-pair seeds (the samples a search with
-    ``float_events=False`` draws); if that picks another pair, its value events are certified on the
-    verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
-    which is then the pair and the value events a values-only search chooses. Each verdict keeps its level
+    ``float_events=False`` draws); if that picks another pair, it is topped up to its selection and its
+    value events are certified on the verdict's certification streams and give ``value_verdict`` (with
+    ``value_x``, ``value_x_prime``), which is then the pair and the value events a values-only search
+    chooses (where it picks the verdict's pair, that pair is not topped up again). Each verdict keeps its level
     ``alpha``. Cost, within ``n_samples``, only when a float family took part: the second screening draws
     what the first did not (a round of a pair both screenings keep is the same samples, drawn once and kept
     where a copy of the first screening's outputs fits in memory; at most the same ``n_screening`` per input)
