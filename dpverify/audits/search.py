@@ -852,9 +852,11 @@ def _counts_select(winner, screening) -> bool:
     return grows_selection(screening.plan.options.families, winner.samples_x, winner.samples_x_prime)
 
 
-def _value_track_possible(options) -> bool:
-    """Whether floating-point families may take part in a verdict and value families are there to rank on."""
-    return bool(options.float_events and screening_event_families(options.families, False))
+def _value_track_possible(options, pilot=None) -> bool:
+    """Whether floating-point families may take part in a verdict and value families are there to rank on (and,
+    given a ``pilot`` output, whether it is not an integer: floating-point families read no integer outputs)."""
+    integer = isinstance(pilot, (int, np.integer, np.bool_)) or _integer_array(pilot)
+    return bool(options.float_events and screening_event_families(options.families, False)) and not integer
 
 
 def _float_picked(winner, options) -> bool:
@@ -1095,7 +1097,7 @@ def search_audit(
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     screened, neighbours, budget, source, pilot = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
-    budget = _fit_budget(plan, budget, _value_track_possible(plan.options), pilot)
+    budget = _fit_budget(plan, budget, _value_track_possible(plan.options, pilot), pilot)
     notes = []
     # one pool for every draw of the search; the ledger is the budget: certification gets what is left
     with one_executor(plan.options.executor) as pool, drawing_ledger() as spent:

@@ -149,6 +149,24 @@ def test_a_float_search_over_calls_draws_each_sample_once():
     assert result.draws["certification"] == n - sum(v for k, v in result.draws.items() if k != "certification")
 
 
+def test_integer_outputs_keep_no_room_for_a_value_track_drawn_as_lists_or_arrays():
+    """Floating-point families read no integer outputs, so a search of integer outputs keeps no room (and no
+    copy of its screening) for a value track that cannot run, whether its draws come as arrays (``sample``) or
+    as lists (calls): the chosen pair's selection is topped up alike and the certification gets the same share.
+
+    Detects: the room planned from the options alone (tried: the search before the pilot decided it; the
+    lists' top-up left 6,000 per input of room for the value track, selection 6,000 and certification 8,000
+    against 7,750 and 6,250 for arrays; the test fails). Deterministic at its seed."""
+    n, pairs = 20_000, [(0, 1), (3, 4), (0, 2), (5, 7)]
+    arrays = dpverify.search_audit(GeometricMechanism(1.0), pairs, epsilon=1.0, n_samples=n, seed=1)
+    counted = CountedCalls(GeometricMechanism(1.0))
+    lists, ledger = _checked(
+        lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, n_samples=n, seed=1), counted, n
+    )
+    _within(lists, ledger, n)
+    assert lists.draws == arrays.draws and "value screening" not in lists.draws, (lists.draws, arrays.draws)
+
+
 def test_a_vector_search_with_a_top_up_keeps_its_budget():
     """Vectors with markers and values (sparse vector returning its noisy values): the chosen pair's selection
     is topped up from the budget, and the certification gets what is left."""

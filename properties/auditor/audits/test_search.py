@@ -33,6 +33,7 @@ the claim (README, catch table), so power is ~1 at these seeds.
 
 from __future__ import annotations
 
+import itertools
 import json
 import re
 import sys
@@ -412,7 +413,8 @@ def test_value_track_that_would_overdraw_is_not_run(monkeypatch):
     instead of the draws kept, the value track screens 90,000 more and each certification gets 10,000 per
     input, under the floor of 50,000; the test fails). Deterministic at its seed.
     """
-    monkeypatch.setattr(search_module, "_integer_array", lambda samples: True)  # no draw is kept
+    unmatched = itertools.count()  # every draw is filed under a key of its own: none is found kept again
+    monkeypatch.setattr(search_module, "_draw_key", lambda pair, round_index, size: next(unmatched))
     n = 200_000
     floats = dpverify.search_audit(_TwoLeaks(1.0), _FOUR_PAIRS, epsilon=1.0, n_samples=n, n_screening=90_000, seed=3)
     assert floats.value_x is None and "value screening" not in floats.draws, floats.draws
