@@ -1082,7 +1082,8 @@ def search_audit(
     where a copy of the first screening's outputs fits in memory; at most the same ``n_screening`` per input)
     and, if the pair differs, the samples left are split evenly between the two certifications. Room for it
     is kept before any draw: the whole second screening, less its first round (which every candidate runs in
-    both) where the draws are kept. Where that does not fit besides the first screening and the
+    both) where the draws are kept, and none where a pilot output is an integer (floating-point families read
+    no integer outputs). Where that does not fit besides the first screening and the
     certification's floor, the value track does not run and a note says so.
 
     Examples
