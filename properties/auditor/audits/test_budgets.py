@@ -41,8 +41,8 @@ from dpverify.pipeline.sampling import CHECKS, OUTSIDE_BUDGET, count_events, dra
 from dpverify.protocols import draw_outputs
 
 
-class Counted:
-    """``inner``, counting the outputs asked of it per input (a vectorized ``sample`` counts its size)."""
+class CountedCalls:
+    """``inner`` without a vectorized ``sample`` (its draws are lists of outputs), counting the calls per input."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -51,6 +51,10 @@ class Counted:
     def __call__(self, x, rng):
         self.asked[repr(x)] += 1
         return self.inner(x, rng)
+
+
+class Counted(CountedCalls):
+    """``inner``, counting the outputs asked of it per input (a vectorized ``sample`` counts its size)."""
 
     def sample(self, x, size, rng):
         self.asked[repr(x)] += size
@@ -98,33 +102,25 @@ def test_every_driver_keeps_its_budget_on_a_scalar_mechanism():
     assert sum(sum(one.draws.values()) for one in pairs.results) == sum(ledger.per_input().values())
 
 
-def test_a_float_search_with_a_value_track_keeps_its_budget():
-    """A floating-point family picks the verdict's pair, so the value track screens again and certifies the
-    pair the value families rank best: four purposes, one budget."""
-    n = 200_000
-    counted = Counted(FloatGaussianMechanism(1.0, 1e-5))
+def _float_search(counted, n):
+    """A search of ``counted`` (a float Gaussian, counted) over three pairs, ``n`` its budget, checked."""
     pairs = [(0.0, 1.0), (5.0, 6.0), (0.0, -1.0)]
     result, ledger = _checked(
         lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, delta=1e-5, n_samples=n, seed=1), counted, n
     )
     _within(result, ledger, n)
+    return result
+
+
+def test_a_float_search_with_a_value_track_keeps_its_budget():
+    """A floating-point family picks the verdict's pair, so the value track screens again and certifies the
+    pair the value families rank best: four purposes, one budget."""
+    result = _float_search(Counted(FloatGaussianMechanism(1.0, 1e-5)), 200_000)
     assert {"screening", "value screening", "certification", "value certification"} <= set(result.draws)
     # the same candidates and seeds, values only: a round both screenings run is drawn once
     assert result.draws.get("value screening", 0) < result.draws["screening"]
     assert result.event.n_certification == result.draws["certification"]
     assert result.value_verdict is not None and result.value_x is not None
-
-
-class CountedCalls:
-    """``inner`` without a vectorized ``sample`` (its draws are lists of outputs), counting the calls per input."""
-
-    def __init__(self, inner):
-        self.inner = inner
-        self.asked = collections.Counter()
-
-    def __call__(self, x, rng):
-        self.asked[repr(x)] += 1
-        return self.inner(x, rng)
 
 
 def test_a_float_search_over_calls_draws_each_sample_once():
@@ -138,12 +134,7 @@ def test_a_float_search_over_calls_draws_each_sample_once():
     track that tops up the verdict's own pair (tried: 10,000 per input of unused value selection, certification
     15,000 instead of 25,000; the test fails)."""
     n = 60_000
-    counted = CountedCalls(FloatGaussianMechanism(1.0, 1e-5))
-    pairs = [(0.0, 1.0), (5.0, 6.0), (0.0, -1.0)]
-    result, ledger = _checked(
-        lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, delta=1e-5, n_samples=n, seed=1), counted, n
-    )
-    _within(result, ledger, n)
+    result = _float_search(CountedCalls(FloatGaussianMechanism(1.0, 1e-5)), n)
     assert result.value_x is None and "value selection" not in result.draws, result.draws
     assert 0 < result.draws["value screening"] < result.draws["screening"], result.draws
     assert result.draws["certification"] == n - sum(v for k, v in result.draws.items() if k != "certification")
