@@ -51,6 +51,7 @@ Hyperparameter Optimization", AISTATS 2016 (successive halving).
 
 from __future__ import annotations
 
+import copy
 import math
 import warnings
 from dataclasses import dataclass, replace
@@ -126,7 +127,7 @@ REFINEMENTS = 8
 #: estimates, whose noise is what limits the bound there; the expected bound of the selection's picks
 #: grows with the selection (measured on sparse vector Alg. 6: docs/auditor/benchmarks.md).
 #: The top-up is drawn from the budget (certification gets what is left, at least :data:`CERTIFICATION_FLOOR`);
-#: where the value track may run, the top-up leaves room for its screening. The memory check before drawing
+#: where the value track may run, the top-up leaves room for what its screening draws. The memory check before drawing
 #: counts the largest top-up (:class:`_Budget`).
 WINNER_GROWN_SHARE = 0.3
 MAX_WINNER_SELECTION = 4_000_000
@@ -248,7 +249,9 @@ class _Budget:
     refining the winner (``n_refining``), the chosen pair's selection at least (``n_selection``) and at most
     (``n_grown``, :data:`WINNER_GROWN_SHARE`), over the ``n_candidates`` pairs proposed (0 until they are);
     of ``n_samples``, the most drawn before certification (``n_before_certification``), the most one screening
-    draws (``n_screening_most``) and whether the value track has room (``value_track``).
+    draws (``n_screening_most``), the most the value track's screening draws besides (``n_value_screening``:
+    all of its screening, less the first round where the first screening's draws are kept), whether the value
+    track has room (``value_track``) and whether the first screening's draws are kept for it (``keeps_draws``).
     The search's part of its plan (its ``design``)."""
 
     n_screening: int
@@ -259,16 +262,18 @@ class _Budget:
     n_samples: int = 0
     n_before_certification: int = 0
     n_screening_most: int = 0
+    n_value_screening: int = 0
     value_track: bool = False
+    keeps_draws: bool = False
     round_floor: int = MIN_ROUND_SAMPLES
 
     def top_up_room(self, spent: int, value_track: bool, samples=None) -> int:
         """Samples per input a top-up may still draw, ``spent`` having been drawn, leaving the certification
         its floor and, on the verdict's track (``value_track`` False) where the value track may run (on
-        ``samples`` that are not integer arrays: floating-point families read real outputs), room to screen
-        again."""
-        integer = isinstance(samples, np.ndarray) and samples.dtype.kind in "iub"
-        reserve = self.n_screening_most if (self.value_track and not value_track and not integer) else 0
+        ``samples`` that are not integer arrays: floating-point families read real outputs), room for what the
+        value track's screening draws (``n_value_screening``)."""
+        room_kept = self.value_track and not value_track and not _integer_array(samples)
+        reserve = self.n_value_screening if room_kept else 0
         return max(0, self.n_before_certification - reserve - spent)
 
     def held(self, n_screening: int | None = None) -> int:
@@ -278,10 +283,12 @@ class _Budget:
         return _held_per_input(n_screening, self.n_candidates, self.n_refining, largest)
 
 
-def _fit_budget(plan, budget: _Budget, value_possible: bool) -> _Budget:
+def _fit_budget(plan, budget: _Budget, value_possible: bool, pilot) -> _Budget:
     """``budget`` within ``n_samples``: refuse by name, before any draw, a screening that would leave the
     certification less than its floor (:data:`CERTIFICATION_FLOOR`), and give the value track room only where
-    a second screening fits too (``value_possible``: it may run at all)."""
+    what its screening draws fits too (``value_possible``: it may run at all). That is the whole second
+    screening, less its first round where the first screening's draws are kept for it (:func:`_keeps_draws`,
+    decided here from ``pilot``): every candidate screens its first round in both, on the same seeds."""
     n = plan.n_samples
     floor = max(minimum_certifying_samples(plan.epsilon, plan.delta, plan.alpha), math.ceil(CERTIFICATION_FLOOR * n))
     before = n - floor
@@ -299,16 +306,22 @@ def _fit_budget(plan, budget: _Budget, value_possible: bool) -> _Budget:
             "or a smaller n_screening",
             required=needed,
         )
-    value = value_possible and 2 * most <= before
-    return replace(
-        budget, n_samples=n, n_before_certification=before, n_screening_most=most, value_track=value, round_floor=rounds
-    )
+    sized = replace(budget, n_samples=n, n_before_certification=before, n_screening_most=most, round_floor=rounds)
+    keeps = value_possible and _keeps_draws(pilot, sized)
+    again = most - (_first_round_size(sized) * sized.n_candidates if keeps else 0)
+    value = value_possible and most + again <= before
+    return replace(sized, n_value_screening=again, value_track=value, keeps_draws=keeps and value)
+
+
+def _first_round_size(budget: _Budget) -> int:
+    """Samples per input each candidate draws in a screening's first round (both tracks draw them)."""
+    return _round_sizes(budget.n_screening - budget.n_refining, budget.n_candidates, budget.round_floor)[0]
 
 
 def _screening_plan(plan, budget: _Budget):
     """The plan screening ranks pairs with: its certification size the one expected after the screening,
     the value track's room and the plain selection, at least the floor (the ranking predicts bounds at it)."""
-    reserve = budget.n_screening_most * (2 if budget.value_track else 1)
+    reserve = budget.n_screening_most + (budget.n_value_screening if budget.value_track else 0)
     expected = max(plan.n_samples - budget.n_before_certification, plan.n_samples - reserve - plan.n_selection)
     return plan.with_selection(plan.n_selection, expected)
 
@@ -589,8 +602,8 @@ def _round_sizes(n_screening: int, n_candidates: int, floor: int = MIN_ROUND_SAM
 class _Screening:
     """How a search screens: its plan, where it draws, the families that rank pairs
     (:func:`~dpverify.audits.choosing.screening_event_families`), whether the chosen pair's
-    selection keeps the floating-point families (False on the value track), and the real-valued
-    screening draws kept for the value track (``kept``, shared by both tracks; None: not kept)."""
+    selection keeps the floating-point families (False on the value track), and the screening draws kept
+    for the value track (``kept``, shared by both tracks; None: not kept)."""
 
     plan: object
     executor: object
@@ -650,19 +663,20 @@ def _screen_round(pairs, size, round_index, mechanism, screening, *, final: bool
 def _draw_more(pair, size: int, round_index: int, mechanism, common: dict, kept: dict | None = None) -> None:
     """``size`` more screening samples per input for ``pair``, from its seed's child ``round_index``.
 
-    Where ``kept`` is a dict, real-valued draws are kept in it (a copy: nothing the track does to its own
-    samples reaches the other track), and a draw it already holds (the same pair, seed, round and size: the
-    same samples) is taken from it, copied, instead of being drawn again."""
-    key = (pair_key((pair.x, pair.x_prime)), tuple(pair.seed.spawn_key), round_index, size)  # one search: one entropy
+    Where ``kept`` is a dict, draws that are not both integer arrays (floating-point families read the others)
+    are kept in it (a copy: nothing the track does to its own samples reaches the other track), and a draw it
+    already holds (the same pair, seed, round and size: the same samples) is taken from it, copied, instead of
+    being drawn again."""
+    key = _draw_key(pair, round_index, size)
     if kept is not None and key in kept:
         held_x, used_x, held_xp, used_xp = kept[key]
-        new_x, new_xp = held_x.copy(), held_xp.copy()
+        new_x, new_xp = _copied(held_x), _copied(held_xp)
     else:
         seed_x, seed_xp = children(children(pair.seed, round_index + 1)[round_index], 2)
         new_x, used_x = draw(mechanism, pair.x, size, seed_x, label="x", **common)
         new_xp, used_xp = draw(mechanism, pair.x_prime, size, seed_xp, label="x_prime", **common)
-        if kept is not None and _real_array(new_x) and _real_array(new_xp):
-            kept[key] = (new_x.copy(), used_x, new_xp.copy(), used_xp)
+        if kept is not None and not (_integer_array(new_x) and _integer_array(new_xp)):
+            kept[key] = (_copied(new_x), used_x, _copied(new_xp), used_xp)
     if pair.samples_x is None:
         pair.samples_x, pair.samples_x_prime = new_x, new_xp
     else:
@@ -673,26 +687,45 @@ def _draw_more(pair, size: int, round_index: int, mechanism, common: dict, kept:
     pair.rng_used = pair.rng_used and used_x and used_xp
 
 
-def _real_array(samples) -> bool:
-    """Whether ``samples`` are an array of real numbers (the outputs the value track may screen again)."""
-    return isinstance(samples, np.ndarray) and samples.dtype.kind == "f"
+def _draw_key(pair, round_index: int, size: int) -> tuple:
+    """What makes two screening draws the same samples: the pair, its seed, the round and the size (one search:
+    one entropy)."""
+    return (pair_key((pair.x, pair.x_prime)), tuple(pair.seed.spawn_key), round_index, size)
 
 
-def _kept_draws(pilot, budget: _Budget) -> dict | None:
-    """An empty dict to keep the screening's real-valued draws in for the value track, where it may run
-    and the whole screening fits in memory besides what the search holds anyway; None otherwise.
+def _integer_array(samples) -> bool:
+    """Whether ``samples`` are an array of integers (or booleans): outputs no floating-point family reads."""
+    return isinstance(samples, np.ndarray) and samples.dtype.kind in "iub"
+
+
+def _copied(samples):
+    """A copy of drawn ``samples`` that shares nothing with them (an array's copy, or a deep copy)."""
+    return samples.copy() if isinstance(samples, np.ndarray) else copy.deepcopy(samples)
+
+
+def _keeps_draws(pilot, budget: _Budget) -> bool:
+    """Whether the screening's draws are kept for the value track: where the whole screening fits in memory a
+    second time besides what the search holds anyway (``pilot`` sizes the outputs,
+    :func:`_check_screening_memory`; a pilot that could not be drawn keeps nothing).
 
     The value track screens the candidates again on the same per-pair, per-round seeds, so every round
     both tracks screen draws the same samples: kept, they are drawn once and the budget pays for them once
-    (what it saves goes to the certification). Keeping them changes no choice of either track. ``pilot``
-    sizes the outputs (:func:`_check_screening_memory`)."""
-    if not budget.value_track or pilot is None:
-        return None
+    (what it saves goes to the certification). Keeping them changes no choice of either track."""
+    if pilot is None:
+        return False
     try:
         require_memory(pilot, budget.held() + budget.n_screening_most)
     except InsufficientMemoryError:
-        return None
-    return {}
+        return False
+    return True
+
+
+def _value_screening_draws(budget: _Budget, kept: dict | None, candidates) -> int:
+    """The most samples per input the value track's screening of ``candidates`` draws: the whole screening,
+    less each candidate's first round where ``kept`` holds it."""
+    size = _first_round_size(budget)
+    held = sum(1 for p in candidates if kept is not None and _draw_key(p, 0, size) in kept)
+    return budget.n_screening_most - held * size
 
 
 def _successive_halving(pairs, n_screening, mechanism, screening, first_round: int = 0):
@@ -772,11 +805,12 @@ def _on_input_domain(neighbours, mechanism):
     return neighbours.with_domain(declared)
 
 
-def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, spent):
+def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, spent, chosen=None):
     """Screen ``screened`` (successive halving, then refinement with ``budget.n_refining``) and top the winner
     up to its selection, as far as the budget leaves room (:meth:`_Budget.top_up_room`, ``spent`` the search's
     ledger); returns the winner with its frozen selection, the screening samples drawn per input over all
-    pairs, and the fewest any screened pair had (both before the top-up)."""
+    pairs, and the fewest any screened pair had (both before the top-up). A winner that is the pair ``chosen``
+    (the verdict's, whose selection is made) is returned without a top-up or a selection."""
     with drawing_for(screening.purpose("screening")):
         winner, n_rounds = _successive_halving(screened, budget.n_screening - budget.n_refining, mechanism, screening)
         n_selection_final = budget.n_selection
@@ -785,6 +819,8 @@ def _find_winner(screened, budget: _Budget, neighbours, mechanism, screening, sp
             winner, n_rounds = _refine(winner, screened, neighbours, budget.n_refining, n_rounds, mechanism, screening)
     n_drawn = sum(p.n for p in screened)
     n_least = min(p.n for p in screened if p.rounds)
+    if chosen is not None and pair_key((winner.x, winner.x_prime)) == pair_key((chosen.x, chosen.x_prime)):
+        return winner, n_drawn, n_least
     n_selection_final = max(n_selection_final, _grown_winner_selection(winner, n_selection_final, screening))
     room = budget.top_up_room(sum(spent.per_input().values()), bool(screening.track), winner.samples_x)
     with drawing_for(screening.purpose("selection")):
@@ -816,9 +852,11 @@ def _counts_select(winner, screening) -> bool:
     return grows_selection(screening.plan.options.families, winner.samples_x, winner.samples_x_prime)
 
 
-def _value_track_possible(options) -> bool:
-    """Whether floating-point families may take part in a verdict and value families are there to rank on."""
-    return bool(options.float_events and screening_event_families(options.families, False))
+def _value_track_possible(options, pilot=None) -> bool:
+    """Whether floating-point families may take part in a verdict and value families are there to rank on (and,
+    given a ``pilot`` output, whether it is not an integer: floating-point families read no integer outputs)."""
+    integer = isinstance(pilot, (int, np.integer, np.bool_)) or _integer_array(pilot)
+    return bool(options.float_events and screening_event_families(options.families, False)) and not integer
 
 
 def _float_picked(winner, options) -> bool:
@@ -836,10 +874,10 @@ def _value_winner(candidates, budget, neighbours, mechanism, screening, spent, c
     track), on the same per-pair, per-round seeds and the same screening budget (so exactly the screening
     samples a search with ``float_events=False`` draws; those the first screening drew are taken from
     ``screening.kept`` where it holds them); its top-up takes what the budget leaves
-    (:meth:`_Budget.top_up_room`).
+    (:meth:`_Budget.top_up_room`), and is not drawn where the pair is ``chosen`` (it would go unused).
     """
     fresh = [_Pair(p.index, p.x, p.x_prime, p.seed) for p in candidates]
-    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening, spent)
+    value, _, _ = _find_winner(fresh, budget, neighbours, mechanism, screening, spent, chosen)
     if pair_key((value.x, value.x_prime)) == pair_key((chosen.x, chosen.x_prime)):
         return None, fresh
     return value, fresh
@@ -863,13 +901,23 @@ def _value_verdict(result, plan, mechanism, value, fresh, screening):
     return replace(result, value_verdict=verdict, value_x=value.x, value_x_prime=value.x_prime, finding=finding)
 
 
-def _value_track_note(n_samples: int, budget: _Budget) -> str:
-    """Why the value track did not run where a floating-point family took part in the verdict."""
+def _value_track_fits(budget: _Budget, kept: dict | None, candidates, spent) -> bool:
+    """Whether the value track's screening fits, drawn per input so far ``spent`` (the search's ledger): planned
+    room (``budget.value_track``) and, as drawn, no more than the draws before certification may take (where
+    draws planned to be kept were not, it would draw more than the room kept for it)."""
+    drawn = sum(spent.per_input().values()) + _value_screening_draws(budget, kept, candidates)
+    return budget.value_track and drawn <= budget.n_before_certification
+
+
+def _value_track_note(n_samples: int, budget: _Budget, again: int) -> str:
+    """Why the value track did not run where a floating-point family took part in the verdict (``again``: what
+    its screening would draw)."""
+    needed = budget.n_screening_most + again
     return (
         f"value track not run: a floating-point family took part in the verdict, and a values-only screening "
-        f"(up to {budget.n_screening_most} per input) does not fit in n_samples={n_samples} besides the first and "
-        f"the certification's floor; the value verdict is on the verdict's pair (pass n_samples="
-        f"{math.ceil(2 * budget.n_screening_most / (1.0 - CERTIFICATION_FLOOR)) + 1} or more for the value track)"
+        f"(up to {again} more per input) does not fit in n_samples={n_samples} besides the "
+        f"first and the certification's floor; the value verdict is on the verdict's pair (pass n_samples="
+        f"{math.ceil(needed / (1.0 - CERTIFICATION_FLOOR)) + 1} or more for the value track)"
     )
 
 
@@ -1013,7 +1061,7 @@ def search_audit(
     family on real vectors with markers and values), its selection is topped up to
     :data:`WINNER_GROWN_SHARE` of ``n_samples`` (at most :data:`MAX_WINNER_SELECTION` per input and
     :data:`MAX_WINNER_SELECTION_BYTES` of outputs), from its own screening stream, as far as the budget
-    leaves room (where the value track may run on real outputs, room for its screening is kept).
+    leaves room (where the value track may run on real outputs, room for what its screening draws is kept).
 
     Successive halving: with ``m`` candidates there are ``ceil(log2 m)`` rounds;
     each spends ``n_screening / ceil(log2 m)`` samples per input, split evenly over
@@ -1025,15 +1073,18 @@ def search_audit(
     so a floating-point leak (Mironov 2012) can choose a pair whose values leak little. When a
     floating-point family takes part in the chosen pair's verdict, the candidates are screened again by
     the value families alone, on the same per-pair seeds (the samples a search with
-    ``float_events=False`` draws); if that picks another pair, its value events are certified on the
-    verdict's certification streams and give ``value_verdict`` (with ``value_x``, ``value_x_prime``),
-    which is then the pair and the value events a values-only search chooses. Each verdict keeps its level
+    ``float_events=False`` draws); if that picks another pair, it is topped up to its selection and its
+    value events are certified on the verdict's certification streams and give ``value_verdict`` (with
+    ``value_x``, ``value_x_prime``), which is then the pair and the value events a values-only search
+    chooses (where it picks the verdict's pair, that pair is not topped up again). Each verdict keeps its level
     ``alpha``. Cost, within ``n_samples``, only when a float family took part: the second screening draws
     what the first did not (a round of a pair both screenings keep is the same samples, drawn once and kept
-    where the first screening's real outputs fit in memory; at most the same ``n_screening`` per input) and,
-    if the pair differs, the samples left are split evenly between the two certifications. Where the
-    second screening does not fit besides the first and the certification's floor, the value track does
-    not run and a note says so.
+    where a copy of the first screening's outputs fits in memory; at most the same ``n_screening`` per input)
+    and, if the pair differs, the samples left are split evenly between the two certifications. Room for it
+    is kept before any draw: the whole second screening, less its first round (which every candidate runs in
+    both) where the draws are kept, and none where a pilot output is an integer (floating-point families read
+    no integer outputs). Where that does not fit besides the first screening and the
+    certification's floor, the value track does not run and a note says so.
 
     Examples
     --------
@@ -1047,21 +1098,20 @@ def search_audit(
     claimed, sizes = (epsilon, delta, claim), _search_sizes(n_screening)
     plan = build_plan(DRIVER, mechanism, None, claimed, n_samples, seed, options, option_fields, sizes=sizes)
     screened, neighbours, budget, source, pilot = _propose(plan, mechanism, neighbours, n_candidates, n_refining)
-    budget = _fit_budget(plan, budget, _value_track_possible(plan.options))
+    budget = _fit_budget(plan, budget, _value_track_possible(plan.options, pilot), pilot)
     notes = []
     # one pool for every draw of the search; the ledger is the budget: certification gets what is left
     with one_executor(plan.options.executor) as pool, drawing_ledger() as spent:
         screening_plan, floor = _screening_plan(plan, budget), budget.round_floor
-        kept = _kept_draws(pilot, budget)
+        kept = {} if budget.keeps_draws else None
         screening = _Screening.of(screening_plan, pool, plan.options.float_events, round_floor=floor, kept=kept)
         winner, n_drawn, n_least = _find_winner(screened, budget, neighbours, mechanism, screening, spent)
         check_sampler(plan, mechanism, winner.x, winner.x_prime)  # the sampler check, on the chosen pair
-        value, fresh = None, ()
-        if _float_picked(winner, plan.options) and not budget.value_track:
-            notes.append(_value_track_note(plan.n_samples, budget))
+        value, fresh, candidates = None, (), screened[: budget.n_candidates]
+        if _float_picked(winner, plan.options) and not _value_track_fits(budget, kept, candidates, spent):
+            notes.append(_value_track_note(plan.n_samples, budget, _value_screening_draws(budget, kept, candidates)))
         elif _float_picked(winner, plan.options):
             value_screening = _Screening.of(screening_plan, pool, False, track="value ", round_floor=floor, kept=kept)
-            candidates = screened[: budget.n_candidates]
             value, fresh = _value_winner(candidates, budget, neighbours, mechanism, value_screening, spent, winner)
         left = plan.n_samples - sum(spent.per_input().values())
         n_value = left // 2 if value is not None else 0

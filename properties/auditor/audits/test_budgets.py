@@ -41,8 +41,8 @@ from dpverify.pipeline.sampling import CHECKS, OUTSIDE_BUDGET, count_events, dra
 from dpverify.protocols import draw_outputs
 
 
-class Counted:
-    """``inner``, counting the outputs asked of it per input (a vectorized ``sample`` counts its size)."""
+class CountedCalls:
+    """``inner`` without a vectorized ``sample`` (its draws are lists of outputs), counting the calls per input."""
 
     def __init__(self, inner):
         self.inner = inner
@@ -51,6 +51,10 @@ class Counted:
     def __call__(self, x, rng):
         self.asked[repr(x)] += 1
         return self.inner(x, rng)
+
+
+class Counted(CountedCalls):
+    """``inner``, counting the outputs asked of it per input (a vectorized ``sample`` counts its size)."""
 
     def sample(self, x, size, rng):
         self.asked[repr(x)] += size
@@ -98,21 +102,60 @@ def test_every_driver_keeps_its_budget_on_a_scalar_mechanism():
     assert sum(sum(one.draws.values()) for one in pairs.results) == sum(ledger.per_input().values())
 
 
-def test_a_float_search_with_a_value_track_keeps_its_budget():
-    """A floating-point family picks the verdict's pair, so the value track screens again and certifies the
-    pair the value families rank best: four purposes, one budget."""
-    n = 200_000
-    counted = Counted(FloatGaussianMechanism(1.0, 1e-5))
+def _float_search(counted, n):
+    """A search of ``counted`` (a float Gaussian, counted) over three pairs, ``n`` its budget, checked."""
     pairs = [(0.0, 1.0), (5.0, 6.0), (0.0, -1.0)]
     result, ledger = _checked(
         lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, delta=1e-5, n_samples=n, seed=1), counted, n
     )
     _within(result, ledger, n)
+    return result
+
+
+def test_a_float_search_with_a_value_track_keeps_its_budget():
+    """A floating-point family picks the verdict's pair, so the value track screens again and certifies the
+    pair the value families rank best: four purposes, one budget."""
+    result = _float_search(Counted(FloatGaussianMechanism(1.0, 1e-5)), 200_000)
     assert {"screening", "value screening", "certification", "value certification"} <= set(result.draws)
     # the same candidates and seeds, values only: a round both screenings run is drawn once
     assert result.draws.get("value screening", 0) < result.draws["screening"]
     assert result.event.n_certification == result.draws["certification"]
     assert result.value_verdict is not None and result.value_x is not None
+
+
+def test_a_float_search_over_calls_draws_each_sample_once():
+    """A mechanism without ``sample``: a floating-point family picks the verdict's pair and the value track
+    chooses that same pair. The value track's screening takes the rounds both screenings run from the kept
+    lists and draws only the others; the pair's selection is not topped up a second time for a value verdict
+    its own selection gives. Everything else goes to the certification.
+
+    Detects: keeping array draws only (tried: the lists are not kept, the value track's screening would take
+    the certification's floor and does not run, so there is no value screening; the test fails) and a value
+    track that tops up the verdict's own pair (tried: 10,000 per input of unused value selection, certification
+    15,000 instead of 25,000; the test fails)."""
+    n = 60_000
+    result = _float_search(CountedCalls(FloatGaussianMechanism(1.0, 1e-5)), n)
+    assert result.value_x is None and "value selection" not in result.draws, result.draws
+    assert 0 < result.draws["value screening"] < result.draws["screening"], result.draws
+    assert result.draws["certification"] == n - sum(v for k, v in result.draws.items() if k != "certification")
+
+
+def test_integer_outputs_keep_no_room_for_a_value_track_drawn_as_lists_or_arrays():
+    """Floating-point families read no integer outputs, so a search of integer outputs keeps no room (and no
+    copy of its screening) for a value track that cannot run, whether its draws come as arrays (``sample``) or
+    as lists (calls): the chosen pair's selection is topped up alike and the certification gets the same share.
+
+    Detects: the room planned from the options alone (tried: the search before the pilot decided it; the
+    lists' top-up left 6,000 per input of room for the value track, selection 6,000 and certification 8,000
+    against 7,750 and 6,250 for arrays; the test fails). Deterministic at its seed."""
+    n, pairs = 20_000, [(0, 1), (3, 4), (0, 2), (5, 7)]
+    arrays = dpverify.search_audit(GeometricMechanism(1.0), pairs, epsilon=1.0, n_samples=n, seed=1)
+    counted = CountedCalls(GeometricMechanism(1.0))
+    lists, ledger = _checked(
+        lambda: dpverify.search_audit(counted, pairs, epsilon=1.0, n_samples=n, seed=1), counted, n
+    )
+    _within(lists, ledger, n)
+    assert lists.draws == arrays.draws and "value screening" not in lists.draws, (lists.draws, arrays.draws)
 
 
 def test_a_vector_search_with_a_top_up_keeps_its_budget():
