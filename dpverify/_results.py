@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -42,6 +43,7 @@ __all__ = [
     "as_tuples",
     "SavedRepr",
     "subclasses",
+    "type_contradictions",
 ]
 
 #: Non-finite numbers as strings (the suite report's convention before 0.2), read back as floats.
@@ -115,6 +117,44 @@ def as_tuples(value):
     if isinstance(value, list):
         return tuple(as_tuples(v) for v in value)
     return value
+
+
+#: The annotations :func:`type_contradictions` checks, and the values each admits.
+_ANNOTATED_TYPES = {
+    "float": (numbers.Real, "a number"),
+    "int": (numbers.Integral, "an integer"),
+    "bool": ((bool, np.bool_), "true or false"),
+}
+
+
+def _admits(annotation: str, value) -> tuple[bool, str]:
+    """Whether ``value`` is of the plain type ``annotation`` names (``"float"``, ``"int | None"``...), and its
+    name; true for any annotation :data:`_ANNOTATED_TYPES` does not list."""
+    base, _, rest = annotation.partition(" | ")
+    if base not in _ANNOTATED_TYPES or rest not in ("", "None"):
+        return True, ""
+    kinds, name = _ANNOTATED_TYPES[base]
+    if value is None:
+        return rest == "None", name
+    numeric_bool = base != "bool" and isinstance(value, (bool, np.bool_))
+    return isinstance(value, kinds) and not numeric_bool, name
+
+
+def type_contradictions(record, prefix: str = "") -> list[str]:
+    """The fields of dataclass ``record``, and of the plain-data records its fields hold (an event, a value
+    verdict), whose value is not of the type the field is annotated with (a number, an integer, true or
+    false; None only where the annotation allows it), in words: what a hand-edited JSON file can put where
+    the reader would later compare or format a number."""
+    found = []
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if isinstance(value, PlainData) and dataclasses.is_dataclass(value):
+            found += type_contradictions(value, f"{prefix}{f.name}.")
+            continue
+        ok, name = _admits(str(f.type), value)
+        if not ok:
+            found.append(f"{prefix}{f.name}={short_repr(value)} is not {name}")
+    return found
 
 
 def _float_fields(cls) -> set:
@@ -213,9 +253,14 @@ class Result(PlainData):
         return result
 
     def contradictions(self) -> list:
-        """What in this result contradicts the rest, in words: a NaN in a number field, a ``violation``
-        other than ``pvalue <= alpha``; a subclass adds its own (a bound that contradicts the verdict).
-        Empty for a result as the dpverify functions assemble it."""
+        """What in this result contradicts the rest, in words: a value not of its field's type (a string
+        where a number is recorded, :func:`type_contradictions`), a NaN in a number field, a p-value
+        outside [0, 1] or a level outside (0, 1), a ``violation`` other than ``pvalue <= alpha``; a
+        subclass adds its own (a bound that contradicts the verdict). Empty for a result as the dpverify
+        functions assemble it."""
+        found = type_contradictions(self)
+        if found:
+            return found
         found = [
             f"{f.name} is NaN"
             for f in dataclasses.fields(self)
@@ -224,9 +269,14 @@ class Result(PlainData):
             and math.isnan(getattr(self, f.name))
         ]
         names = {f.name for f in dataclasses.fields(self)}
-        if {"violation", "pvalue", "alpha"} <= names and not found:
-            if self.violation != (self.pvalue <= self.alpha):
-                found.append(f"violation={self.violation} but pvalue={self.pvalue!r} and alpha={self.alpha!r}")
+        if found or not {"pvalue", "alpha"} <= names or self.pvalue is None or self.alpha is None:
+            return found
+        if not 0.0 <= self.pvalue <= 1.0:
+            found.append(f"pvalue={self.pvalue!r} is not a probability")
+        if not 0.0 < self.alpha < 1.0:
+            found.append(f"alpha={self.alpha!r} is not a level in (0, 1)")
+        if "violation" in names and not found and self.violation != (self.pvalue <= self.alpha):
+            found.append(f"violation={self.violation} but pvalue={self.pvalue!r} and alpha={self.alpha!r}")
         return found
 
     def to_json(self) -> str:

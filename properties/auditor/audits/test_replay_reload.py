@@ -30,6 +30,7 @@ RR = RandomizedResponse(1.0)
 KEEP = np.exp(1.0) / (1 + np.exp(1.0))
 PMFS = ({0: KEEP, 1: 1 - KEEP}, {0: 1 - KEEP, 1: KEEP})
 OTHER_PMFS = ({0: 0.6, 1: 0.4}, {0: 0.4, 1: 0.6})
+TRADEOFF_POINTS = dpverify.PrivacyClaim.tradeoff([(0.0, 1.0), (0.2, 0.4), (1.0, 0.0)])
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +177,8 @@ def saved():
         "curve": dpverify.delta_lower_bound_curve(
             LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5], n_samples=4_000, seed=5
         ).to_dict(),
+        "pure": dpverify.audit(RR, 0, 1, epsilon=1.0, n_samples=4_000, seed=1).to_dict(),
+        "tradeoff": dpverify.audit(RR, 0, 1, claim=TRADEOFF_POINTS, n_samples=4_000, seed=1).to_dict(),
     }
 
 
@@ -221,6 +224,40 @@ def test_hand_edited_json_that_contradicts_itself_is_refused(saved, which, chang
 
     data = saved[which]
     cls = {"pairs": dpverify.PairAuditResult, "curve": dpverify.DeltaCurve}.get(which, dpverify.AuditResult)
+    assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
+    with pytest.raises(ResultFormatError, match=message):
+        cls.from_dict(_edited(data, **changes))
+
+
+@pytest.mark.parametrize(
+    "which, changes, message",
+    [
+        ("tradeoff", {"claim": {"kind": "dp", "epsilon": 0.1, "delta": 0.0}}, "states \\(0.1, 0.0\\)"),
+        ("pure", {"claim": {"kind": "zcdp", "rho": 5.0}}, "states no \\(epsilon, delta\\) pair"),
+        ("zcdp", {"claim": _DROP}, "no claim"),
+        ("pure", {"epsilon_lower_bound": 50.0}, "epsilon_lower_bound 50.0 is above the claimed 1.0"),
+        ("violation", {"pvalue": "0.5"}, "pvalue='0.5' is not a number"),
+        ("violation", {"pvalue": 2.0}, "pvalue=2.0 is not a probability"),
+        ("violation", {"alpha": 0.0}, "alpha=0.0 is not a level"),
+        ("zcdp", {"n_samples": "many"}, "n_samples='many' is not an integer"),
+        ("zcdp", {"violation": "no"}, "violation='no' is not true or false"),
+        ("pure", {"event__count_x": 10**9}, "event counted 1000000000 of"),
+        ("pairs", {"results__0__event__n_certification": 2.5}, "event.n_certification=2.5 is not an integer"),
+    ],
+)
+def test_hand_edited_json_of_wrong_types_or_another_claim_is_refused(saved, which, changes, message):
+    """Loaded JSON is checked for the types its fields hold and for a claim that agrees with the rest.
+
+    Detects: a reload that accepts a trade-off result relabelled as an (epsilon, delta) claim (its
+    summary then crashes on the missing delta bound), an (epsilon, delta) result whose summary states
+    "no violation" beside an epsilon bound above the claim, a result with no claim at all, a p-value
+    outside [0, 1] or a level outside (0, 1), a string where a number is recorded (a raw TypeError
+    on reload, or a summary that formats it), or an event counted more often than it was drawn.
+    """
+    from dpverify.errors import ResultFormatError
+
+    data = saved[which]
+    cls = dpverify.PairAuditResult if which == "pairs" else dpverify.AuditResult
     assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
     with pytest.raises(ResultFormatError, match=message):
         cls.from_dict(_edited(data, **changes))
