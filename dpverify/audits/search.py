@@ -338,6 +338,8 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget):
     pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
     if pilot is None:
         return None
+    # the certification's chunk bookkeeping alone, for a budget no selection size can make fit
+    require_memory(pilot, 0, n_certification=plan.n_samples, n_chunks=plan.options.n_chunks)
     held = budget.held()
     try:
         require_memory(pilot, held)
