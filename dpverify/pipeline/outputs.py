@@ -565,6 +565,15 @@ def _common_storage(storages) -> str:
     return "hashable"  # None on one input, or on one of them only
 
 
+def _check_coordinates(width: int) -> None:
+    """Refuse vector outputs of no coordinates (empty arrays or tuples): every event family reads coordinates."""
+    if width == 0:
+        raise OutputTypeError(
+            "the outputs have no coordinates (empty arrays or empty tuples), so no event can tell M(x) from "
+            "M(x'); return at least one number per output, or map the outputs to a hashable value with output_key="
+        )
+
+
 def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
     """Build the code book from some groups of raw outputs and encode them with it.
 
@@ -584,7 +593,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
     ------
     OutputTypeError
         Unhashable or identity-compared outputs, mixed types across or within
-        groups, NaN values.
+        groups, NaN values, vector outputs of no coordinates.
     """
     normalized = [normalize(g) for g in raw_groups]
     storage = _common_storage([s for s, _ in normalized])
@@ -594,6 +603,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         if len(dims) > 1:
             raise OutputTypeError(f"real vector outputs have different lengths {sorted(dims)}")
         d = dims.pop() if dims else 1
+        _check_coordinates(d)
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
@@ -605,6 +615,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         widths = sorted({v.shape[1] for v in values if len(v)})
         if len(widths) > 1:
             raise OutputTypeError(f"integer vector outputs have different lengths {widths}")
+        _check_coordinates(widths[0] if widths else next(v.shape[1] for v in values))
     keys = _integer_keys(values) if storage == "int" and values else None  # sorted once: count and codes
     distinct = len(keys) if keys is not None else _distinct_integers(storage, values) if storage == "int-rows" else 0
     if distinct > MAX_INTEGER_CODES:

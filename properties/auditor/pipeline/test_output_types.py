@@ -137,6 +137,22 @@ def test_nan_is_refused_by_name():
         dpverify.audit(lambda x, rng: float("nan"), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
 
 
+@pytest.mark.parametrize(
+    "empty",
+    [lambda: np.array([]), lambda: (), lambda: np.zeros(0, dtype=np.int64), lambda: np.zeros((0, 3))],
+    ids=["float-array", "tuple", "int-array", "2d-array"],
+)
+def test_outputs_of_no_coordinates_are_refused_by_name(empty):
+    """Detects: empty array or tuple outputs read as real vectors of width 0, on which the first event family
+    raised a raw ``ValueError`` (a reduction over no coordinates), in an audit and in an audit of given
+    samples. Deterministic."""
+    with pytest.raises(dpverify.OutputTypeError, match="no coordinates"):
+        dpverify.audit(lambda x, rng: empty(), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+    samples = np.array([empty() for _ in range(2_000)])
+    with pytest.raises(dpverify.OutputTypeError, match="no coordinates"):
+        dpverify.audit_samples(samples, samples, epsilon=1.0)
+
+
 def test_a_mechanism_ignoring_its_rng_is_reported_as_not_replayable():
     import random
 
