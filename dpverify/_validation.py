@@ -386,10 +386,16 @@ def check_claim_given(epsilon, claim) -> None:
 
 
 def check_grid(values, name: str, *, most: int = 1000) -> np.ndarray:
-    """A grid of 1 to ``most`` finite values >= 0 (a delta curve's epsilons), sorted and without repeats."""
-    grid = np.asarray(values, dtype=float).reshape(-1)
-    if grid.size == 0 or grid.size > most or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-        raise InvalidParameterError(f"{name} must be 1 to {most} finite values >= 0, got {values!r}")
+    """A grid of 1 to ``most`` epsilons in ``[0, MAX_EPSILON]`` (a delta curve's; e^epsilon a finite double),
+    sorted and without repeats."""
+    message = f"{name} must be 1 to {most} real values in [0, {MAX_EPSILON:.2f}] (e^eps a finite double)"
+    message += f", got {values!r}"
+    try:
+        grid = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(message) from exc
+    if grid.size == 0 or grid.size > most or not np.all(np.isfinite(grid)) or np.any((grid < 0) | (grid > MAX_EPSILON)):
+        raise InvalidParameterError(message)
     return np.unique(grid)
 
 

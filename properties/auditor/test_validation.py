@@ -100,15 +100,19 @@ def test_public_functions_share_the_checks():
 
 
 def test_grid_is_one_to_a_thousand_finite_non_negative_values_sorted_and_unique():
+    """Detects besides: an epsilon above 709.78, whose e^eps overflows (a raw OverflowError in the curve's
+    selection), or a value that is not a number (a raw ValueError), let through."""
     assert check.check_grid([1.0, 0.0, 1.0], "epsilons").tolist() == [0.0, 1.0]
-    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001)):
-        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000 finite values >= 0"):
+    assert check.check_grid([check.MAX_EPSILON], "epsilons").tolist() == [check.MAX_EPSILON]
+    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001), [710.0], ["a"], [[1.0], 2.0]):
+        with pytest.raises(InvalidParameterError, match=r"epsilons must be 1 to 1000 real values in \[0, 709.78\]"):
             check.check_grid(bad, "epsilons")
     import dpverify
     from dpverify.mechanisms import GeometricMechanism
 
-    with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
-        dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=[-1.0], seed=1)
+    for bad in ([-1.0], [800.0]):
+        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
+            dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=bad, n_samples=4_000, seed=1)
 
 
 def test_count_takes_integers_from_its_minimum_and_refuses_bools_and_floats():
