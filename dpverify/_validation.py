@@ -439,10 +439,16 @@ def check_bool(value, name: str) -> bool:
 
 
 def check_names(value, name: str, what: str = "family names") -> tuple:
-    """A list of names as a tuple; a lone string is refused (it would be read letter by letter)."""
+    """A non-empty list of names as a tuple; a lone string is refused (it would be read letter by letter), and so
+    is an empty list (it would leave nothing to use: None asks for every one)."""
     if isinstance(value, str):
         raise InvalidParameterError(f"{name} must be a list of {what}, got the string {value!r}")
-    return tuple(value)
+    names = tuple(value)
+    if not names:
+        raise InvalidParameterError(
+            f"{name} names none, so nothing could be used: name at least one, or pass None for all"
+        )
+    return names
 
 
 def check_optional_callable(value, name: str):

@@ -191,6 +191,25 @@ def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable()
         AuditOptions(output_key=3)
 
 
+def test_no_family_at_all_is_refused_and_no_applicable_family_is_said_as_such():
+    """Detects: ``event_families=[]`` audited with no candidate event and reported as "no event separates the
+    inputs' selection samples (...) draw more samples", and families named that all fail to apply on the
+    outputs reported the same way (more samples would not help: another family would). Deterministic."""
+    import dpverify
+    from dpverify import AuditOptions
+    from dpverify.mechanisms import RandomizedResponse
+
+    for empty in ([], ()):
+        with pytest.raises(InvalidParameterError, match="event_families names none"):
+            AuditOptions(event_families=empty)
+        with pytest.raises(InvalidParameterError, match="event_families names none"):
+            dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, event_families=empty)
+    for asked in (dict(event_families=["threshold"]), dict(event_families=["mantissa"], float_events=False)):
+        result = dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, **asked)
+        assert any("none of the event families asked for runs on these outputs" in n for n in result.notes)
+        assert not any("draw more samples" in n for n in result.notes)
+
+
 def test_workers_are_whole_numbers_from_one():
     """Detects: a worker count of 0, a bool or a float let through to the pool."""
     assert check.check_workers(np.int64(2), 4) == 2
