@@ -105,6 +105,18 @@ def test_usage_errors_exit_two_with_a_message(mechanisms, capsys, args, message)
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [["--length", "3"], ["--candidates", "5"], ["--screening", "100", "--norm", "l1"], ["--values", "[0, 1]"]],
+)
+def test_search_flags_beside_one_pair_are_a_usage_error(mechanisms, capsys, flags):
+    """Detects: a search flag beside ``--x/--x-prime`` ignored without a word (the pair was audited as given,
+    exit 0, while the user believed a search or its sizes applied). Deterministic: refused before any draw."""
+    assert audit_zero_one("broken", "1", "--quiet", *flags) == 2  # "broken" raises if it is ever drawn from
+    err = capsys.readouterr().err
+    assert flags[0] in err and "apply to a search" in err.replace("applies", "apply") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
     "mechanism, message",
     [
         ("cli_mechanisms:broken", "boom"),
