@@ -111,14 +111,21 @@ class PairAuditResult(ReplayedByItsDriver, Result):
             f"verdict: {verdict} over {len(self.results)} pairs at family-wise alpha={self.alpha:g} "
             f"({self.method}); seed {self.seed}",
             *(
-                f"pair {i}: adjusted p-value {p:.3g}, epsilon lower bound {r.epsilon_lower_bound:.4g}"
-                + (" (violation)" if v else "")
+                f"pair {i}: adjusted p-value {p:.3g}, {_bound_words(r)}" + (" (violation)" if v else "")
                 for i, (r, p, v) in enumerate(zip(self.results, self.adjusted_pvalues, self.violations))
             ),
             f"worst pair {self.worst}:",
             *("  " + line for line in self.worst_result.summary().split("\n")),
         ]
         return "\n".join(lines)
+
+
+def _bound_words(result: AuditResult) -> str:
+    """A pair's certified bound in the claim's own parameter, the one the worst pair is chosen by (the epsilon
+    bound in a result saved before the parameter's bound was recorded)."""
+    if result.claim_lower_bound is None:
+        return f"lower bound on epsilon {result.epsilon_lower_bound:.4g}"
+    return f"lower bound on {result.audited_claim.parameter_name} {result.claim_lower_bound:.4g}"
 
 
 def audit_pairs(
