@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -350,6 +351,14 @@ def _inputs_equal(x, x_prime) -> bool:
         return False
 
 
+def check_input_pair(inputs, name: str = "inputs") -> tuple:
+    """``inputs`` as an ``(x, x_prime)`` pair of differing inputs (given samples' inputs), else a named error."""
+    if not isinstance(inputs, (tuple, list)) or len(inputs) != 2:
+        raise InvalidParameterError(f"{name} must be the (x, x_prime) pair the samples came from, got {inputs!r}")
+    check_inputs_differ(*inputs)
+    return tuple(inputs)
+
+
 def check_inputs_differ(x, x_prime) -> None:
     """Raise :class:`IdenticalInputsError` when ``x`` equals ``x_prime``."""
     if _inputs_equal(x, x_prime):
@@ -421,7 +430,13 @@ def check_family_wise(method) -> str:
 
 
 def check_pairs(pairs) -> list:
-    """At least one ``(x, x_prime)`` pair, each a 2-tuple or 2-list."""
+    """At least one ``(x, x_prime)`` pair, each a 2-tuple or 2-list, in a list or another iterable (a callable,
+    as ``search_audit`` draws pairs from, is refused: ``audit_pairs`` audits the pairs it is given)."""
+    if callable(pairs) or not isinstance(pairs, Iterable):
+        raise InvalidParameterError(
+            f"pairs must be a list of (x, x_prime) pairs, got {short_repr(pairs)} (to draw pairs from a callable "
+            "or a relation, use dpverify.search_audit)"
+        )
     pairs = list(pairs)
     if not pairs:
         raise InvalidParameterError("audit_pairs needs at least one (x, x_prime) pair")

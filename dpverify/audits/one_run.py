@@ -214,7 +214,10 @@ def _largest_rejected(m, r, v, delta, level) -> float:
 def scores_and_inclusions(scores, included, seed) -> tuple:
     """The canaries' scores as a finite 1-D float array of at least 2 and their inclusion bits, given
     (``included``) or drawn by :func:`canary_inclusions` from ``seed`` (exactly one of the two)."""
-    x = np.asarray(scores, dtype=float)
+    try:
+        x = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers: {exc}") from exc
     if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
         raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers, got shape {x.shape}")
     m = x.size

@@ -278,7 +278,7 @@ def build_plan(
         resolved, notes = _given_claim(*claimed) if given else resolve_claim(mechanism, *claimed)
     planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
     if inputs is not None:
-        check.check_inputs_differ(*inputs)
+        check.check_input_pair(inputs)
         if mechanism is not None:
             check_declared_domain(mechanism, *inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)

@@ -13,6 +13,7 @@ derives from, or leads to, such a claim and lives beside it in the family.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 
 from .. import _validation as check
@@ -292,6 +293,9 @@ class PrivacyClaim(PlainData):
         InvalidClaimError
             As :meth:`of`; a trade-off function saved by a name that does not import.
         """
+        check.check_instance(
+            data, Mapping, f"a claim's data is the dict to_dict() gave, got {type(data).__name__}", InvalidClaimError
+        )
         data = _with_params(data)
         for name in ("orders", "renyi_epsilons"):
             if data.get(name) is not None:
