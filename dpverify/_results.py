@@ -44,6 +44,7 @@ __all__ = [
     "SavedRepr",
     "subclasses",
     "type_contradictions",
+    "a_name",
 ]
 
 #: Non-finite numbers as strings (the suite report's convention before 0.2), read back as floats.
@@ -221,7 +222,7 @@ class Result(PlainData):
             )
         missing = sorted(f.name for f in dataclasses.fields(cls) if f.name not in data and _required(f))
         if missing:
-            raise ResultFormatError(f"the data of a {cls.__name__} lacks the fields {missing}")
+            raise ResultFormatError(f"the data of {a_name(cls.__name__)} lacks the fields {missing}")
         floats = _float_fields(cls)
         return {k: read_float(v) if k in floats else v for k, v in data.items()}
 
@@ -242,7 +243,7 @@ class Result(PlainData):
             raise
         except (DPVerifyError, TypeError, ValueError, KeyError, AttributeError) as exc:
             raise ResultFormatError(
-                f"the data cannot be read as a {cls.__name__}: {type(exc).__name__}: {exc}"
+                f"the data cannot be read as {a_name(cls.__name__)}: {type(exc).__name__}: {exc}"
             ) from exc
         found = result.contradictions()
         if found:
@@ -320,7 +321,7 @@ class Result(PlainData):
             This type of result cannot be replayed, or this result records too little to be.
         """
         why = self._NOT_REPLAYABLE or "no driver's record declares a replay of its type"
-        raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
+        raise NotReplayableError(f"{a_name(type(self).__name__)} cannot be replayed: {why}")
 
 
 def _same_value(a, b) -> bool:
@@ -344,6 +345,11 @@ def _fields(cls) -> tuple:
 
 def _required(field: dataclasses.Field) -> bool:
     return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def a_name(name: str) -> str:
+    """``name`` (a type's name) with its indefinite article: "an AuditResult", "a DeltaCurve"."""
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
 
 
 def short_repr(value, limit: int = 80) -> str:

@@ -218,10 +218,10 @@ def audit_pairs(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
-    mechanism, pairs = DRIVER.replay_inputs(result, inputs)
-    first = plan_of_result(result.results[0], AUDIT, executor=executor, progress=progress)
     if result.seed is None:
         raise NotReplayableError("this result has no seed: there is nothing to replay")
+    first = plan_of_result(result.results[0], AUDIT, executor=executor, progress=progress)
+    mechanism, pairs = DRIVER.replay_inputs(result, inputs)
     pairs = list(pairs)
     if len(pairs) != len(result.results):
         raise ReplayMismatchError(

@@ -1092,8 +1092,8 @@ def search_audit(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)  # first: a result with no seed
     mechanism, neighbours = DRIVER.replay_inputs(result, inputs)
-    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
     check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
     notes = check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
     again = search_audit(

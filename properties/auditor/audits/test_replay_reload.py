@@ -336,3 +336,17 @@ def test_the_margin_is_one_measure_for_every_kind(claim):
     assert dpverify.AuditResult.from_dict(data | {"margin": 99.0}).margin == result.margin
     oracle = dpverify.oracle_claim_bound(*PMFS, claim, 4_000)
     assert oracle.margin == pytest.approx(claim.margin(oracle.claim_lower_bound)) and "margin" in oracle.to_dict()
+
+
+def test_a_result_with_no_seed_says_so_whatever_it_is_given():
+    """Detects: a replay of a given-samples result that answers the number of inputs first ("an AuditResult
+    replays from mechanism, x, x_prime; got 2 inputs"), sending the user after a mechanism that would not
+    make it replayable; and the article of the type's name ("a AuditResult"). Deterministic."""
+    samples = np.arange(2_000) % 2
+    given = dpverify.audit_samples(samples, 1 - samples, epsilon=1.0)
+    for inputs in ((), (samples, 1 - samples), (RR, 0, 1)):
+        with pytest.raises(dpverify.errors.NotReplayableError, match="no seed"):
+            dpverify.replay(given, *inputs)
+    drawn = dpverify.audit(RR, 0, 1, epsilon=1.0, n_samples=4_000, seed=1)
+    with pytest.raises(dpverify.InvalidParameterError, match="^an AuditResult replays from mechanism, x, x_prime"):
+        drawn.replay(RR, 0)
