@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import OutputTypeError
+from ..errors import DPVerifyError, MechanismError, OutputTypeError
 from . import released_keys
 
 __all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "apply_output_key"]
@@ -63,10 +63,21 @@ _IDENTITY = (
 
 
 def apply_output_key(raw, output_key):
-    """``[output_key(o) for o in raw]`` (``raw`` unchanged when ``output_key`` is None)."""
+    """``[output_key(o) for o in raw]`` (``raw`` unchanged when ``output_key`` is None).
+
+    Raises
+    ------
+    MechanismError
+        ``output_key`` raised (the error it raised is chained), as for a mechanism that raises.
+    """
     if output_key is None:
         return raw
-    return [output_key(o) for o in raw]
+    try:
+        return [output_key(o) for o in raw]
+    except DPVerifyError:
+        raise
+    except Exception as exc:
+        raise MechanismError(f"output_key raised {type(exc).__name__} on an output: {exc}") from exc
 
 
 def _type_kind(t: type) -> str:

@@ -319,3 +319,17 @@ def test_wrong_argument_shapes_get_named_errors(call, message):
     dict. Each refused before any draw."""
     with pytest.raises(dpverify.DPVerifyError, match=message):
         call()
+
+
+def test_an_output_key_that_raises_is_named_as_a_mechanism_that_raises():
+    """Detects: the raw ``ZeroDivisionError`` of an ``output_key`` that raised, from the sampler check of an
+    audit and from an audit of given samples (a mechanism that raises is a named ``MechanismError``)."""
+
+    def key(output):
+        return 1 / 0
+
+    with pytest.raises(dpverify.MechanismError, match="output_key raised ZeroDivisionError") as info:
+        dpverify.audit(LaplaceMechanism(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, output_key=key)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    with pytest.raises(dpverify.MechanismError, match="output_key raised ZeroDivisionError"):
+        dpverify.audit_samples(_SAMPLES, 1 - _SAMPLES, epsilon=1.0, output_key=key)
