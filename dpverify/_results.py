@@ -125,6 +125,8 @@ _ANNOTATED_TYPES = {
     "float": (numbers.Real, "a number"),
     "int": (numbers.Integral, "an integer"),
     "bool": ((bool, np.bool_), "true or false"),
+    "dict": (Mapping, "a mapping"),
+    "str": (str, "a string"),
 }
 
 
@@ -269,15 +271,16 @@ class Result(PlainData):
             and isinstance(getattr(self, f.name), float)
             and math.isnan(getattr(self, f.name))
         ]
+        pvalue, alpha = getattr(self, "pvalue", None), getattr(self, "alpha", None)
+        if not found and pvalue is not None and not 0.0 <= pvalue <= 1.0:
+            found.append(f"pvalue={pvalue!r} is not a probability")
+        if not found and alpha is not None and not 0.0 < alpha < 1.0:
+            found.append(f"alpha={alpha!r} is not a level in (0, 1)")
         names = {f.name for f in dataclasses.fields(self)}
-        if found or not {"pvalue", "alpha"} <= names or self.pvalue is None or self.alpha is None:
+        if found or "violation" not in names or pvalue is None or alpha is None:
             return found
-        if not 0.0 <= self.pvalue <= 1.0:
-            found.append(f"pvalue={self.pvalue!r} is not a probability")
-        if not 0.0 < self.alpha < 1.0:
-            found.append(f"alpha={self.alpha!r} is not a level in (0, 1)")
-        if "violation" in names and not found and self.violation != (self.pvalue <= self.alpha):
-            found.append(f"violation={self.violation} but pvalue={self.pvalue!r} and alpha={self.alpha!r}")
+        if self.violation != (pvalue <= alpha):
+            found.append(f"violation={self.violation} but pvalue={pvalue!r} and alpha={alpha!r}")
         return found
 
     def to_json(self) -> str:

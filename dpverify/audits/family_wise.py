@@ -96,6 +96,10 @@ class PairAuditResult(ReplayedByItsDriver, Result):
         """Those of every result, and a pair's ``violations`` entry other than its adjusted p-value <= alpha
         (the pairs' own results are checked as they are read)."""
         found = super().contradictions()
+        if found:
+            return found
+        if not 0 <= self.worst < len(self.results):
+            found.append(f"worst={self.worst} is not one of the {len(self.results)} pairs")
         flags = [bool(p <= self.alpha) for p in self.adjusted_pvalues]
         if list(self.violations) != flags or len(flags) != len(self.results):
             found.append(

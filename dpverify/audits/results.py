@@ -312,7 +312,8 @@ class AuditResult(ReplayedByItsDriver, Result):
         return dataclass_to_dict(self, margin=self.margin)
 
     def contradictions(self) -> list:
-        """Those of every result; no claim at all; a claimed epsilon and delta other than the claim's own
+        """Those of every result; no claim at all; a bound the claim's kind records (``ClaimKind.records``)
+        missing; a claimed epsilon and delta other than the claim's own
         (:meth:`dpverify.claims.ClaimKind.as_epsilon_delta`: the pair for a kind whose claim is one, none for
         the others); an event counted more often than it was drawn; and a certified bound on the wrong side
         of the claim for the verdict: ``violation`` is ``claim_lower_bound > claim.parameter`` (up to the
@@ -327,6 +328,9 @@ class AuditResult(ReplayedByItsDriver, Result):
         if self.value_verdict is not None:
             found += _count_contradictions(self.value_verdict.event, "value_verdict.event")
         if self.claim is not None:
+            missing = [name for name in self.claim.kind_record.records if getattr(self, name) is None]
+            if missing:
+                found.append(f"{', '.join(missing)} null, but a {self.claim.kind_record.title} result records it")
             stated = self.claim.kind_record.as_epsilon_delta(self.claim) or (None, None)
             if (self.claimed_epsilon, self.claimed_delta) != tuple(stated):
                 found.append(

@@ -179,6 +179,8 @@ def saved():
         ).to_dict(),
         "pure": dpverify.audit(RR, 0, 1, epsilon=1.0, n_samples=4_000, seed=1).to_dict(),
         "tradeoff": dpverify.audit(RR, 0, 1, claim=TRADEOFF_POINTS, n_samples=4_000, seed=1).to_dict(),
+        "exact": dpverify.exact_privacy_loss(*PMFS).to_dict(),
+        "onerun": dpverify.one_run_audit(np.arange(200.0), seed=1, claim=dpverify.PrivacyClaim(1.0)).to_dict(),
     }
 
 
@@ -243,6 +245,17 @@ def test_hand_edited_json_that_contradicts_itself_is_refused(saved, which, chang
         ("zcdp", {"violation": "no"}, "violation='no' is not true or false"),
         ("pure", {"event__count_x": 10**9}, "event counted 1000000000 of"),
         ("pairs", {"results__0__event__n_certification": 2.5}, "event.n_certification=2.5 is not an integer"),
+        ("pure", {"delta_lower_bound": None}, "delta_lower_bound null, but a .* result records it"),
+        ("pairs", {"alpha": "x"}, "alpha='x' is not a number"),
+        ("pairs", {"alpha": -1.0}, "alpha=-1.0 is not a level"),
+        ("pairs", {"worst": 5}, "worst=5 is not one of the 2 pairs"),
+        ("pairs", {"method": 3}, "method=3 is not a string"),
+        ("curve", {"draws": "x"}, "draws='x' is not a mapping"),
+        ("exact", {"p": []}, "not two pmfs"),
+        ("exact", {"p": "x"}, "p and q must be lists of probabilities"),
+        ("onerun", {"pvalue": None}, "a claim is tested by its p-value"),
+        ("onerun", {"n_correct": 10**6}, "is not a count of guesses"),
+        ("onerun", {"delta": 2.5}, "delta=2.5 is not in"),
     ],
 )
 def test_hand_edited_json_of_wrong_types_or_another_claim_is_refused(saved, which, changes, message):
@@ -252,12 +265,20 @@ def test_hand_edited_json_of_wrong_types_or_another_claim_is_refused(saved, whic
     summary then crashes on the missing delta bound), an (epsilon, delta) result whose summary states
     "no violation" beside an epsilon bound above the claim, a result with no claim at all, a p-value
     outside [0, 1] or a level outside (0, 1), a string where a number is recorded (a raw TypeError
-    on reload, or a summary that formats it), or an event counted more often than it was drawn.
+    on reload, or a summary that formats it), or an event counted more often than it was drawn; and for
+    the other result types a missing recorded bound, a worst pair that is not one of the pairs, pmfs of
+    different lengths, a one-run claim without its p-value or more correct guesses than guesses (each a raw
+    TypeError, ValueError or AttributeError when its summary was printed).
     """
     from dpverify.errors import ResultFormatError
 
     data = saved[which]
-    cls = dpverify.PairAuditResult if which == "pairs" else dpverify.AuditResult
+    cls = {
+        "pairs": dpverify.PairAuditResult,
+        "curve": dpverify.DeltaCurve,
+        "exact": dpverify.ExactPrivacyLoss,
+        "onerun": dpverify.OneRunAuditResult,
+    }.get(which, dpverify.AuditResult)
     assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
     with pytest.raises(ResultFormatError, match=message):
         cls.from_dict(_edited(data, **changes))
