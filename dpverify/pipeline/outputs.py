@@ -124,8 +124,8 @@ def _list_storage(raw) -> str:
         return "hashable:" + other.removeprefix("hashable:")  # e.g. a count, or None for a dropped partition
     if len(kinds) > 1:
         raise OutputTypeError(
-            f"the mechanism returned outputs of mixed types ({', '.join(sorted(kinds))}); "
-            "return one type throughout (e.g. always float, or always int; None may be mixed "
+            f"the outputs are of mixed types ({', '.join(sorted(kinds))}); a mechanism returns, and given "
+            "samples hold, one type throughout (e.g. always float, or always int; None may be mixed "
             "with one discrete type)"
         )
     (kind,) = kinds
@@ -157,7 +157,7 @@ def _storage(raw) -> str:
 def _check_no_nan(a: np.ndarray) -> np.ndarray:
     if np.isnan(a).any():
         raise OutputTypeError(
-            "the mechanism returned NaN; outputs must not be NaN (inf is allowed); map NaN to a "
+            "an output is NaN; outputs must not be NaN (inf is allowed); map NaN to a "
             "value with output_key= if it is a legitimate output"
         )
     return a
@@ -481,7 +481,7 @@ class OutputCodec:
         return cached
 
     def _mismatch(self, storage: str) -> str:
-        return f"the mechanism returned {storage} outputs after {self.storage} outputs; return one type throughout"
+        return f"{storage} outputs came after {self.storage} outputs; return (or give) one type throughout"
 
 
 #: Integer outputs with more distinct values than this in selection are audited by value
@@ -567,8 +567,8 @@ def _common_storage(storages) -> str:
     types = {_value_type(s) for s in present} - {"NoneType"}
     if len(types) > 1:
         raise OutputTypeError(
-            f"the mechanism returned outputs of different types on different inputs "
-            f"({', '.join(sorted(types))}); return one type throughout"
+            f"the outputs of the two inputs are of different types ({', '.join(sorted(types))}); a mechanism "
+            "returns, and given samples hold, one type throughout (samples of one dtype in both files)"
         )
     if len(present) == 1:
         storage = present.pop()
