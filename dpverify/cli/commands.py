@@ -286,12 +286,12 @@ def _cmd_audit(args) -> int:
 
     neighbours = search_neighbours(args, _UsageError)
     mechanism = _load_callable(args.mechanism)
-    _require_claim(args, mechanism)
     if neighbours is not None:
         return _cmd_search_audit(args, mechanism, neighbours)
     x = _json_input(args.x, "--x")
     x_prime = _json_input(args.x_prime, "--x-prime")
     check_given_domain(args, [(x, x_prime)], "--x/--x-prime", _UsageError)
+    _require_claim(args, mechanism)
     report = _writable_file(args.report, "--report") if args.report else None
     executor_context = _executor(args)  # checks --scheduler before the pilot
     _warn_if_long(args, mechanism, x)
@@ -305,6 +305,7 @@ def _cmd_audit(args) -> int:
 def _cmd_search_audit(args, mechanism, neighbours) -> int:
     from ..audits.search import search_audit
 
+    _require_claim(args, mechanism)
     report = _writable_file(args.report, "--report") if args.report else None
     with _executor(args) as executor:
         result = search_audit(
