@@ -54,9 +54,9 @@ __all__ = [
 CERTIFICATION_BYTES = 1 << 28
 
 #: An upper estimate of the bookkeeping of one chunk of the certification's sampling, per input: its
-#: seed, its task and its counts while the other chunks run (tracemalloc's peak over an audit with
-#: one output per chunk, with a margin of two).
-CHUNK_BYTES = 1 << 12
+#: seed, its task and its counts while the other chunks run (twice tracemalloc's peak per chunk over an
+#: audit drawn one output per chunk).
+CHUNK_BYTES = 1 << 11
 
 
 def output_bytes(output) -> int:
