@@ -26,6 +26,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
+import numbers
 from collections.abc import Mapping
 
 import numpy as np
@@ -42,6 +43,8 @@ __all__ = [
     "as_tuples",
     "SavedRepr",
     "subclasses",
+    "type_contradictions",
+    "a_name",
 ]
 
 #: Non-finite numbers as strings (the suite report's convention before 0.2), read back as floats.
@@ -117,6 +120,46 @@ def as_tuples(value):
     return value
 
 
+#: The annotations :func:`type_contradictions` checks, and the values each admits.
+_ANNOTATED_TYPES = {
+    "float": (numbers.Real, "a number"),
+    "int": (numbers.Integral, "an integer"),
+    "bool": ((bool, np.bool_), "true or false"),
+    "dict": (Mapping, "a mapping"),
+    "str": (str, "a string"),
+}
+
+
+def _admits(annotation: str, value) -> tuple[bool, str]:
+    """Whether ``value`` is of the plain type ``annotation`` names (``"float"``, ``"int | None"``...), and its
+    name; true for any annotation :data:`_ANNOTATED_TYPES` does not list."""
+    base, _, rest = annotation.partition(" | ")
+    if base not in _ANNOTATED_TYPES or rest not in ("", "None"):
+        return True, ""
+    kinds, name = _ANNOTATED_TYPES[base]
+    if value is None:
+        return rest == "None", name
+    numeric_bool = base != "bool" and isinstance(value, (bool, np.bool_))
+    return isinstance(value, kinds) and not numeric_bool, name
+
+
+def type_contradictions(record, prefix: str = "") -> list[str]:
+    """The fields of dataclass ``record``, and of the plain-data records its fields hold (an event, a value
+    verdict), whose value is not of the type the field is annotated with (a number, an integer, true or
+    false; None only where the annotation allows it), in words: what a hand-edited JSON file can put where
+    the reader would later compare or format a number."""
+    found = []
+    for f in dataclasses.fields(record):
+        value = getattr(record, f.name)
+        if isinstance(value, PlainData) and dataclasses.is_dataclass(value):
+            found += type_contradictions(value, f"{prefix}{f.name}.")
+            continue
+        ok, name = _admits(str(f.type), value)
+        if not ok:
+            found.append(f"{prefix}{f.name}={short_repr(value)} is not {name}")
+    return found
+
+
 def _float_fields(cls) -> set:
     """The fields of dataclass ``cls`` annotated as (possibly optional) floats."""
     return {f.name for f in dataclasses.fields(cls) if "float" in str(f.type)}
@@ -181,7 +224,7 @@ class Result(PlainData):
             )
         missing = sorted(f.name for f in dataclasses.fields(cls) if f.name not in data and _required(f))
         if missing:
-            raise ResultFormatError(f"the data of a {cls.__name__} lacks the fields {missing}")
+            raise ResultFormatError(f"the data of {a_name(cls.__name__)} lacks the fields {missing}")
         floats = _float_fields(cls)
         return {k: read_float(v) if k in floats else v for k, v in data.items()}
 
@@ -202,7 +245,7 @@ class Result(PlainData):
             raise
         except (DPVerifyError, TypeError, ValueError, KeyError, AttributeError) as exc:
             raise ResultFormatError(
-                f"the data cannot be read as a {cls.__name__}: {type(exc).__name__}: {exc}"
+                f"the data cannot be read as {a_name(cls.__name__)}: {type(exc).__name__}: {exc}"
             ) from exc
         found = result.contradictions()
         if found:
@@ -213,9 +256,14 @@ class Result(PlainData):
         return result
 
     def contradictions(self) -> list:
-        """What in this result contradicts the rest, in words: a NaN in a number field, a ``violation``
-        other than ``pvalue <= alpha``; a subclass adds its own (a bound that contradicts the verdict).
-        Empty for a result as the dpverify functions assemble it."""
+        """What in this result contradicts the rest, in words: a value not of its field's type (a string
+        where a number is recorded, :func:`type_contradictions`), a NaN in a number field, a p-value
+        outside [0, 1] or a level outside (0, 1), a ``violation`` other than ``pvalue <= alpha``; a
+        subclass adds its own (a bound that contradicts the verdict). Empty for a result as the dpverify
+        functions assemble it."""
+        found = type_contradictions(self)
+        if found:
+            return found
         found = [
             f"{f.name} is NaN"
             for f in dataclasses.fields(self)
@@ -223,10 +271,16 @@ class Result(PlainData):
             and isinstance(getattr(self, f.name), float)
             and math.isnan(getattr(self, f.name))
         ]
+        pvalue, alpha = getattr(self, "pvalue", None), getattr(self, "alpha", None)
+        if not found and pvalue is not None and not 0.0 <= pvalue <= 1.0:
+            found.append(f"pvalue={pvalue!r} is not a probability")
+        if not found and alpha is not None and not 0.0 < alpha < 1.0:
+            found.append(f"alpha={alpha!r} is not a level in (0, 1)")
         names = {f.name for f in dataclasses.fields(self)}
-        if {"violation", "pvalue", "alpha"} <= names and not found:
-            if self.violation != (self.pvalue <= self.alpha):
-                found.append(f"violation={self.violation} but pvalue={self.pvalue!r} and alpha={self.alpha!r}")
+        if found or "violation" not in names or pvalue is None or alpha is None:
+            return found
+        if self.violation != (pvalue <= alpha):
+            found.append(f"violation={self.violation} but pvalue={pvalue!r} and alpha={alpha!r}")
         return found
 
     def to_json(self) -> str:
@@ -270,7 +324,7 @@ class Result(PlainData):
             This type of result cannot be replayed, or this result records too little to be.
         """
         why = self._NOT_REPLAYABLE or "no driver's record declares a replay of its type"
-        raise NotReplayableError(f"a {type(self).__name__} cannot be replayed: {why}")
+        raise NotReplayableError(f"{a_name(type(self).__name__)} cannot be replayed: {why}")
 
 
 def _same_value(a, b) -> bool:
@@ -294,6 +348,11 @@ def _fields(cls) -> tuple:
 
 def _required(field: dataclasses.Field) -> bool:
     return field.default is dataclasses.MISSING and field.default_factory is dataclasses.MISSING
+
+
+def a_name(name: str) -> str:
+    """``name`` (a type's name) with its indefinite article: "an AuditResult", "a DeltaCurve"."""
+    return f"{'an' if name[:1] in 'AEIOU' else 'a'} {name}"
 
 
 def short_repr(value, limit: int = 80) -> str:

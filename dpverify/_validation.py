@@ -16,6 +16,7 @@ from __future__ import annotations
 import math
 import numbers
 import sys
+from collections.abc import Iterable
 
 import numpy as np
 
@@ -350,6 +351,14 @@ def _inputs_equal(x, x_prime) -> bool:
         return False
 
 
+def check_input_pair(inputs, name: str = "inputs") -> tuple:
+    """``inputs`` as an ``(x, x_prime)`` pair of differing inputs (given samples' inputs), else a named error."""
+    if not isinstance(inputs, (tuple, list)) or len(inputs) != 2:
+        raise InvalidParameterError(f"{name} must be the (x, x_prime) pair the samples came from, got {inputs!r}")
+    check_inputs_differ(*inputs)
+    return tuple(inputs)
+
+
 def check_inputs_differ(x, x_prime) -> None:
     """Raise :class:`IdenticalInputsError` when ``x`` equals ``x_prime``."""
     if _inputs_equal(x, x_prime):
@@ -386,10 +395,16 @@ def check_claim_given(epsilon, claim) -> None:
 
 
 def check_grid(values, name: str, *, most: int = 1000) -> np.ndarray:
-    """A grid of 1 to ``most`` finite values >= 0 (a delta curve's epsilons), sorted and without repeats."""
-    grid = np.asarray(values, dtype=float).reshape(-1)
-    if grid.size == 0 or grid.size > most or not np.all(np.isfinite(grid)) or np.any(grid < 0):
-        raise InvalidParameterError(f"{name} must be 1 to {most} finite values >= 0, got {values!r}")
+    """A grid of 1 to ``most`` epsilons in ``[0, MAX_EPSILON]`` (a delta curve's; e^epsilon a finite double),
+    sorted and without repeats."""
+    message = f"{name} must be 1 to {most} real values in [0, {MAX_EPSILON:.2f}] (e^eps a finite double)"
+    message += f", got {values!r}"
+    try:
+        grid = np.asarray(values, dtype=float).reshape(-1)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(message) from exc
+    if grid.size == 0 or grid.size > most or not np.all(np.isfinite(grid)) or np.any((grid < 0) | (grid > MAX_EPSILON)):
+        raise InvalidParameterError(message)
     return np.unique(grid)
 
 
@@ -415,7 +430,13 @@ def check_family_wise(method) -> str:
 
 
 def check_pairs(pairs) -> list:
-    """At least one ``(x, x_prime)`` pair, each a 2-tuple or 2-list."""
+    """At least one ``(x, x_prime)`` pair, each a 2-tuple or 2-list, in a list or another iterable (a callable,
+    as ``search_audit`` draws pairs from, is refused: ``audit_pairs`` audits the pairs it is given)."""
+    if callable(pairs) or not isinstance(pairs, Iterable):
+        raise InvalidParameterError(
+            f"pairs must be a list of (x, x_prime) pairs, got {short_repr(pairs)} (to draw pairs from a callable "
+            "or a relation, use dpverify.search_audit)"
+        )
     pairs = list(pairs)
     if not pairs:
         raise InvalidParameterError("audit_pairs needs at least one (x, x_prime) pair")
@@ -433,10 +454,16 @@ def check_bool(value, name: str) -> bool:
 
 
 def check_names(value, name: str, what: str = "family names") -> tuple:
-    """A list of names as a tuple; a lone string is refused (it would be read letter by letter)."""
+    """A non-empty list of names as a tuple; a lone string is refused (it would be read letter by letter), and so
+    is an empty list (it would leave nothing to use: None asks for every one)."""
     if isinstance(value, str):
         raise InvalidParameterError(f"{name} must be a list of {what}, got the string {value!r}")
-    return tuple(value)
+    names = tuple(value)
+    if not names:
+        raise InvalidParameterError(
+            f"{name} names none, so nothing could be used: name at least one, or pass None for all"
+        )
+    return names
 
 
 def check_optional_callable(value, name: str):

@@ -49,7 +49,7 @@ class AuditOptions:
         like the seed.
     event_families : tuple of str or None
         Restrict the candidate events to these registered families
-        (:func:`dpverify.events.registered_families`); None for all.
+        (:func:`dpverify.events.registered_families`), at least one; None for all.
     float_events : bool, default True
         With False, the families of role ``"implementation"`` (floating-point
         mantissa and reachability events) are left out: the audit judges the
@@ -82,6 +82,7 @@ class AuditOptions:
             object.__setattr__(self, "n_chunks", check.check_positive_int(self.n_chunks, "n_chunks"))
         if self.event_families is not None:
             object.__setattr__(self, "event_families", check.check_names(self.event_families, "event_families"))
+
         check.check_bool(self.float_events, "float_events")
         check.check_optional_callable(self.output_key, "output_key")
 

@@ -522,8 +522,9 @@ def recording_draws(driver):
 
 def check_memory(plan, mechanism, x, n_held: int | None = None):
     """Refuse by name, before any draw, a run whose ``n_held`` selection outputs per input (default: the
-    plan's ``n_selection``) cannot fit in memory; one pilot output of ``x``, on a contract stream of the
-    plan's sequence (no audit stream moves), sizes the outputs.
+    plan's ``n_selection``), with the bookkeeping of its certification's chunks, cannot fit in memory; one
+    pilot output of ``x``, on a contract stream of the plan's sequence (no audit stream moves), sizes the
+    outputs.
 
     Returns the pilot output (:func:`dpverify.pipeline.memory.pilot_output`; None where there is none).
 
@@ -534,7 +535,9 @@ def check_memory(plan, mechanism, x, n_held: int | None = None):
     """
     pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
     if pilot is not None:
-        require_memory(pilot, plan.n_selection if n_held is None else n_held)
+        n_certification = plan.n_certification or 0
+        held = plan.n_selection if n_held is None else n_held
+        require_memory(pilot, held, n_certification=n_certification, n_chunks=plan.options.n_chunks)
     return pilot
 
 

@@ -287,7 +287,7 @@ def delta_lower_bound_curve(
         (:func:`dpverify.pipeline.sampling.resolve_seed`), so generators made alike
         (``numpy.random.default_rng(7)`` twice) give the same result.
     epsilons : array_like
-        Grid of eps >= 0 at which events are selected (1 to 1000 points).
+        Grid of eps in [0, 709.78] (e^eps a finite double) at which events are selected (1 to 1000 points).
     options : AuditOptions, optional
         As in :func:`dpverify.audit`, recorded in the result; the whole curve
         holds with probability >= 1 - ``alpha``.

@@ -21,6 +21,7 @@ null runs: docs/auditor/benchmarks.md).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 
 import numpy as np
@@ -193,7 +194,11 @@ def _draw_samples(samplers, n_samples, seed, options):
 _COUNTABLE_FORM = {"released-keys": " (map each mapping to a hashable form, e.g. frozenset(output.items()))"}
 
 
-def _check_options(n_samples, method) -> int:
+def _check_options(n_samples, method, min_expected) -> int:
+    """``n_samples`` checked, after ``method`` and ``min_expected`` (a finite real number >= 0: below it,
+    categories pool; NaN would compare false and pool nothing, silently)."""
+    if isinstance(min_expected, bool) or not isinstance(min_expected, numbers.Real) or not 0 <= min_expected < math.inf:
+        raise InvalidParameterError(f"min_expected must be a finite real number >= 0, got {min_expected!r}")
     if method == "g-test":
         raise InvalidParameterError(
             "method='g-test' was removed: its chi-square approximation is anti-conservative on "
@@ -289,7 +294,7 @@ def equal_distributions(
         The samplers gave different outputs but every category pooled into
         one: at this size the test has no power (the error gives a size that has some).
     """
-    n_samples = _check_options(n_samples, method)
+    n_samples = _check_options(n_samples, method, min_expected)
     options = _test_options(options, option_fields, "equal_distributions")
     alpha = options.alpha
     outputs, entropy = _draw_samples([sampler_a, sampler_b], n_samples, seed, options)
@@ -357,7 +362,7 @@ def goodness_of_fit(
         The pmf has several outputs but every category pooled into one: at
         this size the test has no power.
     """
-    n_samples = _check_options(n_samples, method)
+    n_samples = _check_options(n_samples, method, min_expected)
     options = _test_options(options, option_fields, "goodness_of_fit")
     alpha = options.alpha
     pmf = _as_pmf(pmf, "pmf")

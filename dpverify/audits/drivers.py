@@ -22,6 +22,7 @@ import pkgutil
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from .._results import a_name
 from .._validation import check_callable, check_choice, check_name, check_optional_callable
 from ..errors import InvalidParameterError, NotReplayableError
 
@@ -95,7 +96,7 @@ class Driver:
         """``inputs`` of a replay of ``result``, refused by name when there are not as many as it takes."""
         if len(inputs) != len(self.inputs):
             raise InvalidParameterError(
-                f"a {type(result).__name__} replays from {', '.join(self.inputs)}; got {len(inputs)} inputs"
+                f"{a_name(type(result).__name__)} replays from {', '.join(self.inputs)}; got {len(inputs)} inputs"
             )
         return inputs
 
@@ -150,7 +151,7 @@ def driver_of(result) -> Driver:
         record = driver_for(cls)
         if record is not None:
             return record
-    raise NotReplayableError(f"no built-in driver replays a {type(result).__name__}")
+    raise NotReplayableError(f"no built-in driver replays {a_name(type(result).__name__)}")
 
 
 class ReplayedByItsDriver:

@@ -33,7 +33,7 @@ import numpy as np
 from scipy import optimize, special
 
 from .._results import Result, as_tuples
-from ..errors import InvalidDistributionError
+from ..errors import InvalidDistributionError, ResultFormatError
 from .drivers import Driver, ReplayedByItsDriver
 from .fingerprint import Fingerprint, checked_pmfs, fingerprint_of
 
@@ -168,9 +168,22 @@ class ExactPrivacyLoss(ReplayedByItsDriver, Result):
     def _parse(cls, data: dict) -> dict:
         data = super()._parse(data)
         data["worst_output"] = as_tuples(data["worst_output"])
-        data["p"], data["q"] = np.asarray(data["p"], dtype=float), np.asarray(data["q"], dtype=float)
+        try:
+            data["p"], data["q"] = np.asarray(data["p"], dtype=float), np.asarray(data["q"], dtype=float)
+        except (TypeError, ValueError) as exc:
+            raise ResultFormatError(f"p and q must be lists of probabilities: {exc}") from exc
         Fingerprint.read(data)
         return data
+
+    def contradictions(self) -> list:
+        """Those of every result, and pmfs that are not two probability vectors of one length."""
+        found = super().contradictions()
+        p, q = self.p, self.q
+        if p.ndim != 1 or q.ndim != 1 or p.shape != q.shape or not p.size:
+            found.append(f"p and q are not two pmfs over the same outputs (shapes {p.shape} and {q.shape})")
+        elif not (np.all(p >= 0) and np.all(q >= 0) and np.isclose(p.sum(), 1) and np.isclose(q.sum(), 1)):
+            found.append("p and q are not probability vectors (non-negative, summing to 1)")
+        return found
 
     def summary(self) -> str:
         """The exact loss in both directions and an output that attains it."""

@@ -96,6 +96,10 @@ class PairAuditResult(ReplayedByItsDriver, Result):
         """Those of every result, and a pair's ``violations`` entry other than its adjusted p-value <= alpha
         (the pairs' own results are checked as they are read)."""
         found = super().contradictions()
+        if found:
+            return found
+        if not 0 <= self.worst < len(self.results):
+            found.append(f"worst={self.worst} is not one of the {len(self.results)} pairs")
         flags = [bool(p <= self.alpha) for p in self.adjusted_pvalues]
         if list(self.violations) != flags or len(flags) != len(self.results):
             found.append(
@@ -111,14 +115,21 @@ class PairAuditResult(ReplayedByItsDriver, Result):
             f"verdict: {verdict} over {len(self.results)} pairs at family-wise alpha={self.alpha:g} "
             f"({self.method}); seed {self.seed}",
             *(
-                f"pair {i}: adjusted p-value {p:.3g}, epsilon lower bound {r.epsilon_lower_bound:.4g}"
-                + (" (violation)" if v else "")
+                f"pair {i}: adjusted p-value {p:.3g}, {_bound_words(r)}" + (" (violation)" if v else "")
                 for i, (r, p, v) in enumerate(zip(self.results, self.adjusted_pvalues, self.violations))
             ),
             f"worst pair {self.worst}:",
             *("  " + line for line in self.worst_result.summary().split("\n")),
         ]
         return "\n".join(lines)
+
+
+def _bound_words(result: AuditResult) -> str:
+    """A pair's certified bound in the claim's own parameter, the one the worst pair is chosen by (the epsilon
+    bound in a result saved before the parameter's bound was recorded)."""
+    if result.claim_lower_bound is None:
+        return f"lower bound on epsilon {result.epsilon_lower_bound:.4g}"
+    return f"lower bound on {result.audited_claim.parameter_name} {result.claim_lower_bound:.4g}"
 
 
 def audit_pairs(
@@ -211,10 +222,10 @@ def audit_pairs(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
-    mechanism, pairs = DRIVER.replay_inputs(result, inputs)
-    first = plan_of_result(result.results[0], AUDIT, executor=executor, progress=progress)
     if result.seed is None:
         raise NotReplayableError("this result has no seed: there is nothing to replay")
+    first = plan_of_result(result.results[0], AUDIT, executor=executor, progress=progress)
+    mechanism, pairs = DRIVER.replay_inputs(result, inputs)
     pairs = list(pairs)
     if len(pairs) != len(result.results):
         raise ReplayMismatchError(

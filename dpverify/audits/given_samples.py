@@ -54,12 +54,23 @@ def _open(source, name: str):
     if isinstance(source, (list, tuple)):
         return (source[i : i + BLOCK] for i in range(0, len(source), BLOCK)), len(source)
     try:
-        return iter(source), None  # an iterable of chunks
+        return _chunks(iter(source), name), None  # an iterable of chunks
     except TypeError:
         raise InvalidParameterError(
             f"{name} must be an array, a list of outputs, a path to a .npy file, or an iterable "
             f"of chunks, got {type(source).__name__}"
         ) from None
+
+
+def _chunks(blocks, name: str):
+    """The chunks of an iterable of chunks, each checked to be a sequence of samples (an array or a list)."""
+    for i, block in enumerate(blocks):
+        if isinstance(block, (str, bytes)) or not hasattr(block, "__len__"):
+            raise InvalidParameterError(
+                f"{name}: an iterable is read as chunks of samples (arrays or lists), but chunk {i} is "
+                f"{type(block).__name__} {block!r:.40}; pass the samples as one array or list instead"
+            )
+        yield block
 
 
 def _take(blocks, n: int):

@@ -91,6 +91,25 @@ class OneRunResultParts:
             data["claim"] = PrivacyClaim.from_dict(data["claim"])
         return data
 
+    def contradictions(self) -> list:
+        """Those of every result, a claim without its p-value or a p-value without its claim, and counts of guesses
+        that no run makes (more correct than guessed, more guessed than canaries)."""
+        found = super().contradictions()
+        if found:
+            return found
+        if not 0.0 <= getattr(self, "delta", 0.0) < 1.0:
+            found.append(f"delta={self.delta!r} is not in [0, 1)")
+        if (self.claim is None) != (self.pvalue is None):
+            found.append(f"claim={self.claim} but pvalue={self.pvalue!r}: a claim is tested by its p-value")
+        if not (0 <= self.n_correct <= self.n_guesses == self.k_plus + self.k_minus <= self.n_canaries) or not (
+            0 <= min(self.k_plus, self.k_minus) and 0 <= self.n_included <= self.n_canaries
+        ):
+            found.append(
+                f"{self.n_correct} correct of {self.n_guesses} guesses (k+={self.k_plus}, k-={self.k_minus}) among "
+                f"{self.n_canaries} canaries ({self.n_included} included) is not a count of guesses"
+            )
+        return found
+
     def _summary(self, bound_line: str, ceiling: str) -> str:
         """``bound_line``, the guesses behind it, the ceiling (as ``ceiling`` says it) and the verdict."""
         lines = [
@@ -214,7 +233,10 @@ def _largest_rejected(m, r, v, delta, level) -> float:
 def scores_and_inclusions(scores, included, seed) -> tuple:
     """The canaries' scores as a finite 1-D float array of at least 2 and their inclusion bits, given
     (``included``) or drawn by :func:`canary_inclusions` from ``seed`` (exactly one of the two)."""
-    x = np.asarray(scores, dtype=float)
+    try:
+        x = np.asarray(scores, dtype=float)
+    except (TypeError, ValueError) as exc:
+        raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers: {exc}") from exc
     if x.ndim != 1 or x.size < 2 or not np.all(np.isfinite(x)):
         raise InvalidParameterError(f"scores must be a 1-D array of at least 2 finite numbers, got shape {x.shape}")
     m = x.size

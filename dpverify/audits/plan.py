@@ -278,7 +278,7 @@ def build_plan(
         resolved, notes = _given_claim(*claimed) if given else resolve_claim(mechanism, *claimed)
     planned = Sizes() if sizes is None else sizes(n_samples, options, resolved)
     if inputs is not None:
-        check.check_inputs_differ(*inputs)
+        check.check_input_pair(inputs)
         if mechanism is not None:
             check_declared_domain(mechanism, *inputs)
     sequence, recorded = (None, None) if given else resolve_seed(seed)
@@ -359,8 +359,8 @@ def pair_driver(name: str, result_type: type, again: Callable, *, streams=PAIR_S
     added. ``fields`` are the record's others (:class:`~dpverify.audits.drivers.Driver`)."""
 
     def replay(result, *inputs, executor=None, progress=False):
+        plan = plan_of_result(result, record, executor=executor, progress=progress)  # first: a result with no seed
         mechanism, x, x_prime = record.replay_inputs(result, inputs)
-        plan = plan_of_result(result, record, executor=executor, progress=progress)
         notes = check_source(result, plan, mechanism, x, x_prime)
         return with_notes(again(result, plan, mechanism, x, x_prime), notes)
 

@@ -20,7 +20,7 @@ module registers nothing.
 
 from __future__ import annotations
 
-from .._results import Result
+from .._results import Result, a_name
 from ..errors import NotReplayableError
 
 __all__ = ["replay"]
@@ -81,7 +81,7 @@ def replay(result, *inputs, executor=None, progress: bool = False):
     if not isinstance(result, Result):
         raise NotReplayableError(
             f"replay takes what a dpverify driver returned (an AuditResult, SearchAuditResult, DeltaCurve, ...), "
-            f"got a {type(result).__name__}; load a saved one first with its type's from_dict / from_json "
+            f"got {a_name(type(result).__name__)}; load a saved one first with its type's from_dict / from_json "
             "(dpverify.AuditResult.from_json reads every audit's)"
         )
     return result.replay(*inputs, executor=executor, progress=progress)

@@ -312,20 +312,45 @@ class AuditResult(ReplayedByItsDriver, Result):
         return dataclass_to_dict(self, margin=self.margin)
 
     def contradictions(self) -> list:
-        """Those of every result, and a certified bound on the wrong side of the claim for the verdict:
-        ``violation`` is ``claim_lower_bound > claim.parameter`` (up to the p-value's bisection, a relative
-        ``1e-6``)."""
+        """Those of every result; no claim at all; a bound the claim's kind records (``ClaimKind.records``)
+        missing; a claimed epsilon and delta other than the claim's own
+        (:meth:`dpverify.claims.ClaimKind.as_epsilon_delta`: the pair for a kind whose claim is one, none for
+        the others); an event counted more often than it was drawn; and a certified bound on the wrong side
+        of the claim for the verdict: ``violation`` is ``claim_lower_bound > claim.parameter`` (up to the
+        p-value's bisection, a relative ``1e-6``), and, where the claim is an (epsilon, delta) pair,
+        ``epsilon_lower_bound > claimed_epsilon``, the bound the summary states."""
         found = super().contradictions()
-        bound = self.claim_lower_bound
-        if found or bound is None or self.claim is None:
+        if found:
             return found
-        claimed = self.claim.parameter
-        slack = BOUND_SLACK * max(1.0, abs(claimed))
-        if self.violation and bound < claimed - slack or not self.violation and bound > claimed + slack:
-            found.append(
-                f"violation={self.violation} but the certified bound {bound!r} is "
-                f"{'below' if self.violation else 'above'} the claimed {claimed!r}"
-            )
+        if self.claim is None and self.claimed_epsilon is None:
+            return ["no claim: both claim and claimed_epsilon are null"]
+        found += _count_contradictions(self.event, "event")
+        if self.value_verdict is not None:
+            found += _count_contradictions(self.value_verdict.event, "value_verdict.event")
+        if self.claim is not None:
+            missing = [name for name in self.claim.kind_record.records if getattr(self, name) is None]
+            if missing:
+                found.append(f"{', '.join(missing)} null, but a {self.claim.kind_record.title} result records it")
+            stated = self.claim.kind_record.as_epsilon_delta(self.claim) or (None, None)
+            if (self.claimed_epsilon, self.claimed_delta) != tuple(stated):
+                found.append(
+                    f"claimed_epsilon={self.claimed_epsilon!r} and claimed_delta={self.claimed_delta!r}, but the "
+                    f"claim ({self.claim}) states {'no (epsilon, delta) pair' if stated == (None, None) else stated}"
+                )
+        if found:
+            return found
+        sides = [(self.claim_lower_bound, None if self.claim is None else self.claim.parameter, "certified bound")]
+        if self.claimed_epsilon is not None:
+            sides.append((self.epsilon_lower_bound, self.claimed_epsilon, "epsilon_lower_bound"))
+        for bound, claimed, name in sides:
+            if bound is None or claimed is None:
+                continue
+            slack = BOUND_SLACK * max(1.0, abs(claimed))
+            if self.violation and bound < claimed - slack or not self.violation and bound > claimed + slack:
+                found.append(
+                    f"violation={self.violation} but the {name} {bound!r} is "
+                    f"{'below' if self.violation else 'above'} the claimed {claimed!r}"
+                )
         return found
 
     @property
@@ -357,6 +382,15 @@ class AuditResult(ReplayedByItsDriver, Result):
 
     def __str__(self) -> str:
         return self.summary()
+
+
+def _count_contradictions(event: EventEstimate, name: str) -> list:
+    """An event counted fewer than 0 times, or more often than the samples it was counted on."""
+    n_x = event.n_certification
+    n_xp = n_x if event.n_certification_x_prime is None else event.n_certification_x_prime
+    if 0 <= event.count_x <= n_x and 0 <= event.count_x_prime <= n_xp:
+        return []
+    return [f"{name} counted {event.count_x} of {n_x} and {event.count_x_prime} of {n_xp} samples"]
 
 
 def _fitting_class(cls, data):

@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import copy
 import math
+import numbers
 import warnings
 from dataclasses import dataclass, replace
 
@@ -66,6 +67,7 @@ from ..neighbours import NeighbourGenerator, candidate_pairs
 from ..neighbours._base import pair_key
 from ..neighbours.domain import check_declared_domain, declared_domain
 from ..options import DEFAULT_SAMPLES, AuditOptions
+from ..pipeline import memory as memory_model
 from ..pipeline.memory import audit_memory_bytes, pilot_output, require_memory
 from ..pipeline.sampling import (
     DEFAULT_CHUNKS,
@@ -117,6 +119,9 @@ MIN_ROUND_SAMPLES = 500
 #: Where ``n_samples`` cannot hold every pair's :data:`MIN_ROUND_SAMPLES` a round besides the certification's
 #: floor, the rounds draw fewer, down to this many (below it the search is refused by name).
 SMALLEST_ROUND = 100
+
+#: The fewest bytes one drawn candidate pair takes (a list slot and a 2-tuple, its inputs shared).
+PAIR_BYTES = 64
 #: Local moves of the screened winner tried with ``n_refining > 0`` when the neighbours are a
 #: generator with refinements (:meth:`dpverify.neighbours.NeighbourGenerator.refinements`).
 REFINEMENTS = 8
@@ -351,6 +356,8 @@ def _check_screening_memory(plan, mechanism, x, budget: _Budget):
     pilot = pilot_output(mechanism, x, plan.sequence, output_key=plan.options.output_key)
     if pilot is None:
         return None
+    # the certification's chunk bookkeeping alone, for a budget no selection size can make fit
+    require_memory(pilot, 0, n_certification=plan.n_samples, n_chunks=plan.options.n_chunks)
     held = budget.held()
     try:
         require_memory(pilot, held)
@@ -928,6 +935,7 @@ def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     that sized them (:func:`_check_screening_memory`)."""
     budget = replace(plan.design, n_refining=_check_refining(n_refining, plan.design.n_screening, neighbours))
     neighbours = _on_input_domain(neighbours, mechanism)
+    _check_candidates_fit(neighbours, n_candidates)
     pairs, source = candidate_pairs(neighbours, n_candidates, plan.streams["candidates"])
     for i, (x, x_prime) in enumerate(pairs):
         check_declared_domain(mechanism, x, x_prime, where=f" (candidate pair {i}, from {source})")
@@ -936,6 +944,23 @@ def _propose(plan, mechanism, neighbours, n_candidates, n_refining):
     seeds = children(plan.streams["screening"], len(pairs))
     screened = [_Pair(i, x, xp, s) for i, ((x, xp), s) in enumerate(zip(pairs, seeds))]
     return screened, neighbours, budget, source, pilot
+
+
+def _check_candidates_fit(neighbours, n_candidates) -> None:
+    """Refuse by name, before drawing them, more candidate pairs than memory can hold even at their smallest
+    (:data:`PAIR_BYTES` each, a lower bound: a list slot and a 2-tuple of shared inputs): a callable asked
+    for 1e9 pairs ran out of memory drawing them. A run this refuses could not have finished."""
+    if isinstance(neighbours, (list, tuple)) or not isinstance(n_candidates, numbers.Integral):
+        return  # a sequence is searched whole (n_candidates does not apply); a bad count is named where it is read
+    available = memory_model.available_memory_bytes()
+    if available is not None and n_candidates * PAIR_BYTES > available:
+        raise InsufficientMemoryError(
+            f"n_candidates={n_candidates} pairs would take at least {n_candidates * PAIR_BYTES / 2**30:.3g} GiB "
+            f"to draw, and {available / 2**30:.3g} GiB is available; pass n_candidates={available // PAIR_BYTES} "
+            "or fewer (a search screens at most one candidate per 100 of its n_samples)",
+            required_bytes=n_candidates * PAIR_BYTES,
+            available_bytes=available,
+        )
 
 
 def _certify(plan, mechanism, pair, drawn, screening, **fields):
@@ -1140,8 +1165,8 @@ def search_audit(
 
 
 def _replay(result, *inputs, executor=None, progress=False):
+    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)  # first: a result with no seed
     mechanism, neighbours = DRIVER.replay_inputs(result, inputs)
-    plan = plan_of_result(result, executor=executor, progress=progress, driver=DRIVER)
     check_replay_candidates(result, _on_input_domain(neighbours, mechanism))
     notes = check_source(result, plan, mechanism, result.x, result.x_prime)  # the mechanism on the chosen pair
     again = search_audit(

@@ -10,10 +10,11 @@
 - :class:`~dpverify.claims.parameters.KindParameters`: the parameters of a kind's own
   (:attr:`PrivacyClaim.params`), and the text form ``KIND:NAME=VALUE[,NAME=VALUE]`` of a claim
   (:meth:`PrivacyClaim.from_text`, the command line's ``--claim``);
-- :func:`claim_of`, :func:`resolve_claim`: what a mechanism states, and what an audit audits.
+- :func:`claim_of`, :func:`stated_claim`, :func:`resolve_claim`: what a mechanism states, and what an audit
+  audits.
 """
 
-from .claim import MODELS, PrivacyClaim, StatesClaim, claim_of, resolve_claim
+from .claim import MODELS, PrivacyClaim, StatesClaim, claim_of, resolve_claim, stated_claim
 from .kinds import ClaimKind
 from .parameters import KindParameters
 from .registry import BUILTIN_KINDS, claim_kind, claim_kinds, register_claim_kind, unregister_claim_kind
@@ -22,6 +23,7 @@ __all__ = [
     "PrivacyClaim",
     "StatesClaim",
     "claim_of",
+    "stated_claim",
     "resolve_claim",
     "MODELS",
     "BUILTIN_KINDS",

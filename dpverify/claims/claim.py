@@ -13,6 +13,7 @@ derives from, or leads to, such a claim and lives beside it in the family.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import MISSING, dataclass, field, fields, replace
 
 from .. import _validation as check
@@ -24,7 +25,7 @@ from .parameters import KindParameters, parse_claim_text
 from .registry import claim_kind
 from .tradeoff import TRADEOFF_GRID, tradeoff_lower
 
-__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "resolve_claim", "MODELS"]
+__all__ = ["PrivacyClaim", "StatesClaim", "claim_of", "stated_claim", "resolve_claim", "MODELS"]
 
 #: Where the privacy holds: on the mechanism's whole output (central) or on each report a
 #: user sends (local).
@@ -292,6 +293,9 @@ class PrivacyClaim(PlainData):
         InvalidClaimError
             As :meth:`of`; a trade-off function saved by a name that does not import.
         """
+        check.check_instance(
+            data, Mapping, f"a claim's data is the dict to_dict() gave, got {type(data).__name__}", InvalidClaimError
+        )
         data = _with_params(data)
         for name in ("orders", "renyi_epsilons"):
             if data.get(name) is not None:
@@ -406,6 +410,16 @@ def claim_of(mechanism) -> PrivacyClaim | None:
     return claim
 
 
+def stated_claim(mechanism) -> PrivacyClaim | None:
+    """The claim ``mechanism`` states: its ``claim`` attribute (:func:`claim_of`), else a real ``epsilon``
+    attribute with its ``delta`` (0 when it has none); None when it states neither."""
+    stated = claim_of(mechanism)
+    if stated is None and _epsilon_attribute(mechanism) is not None:
+        stated_delta = getattr(mechanism, "delta", 0.0)
+        stated = PrivacyClaim(_epsilon_attribute(mechanism), stated_delta if stated_delta is not None else 0.0)
+    return stated
+
+
 def _epsilon_attribute(mechanism) -> float | None:
     """A real ``epsilon`` attribute of a mechanism without a ``claim`` (None otherwise)."""
     value = getattr(mechanism, "epsilon", None)
@@ -436,11 +450,7 @@ def resolve_claim(mechanism, epsilon=None, delta=None, claim=None) -> tuple[Priv
         Both ``claim`` and ``epsilon``/``delta``; none of them and nothing stated; values
         out of the audit's domain (epsilon, rho, mu must be > 0).
     """
-    stated = claim_of(mechanism)
-    from_attribute = stated is None and _epsilon_attribute(mechanism) is not None
-    if from_attribute:
-        stated_delta = getattr(mechanism, "delta", 0.0)
-        stated = PrivacyClaim(_epsilon_attribute(mechanism), stated_delta if stated_delta is not None else 0.0)
+    stated = stated_claim(mechanism)
     if claim is not None:
         check.check_claim_once(epsilon, delta)
         check.check_instance(
@@ -468,7 +478,7 @@ def resolve_claim(mechanism, epsilon=None, delta=None, claim=None) -> tuple[Priv
         audited = PrivacyClaim(epsilon, delta)
     if stated is None or _same_claim(audited, stated):
         return audited, ()
-    what = "its `epsilon` attribute" if from_attribute else "the one the mechanism states"
+    what = "the one the mechanism states" if claim_of(mechanism) is not None else "its `epsilon` attribute"
     return audited, (
         f"the audited claim ({audited}) differs from {what} ({stated}); omit the claim to audit the stated one",
     )

@@ -291,6 +291,7 @@ def _cmd_audit(args) -> int:
     x = _json_input(args.x, "--x")
     x_prime = _json_input(args.x_prime, "--x-prime")
     check_given_domain(args, [(x, x_prime)], "--x/--x-prime", _UsageError)
+    _require_claim(args, mechanism)
     report = _writable_file(args.report, "--report") if args.report else None
     executor_context = _executor(args)  # checks --scheduler before the pilot
     _warn_if_long(args, mechanism, x)
@@ -304,6 +305,7 @@ def _cmd_audit(args) -> int:
 def _cmd_search_audit(args, mechanism, neighbours) -> int:
     from ..audits.search import search_audit
 
+    _require_claim(args, mechanism)
     report = _writable_file(args.report, "--report") if args.report else None
     with _executor(args) as executor:
         result = search_audit(
@@ -341,6 +343,22 @@ def _claim_of_flags(args):
         named = ["--epsilon/--delta", *named] if named else []
     check_one_claim(named, ["--epsilon/--delta", *given])
     return next((claim for claim in given.values() if claim is not None), None)
+
+
+def _require_claim(args, mechanism) -> None:
+    """Refuse, in the command line's words, a run with no claim flag where ``mechanism`` (None: samples given,
+    no mechanism) states no claim (:func:`dpverify.claims.stated_claim`)."""
+    from ..claims import stated_claim
+
+    flags = (args.epsilon, args.claim, args.rho, args.mu, args.renyi)
+    if any(flag is not None for flag in flags) or (mechanism is not None and stated_claim(mechanism) is not None):
+        return
+    where = (
+        "the mechanism states none (no `claim` attribute holding a dpverify.PrivacyClaim, no real `epsilon`)"
+        if mechanism is not None
+        else "there is no mechanism here to state one"
+    )
+    raise _UsageError(f"no claim given: pass --epsilon (and --delta), --claim, --rho, --mu or --renyi; {where}")
 
 
 def _claim_arguments(args) -> dict:
@@ -428,6 +446,7 @@ def _cmd_audit_samples(args) -> int:
         raise _UsageError("give both --x and --x-prime (the inputs the samples came from), or neither")
     if args.x is not None:
         inputs = (_json_input(args.x, "--x"), _json_input(args.x_prime, "--x-prime"))
+    _require_claim(args, None)
     for path in (args.samples_x, args.samples_x_prime):
         if not Path(path).is_file():
             raise _UsageError(f"no such file: {path} (give two .npy files of samples)")
@@ -569,20 +588,27 @@ def _claim_help() -> str:
     ).replace("%", "%%")  # argparse formats help with %
 
 
-def _add_claim_options(p, *, epsilon_help: str) -> None:
+def _add_claim_options(p, *, epsilon_help: str, stated: bool = True) -> None:
+    """The claim flags; ``stated``: the command has a mechanism, whose stated claim the flags may leave to it."""
     from ..claims.parameters import CLAIM_TEXT_FORM
 
     p.add_argument(
         "--epsilon",
         type=_epsilon,
         default=None,
-        help=epsilon_help + "; omitted (with no --claim/--rho/--mu/--renyi), the claim the mechanism states",
+        help=epsilon_help
+        + (
+            "; omitted (with no --claim/--rho/--mu/--renyi), the claim the mechanism states"
+            if stated
+            else "; this or one of --claim/--rho/--mu/--renyi is required"
+        ),
     )
     p.add_argument(
         "--delta",
         type=_finite_float,
         default=None,
-        help="claimed delta in [0, 1) (default: the stated delta at the stated epsilon, else 0)",
+        help="claimed delta in [0, 1) (default: "
+        + ("the stated delta at the stated epsilon, else 0)" if stated else "0)"),
     )
     p.add_argument("--claim", metavar=CLAIM_TEXT_FORM, default=None, help=_claim_help())
     p.add_argument("--rho", type=_finite_float, default=None, help="audit a rho-zCDP claim instead (rho > 0)")
@@ -615,7 +641,7 @@ def _exit_codes(done: str, usage: str, failure: str, *, found: str | None = None
     finding = f"1: {found}; " if found else ""
     return (
         f"Exit 0: {done}; {finding}2: usage error ({usage}); 3: any other failure ({failure}); "
-        "130: interrupted. No traceback unless --debug."
+        "130: interrupted; 141: the reader of the output went away (| head). No traceback unless --debug."
     )
 
 
@@ -624,8 +650,8 @@ def _add_audit_parser(sub) -> None:
 
     p = sub.add_parser(
         "audit",
-        help="audit a mechanism's (eps, delta) claim on one pair of neighbouring inputs, or search a "
-        "neighbouring relation for the worst pair",
+        help="audit a mechanism's privacy claim (of any kind: (eps, delta), zCDP, Rényi, Gaussian DP, trade-off "
+        "curve) on one pair of neighbouring inputs, or search a neighbouring relation for the worst pair",
         description="Draw samples of M(x) and M(x'), select the most telling output event on "
         "part of them and certify it on the rest (Clopper-Pearson). From 1e7 samples per input "
         "it first says how long the run will take. With --search RELATION or --pairs FILE.json "
@@ -664,7 +690,7 @@ def _add_audit_parser(sub) -> None:
 def _add_audit_samples_parser(sub) -> None:
     p = sub.add_parser(
         "audit-samples",
-        help="audit an (eps, delta) claim on samples already drawn (two .npy files)",
+        help="audit a privacy claim (of any kind) on samples already drawn (two .npy files)",
         description="The audit of 'dpverify audit' on given samples of M(x) and M(x'): the first "
         "--n-selection samples of each file choose the event, the rest certify it (streamed from "
         "the memory-mapped files). The samples of each file must be i.i.d. in the order stored.",
@@ -677,7 +703,7 @@ def _add_audit_samples_parser(sub) -> None:
     )
     p.add_argument("samples_x", metavar="X.npy", help="samples of M(x), first axis indexes samples")
     p.add_argument("samples_x_prime", metavar="X_PRIME.npy", help="samples of M(x')")
-    _add_claim_options(p, epsilon_help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})")
+    _add_claim_options(p, epsilon_help=f"claimed epsilon (> 0 and at most {MAX_EPSILON:.2f})", stated=False)
     p.add_argument(
         "--x",
         default=None,

@@ -106,6 +106,23 @@ def _check_relation_flags(args, usage_error) -> None:
         )
 
 
+def _check_no_search_flags(args, usage_error) -> None:
+    """Refuse, beside ``--x/--x-prime``, a search flag given a value other than its default (``--domain`` aside:
+    it checks the pair): one pair is audited as given, and the flag would be ignored without a word."""
+    given = [
+        flag.flag
+        for flag in _flags()
+        if flag.flag != "--domain" and getattr(args, flag.dest, None) not in (None, flag.default)
+    ]
+    given += [flag for flag, value in (("--candidates", args.candidates), ("--screening", args.screening)) if value]
+    if given:
+        raise usage_error(
+            f"{', '.join(given)} {'applies' if len(given) == 1 else 'apply'} to a search (--search RELATION or "
+            "--pairs FILE.json); --x/--x-prime audit one pair as given: leave "
+            f"{'it' if len(given) == 1 else 'them'} out"
+        )
+
+
 def _cli_relation(name: str, usage_error):
     """The relation ``--search NAME`` asks for; a plug-in of that name that did not load raises its
     :class:`~dpverify.errors.PluginError` (exit 3), an unknown name is a usage error (exit 2)."""
@@ -171,6 +188,7 @@ def search_neighbours(args, usage_error):
     if args.x or args.x_prime:
         if not (args.x and args.x_prime):
             raise usage_error("--x and --x-prime go together")
+        _check_no_search_flags(args, usage_error)
         return None
     _check_relation_flags(args, usage_error)
     if args.pairs:

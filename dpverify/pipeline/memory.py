@@ -13,7 +13,10 @@ Memory model of :func:`dpverify.audit` (client process; each worker holds one bl
   :data:`dpverify.events.classifier.MAX_FIT_ELEMENTS` float64 elements per matrix). The
   families build one after another, so the most any of them holds counts;
 - **certification**: one block per worker, at most :data:`dpverify.pipeline.sampling.BLOCK_BYTES` of
-  float64 outputs; nothing grows with the number of certification samples.
+  float64 outputs, and the bookkeeping of its chunks (each chunk's seed, task and counts, at most
+  :data:`CHUNK_BYTES` each), which grows with the number of chunks: at least
+  :data:`~dpverify.pipeline.sampling.DEFAULT_CHUNKS`, one per :data:`~dpverify.pipeline.sampling.MAX_CHUNK`
+  certification samples beyond that, per input.
 
 :func:`audit_memory_bytes` adds these up for one pilot output, and :func:`require_memory`
 refuses (:class:`~dpverify.errors.InsufficientMemoryError`) an audit whose estimate exceeds
@@ -39,6 +42,7 @@ PILOT_STREAM = 2
 
 __all__ = [
     "output_bytes",
+    "chunk_bytes",
     "family_memory",
     "audit_memory_bytes",
     "available_memory_bytes",
@@ -48,6 +52,11 @@ __all__ = [
 
 #: The certification blocks of the client (:data:`dpverify.pipeline.sampling.BLOCK_BYTES`, 256 MiB).
 CERTIFICATION_BYTES = 1 << 28
+
+#: An upper estimate of the bookkeeping of one chunk of the certification's sampling, per input: its
+#: seed, its task and its counts while the other chunks run (twice tracemalloc's peak per chunk over an
+#: audit drawn one output per chunk).
+CHUNK_BYTES = 1 << 11
 
 
 def output_bytes(output) -> int:
@@ -84,9 +93,21 @@ def _bytes_per_sample(output) -> int:
     return 2 * (output_bytes(output) + 8 * family_memory()[0])
 
 
-def audit_memory_bytes(output, n_selection: int) -> int:
-    """Estimated peak memory of an audit whose outputs look like ``output`` (see the module docstring)."""
-    return int(n_selection * _bytes_per_sample(output) + _fixed_bytes())
+def chunk_bytes(n_certification: int, n_chunks: int | None = None) -> int:
+    """The bookkeeping of the certification's chunks of both inputs (:data:`CHUNK_BYTES` each): ``n_chunks``
+    per input where given, else :func:`~dpverify.pipeline.sampling.default_chunks` of ``n_certification``."""
+    if n_certification <= 0:
+        return 0
+    from .sampling import default_chunks
+
+    chunks = min(n_certification, n_chunks or default_chunks(n_certification))
+    return 2 * chunks * CHUNK_BYTES
+
+
+def audit_memory_bytes(output, n_selection: int, n_certification: int = 0, n_chunks: int | None = None) -> int:
+    """Estimated peak memory of an audit whose outputs look like ``output`` (see the module docstring), with
+    ``n_certification`` certification samples per input drawn in ``n_chunks`` chunks (the default chunks)."""
+    return int(n_selection * _bytes_per_sample(output) + _fixed_bytes() + chunk_bytes(n_certification, n_chunks))
 
 
 def available_memory_bytes() -> int | None:
@@ -110,7 +131,9 @@ def _gb(n: float) -> str:
     return f"{n / 2**30:.3g} GiB"
 
 
-def require_memory(output, n_selection: int, *, available: int | None = None) -> None:
+def require_memory(
+    output, n_selection: int, *, n_certification: int = 0, n_chunks: int | None = None, available: int | None = None
+) -> None:
     """Raise :class:`InsufficientMemoryError` when the audit's estimate exceeds the available memory.
 
     Parameters
@@ -119,16 +142,27 @@ def require_memory(output, n_selection: int, *, available: int | None = None) ->
         One output of the mechanism (a pilot draw), after any ``output_key``.
     n_selection : int
         Selection samples per input.
+    n_certification, n_chunks : int, optional
+        Certification samples per input and the chunks they are drawn in (:func:`chunk_bytes`).
     available : int, optional
         Available bytes (by default :func:`available_memory_bytes`; nothing is checked when unknown).
     """
     available = available_memory_bytes() if available is None else available
     if available is None:
         return
-    required = audit_memory_bytes(output, n_selection)
+    required = audit_memory_bytes(output, n_selection, n_certification, n_chunks)
     if required <= available:
         return
-    fits = max(0, (available - _fixed_bytes()) // _bytes_per_sample(output))
+    chunks = chunk_bytes(n_certification, n_chunks)
+    if chunks > available - _fixed_bytes():
+        raise InsufficientMemoryError(
+            f"the audit would need about {_gb(required)} of memory, {_gb(chunks)} of it to keep track of the "
+            f"chunks that draw its {n_certification} certification samples per input, and {_gb(available)} is "
+            "available; pass fewer n_samples",
+            required_bytes=required,
+            available_bytes=available,
+        )
+    fits = max(0, (available - _fixed_bytes() - chunks) // _bytes_per_sample(output))
     raise InsufficientMemoryError(
         f"the audit would need about {_gb(required)} of memory ({n_selection} selection samples per input "
         f"of {output_bytes(output)} bytes each, twice, plus the event families), and {_gb(available)} "

@@ -44,7 +44,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from ..errors import OutputTypeError
+from ..errors import DPVerifyError, MechanismError, OutputTypeError
 from . import released_keys
 
 __all__ = ["OutputCodec", "EncodedOutputs", "fit_codec", "encode_outputs", "apply_output_key"]
@@ -63,10 +63,21 @@ _IDENTITY = (
 
 
 def apply_output_key(raw, output_key):
-    """``[output_key(o) for o in raw]`` (``raw`` unchanged when ``output_key`` is None)."""
+    """``[output_key(o) for o in raw]`` (``raw`` unchanged when ``output_key`` is None).
+
+    Raises
+    ------
+    MechanismError
+        ``output_key`` raised (the error it raised is chained), as for a mechanism that raises.
+    """
     if output_key is None:
         return raw
-    return [output_key(o) for o in raw]
+    try:
+        return [output_key(o) for o in raw]
+    except DPVerifyError:
+        raise
+    except Exception as exc:
+        raise MechanismError(f"output_key raised {type(exc).__name__} on an output: {exc}") from exc
 
 
 def _type_kind(t: type) -> str:
@@ -113,8 +124,8 @@ def _list_storage(raw) -> str:
         return "hashable:" + other.removeprefix("hashable:")  # e.g. a count, or None for a dropped partition
     if len(kinds) > 1:
         raise OutputTypeError(
-            f"the mechanism returned outputs of mixed types ({', '.join(sorted(kinds))}); "
-            "return one type throughout (e.g. always float, or always int; None may be mixed "
+            f"the outputs are of mixed types ({', '.join(sorted(kinds))}); a mechanism returns, and given "
+            "samples hold, one type throughout (e.g. always float, or always int; None may be mixed "
             "with one discrete type)"
         )
     (kind,) = kinds
@@ -146,7 +157,7 @@ def _storage(raw) -> str:
 def _check_no_nan(a: np.ndarray) -> np.ndarray:
     if np.isnan(a).any():
         raise OutputTypeError(
-            "the mechanism returned NaN; outputs must not be NaN (inf is allowed); map NaN to a "
+            "an output is NaN; outputs must not be NaN (inf is allowed); map NaN to a "
             "value with output_key= if it is a legitimate output"
         )
     return a
@@ -470,7 +481,7 @@ class OutputCodec:
         return cached
 
     def _mismatch(self, storage: str) -> str:
-        return f"the mechanism returned {storage} outputs after {self.storage} outputs; return one type throughout"
+        return f"{storage} outputs came after {self.storage} outputs; return (or give) one type throughout"
 
 
 #: Integer outputs with more distinct values than this in selection are audited by value
@@ -556,13 +567,22 @@ def _common_storage(storages) -> str:
     types = {_value_type(s) for s in present} - {"NoneType"}
     if len(types) > 1:
         raise OutputTypeError(
-            f"the mechanism returned outputs of different types on different inputs "
-            f"({', '.join(sorted(types))}); return one type throughout"
+            f"the outputs of the two inputs are of different types ({', '.join(sorted(types))}); a mechanism "
+            "returns, and given samples hold, one type throughout (samples of one dtype in both files)"
         )
     if len(present) == 1:
         storage = present.pop()
         return "hashable" if storage.startswith("hashable") else storage
     return "hashable"  # None on one input, or on one of them only
+
+
+def _check_coordinates(width: int) -> None:
+    """Refuse vector outputs of no coordinates (empty arrays or tuples): every event family reads coordinates."""
+    if width == 0:
+        raise OutputTypeError(
+            "the outputs have no coordinates (empty arrays or empty tuples), so no event can tell M(x) from "
+            "M(x'); return at least one number per output, or map the outputs to a hashable value with output_key="
+        )
 
 
 def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
@@ -584,7 +604,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
     ------
     OutputTypeError
         Unhashable or identity-compared outputs, mixed types across or within
-        groups, NaN values.
+        groups, NaN values, vector outputs of no coordinates.
     """
     normalized = [normalize(g) for g in raw_groups]
     storage = _common_storage([s for s, _ in normalized])
@@ -594,6 +614,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         if len(dims) > 1:
             raise OutputTypeError(f"real vector outputs have different lengths {sorted(dims)}")
         d = dims.pop() if dims else 1
+        _check_coordinates(d)
         codec = OutputCodec("real", "real", d)
         return codec, [a if a is not None else np.zeros((0, d)) for a in arrays]
     values = [v for s, v in normalized if s != "empty"]
@@ -605,6 +626,7 @@ def fit_codec(*raw_groups) -> tuple[OutputCodec, list]:
         widths = sorted({v.shape[1] for v in values if len(v)})
         if len(widths) > 1:
             raise OutputTypeError(f"integer vector outputs have different lengths {widths}")
+        _check_coordinates(widths[0] if widths else next(v.shape[1] for v in values))
     keys = _integer_keys(values) if storage == "int" and values else None  # sorted once: count and codes
     distinct = len(keys) if keys is not None else _distinct_integers(storage, values) if storage == "int-rows" else 0
     if distinct > MAX_INTEGER_CODES:

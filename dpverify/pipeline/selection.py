@@ -505,17 +505,28 @@ def select(
                 "too few selection samples to form any event; draw more samples",
                 required=2 * (n_selection + n_certification),
             )
-        notes.append(
-            "no event separates the inputs' selection samples (every output was the same, or every "
-            "candidate contained all or none of them): nothing was certified; if the mechanism has "
-            "rare outputs, draw more samples"
-        )
+        notes.append(_no_event_note(event_families, candidates.skipped))
     value = ()
     if any(c.event.role == "implementation" for c in verdict):
         value_mask = np.array([e.role == "value" for e in candidates.events])
         if value_mask.any():
             value = _picks(candidates, n_selection, n_certification, value_mask, **options)
     return Selection(codec, verdict, value, 2 * len(candidates.events), tuple(notes))
+
+
+def _no_event_note(event_families, skipped: dict) -> str:
+    """Why no event was certified: none of the families named runs on these outputs (each named in a note of
+    its own), or the families that ran found no event that separates the selection samples."""
+    if event_families is not None and set(event_families) <= set(skipped):
+        return (
+            "none of the event families asked for runs on these outputs (see why above): nothing was "
+            "certified; name one that does, or pass event_families=None for every registered family"
+        )
+    return (
+        "no event separates the inputs' selection samples (every output was the same, or every "
+        "candidate contained all or none of them): nothing was certified; if the mechanism has "
+        "rare outputs, draw more samples"
+    )
 
 
 #: Why the floating-point families are left out with ``float_events=False``.

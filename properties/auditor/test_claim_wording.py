@@ -80,3 +80,16 @@ def test_search_summary_says_the_scale_of_its_predicted_bounds(claim, scale):
 
     row = _search_rows(result)[0][1]
     assert row.endswith(f"predicted bounds {result.predicted_bound_scale}") and scale[1:].rstrip(")") in row, row
+
+
+@pytest.mark.parametrize("claim", [PrivacyClaim(1.0), *CLAIMS], ids=lambda c: c.kind_record.describe(c))
+def test_pair_audit_lines_state_the_bound_the_worst_pair_is_chosen_by(claim):
+    """Each pair's line of an ``audit_pairs`` summary states its certified bound on the claim's own parameter,
+    the one the worst pair is chosen by. Detects: every pair's line reading "epsilon lower bound" with the
+    pure-epsilon bound under a zCDP, Rényi, Gaussian DP or trade-off claim, beside a worst pair chosen by
+    another figure. Deterministic (fixed seed)."""
+    result = dpverify.audit_pairs(LaplaceMechanism(1.0), [(0, 1), (1, 3)], claim=claim, n_samples=4_000, seed=1)
+    lines = [line for line in result.summary().splitlines() if line.startswith("pair ")]
+    assert len(lines) == 2
+    for line, pair in zip(lines, result.results):
+        assert f"lower bound on {claim.parameter_name} {pair.claim_lower_bound:.4g}" in line, line

@@ -294,3 +294,42 @@ def test_the_command_line_errors_are_named_and_keep_their_old_names():
     assert commands._exit_code_of(commands._UsageError("x")) == commands.EXIT_USAGE
     assert commands._exit_code_of(commands._Failure("x")) == commands.EXIT_FAILURE
     assert commands._message_of(commands._Failure("cannot write")) == "cannot write"
+
+
+_SAMPLES = np.arange(2_000) % 2
+
+
+@pytest.mark.parametrize(
+    "call, message",
+    [
+        (lambda: dpverify.audit_pairs(LaplaceMechanism(1.0), lambda: [(0, 1)], epsilon=1.0), "use dpverify.search"),
+        (lambda: dpverify.audit_pairs(LaplaceMechanism(1.0), 3, epsilon=1.0), "pairs must be a list of"),
+        (lambda: dpverify.audit_samples(_SAMPLES, _SAMPLES, epsilon=1.0, inputs=3), "inputs must be the"),
+        (lambda: dpverify.audit_samples(_SAMPLES, _SAMPLES, epsilon=1.0, inputs=(0, 1, 2)), "inputs must be the"),
+        (lambda: dpverify.audit_samples(iter(_SAMPLES), iter(_SAMPLES), epsilon=1.0), "chunk 0 is int64"),
+        (lambda: dpverify.one_run_audit(["a", "b", "c"], seed=1), "scores must be a 1-D array"),
+        (lambda: dpverify.PrivacyClaim.from_dict([1, 2]), "the dict to_dict\\(\\) gave, got list"),
+    ],
+    ids=["pairs-callable", "pairs-int", "inputs-int", "inputs-triple", "chunks-of-scalars", "str-scores", "claim-list"],
+)
+def test_wrong_argument_shapes_get_named_errors(call, message):
+    """Detects the raw ``TypeError``/``ValueError`` these raised: ``audit_pairs`` given a callable of pairs
+    (``search_audit`` takes one) or a number, given samples' ``inputs`` that are not a pair, an iterator of
+    single samples where chunks are read (``len`` of a scalar), string scores, a claim's data that is not a
+    dict. Each refused before any draw."""
+    with pytest.raises(dpverify.DPVerifyError, match=message):
+        call()
+
+
+def test_an_output_key_that_raises_is_named_as_a_mechanism_that_raises():
+    """Detects: the raw ``ZeroDivisionError`` of an ``output_key`` that raised, from the sampler check of an
+    audit and from an audit of given samples (a mechanism that raises is a named ``MechanismError``)."""
+
+    def key(output):
+        return 1 / 0
+
+    with pytest.raises(dpverify.MechanismError, match="output_key raised ZeroDivisionError") as info:
+        dpverify.audit(LaplaceMechanism(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, output_key=key)
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    with pytest.raises(dpverify.MechanismError, match="output_key raised ZeroDivisionError"):
+        dpverify.audit_samples(_SAMPLES, 1 - _SAMPLES, epsilon=1.0, output_key=key)

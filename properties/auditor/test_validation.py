@@ -100,15 +100,19 @@ def test_public_functions_share_the_checks():
 
 
 def test_grid_is_one_to_a_thousand_finite_non_negative_values_sorted_and_unique():
+    """Detects besides: an epsilon above 709.78, whose e^eps overflows (a raw OverflowError in the curve's
+    selection), or a value that is not a number (a raw ValueError), let through."""
     assert check.check_grid([1.0, 0.0, 1.0], "epsilons").tolist() == [0.0, 1.0]
-    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001)):
-        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000 finite values >= 0"):
+    assert check.check_grid([check.MAX_EPSILON], "epsilons").tolist() == [check.MAX_EPSILON]
+    for bad in ([], [-0.1], [math.inf], [math.nan], np.zeros(1001), [710.0], ["a"], [[1.0], 2.0]):
+        with pytest.raises(InvalidParameterError, match=r"epsilons must be 1 to 1000 real values in \[0, 709.78\]"):
             check.check_grid(bad, "epsilons")
     import dpverify
     from dpverify.mechanisms import GeometricMechanism
 
-    with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
-        dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=[-1.0], seed=1)
+    for bad in ([-1.0], [800.0]):
+        with pytest.raises(InvalidParameterError, match="epsilons must be 1 to 1000"):
+            dpverify.delta_lower_bound_curve(GeometricMechanism(1.0), 0, 1, epsilons=bad, n_samples=4_000, seed=1)
 
 
 def test_count_takes_integers_from_its_minimum_and_refuses_bools_and_floats():
@@ -185,6 +189,25 @@ def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable()
         AuditOptions(event_families="threshold")
     with pytest.raises(InvalidParameterError, match="output_key must be callable or None, got 3"):
         AuditOptions(output_key=3)
+
+
+def test_no_family_at_all_is_refused_and_no_applicable_family_is_said_as_such():
+    """Detects: ``event_families=[]`` audited with no candidate event and reported as "no event separates the
+    inputs' selection samples (...) draw more samples", and families named that all fail to apply on the
+    outputs reported the same way (more samples would not help: another family would). Deterministic."""
+    import dpverify
+    from dpverify import AuditOptions
+    from dpverify.mechanisms import RandomizedResponse
+
+    for empty in ([], ()):
+        with pytest.raises(InvalidParameterError, match="event_families names none"):
+            AuditOptions(event_families=empty)
+        with pytest.raises(InvalidParameterError, match="event_families names none"):
+            dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, event_families=empty)
+    for asked in (dict(event_families=["threshold"]), dict(event_families=["mantissa"], float_events=False)):
+        result = dpverify.audit(RandomizedResponse(1.0), 0, 1, epsilon=1.0, n_samples=2_000, seed=1, **asked)
+        assert any("none of the event families asked for runs on these outputs" in n for n in result.notes)
+        assert not any("draw more samples" in n for n in result.notes)
 
 
 def test_workers_are_whole_numbers_from_one():

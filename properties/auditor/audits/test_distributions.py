@@ -83,6 +83,23 @@ def test_g_test_is_refused():
             call()
 
 
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), -1.0, "5", True, None])
+def test_a_pooling_threshold_that_is_not_a_count_is_refused(bad):
+    """Detects: ``min_expected=nan`` accepted (every comparison with NaN is false, so no category pooled and
+    the chi-square ran on sparse cells without a word), or a negative, infinite or non-numeric threshold.
+    Deterministic."""
+    for call in (
+        lambda: dpverify.equal_distributions(
+            Categorical(UNIFORM10), Categorical(UNIFORM10), n_samples=100, seed=1, min_expected=bad
+        ),
+        lambda: dpverify.goodness_of_fit(
+            Categorical(UNIFORM10), dict(enumerate(UNIFORM10)), n_samples=100, seed=1, min_expected=bad
+        ),
+    ):
+        with pytest.raises(dpverify.InvalidParameterError, match="min_expected must be a finite real number >= 0"):
+            call()
+
+
 class Recording(Categorical):
     """A categorical sampler that keeps every output it returned (executor=None runs in-process)."""
 

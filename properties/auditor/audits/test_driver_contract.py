@@ -277,3 +277,16 @@ def test_a_driver_is_added_by_its_module_alone(tmp_path, monkeypatch):
     (package / "twin.py").write_text(THROWAWAY_DRIVER)  # a second record named "toss"
     with pytest.raises(DPVerifyError, match="two driver records are named 'toss'"):
         drivers.declared_drivers("throwaway_drivers")
+
+
+@pytest.mark.parametrize("driver", DRAWING)
+def test_an_absurd_sample_size_is_refused_before_drawing(driver, monkeypatch):
+    """The certification's chunks are bookkept per chunk, one per 2^24 samples: 10^15 samples per input
+    hold about 6e7 of them. Detects: an audit at the default selection that draws its selection and then
+    runs out of memory (a raw MemoryError) building the chunks of a certification that cannot fit, in
+    any driver that draws."""
+    monkeypatch.setattr(memory, "available_memory_bytes", lambda: 8 << 30)
+    mechanism = Counted(limit=1)  # the pilot output that sizes the outputs, nothing more
+    with pytest.raises(InsufficientMemoryError, match="chunks .* certification|keeps its certification"):
+        _run(driver, mechanism, n_samples=10**15)
+    assert mechanism.drawn <= 1

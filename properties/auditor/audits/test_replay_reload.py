@@ -30,6 +30,7 @@ RR = RandomizedResponse(1.0)
 KEEP = np.exp(1.0) / (1 + np.exp(1.0))
 PMFS = ({0: KEEP, 1: 1 - KEEP}, {0: 1 - KEEP, 1: KEEP})
 OTHER_PMFS = ({0: 0.6, 1: 0.4}, {0: 0.4, 1: 0.6})
+TRADEOFF_POINTS = dpverify.PrivacyClaim.tradeoff([(0.0, 1.0), (0.2, 0.4), (1.0, 0.0)])
 
 
 @pytest.fixture(scope="module")
@@ -176,6 +177,10 @@ def saved():
         "curve": dpverify.delta_lower_bound_curve(
             LaplaceMechanism(1.0), 0.0, 1.0, epsilons=[0.5], n_samples=4_000, seed=5
         ).to_dict(),
+        "pure": dpverify.audit(RR, 0, 1, epsilon=1.0, n_samples=4_000, seed=1).to_dict(),
+        "tradeoff": dpverify.audit(RR, 0, 1, claim=TRADEOFF_POINTS, n_samples=4_000, seed=1).to_dict(),
+        "exact": dpverify.exact_privacy_loss(*PMFS).to_dict(),
+        "onerun": dpverify.one_run_audit(np.arange(200.0), seed=1, claim=dpverify.PrivacyClaim(1.0)).to_dict(),
     }
 
 
@@ -221,6 +226,59 @@ def test_hand_edited_json_that_contradicts_itself_is_refused(saved, which, chang
 
     data = saved[which]
     cls = {"pairs": dpverify.PairAuditResult, "curve": dpverify.DeltaCurve}.get(which, dpverify.AuditResult)
+    assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
+    with pytest.raises(ResultFormatError, match=message):
+        cls.from_dict(_edited(data, **changes))
+
+
+@pytest.mark.parametrize(
+    "which, changes, message",
+    [
+        ("tradeoff", {"claim": {"kind": "dp", "epsilon": 0.1, "delta": 0.0}}, "states \\(0.1, 0.0\\)"),
+        ("pure", {"claim": {"kind": "zcdp", "rho": 5.0}}, "states no \\(epsilon, delta\\) pair"),
+        ("zcdp", {"claim": _DROP}, "no claim"),
+        ("pure", {"epsilon_lower_bound": 50.0}, "epsilon_lower_bound 50.0 is above the claimed 1.0"),
+        ("violation", {"pvalue": "0.5"}, "pvalue='0.5' is not a number"),
+        ("violation", {"pvalue": 2.0}, "pvalue=2.0 is not a probability"),
+        ("violation", {"alpha": 0.0}, "alpha=0.0 is not a level"),
+        ("zcdp", {"n_samples": "many"}, "n_samples='many' is not an integer"),
+        ("zcdp", {"violation": "no"}, "violation='no' is not true or false"),
+        ("pure", {"event__count_x": 10**9}, "event counted 1000000000 of"),
+        ("pairs", {"results__0__event__n_certification": 2.5}, "event.n_certification=2.5 is not an integer"),
+        ("pure", {"delta_lower_bound": None}, "delta_lower_bound null, but a .* result records it"),
+        ("pairs", {"alpha": "x"}, "alpha='x' is not a number"),
+        ("pairs", {"alpha": -1.0}, "alpha=-1.0 is not a level"),
+        ("pairs", {"worst": 5}, "worst=5 is not one of the 2 pairs"),
+        ("pairs", {"method": 3}, "method=3 is not a string"),
+        ("curve", {"draws": "x"}, "draws='x' is not a mapping"),
+        ("exact", {"p": []}, "not two pmfs"),
+        ("exact", {"p": "x"}, "p and q must be lists of probabilities"),
+        ("onerun", {"pvalue": None}, "a claim is tested by its p-value"),
+        ("onerun", {"n_correct": 10**6}, "is not a count of guesses"),
+        ("onerun", {"delta": 2.5}, "delta=2.5 is not in"),
+    ],
+)
+def test_hand_edited_json_of_wrong_types_or_another_claim_is_refused(saved, which, changes, message):
+    """Loaded JSON is checked for the types its fields hold and for a claim that agrees with the rest.
+
+    Detects: a reload that accepts a trade-off result relabelled as an (epsilon, delta) claim (its
+    summary then crashes on the missing delta bound), an (epsilon, delta) result whose summary states
+    "no violation" beside an epsilon bound above the claim, a result with no claim at all, a p-value
+    outside [0, 1] or a level outside (0, 1), a string where a number is recorded (a raw TypeError
+    on reload, or a summary that formats it), or an event counted more often than it was drawn; and for
+    the other result types a missing recorded bound, a worst pair that is not one of the pairs, pmfs of
+    different lengths, a one-run claim without its p-value or more correct guesses than guesses (each a raw
+    TypeError, ValueError or AttributeError when its summary was printed).
+    """
+    from dpverify.errors import ResultFormatError
+
+    data = saved[which]
+    cls = {
+        "pairs": dpverify.PairAuditResult,
+        "curve": dpverify.DeltaCurve,
+        "exact": dpverify.ExactPrivacyLoss,
+        "onerun": dpverify.OneRunAuditResult,
+    }.get(which, dpverify.AuditResult)
     assert cls.from_dict(data).to_dict() == data  # unedited, it reloads
     with pytest.raises(ResultFormatError, match=message):
         cls.from_dict(_edited(data, **changes))
@@ -299,3 +357,17 @@ def test_the_margin_is_one_measure_for_every_kind(claim):
     assert dpverify.AuditResult.from_dict(data | {"margin": 99.0}).margin == result.margin
     oracle = dpverify.oracle_claim_bound(*PMFS, claim, 4_000)
     assert oracle.margin == pytest.approx(claim.margin(oracle.claim_lower_bound)) and "margin" in oracle.to_dict()
+
+
+def test_a_result_with_no_seed_says_so_whatever_it_is_given():
+    """Detects: a replay of a given-samples result that answers the number of inputs first ("an AuditResult
+    replays from mechanism, x, x_prime; got 2 inputs"), sending the user after a mechanism that would not
+    make it replayable; and the article of the type's name ("a AuditResult"). Deterministic."""
+    samples = np.arange(2_000) % 2
+    given = dpverify.audit_samples(samples, 1 - samples, epsilon=1.0)
+    for inputs in ((), (samples, 1 - samples), (RR, 0, 1)):
+        with pytest.raises(dpverify.errors.NotReplayableError, match="no seed"):
+            dpverify.replay(given, *inputs)
+    drawn = dpverify.audit(RR, 0, 1, epsilon=1.0, n_samples=4_000, seed=1)
+    with pytest.raises(dpverify.InvalidParameterError, match="^an AuditResult replays from mechanism, x, x_prime"):
+        drawn.replay(RR, 0)

@@ -541,6 +541,25 @@ def test_a_screening_budget_that_cannot_fit_is_refused_before_drawing(monkeypatc
     )
 
 
+def test_more_candidates_than_memory_holds_are_refused_before_drawing(monkeypatch):
+    """Detects a callable asked for ``n_candidates=10**9`` pairs drawn into a list until a raw MemoryError:
+    with 1 GiB available, 10**8 pairs (at least 6.4 GB) are refused before the callable is called once; a
+    sequence of pairs, to which n_candidates does not apply, is not. Deterministic."""
+    monkeypatch.setattr(sys.modules["dpverify.pipeline.memory"], "available_memory_bytes", lambda: 1 << 30)
+    calls = []
+
+    def pairs(rng):
+        calls.append(1)
+        return (0, 1)
+
+    mechanism = GeometricMechanism(1.0)
+    with pytest.raises(dpverify.InsufficientMemoryError, match=r"n_candidates=10+ pairs would take at least"):
+        dpverify.search_audit(mechanism, pairs, epsilon=1.0, n_samples=20_000, seed=1, n_candidates=10**8)
+    assert not calls
+    result = dpverify.search_audit(mechanism, [(0, 1)], epsilon=1.0, n_samples=20_000, seed=1, n_candidates=10**8)
+    assert (result.x, result.x_prime) == (0, 1)
+
+
 def test_the_progress_line_advances_within_the_first_round(monkeypatch):
     """Detects a progress line that moves only after a whole round (no time estimate for half a
     5,000-candidate search): the bar advances once per pair."""

@@ -105,6 +105,18 @@ def test_usage_errors_exit_two_with_a_message(mechanisms, capsys, args, message)
 
 
 @pytest.mark.parametrize(
+    "flags",
+    [["--length", "3"], ["--candidates", "5"], ["--screening", "100", "--norm", "l1"], ["--values", "[0, 1]"]],
+)
+def test_search_flags_beside_one_pair_are_a_usage_error(mechanisms, capsys, flags):
+    """Detects: a search flag beside ``--x/--x-prime`` ignored without a word (the pair was audited as given,
+    exit 0, while the user believed a search or its sizes applied). Deterministic: refused before any draw."""
+    assert audit_zero_one("broken", "1", "--quiet", *flags) == 2  # "broken" raises if it is ever drawn from
+    err = capsys.readouterr().err
+    assert flags[0] in err and "apply to a search" in err.replace("applies", "apply") and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
     "mechanism, message",
     [
         ("cli_mechanisms:broken", "boom"),
@@ -410,10 +422,32 @@ def test_help_is_true_for_every_subcommand():
         for action in sub._actions:
             for flag in action.option_strings:
                 assert flag in text, (name, flag)
-        for code in ("0", "1" if name != "reproduce" else "0", "2", "3", "130"):
+        for code in ("0", "1" if name != "reproduce" else "0", "2", "3", "130", "141"):
             assert code in text.split("Exit")[-1], (name, code)
         assert "--debug" in text
     assert "Exit codes" in parser.format_help()
+
+
+def test_no_claim_is_a_usage_error_in_the_command_lines_words(mechanisms, tmp_path, capsys):
+    """Detects: the CLI answering a missing claim with the Python API's words ("pass epsilon= ... or
+    claim=PrivacyClaim.zcdp(rho)"), and audit-samples' help promising "the claim the mechanism states"
+    where there is no mechanism; the subcommands' help naming only (eps, delta) claims. Deterministic."""
+    import numpy as np
+
+    assert run("audit", "cli_mechanisms:leaky", "--x", "0", "--x-prime", "1", "--quiet") == 2
+    err = capsys.readouterr().err
+    assert "no claim given: pass --epsilon (and --delta), --claim, --rho, --mu or --renyi" in err
+    assert "the mechanism states none" in err and "claim=PrivacyClaim" not in err and "epsilon=" not in err
+    np.save(tmp_path / "a.npy", np.zeros(100))
+    np.save(tmp_path / "b.npy", np.ones(100))
+    assert run("audit-samples", tmp_path / "a.npy", tmp_path / "b.npy") == 2
+    err = capsys.readouterr().err
+    assert "no claim given" in err and "no mechanism here" in err and "claim=PrivacyClaim" not in err
+    subparsers = next(a for a in cli.build_parser()._actions if a.dest == "command").choices
+    samples_help = " ".join(subparsers["audit-samples"].format_help().split())
+    assert "the mechanism states" not in samples_help and "the stated delta" not in samples_help
+    top_help = " ".join(cli.build_parser().format_help().split())
+    assert "(eps, delta) claim" not in top_help and "zCDP" in top_help
 
 
 def test_console_script_help_is_true():

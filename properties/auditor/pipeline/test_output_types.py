@@ -137,6 +137,38 @@ def test_nan_is_refused_by_name():
         dpverify.audit(lambda x, rng: float("nan"), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
 
 
+@pytest.mark.parametrize(
+    "empty",
+    [lambda: np.array([]), lambda: (), lambda: np.zeros(0, dtype=np.int64), lambda: np.zeros((0, 3))],
+    ids=["float-array", "tuple", "int-array", "2d-array"],
+)
+def test_outputs_of_no_coordinates_are_refused_by_name(empty):
+    """Detects: empty array or tuple outputs read as real vectors of width 0, on which the first event family
+    raised a raw ``ValueError`` (a reduction over no coordinates), in an audit and in an audit of given
+    samples. Deterministic."""
+    with pytest.raises(dpverify.OutputTypeError, match="no coordinates"):
+        dpverify.audit(lambda x, rng: empty(), 0, 1, epsilon=1.0, n_samples=2_000, seed=1)
+    samples = np.array([empty() for _ in range(2_000)])
+    with pytest.raises(dpverify.OutputTypeError, match="no coordinates"):
+        dpverify.audit_samples(samples, samples, epsilon=1.0)
+
+
+def test_given_samples_of_the_wrong_types_are_named_as_samples():
+    """Detects: audits of given samples (no mechanism) refused with "the mechanism returned NaN" or "the
+    mechanism returned outputs of different types on different inputs" (int samples in one file, floats in
+    the other), which sent the user to a mechanism that did not run. Deterministic."""
+    ints = np.arange(2_000) % 2
+    cases = [
+        ((ints.astype(float), ints), "the outputs of the two inputs are of different types"),
+        ((np.r_[ints[:-1], np.nan], ints.astype(float)), "an output is NaN"),
+        ((np.array([1, "a"] * 1_000, dtype=object), ints), "mixed types"),
+    ]
+    for samples, message in cases:
+        with pytest.raises(dpverify.OutputTypeError, match=message) as info:
+            dpverify.audit_samples(*samples, epsilon=1.0)
+        assert "mechanism returned" not in str(info.value)
+
+
 def test_a_mechanism_ignoring_its_rng_is_reported_as_not_replayable():
     import random
 
