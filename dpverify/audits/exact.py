@@ -308,9 +308,9 @@ def exact_privacy_loss(pmf_x, pmf_x_prime) -> ExactPrivacyLoss:
     backward = float(np.max(-log_ratio))
     worst = outputs[int(np.argmax(np.abs(log_ratio)))]
     return ExactPrivacyLoss(
-        epsilon=max(forward, backward, 0.0),
-        epsilon_forward=max(forward, 0.0),
-        epsilon_backward=max(backward, 0.0),
+        epsilon=max(0.0, forward, backward),  # 0.0 first: max keeps the first of equals, and -0.0 == 0.0
+        epsilon_forward=max(0.0, forward),
+        epsilon_backward=max(0.0, backward),
         worst_output=worst,
         p=p,
         q=q,

@@ -43,6 +43,15 @@ def test_disjoint_supports_have_infinite_epsilon_and_delta_equal_to_the_gap():
     assert loss.epsilon_for_delta(0.2) < math.inf
 
 
+def test_identical_distributions_have_loss_plus_zero_in_both_directions():
+    """Detects: the backward loss of identical pmfs kept as -0.0 (``max(-0.0, 0.0)`` is -0.0), which the
+    summary printed as "backward -0"."""
+    loss = dpverify.exact_privacy_loss({"a": 0.25, "b": 0.75}, {"a": 0.25, "b": 0.75})
+    for value in (loss.epsilon, loss.epsilon_forward, loss.epsilon_backward):
+        assert value == 0.0 and math.copysign(1.0, value) == 1.0
+    assert "-0" not in loss.summary()
+
+
 def test_epsilon_for_delta_inverts_the_curve():
     rr = RandomizedResponse(1.0)
     loss = dpverify.exact_privacy_loss(rr.pmf(0), rr.pmf(1))
