@@ -84,6 +84,7 @@ class AuditOptions:
             object.__setattr__(self, "event_families", check.check_names(self.event_families, "event_families"))
 
         check.check_bool(self.float_events, "float_events")
+        check.check_bool(self.progress, "progress")
         check.check_optional_callable(self.output_key, "output_key")
 
     @property

@@ -175,8 +175,9 @@ def test_below_says_why_where_asked():
 
 
 def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable():
-    """Detects: ``event_families="threshold"`` read letter by letter, ``float_events=1`` taken as True, or an
-    ``output_key`` that fails only when the first output is keyed; each through ``AuditOptions`` too."""
+    """Detects: ``event_families="threshold"`` read letter by letter, ``float_events=1`` or ``progress="no"``
+    taken as True, or an ``output_key`` that fails only when the first output is keyed; each through
+    ``AuditOptions`` too."""
     from dpverify import AuditOptions
 
     assert check.check_names(["threshold"], "event_families") == ("threshold",)
@@ -185,6 +186,9 @@ def test_the_options_checks_refuse_a_lone_string_a_non_bool_and_a_non_callable()
     for bad in (1, 0, np.bool_(True), None):
         with pytest.raises(InvalidParameterError, match="float_events must be True or False"):
             AuditOptions(float_events=bad)
+    for bad in ("yes", "no", 1):  # "no" would have shown progress: any non-empty string is truthy
+        with pytest.raises(InvalidParameterError, match="progress must be True or False"):
+            AuditOptions(progress=bad)
     with pytest.raises(InvalidParameterError, match="got the string 'threshold'"):
         AuditOptions(event_families="threshold")
     with pytest.raises(InvalidParameterError, match="output_key must be callable or None, got 3"):
